@@ -1,0 +1,215 @@
+/* ocgc/consumer.h - libocgc, the reader of OCaml runtime-event rings.
+ *
+ * libocgc reads the shared-memory ring files written by the ocgc-patched
+ * OCaml 4.13/4.14 runtime and by stock OCaml 5, from outside the process.
+ *
+ * Conventions (as in libbpf):
+ * - every symbol starts with ocgc_ / OCGC_;
+ * - functions that can fail return 0 (or a count) on success and a negative
+ *   error code on failure: -errno for system errors, OCGC_E_* for the rest;
+ *   ocgc_strerror() turns either into a sentence;
+ * - option structs start with `size_t sz` = sizeof the struct the caller was
+ *   compiled with, so they can grow without breaking the ABI (use
+ *   OCGC_OPTS_INIT);
+ * - handles are opaque; one handle must not be used by two threads at once,
+ *   but any number of handles, in any number of threads or processes, may
+ *   read the same ring.
+ * - the file belongs to another process and is treated as hostile: every
+ *   offset, length and id read from it is checked before use.
+ */
+#ifndef OCGC_CONSUMER_H
+#define OCGC_CONSUMER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <ocgc/wire.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#ifndef OCGC_API
+#define OCGC_API __attribute__((visibility("default")))
+#endif
+
+/* ---- errors ---------------------------------------------------------------- */
+
+enum ocgc_error {
+  OCGC_E_CORRUPT = -4001,   /**< not a valid ring file (bad header or event) */
+  OCGC_E_VERSION = -4002,   /**< a ring file of a version this library does not read */
+  OCGC_E_NORING = -4003,    /**< the process has no ring */
+  OCGC_E_STALE = -4004,     /**< the ring's process is gone or has exited */
+  OCGC_E_TRUNCATED = -4005, /**< the file shrank under the mapping */
+};
+
+/** A sentence for a negative error code (OCGC_E_* or -errno).  Never NULL;
+ * the string is static. */
+OCGC_API const char *ocgc_strerror(int err);
+
+/* ---- sources: an opened ring file ------------------------------------------ */
+
+struct ocgc_source;
+
+/** Which numbering of runtime ids the file uses: OCaml 5.3 inserted phases
+ * and counters while keeping format version 1. */
+enum ocgc_ids {
+  OCGC_IDS_AUTO = 0, /**< ocgc files: 5.2; stock files: 5.2 unless told */
+  OCGC_IDS_52 = 1,
+  OCGC_IDS_53 = 2,
+};
+
+struct ocgc_open_opts {
+  size_t sz;          /**< sizeof(struct ocgc_open_opts) */
+  enum ocgc_ids ids;  /**< id numbering, OCGC_IDS_AUTO by default */
+};
+
+#define OCGC_OPTS_INIT(type) {.sz = sizeof(type)}
+
+/** Open and map the ring file at [path] read-only and validate its header
+ * (and extension block, when present).  [opts] may be NULL.
+ * Returns 0 and sets *out, or a negative error (-ENOENT, -EACCES,
+ * OCGC_E_CORRUPT, OCGC_E_VERSION, ...). */
+OCGC_API int ocgc_source_open_path(const char *path, const struct ocgc_open_opts *opts,
+                                   struct ocgc_source **out);
+
+/** Unmap and free.  NULL is accepted. */
+OCGC_API void ocgc_source_close(struct ocgc_source *src);
+
+/** Facts about a source, from its header and extension block. */
+struct ocgc_source_info {
+  uint64_t max_domains;       /**< rings in the file */
+  uint64_t ring_words;        /**< words per ring */
+  uint64_t file_size;         /**< bytes mapped */
+  int has_ext;                /**< 1: written by ocgc (exact totals and loss) */
+  enum ocgc_ids ids;          /**< id numbering in use */
+  /* The rest is valid only when has_ext. */
+  uint64_t pid;               /**< producer pid */
+  uint64_t start_time;        /**< /proc/PID/stat start time of the producer */
+  char boot_id[40];           /**< boot the producer ran in */
+  int64_t realtime_offset_ns; /**< add to a timestamp to get CLOCK_REALTIME */
+  uint64_t created_ns;        /**< CLOCK_MONOTONIC at creation */
+  uint64_t state;             /**< enum ocgc_ext_state, read with acquire */
+  uint64_t exited_ns;         /**< CLOCK_MONOTONIC at exit, or 0 */
+  uint64_t flags;             /**< enum ocgc_ext_flags */
+  char ocaml_version[16];
+  char ocgc_version[16];
+  char program[64];
+};
+
+/** Fill *info (the state fields are read fresh at each call). */
+OCGC_API int ocgc_source_info(const struct ocgc_source *src, struct ocgc_source_info *info);
+
+/** Cumulative totals from the extension block (see struct ocgc_wire_totals),
+ * read consistently.  Returns -ENODATA for stock OCaml 5 files, which have
+ * none, and -EAGAIN if the producer kept them busy (it died mid-update). */
+struct ocgc_totals {
+  uint64_t minor_collections, major_collections, compactions, forced_major_collections;
+  uint64_t major_slices, minor_words, promoted_words, major_words, direct_major_words;
+  uint64_t heap_words, top_heap_words, heap_chunks;
+  uint64_t gc_time_ns, kind_time_ns[OCGC_KIND_COUNT], updated_ns;
+  uint64_t by_cause[OCGC_KIND_COUNT][OCGC_CAUSE_SLOTS];
+};
+OCGC_API int ocgc_source_totals(const struct ocgc_source *src, struct ocgc_totals *out);
+
+/** Events written so far into ring [ring] (ocgc files; -ENODATA for stock). */
+OCGC_API int ocgc_source_written(const struct ocgc_source *src, unsigned ring, uint64_t *out);
+
+/** The name of user event slot [id], or NULL if the slot is empty or not a
+ * valid string.  Valid while the source is open. */
+OCGC_API const char *ocgc_source_user_name(const struct ocgc_source *src, unsigned id);
+
+/* ---- events ---------------------------------------------------------------- */
+
+/** One decoded event.  Pointers are valid only during the callback. */
+struct ocgc_event {
+  uint64_t timestamp;       /**< CLOCK_MONOTONIC ns of the producer */
+  unsigned ring;            /**< ring (domain) index */
+  unsigned user;            /**< 1 for a user event */
+  unsigned type;            /**< enum ocgc_wire_rt_type or ocgc_wire_user_type */
+  unsigned id;              /**< runtime id (phase, counter, lifecycle) or user slot */
+  uint64_t value;           /**< counter, lifecycle data, user int/span value; else 0 */
+  const uint64_t *payload;  /**< words after the timestamp */
+  unsigned payload_words;
+  const char *name;         /**< user events: the slot's name, or NULL */
+};
+
+/** Called for each event; return nonzero to stop the poll after it. */
+typedef int (*ocgc_event_fn)(const struct ocgc_event *ev, void *ctx);
+
+/** Called when events were overwritten before this cursor read them: [lost]
+ * events on [ring]; [exact] is 1 for ocgc files (counted by the producer)
+ * and 0 for stock files (estimated from the words lost). */
+typedef void (*ocgc_lost_fn)(unsigned ring, uint64_t lost, int exact, void *ctx);
+
+/* ---- what an event means ---------------------------------------------------- */
+
+/** The cause (enum ocgc_cause) an event announces, or -1 if it announces
+ * none: a 5.2 cause counter or an "ocgc.cause.*" user event.  A cause event
+ * comes just before the collection it caused, at the same timestamp. */
+OCGC_API int ocgc_event_cause(const struct ocgc_source *src, const struct ocgc_event *ev);
+
+/** The collection kind (enum ocgc_kind) whose span this event begins or ends
+ * (then *begin is 1 or 0), or -1. */
+OCGC_API int ocgc_event_kind(const struct ocgc_source *src, const struct ocgc_event *ev,
+                             int *begin);
+
+/* ---- cursors: reading events ------------------------------------------------ */
+
+struct ocgc_cursor;
+
+enum ocgc_cursor_start {
+  OCGC_START_OLDEST = 0, /**< from the oldest event still in the ring */
+  OCGC_START_NOW = 1,    /**< only events written after the cursor was made */
+};
+
+struct ocgc_cursor_opts {
+  size_t sz;                     /**< sizeof(struct ocgc_cursor_opts) */
+  enum ocgc_cursor_start start;
+  ocgc_event_fn on_event;        /**< may be NULL (then events are only counted) */
+  ocgc_lost_fn on_lost;          /**< may be NULL */
+  void *ctx;                     /**< passed to the callbacks */
+  size_t batch_words;            /**< copy buffer per poll, 0 = 64 Ki words */
+};
+
+/** Make a cursor over every ring of [src].  The source must outlive it. */
+OCGC_API int ocgc_cursor_new(struct ocgc_source *src, const struct ocgc_cursor_opts *opts,
+                             struct ocgc_cursor **out);
+OCGC_API void ocgc_cursor_free(struct ocgc_cursor *cur);
+
+/** Read what the producers have written since the last poll, calling the
+ * callbacks, at most [max_events] events (0 = no limit).  Returns the number
+ * of events delivered, or a negative error (OCGC_E_CORRUPT: an invalid event;
+ * the cursor skips to the ring's tail and counts the rest as lost). */
+OCGC_API int64_t ocgc_cursor_poll(struct ocgc_cursor *cur, uint64_t max_events);
+
+/** What a cursor has accounted for, over all rings since it was made. */
+struct ocgc_cursor_stats {
+  uint64_t seen;       /**< events delivered */
+  uint64_t lost;       /**< events overwritten before being read */
+  uint64_t skipped;    /**< ocgc files: events written before the cursor's
+                            start (OCGC_START_NOW), or overwritten before the
+                            cursor existed (OCGC_START_OLDEST); then
+                            seen + lost + skipped == events written, once
+                            the cursor has read up to the tail */
+  int lost_exact;      /**< 1 if lost is exact (ocgc files) */
+  uint64_t lost_words; /**< words overwritten before being read */
+};
+OCGC_API void ocgc_cursor_stats(const struct ocgc_cursor *cur, struct ocgc_cursor_stats *out);
+
+/* ---- names ------------------------------------------------------------------- */
+
+/** Names of runtime ids in the given numbering ("minor", "major_slice",
+ * ...), or NULL for an id the numbering does not have. */
+OCGC_API const char *ocgc_phase_name(enum ocgc_ids ids, unsigned id);
+OCGC_API const char *ocgc_counter_name(enum ocgc_ids ids, unsigned id);
+OCGC_API const char *ocgc_lifecycle_name(unsigned id);
+
+/** The library's version, "MAJOR.MINOR.PATCH". */
+OCGC_API const char *ocgc_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* OCGC_CONSUMER_H */

@@ -1,0 +1,405 @@
+/* ocgc/wire.h - the shared-memory ring format, the one ABI that the runtime
+ * producer (runtime_patch/) and every reader (libocgc, or a reader in another
+ * language) must agree on.
+ *
+ * The file is the OCaml 5.2 "runtime events" file, version 1, plus an optional
+ * ocgc extension block that stock OCaml 5 readers skip.  docs/wire-format.md is
+ * the prose description of the same facts.  Everything is little-endian; all
+ * fields are 64-bit words unless said otherwise; all offsets are from the
+ * start of the file.
+ *
+ *   +------------------------------+ 0
+ *   | struct ocgc_wire_header (64) |
+ *   +------------------------------+ 64
+ *   | ocgc extension block         |  only in files written by ocgc; stock
+ *   | (struct ocgc_wire_ext, ...)  |  files have headers_offset == 64
+ *   +------------------------------+ headers_offset
+ *   | max_domains ring headers     |  ring_header_size_bytes each
+ *   +------------------------------+ data_offset
+ *   | max_domains rings            |  ring_size_bytes each
+ *   +------------------------------+ custom_events_offset
+ *   | 8192 user event names        |  char[128] each, NUL-terminated
+ *   +------------------------------+
+ *
+ * Readers must take every size and offset from the header, never from the
+ * constants below: OCaml 5.3 makes max_domains configurable, and the ocgc
+ * producer writes max_domains = 1 (OCaml 4 has one domain).
+ *
+ * This header is plain C11 with no dependencies beyond <stdint.h>; it is
+ * copied verbatim into the patched runtime tree by the build.
+ */
+#ifndef OCGC_WIRE_H
+#define OCGC_WIRE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---------------------------------------------------------------------- */
+/* File header (identical to OCaml 5.2's runtime_events_metadata_header)  */
+/* ---------------------------------------------------------------------- */
+
+#define OCGC_WIRE_VERSION 1u          /* the only version this format has */
+#define OCGC_WIRE_HEADER_SIZE 64u
+#define OCGC_WIRE_USER_EVENTS 8192u   /* slots in the name table */
+#define OCGC_WIRE_USER_NAME_LEN 128u  /* bytes per name, NUL included */
+#define OCGC_WIRE_MAX_EVENT_WORDS 1024u /* longest event, header included */
+
+struct ocgc_wire_header {
+  uint64_t version;                /* OCGC_WIRE_VERSION */
+  uint64_t max_domains;            /* number of rings in the file */
+  uint64_t ring_header_size_bytes; /* stride of ring headers (80 in 5.2) */
+  uint64_t ring_size_bytes;        /* stride of ring data = elements * 8 */
+  uint64_t ring_size_elements;     /* words per ring, a power of two */
+  uint64_t headers_offset;         /* first ring header */
+  uint64_t data_offset;            /* first ring's data */
+  uint64_t custom_events_offset;   /* user event name table */
+};
+_Static_assert(sizeof(struct ocgc_wire_header) == 64, "header is 64 bytes");
+_Static_assert(offsetof(struct ocgc_wire_header, version) == 0, "version");
+_Static_assert(offsetof(struct ocgc_wire_header, max_domains) == 8, "max_domains");
+_Static_assert(offsetof(struct ocgc_wire_header, ring_header_size_bytes) == 16, "rhs");
+_Static_assert(offsetof(struct ocgc_wire_header, ring_size_bytes) == 24, "rsb");
+_Static_assert(offsetof(struct ocgc_wire_header, ring_size_elements) == 32, "rse");
+_Static_assert(offsetof(struct ocgc_wire_header, headers_offset) == 40, "ho");
+_Static_assert(offsetof(struct ocgc_wire_header, data_offset) == 48, "do");
+_Static_assert(offsetof(struct ocgc_wire_header, custom_events_offset) == 56, "ceo");
+
+/* Ring header of domain d, at headers_offset + d * ring_header_size_bytes.
+ * head and tail are ever-increasing word counters (never wrapped); the word
+ * for counter c lives at slot c & (ring_size_elements - 1).  Only the writer
+ * stores them: tail with release after the event's words (pairs with the
+ * reader's acquire load of tail), head with release before any old word is
+ * overwritten (pairs with the reader's re-load of head after its copy). */
+struct ocgc_wire_ring_header {
+  uint64_t head;       /* oldest word still valid */
+  uint64_t tail;       /* one past the newest complete event */
+  uint64_t padding[8];
+};
+_Static_assert(sizeof(struct ocgc_wire_ring_header) == 80, "ring header is 80 bytes");
+_Static_assert(offsetof(struct ocgc_wire_ring_header, head) == 0, "head");
+_Static_assert(offsetof(struct ocgc_wire_ring_header, tail) == 8, "tail");
+
+/* ---------------------------------------------------------------------- */
+/* Events                                                                  */
+/* ---------------------------------------------------------------------- */
+
+/* Word 0 of every event:
+ *   bits 63..54  length in words, header and timestamp included
+ *   bit  53      1 = user event, 0 = runtime event
+ *   bits 52..49  message type
+ *   bits 48..36  event id (runtime: phase/counter/lifecycle id; user: slot)
+ *   bits 35..0   zero
+ * Word 1: timestamp, CLOCK_MONOTONIC nanoseconds (absent in padding).
+ * Then the payload. */
+#define OCGC_EV_LENGTH(h) ((uint64_t)(h) >> 54)
+#define OCGC_EV_IS_USER(h) ((unsigned)(((uint64_t)(h) >> 53) & 1u))
+#define OCGC_EV_TYPE(h) ((unsigned)(((uint64_t)(h) >> 49) & 0xfu))
+#define OCGC_EV_ID(h) ((unsigned)(((uint64_t)(h) >> 36) & 0x1fffu))
+#define OCGC_EV_RESERVED_MASK ((UINT64_C(1) << 36) - 1)
+#define OCGC_EV_HEADER(len, user, type, id)                                    \
+  (((uint64_t)(len) << 54) | ((uint64_t)((user) ? 1 : 0) << 53) |             \
+   ((uint64_t)(type) << 49) | ((uint64_t)(id) << 36))
+
+/* Runtime message types (bit 53 clear). */
+enum ocgc_wire_rt_type {
+  OCGC_RT_PADDING = 0,   /* fills the gap at the end of the ring; id 0, no ts */
+  OCGC_RT_LIFECYCLE = 1, /* 3 words: data (RING_STOP: 2 words, no data) */
+  OCGC_RT_BEGIN = 2,     /* 2 words: phase begins */
+  OCGC_RT_END = 3,       /* 2 words: phase ends */
+  OCGC_RT_COUNTER = 4,   /* 3 words: value */
+  OCGC_RT_ALLOC = 5      /* 22 words: 20 allocation-size buckets */
+};
+
+/* User message types (bit 53 set); the id is the name-table slot. */
+enum ocgc_wire_user_type {
+  OCGC_USER_UNIT = 0,       /* 2 words */
+  OCGC_USER_INT = 1,        /* 3 words: value */
+  OCGC_USER_SPAN_BEGIN = 2, /* 2 words */
+  OCGC_USER_SPAN_END = 3,   /* 2 words */
+  OCGC_USER_CUSTOM = 4      /* bytes padded to words, last byte = pad count */
+};
+
+/* OCaml 5.2 lifecycle ids. */
+enum ocgc_wire_lifecycle {
+  OCGC_LC_RING_START = 0,  /* data: pid */
+  OCGC_LC_RING_STOP = 1,
+  OCGC_LC_RING_PAUSE = 2,
+  OCGC_LC_RING_RESUME = 3,
+  OCGC_LC_FORK_PARENT = 4, /* data: child pid */
+  OCGC_LC_FORK_CHILD = 5,  /* ocgc writes the parent pid as data; 5.2 writes 0 */
+  OCGC_LC_DOMAIN_SPAWN = 6,
+  OCGC_LC_DOMAIN_TERMINATE = 7
+};
+
+/* OCaml 5.2 phase ids that the ocgc producer writes.  The complete 5.2 and
+ * 5.3 tables live in libocgc (ocgc_phase_name()); these are the contract. */
+enum ocgc_wire_phase {
+  OCGC_PH_EXPLICIT_GC_SET = 0,
+  OCGC_PH_EXPLICIT_GC_STAT = 1,
+  OCGC_PH_EXPLICIT_GC_MINOR = 2,
+  OCGC_PH_EXPLICIT_GC_MAJOR = 3,
+  OCGC_PH_EXPLICIT_GC_FULL_MAJOR = 4,
+  OCGC_PH_EXPLICIT_GC_COMPACT = 5,
+  OCGC_PH_MAJOR = 6,
+  OCGC_PH_MAJOR_SWEEP = 7,
+  OCGC_PH_MAJOR_MARK_ROOTS = 8,
+  OCGC_PH_MAJOR_MARK = 9,
+  OCGC_PH_MINOR = 10,
+  OCGC_PH_MINOR_LOCAL_ROOTS = 11,
+  OCGC_PH_MINOR_FINALIZED = 12,
+  OCGC_PH_EXPLICIT_GC_MAJOR_SLICE = 13,
+  OCGC_PH_MAJOR_SLICE = 24,
+  OCGC_PH_MAJOR_FINISH_CYCLE = 25,
+  OCGC_PH_MINOR_REMEMBERED_SET = 35,
+  OCGC_PH_COMPACT = 40
+};
+
+/* OCaml 5.2 counter ids that the ocgc producer writes. */
+enum ocgc_wire_counter {
+  OCGC_CT_FORCE_MINOR_ALLOC_SMALL = 0,
+  OCGC_CT_FORCE_MINOR_MAKE_VECT = 1,
+  OCGC_CT_FORCE_MINOR_SET_MINOR_HEAP_SIZE = 2,
+  OCGC_CT_FORCE_MINOR_MEMPROF = 3,
+  OCGC_CT_MINOR_PROMOTED = 4,   /* bytes promoted by this minor collection */
+  OCGC_CT_MINOR_ALLOCATED = 5,  /* bytes allocated in the minor heap since the last */
+  OCGC_CT_REQUEST_MAJOR_ALLOC_SHR = 6,
+  OCGC_CT_REQUEST_MAJOR_ADJUST_GC_SPEED = 7,
+  OCGC_CT_REQUEST_MINOR_REALLOC_REF_TABLE = 8,
+  OCGC_CT_REQUEST_MINOR_REALLOC_EPHE_REF_TABLE = 9,
+  OCGC_CT_REQUEST_MINOR_REALLOC_CUSTOM_TABLE = 10
+};
+
+/* ---------------------------------------------------------------------- */
+/* Collection kinds and causes                                             */
+/* ---------------------------------------------------------------------- */
+
+/* What the producer counts as one collection.  Each collection is a span in
+ * the ring and is preceded, at the same timestamp, by exactly one cause
+ * event. */
+enum ocgc_kind {
+  OCGC_KIND_MINOR = 0,        /* MINOR span: one Gc minor_collections */
+  OCGC_KIND_MAJOR_SLICE = 1,  /* MAJOR_SLICE span */
+  OCGC_KIND_MAJOR_FINISH = 2, /* MAJOR_FINISH_CYCLE span: cycle forced to end */
+  OCGC_KIND_COMPACTION = 3,   /* COMPACT span: one Gc compactions */
+  OCGC_KIND_COUNT = 4
+};
+
+/* Why a collection ran.  Where OCaml 5.2 has a counter for the concept, the
+ * cause is written as that counter with value 1 (OCGC_CAUSE_COUNTER());
+ * otherwise as the user int event "ocgc.cause.<name>" with value 1.  The
+ * numbering is ocgc's own and indexes the totals' by_cause table. */
+enum ocgc_cause {
+  OCGC_CAUSE_UNKNOWN = 0,           /* no site claimed it (a bug if seen) */
+  OCGC_CAUSE_MINOR_HEAP_FULL = 1,   /* minor heap full, allocation from OCaml */
+  OCGC_CAUSE_MINOR_HEAP_FULL_C = 2, /* minor heap full, allocation from C */
+  OCGC_CAUSE_MAJOR_SLICE_DUE = 3,   /* minor heap half full: scheduled slice */
+  OCGC_CAUSE_MAJOR_CYCLE_START = 4, /* a new major cycle must start */
+  OCGC_CAUSE_ALLOC_SHR = 5,         /* caml_alloc_shr went over its budget */
+  OCGC_CAUSE_CUSTOM_MAJOR = 6,      /* custom/out-of-heap resources (major) */
+  OCGC_CAUSE_CUSTOM_MINOR = 7,      /* custom blocks in the minor heap */
+  OCGC_CAUSE_REF_TABLE = 8,         /* remembered set (ref table) overflow */
+  OCGC_CAUSE_EPHE_REF_TABLE = 9,    /* ephemeron ref table overflow */
+  OCGC_CAUSE_CUSTOM_TABLE = 10,     /* custom table overflow */
+  OCGC_CAUSE_MAKE_VECT = 11,        /* Array.make of a young value, major array */
+  OCGC_CAUSE_WEAK = 12,             /* Weak/Ephemeron blit or get_copy */
+  OCGC_CAUSE_MEMPROF = 13,          /* Gc.Memprof sampling */
+  OCGC_CAUSE_MINOR_HEAP_RESIZE = 14,/* minor heap size changed */
+  OCGC_CAUSE_POLICY_CHANGE = 15,    /* allocation policy changed by Gc.set */
+  OCGC_CAUSE_EXPLICIT = 16,         /* Gc.minor/major/full_major/compact/... */
+  OCGC_CAUSE_SHUTDOWN = 17,         /* heap finalised at exit (OCAMLRUNPARAM=c) */
+  OCGC_CAUSE_HEAP_OVERHEAD = 18,    /* automatic compaction: free space over max */
+  OCGC_CAUSE_C_CALL = 19,           /* caml_minor_collection() from C code */
+  OCGC_CAUSE_COUNT = 20
+};
+#define OCGC_CAUSE_SLOTS 32u /* by_cause columns in the totals; room to grow */
+_Static_assert(OCGC_CAUSE_COUNT <= OCGC_CAUSE_SLOTS, "cause slots");
+
+/* The 5.2 counter id that carries a cause, or -1 for a user event. */
+static inline int ocgc_cause_counter(unsigned cause) {
+  switch (cause) {
+  case OCGC_CAUSE_MINOR_HEAP_FULL: return OCGC_CT_FORCE_MINOR_ALLOC_SMALL;
+  case OCGC_CAUSE_ALLOC_SHR: return OCGC_CT_REQUEST_MAJOR_ALLOC_SHR;
+  case OCGC_CAUSE_CUSTOM_MAJOR: return OCGC_CT_REQUEST_MAJOR_ADJUST_GC_SPEED;
+  case OCGC_CAUSE_REF_TABLE: return OCGC_CT_REQUEST_MINOR_REALLOC_REF_TABLE;
+  case OCGC_CAUSE_EPHE_REF_TABLE: return OCGC_CT_REQUEST_MINOR_REALLOC_EPHE_REF_TABLE;
+  case OCGC_CAUSE_CUSTOM_TABLE: return OCGC_CT_REQUEST_MINOR_REALLOC_CUSTOM_TABLE;
+  case OCGC_CAUSE_MAKE_VECT: return OCGC_CT_FORCE_MINOR_MAKE_VECT;
+  case OCGC_CAUSE_MEMPROF: return OCGC_CT_FORCE_MINOR_MEMPROF;
+  case OCGC_CAUSE_MINOR_HEAP_RESIZE: return OCGC_CT_FORCE_MINOR_SET_MINOR_HEAP_SIZE;
+  default: return -1;
+  }
+}
+
+/* Short stable name of a cause: the user event is "ocgc.cause." + name. */
+static inline const char *ocgc_cause_name(unsigned cause) {
+  switch (cause) {
+  case OCGC_CAUSE_UNKNOWN: return "unknown";
+  case OCGC_CAUSE_MINOR_HEAP_FULL: return "minor_heap_full";
+  case OCGC_CAUSE_MINOR_HEAP_FULL_C: return "minor_heap_full_c";
+  case OCGC_CAUSE_MAJOR_SLICE_DUE: return "major_slice_due";
+  case OCGC_CAUSE_MAJOR_CYCLE_START: return "major_cycle_start";
+  case OCGC_CAUSE_ALLOC_SHR: return "alloc_shr";
+  case OCGC_CAUSE_CUSTOM_MAJOR: return "custom_major";
+  case OCGC_CAUSE_CUSTOM_MINOR: return "custom_minor";
+  case OCGC_CAUSE_REF_TABLE: return "ref_table";
+  case OCGC_CAUSE_EPHE_REF_TABLE: return "ephe_ref_table";
+  case OCGC_CAUSE_CUSTOM_TABLE: return "custom_table";
+  case OCGC_CAUSE_MAKE_VECT: return "make_vect";
+  case OCGC_CAUSE_WEAK: return "weak";
+  case OCGC_CAUSE_MEMPROF: return "memprof";
+  case OCGC_CAUSE_MINOR_HEAP_RESIZE: return "minor_heap_resize";
+  case OCGC_CAUSE_POLICY_CHANGE: return "policy_change";
+  case OCGC_CAUSE_EXPLICIT: return "explicit";
+  case OCGC_CAUSE_SHUTDOWN: return "shutdown";
+  case OCGC_CAUSE_HEAP_OVERHEAD: return "heap_overhead";
+  case OCGC_CAUSE_C_CALL: return "c_call";
+  default: return NULL;
+  }
+}
+
+/* User events (type OCGC_USER_INT) that the ocgc producer registers, besides
+ * "ocgc.cause.<name>" for each cause without a 5.2 counter.  Readers find
+ * them by name in the name table, never by slot. */
+#define OCGC_UEV_CAUSE_PREFIX "ocgc.cause."
+#define OCGC_UEV_SLICE_WORK "ocgc.major_slice.work"   /* words of work ordered for the slice */
+#define OCGC_UEV_CYCLE_START "ocgc.major_cycle.start" /* index of the cycle starting (1-based) */
+#define OCGC_UEV_CYCLE_END "ocgc.major_cycle.end"     /* Gc major_collections after it */
+#define OCGC_UEV_FORCED_MAJOR "ocgc.forced_major"     /* Gc forced_major_collections after it */
+#define OCGC_UEV_HEAP_GROW "ocgc.heap.grow"           /* heap words after growing */
+#define OCGC_UEV_HEAP_SHRINK "ocgc.heap.shrink"       /* heap words after shrinking */
+#define OCGC_UEV_DIRECT_ALLOC "ocgc.major_alloc.direct" /* words allocated directly in the
+                                                          major heap since the last report */
+
+/* ---------------------------------------------------------------------- */
+/* The ocgc extension block                                               */
+/* ---------------------------------------------------------------------- */
+
+/* "OCGCEXT\0" read as a little-endian word. */
+#define OCGC_EXT_MAGIC UINT64_C(0x005458454347434f)
+#define OCGC_EXT_VERSION 1u
+
+enum ocgc_ext_state {
+  OCGC_STATE_RUNNING = 1, /* the producer is live */
+  OCGC_STATE_EXITED = 2   /* RING_STOP written, process exited normally */
+};
+
+enum ocgc_ext_flags {
+  OCGC_EXT_NATIVE = 1u << 0,   /* native-code program */
+  OCGC_EXT_BYTECODE = 1u << 1  /* bytecode program (ocamlrun_ocgc) */
+};
+
+/* At offset 64 in files written by ocgc.  A reader recognises it by
+ * headers_offset > 64 and the magic; it must check ext_size, rings_offset and
+ * totals_offset against the file size before using them. */
+struct ocgc_wire_ext {
+  uint64_t magic;              /* OCGC_EXT_MAGIC */
+  uint64_t ext_version;        /* OCGC_EXT_VERSION; readers accept >= 1 */
+  uint64_t ext_size;           /* bytes from offset 64 to headers_offset */
+  uint64_t flags;              /* enum ocgc_ext_flags */
+  uint64_t pid;                /* the producer's pid */
+  uint64_t start_time;         /* field 22 of /proc/PID/stat (clock ticks after
+                                  boot): pid + start_time name one process */
+  char boot_id[40];            /* /proc/sys/kernel/random/boot_id, NUL-ended */
+  int64_t realtime_offset_ns;  /* CLOCK_REALTIME - CLOCK_MONOTONIC at creation */
+  uint64_t created_ns;         /* CLOCK_MONOTONIC when the file was made */
+  uint64_t state;              /* enum ocgc_ext_state; release-stored */
+  uint64_t exited_ns;          /* CLOCK_MONOTONIC at exit, else 0 */
+  char ocaml_version[16];      /* "4.13.1", NUL-ended */
+  char ocgc_version[16];       /* producer's ocgc version, NUL-ended */
+  char program[64];            /* executable name, NUL-ended, may be cut */
+  uint64_t cause_slots;        /* columns of totals.by_cause (OCGC_CAUSE_SLOTS) */
+  uint64_t kind_count;         /* rows of totals.by_cause (OCGC_KIND_COUNT) */
+  uint64_t rings_offset;       /* file offset of struct ocgc_wire_ext_ring[max_domains] */
+  uint64_t totals_offset;      /* file offset of struct ocgc_wire_totals */
+  uint64_t reserved[1];
+};
+_Static_assert(sizeof(struct ocgc_wire_ext) == 256, "ext fixed part is 256 bytes");
+_Static_assert(offsetof(struct ocgc_wire_ext, magic) == 0, "magic");
+_Static_assert(offsetof(struct ocgc_wire_ext, ext_version) == 8, "ext_version");
+_Static_assert(offsetof(struct ocgc_wire_ext, ext_size) == 16, "ext_size");
+_Static_assert(offsetof(struct ocgc_wire_ext, flags) == 24, "flags");
+_Static_assert(offsetof(struct ocgc_wire_ext, pid) == 32, "pid");
+_Static_assert(offsetof(struct ocgc_wire_ext, start_time) == 40, "start_time");
+_Static_assert(offsetof(struct ocgc_wire_ext, boot_id) == 48, "boot_id");
+_Static_assert(offsetof(struct ocgc_wire_ext, realtime_offset_ns) == 88, "rt offset");
+_Static_assert(offsetof(struct ocgc_wire_ext, created_ns) == 96, "created_ns");
+_Static_assert(offsetof(struct ocgc_wire_ext, state) == 104, "state");
+_Static_assert(offsetof(struct ocgc_wire_ext, exited_ns) == 112, "exited_ns");
+_Static_assert(offsetof(struct ocgc_wire_ext, ocaml_version) == 120, "ocaml_version");
+_Static_assert(offsetof(struct ocgc_wire_ext, ocgc_version) == 136, "ocgc_version");
+_Static_assert(offsetof(struct ocgc_wire_ext, program) == 152, "program");
+_Static_assert(offsetof(struct ocgc_wire_ext, cause_slots) == 216, "cause_slots");
+_Static_assert(offsetof(struct ocgc_wire_ext, kind_count) == 224, "kind_count");
+_Static_assert(offsetof(struct ocgc_wire_ext, rings_offset) == 232, "rings_offset");
+_Static_assert(offsetof(struct ocgc_wire_ext, totals_offset) == 240, "totals_offset");
+
+/* Per-ring loss accounting, one per domain.  (head_pos, head_events) is a
+ * seqlock-protected pair: the writer makes seq odd, stores both, makes seq
+ * even (release), and only then overwrites old words.  A reader that finds
+ * its position behind head_pos has lost exactly head_events minus the number
+ * of events it had accounted for.  Only the overwrite path touches it. */
+struct ocgc_wire_ext_ring {
+  uint64_t seq;            /* seqlock generation: odd while being updated */
+  uint64_t head_pos;       /* copy of the ring's head word counter */
+  uint64_t head_events;    /* events that start before head_pos (dropped) */
+  uint64_t written_events; /* events written so far (padding not counted);
+                              stored before tail, so >= events up to tail */
+  uint64_t reserved[4];
+};
+_Static_assert(sizeof(struct ocgc_wire_ext_ring) == 64, "ext ring is 64 bytes");
+_Static_assert(offsetof(struct ocgc_wire_ext_ring, head_pos) == 8, "head_pos");
+_Static_assert(offsetof(struct ocgc_wire_ext_ring, head_events) == 16, "head_events");
+_Static_assert(offsetof(struct ocgc_wire_ext_ring, written_events) == 24, "written");
+
+/* Cumulative totals kept by the producer: exact even when the ring has
+ * overflowed.  The Gc-named fields mirror the runtime's own Gc.quick_stat
+ * counters (minor_words excludes the words still in the minor heap).  seq is
+ * a seqlock: odd while the producer updates, so a reader retries until it
+ * reads the same even value before and after. */
+struct ocgc_wire_totals {
+  uint64_t seq;
+  uint64_t minor_collections;        /* Gc minor_collections */
+  uint64_t major_collections;        /* Gc major_collections (cycles ended) */
+  uint64_t compactions;              /* Gc compactions */
+  uint64_t forced_major_collections; /* Gc forced_major_collections */
+  uint64_t major_slices;             /* MAJOR_SLICE spans */
+  uint64_t minor_words;              /* Gc minor_words at the last minor GC */
+  uint64_t promoted_words;           /* Gc promoted_words */
+  uint64_t major_words;              /* Gc major_words at the last update */
+  uint64_t direct_major_words;       /* words allocated straight in the major heap */
+  uint64_t heap_words;               /* Gc heap_words */
+  uint64_t top_heap_words;           /* Gc top_heap_words */
+  uint64_t heap_chunks;              /* Gc heap_chunks */
+  uint64_t gc_time_ns;               /* time inside outermost collections */
+  uint64_t kind_time_ns[OCGC_KIND_COUNT]; /* time per kind, outermost of the kind */
+  uint64_t updated_ns;               /* CLOCK_MONOTONIC of the last update */
+  uint64_t reserved[13];
+  uint64_t by_cause[OCGC_KIND_COUNT][OCGC_CAUSE_SLOTS]; /* collections */
+};
+_Static_assert(offsetof(struct ocgc_wire_totals, minor_collections) == 8, "t.minor");
+_Static_assert(offsetof(struct ocgc_wire_totals, major_collections) == 16, "t.major");
+_Static_assert(offsetof(struct ocgc_wire_totals, compactions) == 24, "t.compact");
+_Static_assert(offsetof(struct ocgc_wire_totals, forced_major_collections) == 32, "t.forced");
+_Static_assert(offsetof(struct ocgc_wire_totals, major_slices) == 40, "t.slices");
+_Static_assert(offsetof(struct ocgc_wire_totals, minor_words) == 48, "t.minor_words");
+_Static_assert(offsetof(struct ocgc_wire_totals, promoted_words) == 56, "t.promoted");
+_Static_assert(offsetof(struct ocgc_wire_totals, major_words) == 64, "t.major_words");
+_Static_assert(offsetof(struct ocgc_wire_totals, direct_major_words) == 72, "t.direct");
+_Static_assert(offsetof(struct ocgc_wire_totals, heap_words) == 80, "t.heap");
+_Static_assert(offsetof(struct ocgc_wire_totals, top_heap_words) == 88, "t.top");
+_Static_assert(offsetof(struct ocgc_wire_totals, heap_chunks) == 96, "t.chunks");
+_Static_assert(offsetof(struct ocgc_wire_totals, gc_time_ns) == 104, "t.gc_time");
+_Static_assert(offsetof(struct ocgc_wire_totals, kind_time_ns) == 112, "t.kind_time");
+_Static_assert(offsetof(struct ocgc_wire_totals, updated_ns) == 144, "t.updated");
+_Static_assert(offsetof(struct ocgc_wire_totals, by_cause) == 256, "t.by_cause");
+_Static_assert(sizeof(struct ocgc_wire_totals) == 256 + 8 * OCGC_KIND_COUNT * OCGC_CAUSE_SLOTS,
+               "totals size");
+
+/* Size of the extension block for a given number of rings: fixed part, ring
+ * records, totals; a multiple of 64 bytes. */
+static inline uint64_t ocgc_wire_ext_size(uint64_t max_domains) {
+  return sizeof(struct ocgc_wire_ext) + max_domains * sizeof(struct ocgc_wire_ext_ring) +
+         sizeof(struct ocgc_wire_totals);
+}
+
+#endif /* OCGC_WIRE_H */

@@ -1,0 +1,77 @@
+/* classify.c - what an event means to ocgc: which cause it announces, which
+ * collection span it begins or ends.
+ *
+ * Lookups are table-driven per source (phase ids by the source's numbering,
+ * user slots by name, cached on first sight) so that classifying costs a
+ * few loads per event on the aggregation path. */
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "source.h"
+
+void ocgc_classify_init(struct ocgc_source *s)
+{
+  static const struct { const char *name; int kind; } spans[] = {
+    {"minor", OCGC_KIND_MINOR},
+    {"major_slice", OCGC_KIND_MAJOR_SLICE},
+    {"major_finish_cycle", OCGC_KIND_MAJOR_FINISH},
+    {"compact", OCGC_KIND_COMPACTION},
+  };
+  unsigned id, k;
+  for (id = 0; id < sizeof s->phase_kind; id++) {
+    const char *n = ocgc_phase_name(s->ids, id);
+    s->phase_kind[id] = -1;
+    for (k = 0; n != NULL && k < sizeof spans / sizeof spans[0]; k++)
+      if (strcmp(n, spans[k].name) == 0) s->phase_kind[id] = (int8_t)spans[k].kind;
+  }
+}
+
+/* Cause counters are numbered alike in 5.2 and 5.3. */
+static int counter_cause(unsigned id)
+{
+  unsigned c;
+  for (c = 0; c < OCGC_CAUSE_COUNT; c++)
+    if (ocgc_cause_counter(c) == (int)id) return (int)c;
+  return -1;
+}
+
+static int user_cause(struct ocgc_source *s, unsigned slot)
+{
+  const char *name;
+  unsigned c;
+  if (slot >= OCGC_WIRE_USER_EVENTS) return -1;
+  if (s->user_cause == NULL) {
+    s->user_cause = malloc(OCGC_WIRE_USER_EVENTS);
+    if (s->user_cause == NULL) return -1;
+    memset(s->user_cause, -2, OCGC_WIRE_USER_EVENTS);
+  }
+  if (s->user_cause[slot] != -2) return s->user_cause[slot];
+  name = ocgc_source_user_name(s, slot);
+  if (name == NULL) return -1; /* not registered yet: look again next time */
+  s->user_cause[slot] = -1;
+  if (strncmp(name, OCGC_UEV_CAUSE_PREFIX, sizeof OCGC_UEV_CAUSE_PREFIX - 1) == 0)
+    for (c = 0; c < OCGC_CAUSE_COUNT; c++)
+      if (strcmp(name + sizeof OCGC_UEV_CAUSE_PREFIX - 1, ocgc_cause_name(c)) == 0)
+        s->user_cause[slot] = (int8_t)c;
+  return s->user_cause[slot];
+}
+
+int ocgc_event_cause(const struct ocgc_source *src, const struct ocgc_event *ev)
+{
+  if (src == NULL || ev == NULL) return -1;
+  if (ev->user) {
+    if (ev->type != OCGC_USER_INT) return -1;
+    return user_cause((struct ocgc_source *)src, ev->id); /* the cache is not state */
+  }
+  return ev->type == OCGC_RT_COUNTER ? counter_cause(ev->id) : -1;
+}
+
+int ocgc_event_kind(const struct ocgc_source *src, const struct ocgc_event *ev, int *begin)
+{
+  if (src == NULL || ev == NULL || ev->user) return -1;
+  if (ev->type != OCGC_RT_BEGIN && ev->type != OCGC_RT_END) return -1;
+  if (ev->id >= sizeof src->phase_kind) return -1;
+  if (begin != NULL) *begin = ev->type == OCGC_RT_BEGIN;
+  return src->phase_kind[ev->id];
+}

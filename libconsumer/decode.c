@@ -1,0 +1,60 @@
+/* decode.c - the event word format (wire.h) into struct ocgc_event.
+ *
+ * Invariant: an event is accepted only if its length is the one its type
+ * has in format version 1 and its reserved bits are zero, so a reader that
+ * trusts the returned length never walks outside what it copied. */
+
+#include "decode.h"
+
+/* Length of a runtime event of [type], or 0 if it varies/is invalid. */
+static int rt_length_ok(unsigned type, uint64_t len)
+{
+  switch (type) {
+  case OCGC_RT_PADDING: return len >= 1;
+  case OCGC_RT_LIFECYCLE: return len == 2 || len == 3;
+  case OCGC_RT_BEGIN:
+  case OCGC_RT_END: return len == 2;
+  case OCGC_RT_COUNTER: return len == 3;
+  case OCGC_RT_ALLOC: return len == 22;
+  default: return 0;
+  }
+}
+
+static int user_length_ok(unsigned type, uint64_t len)
+{
+  switch (type) {
+  case OCGC_USER_UNIT:
+  case OCGC_USER_SPAN_BEGIN:
+  case OCGC_USER_SPAN_END: return len == 2;
+  case OCGC_USER_INT: return len == 3;
+  case OCGC_USER_CUSTOM: return len >= 3;
+  default: return 0;
+  }
+}
+
+int64_t ocgc_decode(const uint64_t *w, uint64_t avail, struct ocgc_event *ev, int *padding)
+{
+  uint64_t h = w[0];
+  uint64_t len = OCGC_EV_LENGTH(h);
+  unsigned user = OCGC_EV_IS_USER(h), type = OCGC_EV_TYPE(h), id = OCGC_EV_ID(h);
+
+  if (len == 0 || len > OCGC_WIRE_MAX_EVENT_WORDS || (h & OCGC_EV_RESERVED_MASK))
+    return OCGC_E_CORRUPT;
+  if (user ? !user_length_ok(type, len) : !rt_length_ok(type, len)) return OCGC_E_CORRUPT;
+  if (!user && type == OCGC_RT_PADDING) {
+    if (id != 0) return OCGC_E_CORRUPT;
+    *padding = 1;
+    return len > avail ? 0 : (int64_t)len;
+  }
+  *padding = 0;
+  if (len > avail) return 0;
+  ev->timestamp = w[1];
+  ev->user = user;
+  ev->type = type;
+  ev->id = id;
+  ev->payload = w + 2;
+  ev->payload_words = (unsigned)(len - 2);
+  ev->value = len > 2 ? w[2] : 0;
+  ev->name = NULL;
+  return (int64_t)len;
+}

@@ -1,0 +1,34 @@
+/* layout.h - validated geometry of a ring file (private). */
+#ifndef OCGC_LAYOUT_H
+#define OCGC_LAYOUT_H
+
+#include <stdint.h>
+
+/* Everything here was read once from the file and checked against its size;
+ * code that uses it never re-reads these fields from the mapping. */
+struct ocgc_layout {
+  uint64_t file_size;
+  uint64_t max_domains;
+  uint64_t rh_size;        /* ring header stride */
+  uint64_t ring_words;     /* power of two */
+  uint64_t headers_offset;
+  uint64_t data_offset;
+  uint64_t names_offset;
+  int has_ext;
+  uint64_t ext_version;
+  uint64_t rings_offset;   /* ext ring records; valid when has_ext */
+  uint64_t totals_offset;  /* totals; valid when has_ext */
+  uint64_t cause_slots;    /* by_cause columns */
+  uint64_t kind_count;     /* by_cause rows */
+};
+
+/* Limits beyond which a file is called corrupt rather than mapped. */
+#define OCGC_LAYOUT_MAX_DOMAINS 4096u
+#define OCGC_LAYOUT_MAX_RING_WORDS (UINT64_C(1) << 30)
+#define OCGC_LAYOUT_MAX_RH_SIZE 4096u
+
+/* Validate the header (and extension block) at [base], a file of [size]
+ * bytes.  Returns 0, OCGC_E_CORRUPT or OCGC_E_VERSION. */
+int ocgc_layout_parse(const void *base, uint64_t size, struct ocgc_layout *out);
+
+#endif /* OCGC_LAYOUT_H */

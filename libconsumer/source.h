@@ -1,0 +1,43 @@
+/* source.h - the opened ring file (private). */
+#ifndef OCGC_SOURCE_H
+#define OCGC_SOURCE_H
+
+#include <stdint.h>
+
+#include "layout.h"
+#include "ocgc/consumer.h"
+
+struct ocgc_source {
+  const char *map;       /* read-only shared mapping of the whole file */
+  uint64_t size;         /* bytes mapped */
+  int fd;                /* kept to notice truncation (fstat) */
+  struct ocgc_layout l;
+  enum ocgc_ids ids;
+  char **names;          /* private copies of user event names, by slot */
+  int8_t *user_cause;    /* by slot: cause, -1 none, -2 not looked up yet */
+  int8_t phase_kind[64]; /* by phase id: collection kind or -1 */
+};
+
+static inline const uint64_t *src_ring_header(const struct ocgc_source *s, uint64_t d)
+{
+  return (const uint64_t *)(s->map + s->l.headers_offset + d * s->l.rh_size);
+}
+
+static inline const uint64_t *src_ring_data(const struct ocgc_source *s, uint64_t d)
+{
+  return (const uint64_t *)(s->map + s->l.data_offset + d * s->l.ring_words * 8);
+}
+
+static inline const uint64_t *src_ext_ring(const struct ocgc_source *s, uint64_t d)
+{
+  return (const uint64_t *)(s->map + s->l.rings_offset +
+                            d * sizeof(struct ocgc_wire_ext_ring));
+}
+
+/* Fill the per-source lookup tables of classify.c. */
+void ocgc_classify_init(struct ocgc_source *s);
+
+/* Returns 0, or OCGC_E_TRUNCATED if the file is now shorter than mapped. */
+int ocgc_source_check_size(const struct ocgc_source *s);
+
+#endif /* OCGC_SOURCE_H */

@@ -1,0 +1,78 @@
+/* caml/ocgc.h - the ocgc producer's hooks, as the patched runtime sees them.
+ *
+ * Every hook is called through CAML_OCGC(), which costs one load and one
+ * predictable branch when the ring is off (OCGC_DISABLE set, or creation
+ * failed).  All hooks run with the runtime lock held: OCaml 4 has a single
+ * mutator, so the ring has a single writer.  Added by ocgc; not part of
+ * upstream OCaml. */
+#ifndef CAML_OCGC_H
+#define CAML_OCGC_H
+
+#ifdef CAML_INTERNALS
+
+#include <stdint.h>
+
+/* Nonzero while the hooks must run (ring live, or lazily re-created in a
+ * forked child).  Plain int: only the mutator thread reads or writes it. */
+extern int caml_ocgc_enabled;
+
+#define CAML_OCGC(call)                                                        \
+  do {                                                                         \
+    if (caml_ocgc_enabled) call;                                               \
+  } while (0)
+
+/* ocgc's collection kinds and causes (mirrors of include/ocgc/wire.h, which
+ * the runtime sources do not include). */
+#define CAML_OCGC_KIND_MINOR 0
+#define CAML_OCGC_KIND_MAJOR_SLICE 1
+#define CAML_OCGC_KIND_ALL (-1)
+
+#define CAML_OCGC_CAUSE_CUSTOM_MINOR 7
+#define CAML_OCGC_CAUSE_POLICY_CHANGE 15
+#define CAML_OCGC_CAUSE_SHUTDOWN 17
+#define CAML_OCGC_CAUSE_HEAP_OVERHEAD 18
+#define CAML_OCGC_CAUSE_C_CALL 19
+
+/* Startup (replaces CAML_EVENTLOG_INIT): read the environment, create the
+ * ring.  Never fails the program: on error, one line on stderr. */
+void caml_ocgc_init(void);
+
+/* The 4.13 eventlog probe sites (CAML_EV_BEGIN/END/COUNTER), mapped to 5.2
+ * ids or to causes; ids the 5.2 format has no use for are ignored. */
+void caml_ocgc_ev_begin(int phase);
+void caml_ocgc_ev_end(int phase);
+void caml_ocgc_ev_counter(int counter);
+
+/* Collections.  minor_begin/end bracket the non-empty branch of
+ * caml_empty_minor_heap, so MINOR spans equal Gc minor_collections. */
+void caml_ocgc_minor_begin(uintptr_t young_words);
+void caml_ocgc_minor_end(uintptr_t promoted_words);
+void caml_ocgc_minor_none(void);
+void caml_ocgc_slice_begin(void);
+void caml_ocgc_slice_work(intptr_t work);
+void caml_ocgc_slice_end(void);
+void caml_ocgc_finish_begin(void);
+void caml_ocgc_finish_end(void);
+
+/* Causes.  alloc_trigger: the minor heap has no room for an allocation;
+ * dispatch: caml_gc_dispatch is about to decide; cause: a one-shot cause for
+ * the next collection of [kind]; scope_begin/end: every collection inside
+ * is caused by [cause] unless a one-shot cause says otherwise; request: a
+ * request for the next collection of [kind], first one wins. */
+void caml_ocgc_alloc_trigger(int from_caml);
+void caml_ocgc_dispatch(void);
+void caml_ocgc_cause(int kind, int cause);
+void caml_ocgc_scope_begin(int cause);
+void caml_ocgc_scope_end(void);
+void caml_ocgc_request(int kind, int cause);
+
+/* Points in the major GC's life and the heap's. */
+void caml_ocgc_cycle_start(void);
+void caml_ocgc_cycle_end(void);
+void caml_ocgc_forced_major(void);
+void caml_ocgc_heap_change(int grew);
+void caml_ocgc_direct_alloc(uintptr_t wosize);
+
+#endif /* CAML_INTERNALS */
+
+#endif /* CAML_OCGC_H */

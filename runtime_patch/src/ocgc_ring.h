@@ -1,0 +1,97 @@
+/* ocgc_ring.h - the producer's ring writer (private to runtime/ocgc_*.c).
+ *
+ * One writer per ring: every caller holds the OCaml 4 runtime lock.  The
+ * writer keeps its own copies of head, tail and the event counts and never
+ * reads them back from the shared mapping, so nothing a reader (or anyone
+ * else) writes into the file can steer the writer's pointers.  The hot path
+ * is caml_ocgc_ring_write(): no system call but the vDSO clock read by its
+ * callers, no allocation, no lock, no loop. */
+#ifndef CAML_OCGC_RING_H
+#define CAML_OCGC_RING_H
+
+#include <stdint.h>
+#include <time.h>
+
+#include "ocgc/wire.h"
+
+struct caml_ocgc_ring {
+  uint64_t *data;          /* ring words in the mapping; NULL when no ring */
+  uint64_t size;           /* words, a power of two */
+  uint64_t mask;           /* size - 1 */
+  uint64_t head, tail;     /* writer's copies of the ring header counters */
+  uint64_t head_events;    /* events before head (overwritten) */
+  uint64_t written;        /* events written (padding not counted) */
+  uint64_t seq;            /* writer's copy of ext ring seq */
+  struct ocgc_wire_ring_header *rh;
+  struct ocgc_wire_ext_ring *er;
+};
+
+extern struct caml_ocgc_ring caml_ocgc_ring;
+
+/* Cold path: make room for an event of [len] words at the tail, writing a
+ * padding record if it would straddle the end and advancing head past whole
+ * old events (flight-recorder overwrite). */
+void caml_ocgc_ring_make_room(struct caml_ocgc_ring *r, uint64_t len);
+
+static inline uint64_t caml_ocgc_now(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * UINT64_C(1000000000) + (uint64_t)ts.tv_nsec;
+}
+
+/* Write one event of 2 or 3 words (header, timestamp[, value]). */
+static inline void caml_ocgc_ring_write(uint64_t header, uint64_t ts,
+                                        uint64_t value)
+{
+  struct caml_ocgc_ring *r = &caml_ocgc_ring;
+  uint64_t len = OCGC_EV_LENGTH(header);
+  uint64_t off = r->tail & r->mask;
+  uint64_t *p;
+
+  if (__builtin_expect(off + len > r->size || r->tail + len - r->head > r->mask,
+                       0)) {
+    caml_ocgc_ring_make_room(r, len);
+    off = r->tail & r->mask;
+  }
+  p = r->data + off;
+  /* Relaxed: a concurrent reader may copy these words; it validates them
+   * against tail (below) and head (make_room) before trusting them. */
+  __atomic_store_n(&p[0], header, __ATOMIC_RELAXED);
+  __atomic_store_n(&p[1], ts, __ATOMIC_RELAXED);
+  if (len > 2) __atomic_store_n(&p[2], value, __ATOMIC_RELAXED);
+  r->tail += len;
+  r->written++;
+  /* Relaxed: a statistic for `ocgc ls`; exact loss accounting uses the
+   * (head_pos, head_events) seqlock instead. */
+  __atomic_store_n(&r->er->written_events, r->written, __ATOMIC_RELAXED);
+  /* Release: pairs with the reader's acquire load of tail, so the words
+   * above are visible before the tail that covers them. */
+  __atomic_store_n(&r->rh->tail, r->tail, __ATOMIC_RELEASE);
+}
+
+static inline void caml_ocgc_emit_span(int begin, unsigned phase, uint64_t ts)
+{
+  caml_ocgc_ring_write(OCGC_EV_HEADER(2, 0, begin ? OCGC_RT_BEGIN : OCGC_RT_END,
+                                      phase), ts, 0);
+}
+
+static inline void caml_ocgc_emit_counter(unsigned id, uint64_t ts, uint64_t v)
+{
+  caml_ocgc_ring_write(OCGC_EV_HEADER(3, 0, OCGC_RT_COUNTER, id), ts, v);
+}
+
+static inline void caml_ocgc_emit_user_int(unsigned slot, uint64_t ts, uint64_t v)
+{
+  caml_ocgc_ring_write(OCGC_EV_HEADER(3, 1, OCGC_USER_INT, slot), ts, v);
+}
+
+static inline void caml_ocgc_emit_lifecycle(unsigned id, uint64_t ts, uint64_t v)
+{
+  if (id == OCGC_LC_RING_STOP)
+    caml_ocgc_ring_write(OCGC_EV_HEADER(2, 0, OCGC_RT_LIFECYCLE, id), ts, 0);
+  else
+    caml_ocgc_ring_write(OCGC_EV_HEADER(3, 0, OCGC_RT_LIFECYCLE, id), ts, v);
+}
+
+#endif /* CAML_OCGC_RING_H */

@@ -1,0 +1,23 @@
+/* cmd.h - what the `ocgc` subcommands share (private to tools/). */
+#ifndef OCGC_CMD_H
+#define OCGC_CMD_H
+
+enum {
+  OCGC_EXIT_USAGE = 2,    /* bad arguments */
+  OCGC_EXIT_NOTFOUND = 3, /* no such file or process */
+  OCGC_EXIT_CORRUPT = 4,  /* corrupt, truncated or unsupported ring */
+  OCGC_EXIT_ERROR = 5,    /* anything else */
+};
+
+struct ocgc_cmd {
+  const char *name;
+  const char *summary;
+  int (*run)(int argc, char **argv); /* argv[0] is the subcommand's name */
+};
+
+/* Exit code for a libocgc error. */
+int ocgc_exit_code(int err);
+
+int cmd_dump(int argc, char **argv);
+
+#endif /* OCGC_CMD_H */

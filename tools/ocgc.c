@@ -1,0 +1,53 @@
+/* ocgc.c - the `ocgc` command: subcommand dispatch, usage and exit codes.
+ * Each subcommand lives in its own file and sees only libocgc's public API. */
+
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "config.h"
+#include "ocgc/consumer.h"
+
+static const struct ocgc_cmd cmds[] = {
+  {"dump", "decode a ring file: a summary of counts, or every event", cmd_dump},
+};
+
+static void usage(FILE *f)
+{
+  size_t i;
+  fprintf(f, "usage: ocgc COMMAND [ARGS]\n\nCommands:\n");
+  for (i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
+    fprintf(f, "  %-8s %s\n", cmds[i].name, cmds[i].summary);
+  fprintf(f, "\n'ocgc COMMAND --help' tells more.  Exit codes: 0 ok, %d usage, "
+          "%d no such file or process, %d corrupt or unsupported ring, %d other "
+          "error.\n", OCGC_EXIT_USAGE, OCGC_EXIT_NOTFOUND, OCGC_EXIT_CORRUPT,
+          OCGC_EXIT_ERROR);
+}
+
+int main(int argc, char **argv)
+{
+  size_t i;
+  if (argc < 2) { usage(stderr); return OCGC_EXIT_USAGE; }
+  if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+    usage(stdout);
+    return 0;
+  }
+  if (strcmp(argv[1], "--version") == 0) {
+    printf("ocgc %s (libocgc %s)\n", PACKAGE_VERSION, ocgc_version());
+    return 0;
+  }
+  for (i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
+    if (strcmp(argv[1], cmds[i].name) == 0) return cmds[i].run(argc - 1, argv + 1);
+  fprintf(stderr, "ocgc: unknown command '%s'; 'ocgc --help' lists them\n", argv[1]);
+  return OCGC_EXIT_USAGE;
+}
+
+int ocgc_exit_code(int err)
+{
+  switch (err) {
+  case 0: return 0;
+  case -2 /* ENOENT */: case -3 /* ESRCH */: return OCGC_EXIT_NOTFOUND;
+  case OCGC_E_CORRUPT: case OCGC_E_VERSION: case OCGC_E_TRUNCATED: return OCGC_EXIT_CORRUPT;
+  default: return OCGC_EXIT_ERROR;
+  }
+}
