@@ -342,8 +342,9 @@ struct ocgc_wire_ext_ring {
   uint64_t seq;            /* seqlock generation: odd while being updated */
   uint64_t head_pos;       /* copy of the ring's head word counter */
   uint64_t head_events;    /* events that start before head_pos (dropped) */
-  uint64_t written_events; /* events written so far (padding not counted);
-                              stored before tail, so >= events up to tail */
+  uint64_t written_events; /* events written (padding not counted), as of
+                              the end of the last collection or overwrite;
+                              exact once the producer has exited */
   uint64_t reserved[4];
 };
 _Static_assert(sizeof(struct ocgc_wire_ext_ring) == 64, "ext ring is 64 bytes");

@@ -106,6 +106,27 @@ static int default_dir(char *out, size_t n)
   return 0;
 }
 
+/* Make [dir] absolute (the program may chdir before it exits, and the file
+ * is removed by path) and drop trailing slashes (with one, the kernel
+ * follows a final symbolic link even under O_NOFOLLOW).  Returns 0 or an
+ * errno. */
+static int normalize_dir(const char *dir, char *out, size_t n)
+{
+  size_t len;
+  int w;
+  if (dir[0] == '/') {
+    w = snprintf(out, n, "%s", dir);
+  } else {
+    char cwd[PATH_MAX];
+    if (getcwd(cwd, sizeof cwd) == NULL) return errno;
+    w = snprintf(out, n, "%s/%s", cwd, dir);
+  }
+  if (w < 0 || (size_t)w >= n) return ENAMETOOLONG;
+  len = strlen(out);
+  while (len > 1 && out[len - 1] == '/') out[--len] = '\0';
+  return 0;
+}
+
 /* Open the folder without following a link and check that it is ours. */
 static int open_dir(const char *dir)
 {
@@ -322,14 +343,17 @@ static void at_exit(void)
 static void in_child(void)
 {
   struct caml_ocgc_file *f = &caml_ocgc_file;
-  if (f->map == NULL) return;
-  /* Only our address space loses the parent's pages. */
-  munmap(f->map, f->map_size);
-  memset(&caml_ocgc_ring, 0, sizeof caml_ocgc_ring);
-  f->map = NULL;
-  f->ext = NULL;
-  f->totals = NULL;
-  f->parent_pid = f->pid;
+  if (f->map == NULL && !f->lazy) return; /* the ring was never on */
+  if (f->map != NULL) {
+    /* Only our address space loses the parent's pages. */
+    munmap(f->map, f->map_size);
+    memset(&caml_ocgc_ring, 0, sizeof caml_ocgc_ring);
+    f->map = NULL;
+    f->ext = NULL;
+    f->totals = NULL;
+  }
+  /* Our parent, even if it never made its own file (a double fork). */
+  f->parent_pid = getppid();
   f->lazy = 1;
 }
 
@@ -357,11 +381,11 @@ void caml_ocgc_init(void)
   cfg.ring_log2 = ring_log2_from_env();
   cfg.preserve = caml_secure_getenv("OCAML_RUNTIME_EVENTS_PRESERVE") != NULL;
   if (dir != NULL && dir[0] != '\0') {
-    if (strlen(dir) >= sizeof cfg.dir) {
-      complain("OCAML_RUNTIME_EVENTS_DIR is too long:", "", ENAMETOOLONG);
+    err = normalize_dir(dir, cfg.dir, sizeof cfg.dir);
+    if (err != 0) {
+      complain("cannot use the ring folder", dir, err);
       return;
     }
-    copy_str(cfg.dir, sizeof cfg.dir, dir);
   } else if (default_dir(cfg.dir, sizeof cfg.dir) != 0) {
     complain("cannot make the ring folder", cfg.dir, errno);
     return;

@@ -77,18 +77,15 @@ _Static_assert(OCGC_CAUSE_C_CALL + 1 == OCGC_CAUSE_COUNT, "name table covers cau
 /* ---- state ---------------------------------------------------------------- */
 
 #define SCOPE_MAX 8
-/* Why caml_gc_dispatch is about to run for lack of room in the minor heap. */
-#define TRIGGER_FROM_C 1
-#define TRIGGER_FROM_CAML 2
-#define TRIGGER_MEMPROF 3
 #define KIND_CAUSE_SLOTS 2 /* one-shot and pending causes: minor, major slice */
+#define DIRTY_MAX 8        /* collections nest at most a few deep between syncs */
 
 static struct {
   int oneshot[KIND_CAUSE_SLOTS];
   int pending[KIND_CAUSE_SLOTS];
   int scope[SCOPE_MAX];
   int scope_depth;
-  int alloc_trigger;          /* 0, or one of the TRIGGER_* below */
+  int alloc_trigger;          /* 0, or a CAML_OCGC_TRIGGER_* */
   int depth;                  /* nesting of collections of any kind */
   uint64_t outer_start;
   int kind_depth[OCGC_KIND_COUNT];
@@ -96,6 +93,8 @@ static struct {
   uint64_t slice_work;
   uint64_t direct_pending;    /* words not yet reported in the ring */
   struct ocgc_wire_totals t;  /* private copy; published by sync_totals() */
+  unsigned dirty[DIRTY_MAX];  /* by_cause cells changed since the last sync */
+  unsigned ndirty;            /* > DIRTY_MAX: publish them all */
 } S;
 
 /* Returns nonzero when there is a ring to write into; in a forked child the
@@ -107,6 +106,15 @@ static inline int ready(void)
 }
 
 /* ---- totals --------------------------------------------------------------- */
+
+static void mark_dirty(unsigned cell)
+{
+  unsigned i;
+  for (i = 0; i < S.ndirty && i < DIRTY_MAX; i++)
+    if (S.dirty[i] == cell) return;
+  if (S.ndirty < DIRTY_MAX) S.dirty[S.ndirty] = cell;
+  if (S.ndirty <= DIRTY_MAX) S.ndirty++;
+}
 
 static void store(uint64_t *dst, uint64_t v)
 {
@@ -131,6 +139,7 @@ static void sync_totals(uint64_t now)
   t->top_heap_words = (uint64_t)Caml_state->stat_top_heap_wsz;
   t->heap_chunks = (uint64_t)Caml_state->stat_heap_chunks;
   t->updated_ns = now;
+  caml_ocgc_ring_publish_written();
 
   t->seq += 2;
   store(&m->seq, t->seq - 1);
@@ -152,9 +161,16 @@ static void sync_totals(uint64_t now)
   store(&m->gc_time_ns, t->gc_time_ns);
   for (k = 0; k < OCGC_KIND_COUNT; k++) store(&m->kind_time_ns[k], t->kind_time_ns[k]);
   store(&m->updated_ns, t->updated_ns);
-  for (k = 0; k < OCGC_KIND_COUNT; k++)
-    for (c = 0; c < OCGC_CAUSE_COUNT; c++)
-      if (m->by_cause[k][c] != t->by_cause[k][c]) store(&m->by_cause[k][c], t->by_cause[k][c]);
+  if (S.ndirty > DIRTY_MAX) {
+    for (k = 0; k < OCGC_KIND_COUNT; k++)
+      for (c = 0; c < OCGC_CAUSE_COUNT; c++) store(&m->by_cause[k][c], t->by_cause[k][c]);
+  } else {
+    for (k = 0; k < S.ndirty; k++) {
+      unsigned kind = S.dirty[k] / OCGC_CAUSE_SLOTS, cause = S.dirty[k] % OCGC_CAUSE_SLOTS;
+      store(&m->by_cause[kind][cause], t->by_cause[kind][cause]);
+    }
+  }
+  S.ndirty = 0;
   /* Release: pairs with the reader's acquire load of seq. */
   __atomic_store_n(&m->seq, t->seq, __ATOMIC_RELEASE);
 }
@@ -211,9 +227,9 @@ void caml_ocgc_scope_end(void)
   if (S.scope_depth > 0) S.scope_depth--;
 }
 
-void caml_ocgc_alloc_trigger(int from_caml)
+void caml_ocgc_alloc_trigger(int trigger)
 {
-  S.alloc_trigger = from_caml ? TRIGGER_FROM_CAML : TRIGGER_FROM_C;
+  S.alloc_trigger = trigger;
 }
 
 /* Mirrors the decision caml_gc_dispatch is about to take. */
@@ -223,12 +239,17 @@ void caml_ocgc_dispatch(void)
   if (S.alloc_trigger) {
     if (minor_due)
       S.oneshot[OCGC_KIND_MINOR] =
-          S.alloc_trigger == TRIGGER_FROM_CAML ? OCGC_CAUSE_MINOR_HEAP_FULL
-          : S.alloc_trigger == TRIGGER_FROM_C  ? OCGC_CAUSE_MINOR_HEAP_FULL_C
-                                               : OCGC_CAUSE_MEMPROF;
+          S.alloc_trigger == CAML_OCGC_TRIGGER_FROM_CAML ? OCGC_CAUSE_MINOR_HEAP_FULL
+          : S.alloc_trigger == CAML_OCGC_TRIGGER_FROM_C  ? OCGC_CAUSE_MINOR_HEAP_FULL_C
+                                                          : OCGC_CAUSE_MEMPROF;
     else
       S.oneshot[OCGC_KIND_MAJOR_SLICE] = OCGC_CAUSE_MAJOR_SLICE_DUE;
     S.alloc_trigger = 0;
+  } else if (!minor_due) {
+    /* Whoever called, a dispatch with the trigger at the middle of the minor
+     * heap also runs the slice that half a minor heap of allocation made
+     * due. */
+    caml_ocgc_request(OCGC_KIND_MAJOR_SLICE, OCGC_CAUSE_MAJOR_SLICE_DUE);
   }
   /* A dispatch with the trigger at the end of the minor heap always empties
    * it; when nothing asked for a minor collection, it runs on behalf of the
@@ -248,6 +269,7 @@ static void enter(int kind, int cause, uint64_t now)
   if (S.depth++ == 0) S.outer_start = now;
   if (S.kind_depth[kind]++ == 0) S.kind_start[kind] = now;
   S.t.by_cause[kind][cause]++;
+  mark_dirty((unsigned)kind * OCGC_CAUSE_SLOTS + (unsigned)cause);
 }
 
 static void leave(int kind, uint64_t now)
@@ -300,10 +322,12 @@ void caml_ocgc_minor_end(uintptr_t promoted_words)
 }
 
 /* caml_empty_minor_heap found nothing to collect: the one-shot cause meant
- * for it is void (the pending request, if any, is served as well). */
+ * for it is void, and so is any pending request (the heap is empty), which
+ * would otherwise be charged to some later, unrelated collection. */
 void caml_ocgc_minor_none(void)
 {
   S.oneshot[OCGC_KIND_MINOR] = 0;
+  S.pending[OCGC_KIND_MINOR] = 0;
 }
 
 void caml_ocgc_slice_begin(void)
@@ -340,90 +364,27 @@ void caml_ocgc_finish_end(void)
   collection_end(OCGC_KIND_MAJOR_FINISH, OCGC_PH_MAJOR_FINISH_CYCLE, caml_ocgc_now());
 }
 
-/* ---- the 4.13 eventlog probe sites ---------------------------------------- */
+/* ---- spans ---------------------------------------------------------------- */
 
-/* 4.13 phase -> 5.2 phase, or -1: not written (5.2 has no such phase, or
- * ocgc writes the span at a more exact site). */
-static int phase_id(int phase)
+void caml_ocgc_phase(unsigned id, int begin)
 {
-  switch (phase) {
-  case EV_EXPLICIT_GC_SET: return OCGC_PH_EXPLICIT_GC_SET;
-  case EV_EXPLICIT_GC_STAT: return OCGC_PH_EXPLICIT_GC_STAT;
-  case EV_EXPLICIT_GC_MINOR: return OCGC_PH_EXPLICIT_GC_MINOR;
-  case EV_EXPLICIT_GC_MAJOR: return OCGC_PH_EXPLICIT_GC_MAJOR;
-  case EV_EXPLICIT_GC_FULL_MAJOR: return OCGC_PH_EXPLICIT_GC_FULL_MAJOR;
-  case EV_EXPLICIT_GC_COMPACT: return OCGC_PH_EXPLICIT_GC_COMPACT;
-  case EV_EXPLICIT_GC_MAJOR_SLICE: return OCGC_PH_EXPLICIT_GC_MAJOR_SLICE;
-  case EV_MAJOR_ROOTS: return OCGC_PH_MAJOR_MARK_ROOTS;
-  case EV_MAJOR_MARK: return OCGC_PH_MAJOR_MARK;
-  case EV_MAJOR_SWEEP: return OCGC_PH_MAJOR_SWEEP;
-  case EV_MINOR_LOCAL_ROOTS: return OCGC_PH_MINOR_LOCAL_ROOTS;
-  case EV_MINOR_REF_TABLES: return OCGC_PH_MINOR_REMEMBERED_SET;
-  case EV_MINOR_FINALIZED: return OCGC_PH_MINOR_FINALIZED;
-  case EV_COMPACT_MAIN:
-  case EV_COMPACT_RECOMPACT: return OCGC_PH_COMPACT; /* one per compaction */
-  default: return -1;
-  }
+  if (!ready()) return;
+  caml_ocgc_emit_span(begin, id, caml_ocgc_now());
 }
 
-static int is_explicit_collection(int phase)
+void caml_ocgc_explicit(unsigned id, int begin)
 {
-  return phase == EV_EXPLICIT_GC_MINOR || phase == EV_EXPLICIT_GC_MAJOR ||
-         phase == EV_EXPLICIT_GC_FULL_MAJOR || phase == EV_EXPLICIT_GC_COMPACT ||
-         phase == EV_EXPLICIT_GC_MAJOR_SLICE;
+  if (!ready()) return;
+  if (begin) caml_ocgc_scope_begin(OCGC_CAUSE_EXPLICIT);
+  else caml_ocgc_scope_end();
+  caml_ocgc_emit_span(begin, id, caml_ocgc_now());
 }
 
-void caml_ocgc_ev_begin(int phase)
+void caml_ocgc_compaction(int begin)
 {
-  int id = phase_id(phase);
-  uint64_t now;
-  if (id < 0 || !ready()) return;
-  now = caml_ocgc_now();
-  if (id == OCGC_PH_COMPACT) {
-    collection_begin(OCGC_KIND_COMPACTION, OCGC_PH_COMPACT, now);
-    return;
-  }
-  if (is_explicit_collection(phase)) caml_ocgc_scope_begin(OCGC_CAUSE_EXPLICIT);
-  caml_ocgc_emit_span(1, (unsigned)id, now);
-}
-
-void caml_ocgc_ev_end(int phase)
-{
-  int id = phase_id(phase);
-  uint64_t now;
-  if (id < 0 || !ready()) return;
-  now = caml_ocgc_now();
-  if (id == OCGC_PH_COMPACT) {
-    collection_end(OCGC_KIND_COMPACTION, OCGC_PH_COMPACT, now);
-    return;
-  }
-  if (is_explicit_collection(phase)) caml_ocgc_scope_end();
-  caml_ocgc_emit_span(0, (unsigned)id, now);
-}
-
-void caml_ocgc_ev_counter(int counter)
-{
-  switch (counter) {
-  case EV_C_FORCE_MINOR_MAKE_VECT:
-    caml_ocgc_cause(OCGC_KIND_MINOR, OCGC_CAUSE_MAKE_VECT); break;
-  case EV_C_FORCE_MINOR_SET_MINOR_HEAP_SIZE:
-    caml_ocgc_cause(OCGC_KIND_MINOR, OCGC_CAUSE_MINOR_HEAP_RESIZE); break;
-  case EV_C_FORCE_MINOR_WEAK:
-    caml_ocgc_cause(OCGC_KIND_MINOR, OCGC_CAUSE_WEAK); break;
-  case EV_C_FORCE_MINOR_MEMPROF: /* followed by caml_gc_dispatch */
-    S.alloc_trigger = TRIGGER_MEMPROF; break;
-  case EV_C_REQUEST_MAJOR_ALLOC_SHR:
-    caml_ocgc_request(OCGC_KIND_MAJOR_SLICE, OCGC_CAUSE_ALLOC_SHR); break;
-  case EV_C_REQUEST_MAJOR_ADJUST_GC_SPEED:
-    caml_ocgc_request(OCGC_KIND_MAJOR_SLICE, OCGC_CAUSE_CUSTOM_MAJOR); break;
-  case EV_C_REQUEST_MINOR_REALLOC_REF_TABLE:
-    caml_ocgc_request(OCGC_KIND_MINOR, OCGC_CAUSE_REF_TABLE); break;
-  case EV_C_REQUEST_MINOR_REALLOC_EPHE_REF_TABLE:
-    caml_ocgc_request(OCGC_KIND_MINOR, OCGC_CAUSE_EPHE_REF_TABLE); break;
-  case EV_C_REQUEST_MINOR_REALLOC_CUSTOM_TABLE:
-    caml_ocgc_request(OCGC_KIND_MINOR, OCGC_CAUSE_CUSTOM_TABLE); break;
-  default: break; /* FORCE_MINOR_ALLOC_SMALL: see caml_ocgc_alloc_trigger */
-  }
+  if (!ready()) return;
+  if (begin) collection_begin(OCGC_KIND_COMPACTION, OCGC_PH_COMPACT, caml_ocgc_now());
+  else collection_end(OCGC_KIND_COMPACTION, OCGC_PH_COMPACT, caml_ocgc_now());
 }
 
 /* ---- major cycle and heap ------------------------------------------------- */
@@ -472,6 +433,9 @@ void caml_ocgc_direct_alloc(uintptr_t wosize)
 void caml_ocgc_started(uint64_t parent_pid)
 {
   uint64_t now = caml_ocgc_now();
+  /* A new file (a forked child's) starts from zeroed totals: publish every
+   * cell, since the counts carry over from the parent as Gc's own do. */
+  S.ndirty = DIRTY_MAX + 1;
   caml_ocgc_emit_lifecycle(OCGC_LC_RING_START, now, (uint64_t)getpid());
   if (parent_pid != 0) caml_ocgc_emit_lifecycle(OCGC_LC_FORK_CHILD, now, parent_pid);
   sync_totals(now);

@@ -20,6 +20,7 @@ static void publish_head(struct caml_ocgc_ring *r)
   __atomic_thread_fence(__ATOMIC_RELEASE);
   __atomic_store_n(&r->er->head_pos, r->head, __ATOMIC_RELAXED);
   __atomic_store_n(&r->er->head_events, r->head_events, __ATOMIC_RELAXED);
+  __atomic_store_n(&r->er->written_events, r->written, __ATOMIC_RELAXED);
   /* Release: pairs with the reader's acquire load of head. */
   __atomic_store_n(&r->rh->head, r->head, __ATOMIC_RELEASE);
   r->seq += 2;
@@ -37,8 +38,12 @@ void caml_ocgc_ring_make_room(struct caml_ocgc_ring *r, uint64_t len)
   uint64_t off = r->tail & r->mask;
   uint64_t pad = off + len > r->size ? r->size - off : 0;
   uint64_t head = r->head;
+  /* When old events must go, free 1/32 of the ring beyond what this event
+   * needs, so that the writes that follow find room without publishing a
+   * new head each time (a full ring would otherwise pay for it per event). */
+  uint64_t room = r->tail + pad + len - head > r->mask ? r->mask - (r->size >> 5) : r->mask;
 
-  while (r->tail + pad + len - head > r->mask) {
+  while (head < r->tail && r->tail + pad + len - head > room) {
     uint64_t h = __atomic_load_n(&r->data[head & r->mask], __ATOMIC_RELAXED);
     uint64_t l = OCGC_EV_LENGTH(h);
     if (l == 0 || l > r->tail - head) {

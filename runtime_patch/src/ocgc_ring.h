@@ -62,12 +62,18 @@ static inline void caml_ocgc_ring_write(uint64_t header, uint64_t ts,
   if (len > 2) __atomic_store_n(&p[2], value, __ATOMIC_RELAXED);
   r->tail += len;
   r->written++;
-  /* Relaxed: a statistic for `ocgc ls`; exact loss accounting uses the
-   * (head_pos, head_events) seqlock instead. */
-  __atomic_store_n(&r->er->written_events, r->written, __ATOMIC_RELAXED);
   /* Release: pairs with the reader's acquire load of tail, so the words
    * above are visible before the tail that covers them. */
   __atomic_store_n(&r->rh->tail, r->tail, __ATOMIC_RELEASE);
+}
+
+/* Publish the count of events written (a statistic for readers such as
+ * `ocgc ls`; exact loss accounting uses the head seqlock, not this).  Done
+ * at the end of every collection and at each overwrite, not per event. */
+static inline void caml_ocgc_ring_publish_written(void)
+{
+  struct caml_ocgc_ring *r = &caml_ocgc_ring;
+  __atomic_store_n(&r->er->written_events, r->written, __ATOMIC_RELAXED);
 }
 
 static inline void caml_ocgc_emit_span(int begin, unsigned phase, uint64_t ts)

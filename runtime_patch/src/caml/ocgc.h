@@ -27,21 +27,36 @@ extern int caml_ocgc_enabled;
 #define CAML_OCGC_KIND_MAJOR_SLICE 1
 #define CAML_OCGC_KIND_ALL (-1)
 
+#define CAML_OCGC_CAUSE_ALLOC_SHR 5
+#define CAML_OCGC_CAUSE_CUSTOM_MAJOR 6
 #define CAML_OCGC_CAUSE_CUSTOM_MINOR 7
+#define CAML_OCGC_CAUSE_REF_TABLE 8
+#define CAML_OCGC_CAUSE_EPHE_REF_TABLE 9
+#define CAML_OCGC_CAUSE_CUSTOM_TABLE 10
+#define CAML_OCGC_CAUSE_MAKE_VECT 11
+#define CAML_OCGC_CAUSE_WEAK 12
+#define CAML_OCGC_CAUSE_MINOR_HEAP_RESIZE 14
 #define CAML_OCGC_CAUSE_POLICY_CHANGE 15
 #define CAML_OCGC_CAUSE_SHUTDOWN 17
 #define CAML_OCGC_CAUSE_HEAP_OVERHEAD 18
 #define CAML_OCGC_CAUSE_C_CALL 19
 
+/* Why caml_gc_dispatch is about to run for lack of room in the minor heap
+ * (argument of caml_ocgc_alloc_trigger). */
+#define CAML_OCGC_TRIGGER_FROM_C 1
+#define CAML_OCGC_TRIGGER_FROM_CAML 2
+#define CAML_OCGC_TRIGGER_MEMPROF 3
+
 /* Startup (replaces CAML_EVENTLOG_INIT): read the environment, create the
  * ring.  Never fails the program: on error, one line on stderr. */
 void caml_ocgc_init(void);
 
-/* The 4.13 eventlog probe sites (CAML_EV_BEGIN/END/COUNTER), mapped to 5.2
- * ids or to causes; ids the 5.2 format has no use for are ignored. */
-void caml_ocgc_ev_begin(int phase);
-void caml_ocgc_ev_end(int phase);
-void caml_ocgc_ev_counter(int counter);
+/* Spans, with OCaml 5.2 phase ids (the 4.13 eventlog probes reach them
+ * through caml/ocgc_eventlog.h): a plain phase; a Gc.* call, inside which
+ * collections are "explicit"; a compaction (a collection of its own). */
+void caml_ocgc_phase(unsigned id, int begin);
+void caml_ocgc_explicit(unsigned id, int begin);
+void caml_ocgc_compaction(int begin);
 
 /* Collections.  minor_begin/end bracket the non-empty branch of
  * caml_empty_minor_heap, so MINOR spans equal Gc minor_collections. */
@@ -59,7 +74,7 @@ void caml_ocgc_finish_end(void);
  * the next collection of [kind]; scope_begin/end: every collection inside
  * is caused by [cause] unless a one-shot cause says otherwise; request: a
  * request for the next collection of [kind], first one wins. */
-void caml_ocgc_alloc_trigger(int from_caml);
+void caml_ocgc_alloc_trigger(int trigger);
 void caml_ocgc_dispatch(void);
 void caml_ocgc_cause(int kind, int cause);
 void caml_ocgc_scope_begin(int cause);

@@ -1,0 +1,131 @@
+/* ocgc_stubs.c - C stubs of the integration test programs (tests/ocaml),
+ * for the GC causes that only C code can provoke.  Linked with the system
+ * headers (ocamlfind ocamlopt compiles .c files); no new runtime primitive.
+ *
+ *   ocgc_test_minor_collection   caml_minor_collection() from C (c_call)
+ *   ocgc_test_final_block        a small custom block with a finaliser,
+ *                                which goes in the minor custom table
+ *                                (custom_table)
+ *   ocgc_test_weak_arm/_swaps    a major-slice hook that changes the size
+ *                                of a weak key while Weak.get_copy copies
+ *                                it, so that the copy loop gives up and
+ *                                forces a minor collection (weak) */
+
+#define CAML_NAME_SPACE /* no compatibility macros (young_ptr ...) */
+#define CAML_INTERNALS
+#include <caml/alloc.h>
+#include <caml/custom.h>
+#include <caml/domain_state.h>
+#include <caml/memory.h>
+#include <caml/minor_gc.h>
+#include <caml/misc.h>
+#include <caml/mlvalues.h>
+
+value ocgc_test_minor_collection(value unit);
+value ocgc_test_final_block(value unit);
+value ocgc_test_weak_arm(value w, value a, value b);
+value ocgc_test_weak_swaps(value unit);
+
+/* ---- c_call ---------------------------------------------------------------- */
+
+value ocgc_test_minor_collection(value unit)
+{
+  (void)unit;
+  caml_minor_collection();
+  return Val_unit;
+}
+
+/* ---- custom_table --------------------------------------------------------- */
+
+static long finalised;
+
+static void final_block_finalize(value v)
+{
+  (void)v;
+  finalised++;
+}
+
+static struct custom_operations final_block_ops = {
+  "ocgc.test.final_block",
+  final_block_finalize,
+  custom_compare_default,
+  custom_hash_default,
+  custom_serialize_default,
+  custom_deserialize_default,
+  custom_compare_ext_default,
+  custom_fixed_length_default
+};
+
+/* mem = 0: the block costs nothing, but its finaliser puts it in the minor
+ * heap's custom table (custom.c, alloc_custom_gen). */
+value ocgc_test_final_block(value unit)
+{
+  value v;
+  (void)unit;
+  v = caml_alloc_custom(&final_block_ops, sizeof(value), 0, 1);
+  *(value *)Data_custom_val(v) = Val_long(finalised);
+  return v;
+}
+
+/* ---- weak ----------------------------------------------------------------- */
+
+/* caml_ephemeron_get_key_copy (weak.c) allocates a copy of the key and
+ * retries while the key's size or tag changes under it; at the 9th try it
+ * forces a minor collection (EV_C_FORCE_MINOR_WEAK).  Nothing in OCaml code
+ * can change the key during that C loop, so this hook does: at the end of
+ * each of the next 8 major slices (each big copy is a major allocation that
+ * requests one) it swaps the key between two major blocks of different
+ * sizes, and leaves a young block behind so that the forced minor
+ * collection has something to collect (caml_minor_collection on an empty
+ * minor heap is no collection at all). */
+
+#define WEAK_KEY0 2 /* CAML_EPHE_FIRST_KEY */
+#define WEAK_SWAPS 8
+
+static value weak_arr = Val_unit, weak_a = Val_unit, weak_b = Val_unit;
+static int weak_roots, weak_armed, weak_swaps;
+static caml_timing_hook weak_prev_hook;
+
+static void weak_slice_end(void)
+{
+  if (weak_prev_hook != NULL) weak_prev_hook();
+  if (!weak_armed || weak_swaps >= WEAK_SWAPS) return;
+  weak_swaps++;
+  /* All three blocks are in the major heap and kept alive by global roots:
+   * a plain store is enough for a weak key. */
+  Field(weak_arr, WEAK_KEY0) = Field(weak_arr, WEAK_KEY0) == weak_a ? weak_b : weak_a;
+  /* A one-word young block, made as Alloc_small makes it but without its
+   * slow path: a GC requested meanwhile (say, by the end of the cycle)
+   * must not run from inside this hook. */
+  if (Caml_state->young_ptr - Whsize_wosize(1) >= Caml_state->young_alloc_start) {
+    Caml_state->young_ptr -= Whsize_wosize(1);
+    Hd_hp(Caml_state->young_ptr) = Make_header(1, 0, 0);
+    Field(Val_hp(Caml_state->young_ptr), 0) = Val_unit;
+  }
+  if (weak_swaps == WEAK_SWAPS) weak_armed = 0;
+}
+
+value ocgc_test_weak_arm(value w, value a, value b)
+{
+  if (!weak_roots) {
+    caml_register_generational_global_root(&weak_arr);
+    caml_register_generational_global_root(&weak_a);
+    caml_register_generational_global_root(&weak_b);
+    weak_roots = 1;
+    weak_prev_hook = caml_major_slice_end_hook;
+    caml_major_slice_end_hook = weak_slice_end;
+  }
+  caml_modify_generational_global_root(&weak_arr, w);
+  caml_modify_generational_global_root(&weak_a, a);
+  caml_modify_generational_global_root(&weak_b, b);
+  weak_swaps = 0;
+  weak_armed = 1;
+  return Val_unit;
+}
+
+value ocgc_test_weak_swaps(value unit)
+{
+  (void)unit;
+  weak_armed = 0;
+  return Val_int(weak_swaps);
+}
