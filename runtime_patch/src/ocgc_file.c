@@ -32,6 +32,7 @@
 #include "caml/ocgc.h"
 #include "caml/osdeps.h"
 #include "caml/version.h"
+#include "ocgc_clock.h"
 #include "ocgc_file.h"
 #include "ocgc_ring.h"
 
@@ -378,6 +379,7 @@ void caml_ocgc_init(void)
   int err;
 
   if (off != NULL && off[0] != '\0' && strcmp(off, "0") != 0) return;
+  caml_ocgc_clock_init();
   cfg.ring_log2 = ring_log2_from_env();
   cfg.preserve = caml_secure_getenv("OCAML_RUNTIME_EVENTS_PRESERVE") != NULL;
   if (dir != NULL && dir[0] != '\0') {

@@ -24,6 +24,7 @@
 #include "caml/major_gc.h"
 #include "caml/minor_gc.h"
 #include "caml/ocgc.h"
+#include "ocgc_clock.h"
 #include "ocgc_file.h"
 #include "ocgc_ring.h"
 
@@ -103,6 +104,13 @@ static inline int ready(void)
 {
   if (__builtin_expect(caml_ocgc_ring.data != NULL, 1)) return 1;
   return caml_ocgc_file.lazy && caml_ocgc_file_reopen();
+}
+
+/* A timestamp for an event that is not a collection boundary: inside a
+ * collection it is timed from the collection's clock reading. */
+static inline uint64_t stamp(void)
+{
+  return S.depth > 0 ? caml_ocgc_now_inner() : caml_ocgc_now();
 }
 
 /* ---- totals --------------------------------------------------------------- */
@@ -369,7 +377,7 @@ void caml_ocgc_finish_end(void)
 void caml_ocgc_phase(unsigned id, int begin)
 {
   if (!ready()) return;
-  caml_ocgc_emit_span(begin, id, caml_ocgc_now());
+  caml_ocgc_emit_span(begin, id, stamp());
 }
 
 void caml_ocgc_explicit(unsigned id, int begin)
@@ -392,14 +400,14 @@ void caml_ocgc_compaction(int begin)
 void caml_ocgc_cycle_start(void)
 {
   if (!ready()) return;
-  caml_ocgc_emit_user_int(UEV_CYCLE_START, caml_ocgc_now(),
+  caml_ocgc_emit_user_int(UEV_CYCLE_START, stamp(),
                           (uint64_t)Caml_state->stat_major_collections + 1);
 }
 
 void caml_ocgc_cycle_end(void)
 {
   if (!ready()) return;
-  caml_ocgc_emit_user_int(UEV_CYCLE_END, caml_ocgc_now(),
+  caml_ocgc_emit_user_int(UEV_CYCLE_END, stamp(),
                           (uint64_t)Caml_state->stat_major_collections);
   /* sweep_slice asks for a minor collection so the next cycle can start. */
   caml_ocgc_request(OCGC_KIND_MINOR, OCGC_CAUSE_MAJOR_CYCLE_START);
@@ -408,7 +416,7 @@ void caml_ocgc_cycle_end(void)
 void caml_ocgc_forced_major(void)
 {
   if (!ready()) return;
-  caml_ocgc_emit_user_int(UEV_FORCED_MAJOR, caml_ocgc_now(),
+  caml_ocgc_emit_user_int(UEV_FORCED_MAJOR, stamp(),
                           (uint64_t)Caml_state->stat_forced_major_collections);
 }
 
@@ -416,7 +424,7 @@ void caml_ocgc_heap_change(int grew)
 {
   uint64_t now;
   if (!ready()) return;
-  now = caml_ocgc_now();
+  now = stamp();
   caml_ocgc_emit_user_int(grew ? UEV_HEAP_GROW : UEV_HEAP_SHRINK, now,
                           (uint64_t)Caml_state->stat_heap_wsz);
   sync_totals(now);

@@ -7,9 +7,11 @@
  * before any word below the new head is overwritten. */
 
 #define CAML_INTERNALS
+#include "ocgc_clock.h"
 #include "ocgc_ring.h"
 
 struct caml_ocgc_ring caml_ocgc_ring;
+struct caml_ocgc_clock caml_ocgc_clock;
 
 static void publish_head(struct caml_ocgc_ring *r)
 {

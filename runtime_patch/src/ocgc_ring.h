@@ -4,13 +4,12 @@
  * writer keeps its own copies of head, tail and the event counts and never
  * reads them back from the shared mapping, so nothing a reader (or anyone
  * else) writes into the file can steer the writer's pointers.  The hot path
- * is caml_ocgc_ring_write(): no system call but the vDSO clock read by its
- * callers, no allocation, no lock, no loop. */
+ * is caml_ocgc_ring_write(): no system call (its callers read the vDSO clock,
+ * see ocgc_clock.h), no allocation, no lock, no loop. */
 #ifndef CAML_OCGC_RING_H
 #define CAML_OCGC_RING_H
 
 #include <stdint.h>
-#include <time.h>
 
 #include "ocgc/wire.h"
 
@@ -32,13 +31,6 @@ extern struct caml_ocgc_ring caml_ocgc_ring;
  * padding record if it would straddle the end and advancing head past whole
  * old events (flight-recorder overwrite). */
 void caml_ocgc_ring_make_room(struct caml_ocgc_ring *r, uint64_t len);
-
-static inline uint64_t caml_ocgc_now(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * UINT64_C(1000000000) + (uint64_t)ts.tv_nsec;
-}
 
 /* Write one event of 2 or 3 words (header, timestamp[, value]). */
 static inline void caml_ocgc_ring_write(uint64_t header, uint64_t ts,

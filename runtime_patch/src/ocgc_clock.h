@@ -1,0 +1,103 @@
+/* ocgc_clock.h - the producer's timestamps (private to runtime/ocgc_*.c).
+ *
+ * Timestamps are CLOCK_MONOTONIC nanoseconds, as the format says.  Every
+ * collection's begin and end, and every event outside a collection, reads
+ * that clock (an "anchor").  Sub-phase events inside a collection happen
+ * microseconds after their anchor; on CPUs with an invariant TSC they are
+ * timed as anchor + TSC cycles since it, at a rate measured against the
+ * clock over the process's life, which costs a third of a clock read.
+ * Invariant: timestamps never decrease. */
+#ifndef CAML_OCGC_CLOCK_H
+#define CAML_OCGC_CLOCK_H
+
+#include <stdint.h>
+#include <time.h>
+
+#if defined(__x86_64__)
+#include <cpuid.h>
+#include <x86intrin.h>
+#define CAML_OCGC_HAVE_TSC 1
+#endif
+
+struct caml_ocgc_clock {
+  uint64_t last;        /* newest timestamp handed out */
+  uint64_t anchor_ns;   /* last clock reading ... */
+  uint64_t anchor_tsc;  /* ... and the TSC at that moment */
+  uint64_t base_ns;     /* first reading, for the rate */
+  uint64_t base_tsc;
+  uint64_t rated_ns;    /* when the rate was last measured */
+  uint64_t scale;       /* ns per TSC cycle, 32.32 fixed point; 0: unknown */
+  int tsc_ok;           /* the CPU's TSC runs at a constant rate */
+};
+
+extern struct caml_ocgc_clock caml_ocgc_clock;
+
+/* Measure the TSC rate over at least this long before trusting it, and
+ * refresh it at most this often. */
+#define CAML_OCGC_RATE_MIN_NS UINT64_C(20000000)
+#define CAML_OCGC_RATE_EVERY_NS UINT64_C(1000000000)
+
+static inline uint64_t caml_ocgc_clock_read(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * UINT64_C(1000000000) + (uint64_t)ts.tv_nsec;
+}
+
+static inline uint64_t caml_ocgc_monotone(uint64_t t)
+{
+  struct caml_ocgc_clock *c = &caml_ocgc_clock;
+  if (t < c->last) t = c->last;
+  c->last = t;
+  return t;
+}
+
+/* Startup: decide whether the TSC may be used and take the first reading. */
+static inline void caml_ocgc_clock_init(void)
+{
+  struct caml_ocgc_clock *c = &caml_ocgc_clock;
+  c->base_ns = c->anchor_ns = c->last = caml_ocgc_clock_read();
+#ifdef CAML_OCGC_HAVE_TSC
+  {
+    unsigned a, b, cx, d;
+    /* CPUID 0x80000007, EDX bit 8: invariant TSC. */
+    c->tsc_ok = __get_cpuid(0x80000007, &a, &b, &cx, &d) && (d & (1u << 8));
+    c->base_tsc = c->anchor_tsc = c->tsc_ok ? __rdtsc() : 0;
+  }
+#endif
+}
+
+/* A clock reading: for collection boundaries and lone events. */
+static inline uint64_t caml_ocgc_now(void)
+{
+  uint64_t t = caml_ocgc_clock_read();
+#ifdef CAML_OCGC_HAVE_TSC
+  struct caml_ocgc_clock *c = &caml_ocgc_clock;
+  if (c->tsc_ok) {
+    uint64_t tsc = __rdtsc();
+    if (t - c->rated_ns > CAML_OCGC_RATE_EVERY_NS && t - c->base_ns > CAML_OCGC_RATE_MIN_NS &&
+        tsc > c->base_tsc) {
+      c->scale = (uint64_t)(((unsigned __int128)(t - c->base_ns) << 32) / (tsc - c->base_tsc));
+      c->rated_ns = t;
+    }
+    c->anchor_ns = t;
+    c->anchor_tsc = tsc;
+  }
+#endif
+  return caml_ocgc_monotone(t);
+}
+
+/* A timestamp inside a collection, close after an anchor. */
+static inline uint64_t caml_ocgc_now_inner(void)
+{
+#ifdef CAML_OCGC_HAVE_TSC
+  struct caml_ocgc_clock *c = &caml_ocgc_clock;
+  if (c->scale != 0) {
+    uint64_t d = __rdtsc() - c->anchor_tsc;
+    return caml_ocgc_monotone(c->anchor_ns + (uint64_t)(((unsigned __int128)d * c->scale) >> 32));
+  }
+#endif
+  return caml_ocgc_now();
+}
+
+#endif /* CAML_OCGC_CLOCK_H */
