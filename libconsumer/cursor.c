@@ -89,11 +89,17 @@ static uint64_t load_tail(const struct ocgc_cursor *c, unsigned d);
 static int resync(struct ocgc_cursor *c, unsigned d, uint64_t *tail)
 {
   struct ring_state *r = &c->rs[d];
-  uint64_t head, events;
-  int err = read_head(c, d, &head, &events);
-  if (err) return err;
-  /* The writer may have lapped us between our tail and head loads. */
-  if (head > *tail) *tail = load_tail(c, d);
+  uint64_t head = 0, events = 0;
+  unsigned tries;
+  int err;
+  /* A head past our tail means the writer moved on after we loaded tail:
+   * load the pair again, tail first, so that head <= tail holds and then
+   * tail - head cannot exceed the ring for an honest writer. */
+  for (tries = 0; tries < 1000; tries++) {
+    if ((err = read_head(c, d, &head, &events)) != 0) return err;
+    if (head <= *tail) break;
+    *tail = load_tail(c, d);
+  }
   if (head > *tail || *tail - head > c->src->l.ring_words) return OCGC_E_CORRUPT;
   if (head <= r->pos) return 0;
   if (c->src->l.has_ext) {
@@ -104,7 +110,8 @@ static int resync(struct ocgc_cursor *c, unsigned d, uint64_t *tail)
     /* Stock files count loss in words; estimate events from the mean event
      * length seen so far (2.5 words before anything was seen). */
     uint64_t words = head - r->pos;
-    uint64_t n = c->st.seen ? (words * c->st.seen + c->words_seen - 1) / c->words_seen
+    uint64_t n = c->st.seen ? (uint64_t)(((unsigned __int128)words * c->st.seen +
+                                          c->words_seen - 1) / c->words_seen)
                             : (words * 2 + 4) / 5;
     account_lost(c, d, words, n ? n : 1, 0);
   }
@@ -131,10 +138,8 @@ static int seek_tail(struct ocgc_cursor *c, unsigned d)
     uint64_t tail = load_tail(c, d), head, events, head2, events2, pos, n = 0;
     int err = read_head(c, d, &head, &events);
     if (err) return err;
-    if (head > tail || tail - head > c->src->l.ring_words) {
-      if (tries > 0) return OCGC_E_CORRUPT;
-      continue;
-    }
+    if (head > tail) continue; /* lapped between the loads: again */
+    if (tail - head > c->src->l.ring_words) return OCGC_E_CORRUPT;
     for (pos = head; pos < tail;) {
       uint64_t h = shm_load(&data[pos & mask]);
       uint64_t len = OCGC_EV_LENGTH(h);
@@ -161,6 +166,7 @@ int ocgc_cursor_new(struct ocgc_source *src, const struct ocgc_cursor_opts *opts
   unsigned d;
   int err = 0;
   if (src == NULL || out == NULL) return -EINVAL;
+  if ((err = ocgc_source_check_size(src)) != 0) return err;
   c = calloc(1, sizeof *c);
   if (c == NULL) return -ENOMEM;
   c->src = src;
@@ -168,6 +174,9 @@ int ocgc_cursor_new(struct ocgc_source *src, const struct ocgc_cursor_opts *opts
   c->o.sz = sizeof c->o;
   c->buf_words = c->o.batch_words ? c->o.batch_words : DEFAULT_BATCH_WORDS;
   if (c->buf_words < MIN_BATCH_WORDS) c->buf_words = MIN_BATCH_WORDS;
+  /* A batch never needs more than the ring holds. */
+  if (c->buf_words > src->l.ring_words && src->l.ring_words >= MIN_BATCH_WORDS)
+    c->buf_words = src->l.ring_words;
   c->buf = malloc(c->buf_words * 8);
   c->rs = calloc(src->l.max_domains, sizeof *c->rs);
   c->st.lost_exact = src->l.has_ext;

@@ -6,12 +6,12 @@
 
 #include "decode.h"
 
-/* Length of a runtime event of [type], or 0 if it varies/is invalid. */
-static int rt_length_ok(unsigned type, uint64_t len)
+/* Whether [len] is the length a runtime event of [type] and [id] has. */
+static int rt_length_ok(unsigned type, unsigned id, uint64_t len)
 {
   switch (type) {
   case OCGC_RT_PADDING: return len >= 1;
-  case OCGC_RT_LIFECYCLE: return len == 2 || len == 3;
+  case OCGC_RT_LIFECYCLE: return len == (id == OCGC_LC_RING_STOP ? 2u : 3u);
   case OCGC_RT_BEGIN:
   case OCGC_RT_END: return len == 2;
   case OCGC_RT_COUNTER: return len == 3;
@@ -40,7 +40,7 @@ int64_t ocgc_decode(const uint64_t *w, uint64_t avail, struct ocgc_event *ev, in
 
   if (len == 0 || len > OCGC_WIRE_MAX_EVENT_WORDS || (h & OCGC_EV_RESERVED_MASK))
     return OCGC_E_CORRUPT;
-  if (user ? !user_length_ok(type, len) : !rt_length_ok(type, len)) return OCGC_E_CORRUPT;
+  if (user ? !user_length_ok(type, len) : !rt_length_ok(type, id, len)) return OCGC_E_CORRUPT;
   if (!user && type == OCGC_RT_PADDING) {
     if (id != 0) return OCGC_E_CORRUPT;
     *padding = 1;

@@ -26,7 +26,9 @@ int ocgc_source_open_path(const char *path, const struct ocgc_open_opts *opts,
   int fd, err;
 
   if (path == NULL || out == NULL) return -EINVAL;
-  fd = open(path, O_RDONLY | O_CLOEXEC);
+  /* O_NONBLOCK: a FIFO planted under a ring's name must not hang us (it is
+   * then rejected as not a regular file). */
+  fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) return -errno;
   if (fstat(fd, &st) != 0) { err = -errno; close(fd); return err; }
   if (!S_ISREG(st.st_mode)) { close(fd); return OCGC_E_CORRUPT; }
@@ -70,15 +72,18 @@ int ocgc_source_check_size(const struct ocgc_source *s)
   return (uint64_t)st.st_size < s->size ? OCGC_E_TRUNCATED : 0;
 }
 
-static void copy_field(char *dst, size_t n, const char *src)
+/* Copy a NUL-terminated field of at most n bytes out of the mapping (each
+ * byte read once).  Returns 0 if the field had no NUL (dst is then cut). */
+static int copy_field(char *dst, size_t n, const char *src)
 {
   size_t i;
-  for (i = 0; i + 1 < n; i++) {
+  for (i = 0; i < n; i++) {
     char c = __atomic_load_n(&src[i], __ATOMIC_RELAXED);
-    if (c == '\0') break;
-    dst[i] = c;
+    if (c == '\0') { dst[i] = '\0'; return 1; }
+    if (i + 1 < n) dst[i] = c;
   }
-  dst[i] = '\0';
+  dst[n - 1] = '\0';
+  return 0;
 }
 
 int ocgc_source_info(const struct ocgc_source *s, struct ocgc_source_info *info)
@@ -157,8 +162,10 @@ int ocgc_source_totals(const struct ocgc_source *s, struct ocgc_totals *out)
 
 int ocgc_source_written(const struct ocgc_source *s, unsigned ring, uint64_t *out)
 {
+  int err;
   if (s == NULL || out == NULL || ring >= s->l.max_domains) return -EINVAL;
   if (!s->l.has_ext) return -ENODATA;
+  if ((err = ocgc_source_check_size(s)) != 0) return err;
   *out = shm_load(src_ext_ring(s, ring) + offsetof(struct ocgc_wire_ext_ring, written_events) / 8);
   return 0;
 }
@@ -176,9 +183,9 @@ const char *ocgc_source_user_name(const struct ocgc_source *s, unsigned id)
   if (m->names[id] != NULL) return m->names[id];
   /* Names are written once, when an event is registered; copy the slot so
    * later writes to the mapping cannot unterminate what the caller holds. */
+  if (ocgc_source_check_size(s) != 0) return NULL;
   p = s->map + s->l.names_offset + (uint64_t)id * OCGC_WIRE_USER_NAME_LEN;
-  copy_field(buf, sizeof buf, p);
-  if (buf[0] == '\0') return NULL;
+  if (!copy_field(buf, sizeof buf, p) || buf[0] == '\0') return NULL;
   m->names[id] = strdup(buf);
   return m->names[id];
 }
