@@ -200,9 +200,8 @@ static void copy_str(char *dst, size_t n, const char *src)
   dst[len] = '\0';
 }
 
-/* Fill the freshly truncated (zeroed) mapping: header, extension, names. */
-static void fill_file(char *map, uint64_t ring_words, uint64_t ext_size,
-                      uint64_t file_size)
+/* Fill the new (zeroed) mapping: header, extension, names. */
+static void fill_file(char *map, uint64_t ring_words, uint64_t ext_size)
 {
   struct ocgc_wire_header *h = (struct ocgc_wire_header *)map;
   struct ocgc_wire_ext *x = (struct ocgc_wire_ext *)(map + OCGC_WIRE_HEADER_SIZE);
@@ -218,7 +217,6 @@ static void fill_file(char *map, uint64_t ring_words, uint64_t ext_size,
   h->headers_offset = OCGC_WIRE_HEADER_SIZE + ext_size;
   h->data_offset = h->headers_offset + sizeof(struct ocgc_wire_ring_header);
   h->custom_events_offset = h->data_offset + h->ring_size_bytes;
-  (void)file_size;
 
   clock_gettime(CLOCK_MONOTONIC, &mono);
   clock_gettime(CLOCK_REALTIME, &real);
@@ -284,8 +282,7 @@ static int create_file(void)
   if (map == MAP_FAILED) { err = errno; goto fail_unlink; }
   close(fd);
   fd = -1;
-  memset(map, 0, OCGC_WIRE_HEADER_SIZE + ext_size); /* fallocate zeroes; be sure */
-  fill_file(map, ring_words, ext_size, file_size);
+  fill_file(map, ring_words, ext_size); /* a new file (O_EXCL) reads as zeroes */
   /* A stale file of an earlier process with our pid is replaced; a link or
    * anything else planted there is refused (rename would only replace the
    * link itself, but nobody legitimate puts one there). */
