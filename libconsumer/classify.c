@@ -5,6 +5,7 @@
  * user slots by name, cached on first sight) so that classifying costs a
  * few loads per event on the aggregation path. */
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,13 +28,25 @@ void ocgc_classify_init(struct ocgc_source *s)
   }
 }
 
-/* Cause counters are numbered alike in 5.2 and 5.3. */
-static int counter_cause(unsigned id)
+/* Cause counters are numbered alike in 5.2 and 5.3: a table, built once
+ * from wire.h's ocgc_cause_counter(), since this runs for every counter. */
+static int8_t counter_causes[32];
+static pthread_once_t counter_causes_once = PTHREAD_ONCE_INIT;
+
+static void build_counter_causes(void)
 {
   unsigned c;
-  for (c = 0; c < OCGC_CAUSE_COUNT; c++)
-    if (ocgc_cause_counter(c) == (int)id) return (int)c;
-  return -1;
+  memset(counter_causes, -1, sizeof counter_causes);
+  for (c = 0; c < OCGC_CAUSE_COUNT; c++) {
+    int id = ocgc_cause_counter(c);
+    if (id >= 0 && id < (int)sizeof counter_causes) counter_causes[id] = (int8_t)c;
+  }
+}
+
+static int counter_cause(unsigned id)
+{
+  pthread_once(&counter_causes_once, build_counter_causes);
+  return id < sizeof counter_causes ? counter_causes[id] : -1;
 }
 
 static int user_cause(struct ocgc_source *s, unsigned slot)

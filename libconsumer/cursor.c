@@ -11,7 +11,10 @@
  *   seen + lost + skipped == seq - seq_at_creation exactly;
  * - nothing decoded is read from the mapping: a writer (or anyone else)
  *   changing the file can make events invalid, never make us read out of
- *   bounds. */
+ *   bounds;
+ * - every access to the mapping runs under the SIGBUS guard (guard.h), and
+ *   no callback runs under it: loss found while fetching is reported after
+ *   the fetch. */
 
 #include <errno.h>
 #include <sched.h>
@@ -19,6 +22,7 @@
 #include <string.h>
 
 #include "decode.h"
+#include "guard.h"
 #include "shm.h"
 #include "source.h"
 
@@ -32,6 +36,8 @@ struct ring_state {
 
 struct ocgc_cursor {
   struct ocgc_source *src;
+  uint64_t lost_pending;     /* events lost during a fetch, not yet reported */
+  int lost_pending_exact;
   struct ocgc_cursor_opts o;
   uint64_t *buf;
   uint64_t buf_words;
@@ -73,13 +79,22 @@ static int read_head(const struct ocgc_cursor *c, uint64_t d, uint64_t *head, ui
   return -EAGAIN;
 }
 
-static void account_lost(struct ocgc_cursor *c, unsigned d, uint64_t words, uint64_t events,
-                         int exact)
+/* Count loss now; tell the caller in report_lost(), outside the guard. */
+static void account_lost(struct ocgc_cursor *c, uint64_t words, uint64_t events, int exact)
 {
   c->st.lost_words += words;
   c->st.lost += events;
   if (!exact) c->st.lost_exact = 0;
-  if (events && c->o.on_lost) c->o.on_lost(d, events, exact, c->o.ctx);
+  if (c->lost_pending == 0) c->lost_pending_exact = 1;
+  c->lost_pending += events;
+  if (!exact) c->lost_pending_exact = 0;
+}
+
+static void report_lost(struct ocgc_cursor *c, unsigned d)
+{
+  uint64_t n = c->lost_pending;
+  c->lost_pending = 0;
+  if (n && c->o.on_lost) c->o.on_lost(d, n, c->lost_pending_exact, c->o.ctx);
 }
 
 /* Move ring d's position up to head if the writer overwrote what we had not
@@ -104,7 +119,7 @@ static int resync(struct ocgc_cursor *c, unsigned d, uint64_t *tail)
   if (head <= r->pos) return 0;
   if (c->src->l.has_ext) {
     if (events < r->seq) return OCGC_E_CORRUPT;
-    account_lost(c, d, head - r->pos, events - r->seq, 1);
+    account_lost(c, head - r->pos, events - r->seq, 1);
     r->seq = events;
   } else {
     /* Stock files count loss in words; estimate events from the mean event
@@ -113,7 +128,7 @@ static int resync(struct ocgc_cursor *c, unsigned d, uint64_t *tail)
     uint64_t n = c->st.seen ? (uint64_t)(((unsigned __int128)words * c->st.seen +
                                           c->words_seen - 1) / c->words_seen)
                             : (words * 2 + 4) / 5;
-    account_lost(c, d, words, n ? n : 1, 0);
+    account_lost(c, words, n ? n : 1, 0);
   }
   r->pos = head;
   return 0;
@@ -159,6 +174,15 @@ static int seek_tail(struct ocgc_cursor *c, unsigned d)
   return -EAGAIN;
 }
 
+static int start_positions(struct ocgc_cursor *c);
+
+static int guarded_start(struct ocgc_cursor *c)
+{
+  int err;
+  OCGC_GUARDED(c->src->map, c->src->size, err, start_positions(c));
+  return err;
+}
+
 int ocgc_cursor_new(struct ocgc_source *src, const struct ocgc_cursor_opts *opts,
                     struct ocgc_cursor **out)
 {
@@ -181,6 +205,18 @@ int ocgc_cursor_new(struct ocgc_source *src, const struct ocgc_cursor_opts *opts
   c->rs = calloc(src->l.max_domains, sizeof *c->rs);
   c->st.lost_exact = src->l.has_ext;
   if (c->buf == NULL || c->rs == NULL) { ocgc_cursor_free(c); return -ENOMEM; }
+  if ((err = guarded_start(c)) != 0) { ocgc_cursor_free(c); return err; }
+  for (d = 0; d < src->l.max_domains; d++) c->st.skipped += c->rs[d].seq;
+  *out = c;
+  return 0;
+}
+
+/* Under the guard: where each ring's reading starts. */
+static int start_positions(struct ocgc_cursor *c)
+{
+  const struct ocgc_source *src = c->src;
+  unsigned d;
+  int err = 0;
   for (d = 0; d < src->l.max_domains && err == 0; d++) {
     uint64_t head, events, tail;
     if (c->o.start == OCGC_START_NOW) {
@@ -196,10 +232,7 @@ int ocgc_cursor_new(struct ocgc_source *src, const struct ocgc_cursor_opts *opts
       c->rs[d].seq = events;
     }
   }
-  if (err) { ocgc_cursor_free(c); return err; }
-  for (d = 0; d < src->l.max_domains; d++) c->st.skipped += c->rs[d].seq;
-  *out = c;
-  return 0;
+  return err;
 }
 
 void ocgc_cursor_free(struct ocgc_cursor *c)
@@ -224,8 +257,48 @@ static void copy_words(const struct ocgc_cursor *c, unsigned d, uint64_t pos, ui
 static void skip_corrupt(struct ocgc_cursor *c, unsigned d, uint64_t tail)
 {
   struct ring_state *r = &c->rs[d];
-  if (tail > r->pos) account_lost(c, d, tail - r->pos, 1, 0);
+  if (tail > r->pos) account_lost(c, tail - r->pos, 1, 0);
   r->pos = tail;
+  report_lost(c, d);
+}
+
+/* One batch of ring d, copied out of the mapping. */
+struct batch {
+  uint64_t tail;  /* tail as last loaded */
+  uint64_t base;  /* ring position of buf[0] */
+  uint64_t n;     /* words copied */
+  uint64_t i;     /* first word of the copy still valid */
+};
+
+/* Under the guard: bring the next batch of ring d into c->buf.  b->n is 0
+ * when there is nothing new.  Returns 0 or a negative error. */
+static int fetch(struct ocgc_cursor *c, unsigned d, struct batch *b)
+{
+  struct ring_state *r = &c->rs[d];
+  int err;
+  b->tail = load_tail(c, d);
+  b->n = 0;
+  if ((err = resync(c, d, &b->tail)) != 0) return err;
+  if (r->pos >= b->tail) return 0;
+  b->n = b->tail - r->pos;
+  if (b->n > c->buf_words) b->n = c->buf_words;
+  b->base = r->pos;
+  copy_words(c, d, b->base, b->n);
+  /* Acquire fence: pairs with the writer's release fence between
+   * publishing a new head and overwriting the words below it. */
+  shm_fence_acquire();
+  if ((err = resync(c, d, &b->tail)) != 0) return err;
+  b->i = r->pos - b->base; /* words of the copy overwritten meanwhile */
+  return 0;
+}
+
+/* fetch() under the guard, in a frame of its own so that no caller's
+ * locals live across the sigsetjmp. */
+static int guarded_fetch(struct ocgc_cursor *c, unsigned d, struct batch *b)
+{
+  int err;
+  OCGC_GUARDED(c->src->map, c->src->size, err, fetch(c, d, b));
+  return err;
 }
 
 /* Poll one ring.  Returns events delivered (>= 0) or a negative error;
@@ -237,38 +310,31 @@ static int64_t poll_ring(struct ocgc_cursor *c, unsigned d, uint64_t limit, int 
   int64_t delivered = 0;
 
   for (;;) {
-    uint64_t tail = load_tail(c, d), n, i, base;
-    int err = resync(c, d, &tail);
-    if (err == OCGC_E_CORRUPT) { skip_corrupt(c, d, tail); return err; }
+    struct batch b = {0, 0, 0, 0};
+    uint64_t i;
+    int err;
+    err = guarded_fetch(c, d, &b);
+    report_lost(c, d);
+    if (err == OCGC_E_CORRUPT) { skip_corrupt(c, d, b.tail); return err; }
     if (err) return err;
-    if (r->pos >= tail) return delivered;
-    n = tail - r->pos;
-    if (n > c->buf_words) n = c->buf_words;
-    base = r->pos;
-    copy_words(c, d, base, n);
-    /* Acquire fence: pairs with the writer's release fence between
-     * publishing a new head and overwriting the words below it. */
-    shm_fence_acquire();
-    err = resync(c, d, &tail);
-    if (err == OCGC_E_CORRUPT) { skip_corrupt(c, d, tail); return err; }
-    if (err) return err;
-    i = r->pos - base; /* words of the copy that were overwritten meanwhile */
-    while (i < n) {
+    if (b.n == 0) return delivered;
+    for (i = b.i; i < b.n;) {
       struct ocgc_event ev;
       int padding;
-      int64_t len = ocgc_decode(c->buf + i, n - i, &ev, &padding);
-      uint64_t slot = (base + i) & mask;
+      int64_t len = ocgc_decode(c->buf + i, b.n - i, &ev, &padding);
+      uint64_t slot = (b.base + i) & mask;
       if (len == 0) {
-        if (n == tail - base) len = OCGC_E_CORRUPT; /* cut short by tail itself */
-        else break;                                 /* by the batch: next round */
+        if (b.n == b.tail - b.base) len = OCGC_E_CORRUPT; /* cut short by tail itself */
+        else break;                                       /* by the batch: next round */
       }
-      if (len < 0 || slot + (uint64_t)len > mask + 1 || (padding && slot + (uint64_t)len != mask + 1)) {
-        r->pos = base + i;
-        skip_corrupt(c, d, tail);
+      if (len < 0 || slot + (uint64_t)len > mask + 1 ||
+          (padding && slot + (uint64_t)len != mask + 1)) {
+        r->pos = b.base + i;
+        skip_corrupt(c, d, b.tail);
         return OCGC_E_CORRUPT;
       }
       i += (uint64_t)len;
-      r->pos = base + i;
+      r->pos = b.base + i;
       if (padding) continue;
       r->seq++;
       c->st.seen++;

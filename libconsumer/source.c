@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "guard.h"
 #include "shm.h"
 #include "source.h"
 
@@ -40,7 +41,8 @@ int ocgc_source_open_path(const char *path, const struct ocgc_open_opts *opts,
   s->map = map;
   s->size = (uint64_t)st.st_size;
   s->fd = fd;
-  err = ocgc_layout_parse(map, s->size, &s->l);
+  if ((err = ocgc_guard_install()) != 0) { ocgc_source_close(s); return err; }
+  OCGC_GUARDED(map, s->size, err, ocgc_layout_parse(map, s->size, &s->l));
   if (err) { ocgc_source_close(s); return err; }
   s->ids = OCGC_IDS_52;
   if (opts != NULL && opts->sz >= offsetof(struct ocgc_open_opts, ids) + sizeof opts->ids &&
@@ -86,12 +88,20 @@ static int copy_field(char *dst, size_t n, const char *src)
   return 0;
 }
 
+static int read_info(const struct ocgc_source *s, struct ocgc_source_info *info);
+
 int ocgc_source_info(const struct ocgc_source *s, struct ocgc_source_info *info)
 {
-  const struct ocgc_wire_ext *x;
   int err;
   if (s == NULL || info == NULL) return -EINVAL;
   if ((err = ocgc_source_check_size(s)) != 0) return err;
+  OCGC_GUARDED(s->map, s->size, err, read_info(s, info));
+  return err;
+}
+
+static int read_info(const struct ocgc_source *s, struct ocgc_source_info *info)
+{
+  const struct ocgc_wire_ext *x;
   memset(info, 0, sizeof *info);
   info->max_domains = s->l.max_domains;
   info->ring_words = s->l.ring_words;
@@ -115,15 +125,22 @@ int ocgc_source_info(const struct ocgc_source *s, struct ocgc_source_info *info)
   return 0;
 }
 
+static int read_totals(const struct ocgc_source *s, struct ocgc_totals *out);
+
 int ocgc_source_totals(const struct ocgc_source *s, struct ocgc_totals *out)
 {
-  const uint64_t *t;
-  unsigned tries, k, c;
   int err;
   if (s == NULL || out == NULL) return -EINVAL;
   if (!s->l.has_ext) return -ENODATA;
   if ((err = ocgc_source_check_size(s)) != 0) return err;
-  t = (const uint64_t *)(s->map + s->l.totals_offset);
+  OCGC_GUARDED(s->map, s->size, err, read_totals(s, out));
+  return err;
+}
+
+static int read_totals(const struct ocgc_source *s, struct ocgc_totals *out)
+{
+  const uint64_t *t = (const uint64_t *)(s->map + s->l.totals_offset);
+  unsigned tries, k, c;
   for (tries = 0; tries < 10000; tries++) {
     /* Seqlock read.  Acquire: pairs with the producer's release store of
      * the even seq that ends an update. */
@@ -160,14 +177,20 @@ int ocgc_source_totals(const struct ocgc_source *s, struct ocgc_totals *out)
   return -EAGAIN;
 }
 
+static int read_written(const struct ocgc_source *s, unsigned ring, uint64_t *out)
+{
+  *out = shm_load(src_ext_ring(s, ring) + offsetof(struct ocgc_wire_ext_ring, written_events) / 8);
+  return 0;
+}
+
 int ocgc_source_written(const struct ocgc_source *s, unsigned ring, uint64_t *out)
 {
   int err;
   if (s == NULL || out == NULL || ring >= s->l.max_domains) return -EINVAL;
   if (!s->l.has_ext) return -ENODATA;
   if ((err = ocgc_source_check_size(s)) != 0) return err;
-  *out = shm_load(src_ext_ring(s, ring) + offsetof(struct ocgc_wire_ext_ring, written_events) / 8);
-  return 0;
+  OCGC_GUARDED(s->map, s->size, err, read_written(s, ring, out));
+  return err;
 }
 
 const char *ocgc_source_user_name(const struct ocgc_source *s, unsigned id)
@@ -175,6 +198,7 @@ const char *ocgc_source_user_name(const struct ocgc_source *s, unsigned id)
   struct ocgc_source *m = (struct ocgc_source *)s; /* the cache is not state */
   char buf[OCGC_WIRE_USER_NAME_LEN];
   const char *p;
+  int terminated;
   if (s == NULL || id >= OCGC_WIRE_USER_EVENTS) return NULL;
   if (m->names == NULL) {
     m->names = calloc(OCGC_WIRE_USER_EVENTS, sizeof *m->names);
@@ -185,7 +209,8 @@ const char *ocgc_source_user_name(const struct ocgc_source *s, unsigned id)
    * later writes to the mapping cannot unterminate what the caller holds. */
   if (ocgc_source_check_size(s) != 0) return NULL;
   p = s->map + s->l.names_offset + (uint64_t)id * OCGC_WIRE_USER_NAME_LEN;
-  if (!copy_field(buf, sizeof buf, p) || buf[0] == '\0') return NULL;
+  OCGC_GUARDED(s->map, s->size, terminated, copy_field(buf, sizeof buf, p));
+  if (terminated != 1 || buf[0] == '\0') return NULL;
   m->names[id] = strdup(buf);
   return m->names[id];
 }

@@ -2,11 +2,16 @@
 #ifndef OCGC_CMD_H
 #define OCGC_CMD_H
 
+/* Exit codes, one per kind of failure a script may want to tell apart
+ * (documented in `ocgc --help` and README.md). */
 enum {
   OCGC_EXIT_USAGE = 2,    /* bad arguments */
   OCGC_EXIT_NOTFOUND = 3, /* no such file or process */
   OCGC_EXIT_CORRUPT = 4,  /* corrupt, truncated or unsupported ring */
   OCGC_EXIT_ERROR = 5,    /* anything else */
+  OCGC_EXIT_NORING = 6,   /* the process has no ring */
+  OCGC_EXIT_STALE = 7,    /* the ring's process exited or is gone */
+  OCGC_EXIT_DENIED = 8,   /* not allowed to read the process or file */
 };
 
 struct ocgc_cmd {

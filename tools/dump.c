@@ -1,12 +1,17 @@
 /* dump.c - `ocgc dump`: decode a ring file, print every event or a summary.
  *
- * The summary is "key value" lines, one fact each, in a fixed order, so
- * tests and scripts can read it (documented in ocgc(1)).  Counts come from
- * the events; "totals.*" lines come from the producer's extension block. */
+ * The ring is a file named on the command line, or the ring of a live
+ * process (--pid, optionally --dir), found and checked by libocgc's attach
+ * API.  The summary is "key value" lines, one fact each, in a fixed order,
+ * so tests and scripts can read it (documented in ocgc(1)).  Counts come
+ * from the events; "totals.*" lines come from the producer's extension
+ * block.  A live producer keeps writing while we read, so the number of
+ * polls is bounded: the dump is of the ring as it was about when we came. */
 
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -225,15 +230,124 @@ static void print_summary(struct dump *d, const struct ocgc_cursor_stats *st)
   }
 }
 
+/* The same events through libocgc's aggregator: counters (exact from the
+ * producer's totals when the file has them), pause percentiles, durations
+ * per collection kind, and the cause table. */
+static int print_aggregate(struct ocgc_source *src, unsigned max_polls)
+{
+  static const double pcts[] = {50, 90, 99, 99.9};
+  static const char *const pct_names[] = {"p50", "p90", "p99", "p99_9"};
+  struct ocgc_agg *agg;
+  struct ocgc_snapshot *snap;
+  struct ocgc_counters c;
+  const struct ocgc_hist *h;
+  unsigned k, cause, polls = 0;
+  int64_t got;
+  int err = ocgc_agg_new(src, NULL, &agg);
+  if (err) return err;
+  do got = ocgc_agg_poll(agg); while (got > 0 && ++polls < max_polls);
+  if (got < 0 || (err = ocgc_agg_snapshot(agg, &snap)) != 0) {
+    ocgc_agg_free(agg);
+    return got < 0 ? (int)got : err;
+  }
+  ocgc_snapshot_counters(snap, &c);
+  printf("agg.exact %d\n", c.exact);
+  for (k = 0; k < OCGC_KIND_COUNT; k++) {
+    printf("agg.collections.%s %" PRIu64 "\n", kind_name(k), c.collections[k]);
+    printf("agg.event_collections.%s %" PRIu64 "\n", kind_name(k), c.event_collections[k]);
+  }
+  printf("agg.major_cycles %" PRIu64 "\n", c.major_cycles);
+  printf("agg.forced_majors %" PRIu64 "\n", c.forced_majors);
+  printf("agg.allocated_bytes %" PRIu64 "\n", c.allocated_bytes);
+  printf("agg.promoted_bytes %" PRIu64 "\n", c.promoted_bytes);
+  printf("agg.heap_bytes %" PRIu64 "\n", c.heap_bytes);
+  printf("agg.gc_time_ns %" PRIu64 "\n", c.gc_time_ns);
+  printf("agg.pauses %" PRIu64 "\n", c.pauses);
+  h = ocgc_snapshot_pauses(snap);
+  for (k = 0; k < sizeof pcts / sizeof pcts[0]; k++)
+    printf("agg.pause.%s_ns %" PRIu64 "\n", pct_names[k], ocgc_hist_percentile(h, pcts[k]));
+  printf("agg.pause.max_ns %" PRIu64 "\n", ocgc_hist_max(h));
+  for (k = 0; k < OCGC_KIND_COUNT; k++) {
+    h = ocgc_snapshot_kind(snap, k);
+    printf("agg.kind.%s.count %" PRIu64 "\n", kind_name(k), ocgc_hist_count(h));
+    printf("agg.kind.%s.max_ns %" PRIu64 "\n", kind_name(k), ocgc_hist_max(h));
+    for (cause = 0; cause < OCGC_CAUSE_COUNT; cause++) {
+      struct ocgc_cause_row row;
+      if (ocgc_snapshot_cause(snap, k, cause, &row) != 0 || row.count == 0) continue;
+      printf("agg.cause.%s.%s.count %" PRIu64 "\n", kind_name(k), ocgc_cause_name(cause), row.count);
+      printf("agg.cause.%s.%s.total_ns %" PRIu64 "\n", kind_name(k), ocgc_cause_name(cause),
+             row.total_ns);
+      printf("agg.cause.%s.%s.worst_ns %" PRIu64 "\n", kind_name(k), ocgc_cause_name(cause),
+             row.worst_ns);
+    }
+  }
+  ocgc_snapshot_free(snap);
+  ocgc_agg_free(agg);
+  return 0;
+}
+
 static void dump_usage(FILE *f)
 {
   fprintf(f,
-          "usage: ocgc dump [--events] [--ids 5.2|5.3] FILE\n\n"
+          "usage: ocgc dump [--events] [--ids 5.2|5.3] FILE\n"
+          "       ocgc dump [--events] [--ids 5.2|5.3] --pid PID [--dir DIR]\n\n"
           "Decode the ring file FILE (a <pid>.events file written by the ocgc\n"
-          "runtime or by OCaml 5) and print a summary: one 'key value' line per\n"
-          "fact.  --events prints every event first, one per line:\n"
-          "'timestamp ring kind name value'.  --ids says which OCaml numbered a\n"
-          "stock file's events (default 5.2).\n");
+          "runtime or by OCaml 5), or the ring of the running process PID, and\n"
+          "print a summary: one 'key value' line per fact.  --events prints every\n"
+          "event first, one per line: 'timestamp ring kind name value'.  --ids says\n"
+          "which OCaml numbered a stock file's events (default 5.2).\n\n"
+          "--pid PID finds the ring that process PID has mapped (in any folder),\n"
+          "and checks that the ring is that very process's and that it still runs\n"
+          "(pid, start time and boot in the ring's header); --dir DIR looks for\n"
+          "DIR/PID.events instead of searching the process's memory map.  A ring\n"
+          "whose process has exited or was killed is refused as stale: dump its\n"
+          "FILE instead.  The summary of a live process is of the moment of the\n"
+          "dump.\n");
+}
+
+/* Say why attaching to [pid] failed, and what to do about it. */
+static void attach_error(int pid, const char *dir, int err)
+{
+  switch (err) {
+  case -ESRCH:
+    fprintf(stderr, "ocgc dump: process %d: no such process\n", pid);
+    break;
+  case OCGC_E_NORING:
+    if (dir != NULL)
+      fprintf(stderr, "ocgc dump: process %d has no ring %s/%d.events: is that its "
+              "OCAML_RUNTIME_EVENTS_DIR? (without --dir, its memory map is searched)\n",
+              pid, dir, pid);
+    else
+      fprintf(stderr, "ocgc dump: process %d has no ring: was it linked with "
+              "-runtime-variant _ocgc (or run by ocamlrun_ocgc), without "
+              "OCGC_DISABLE set?\n", pid);
+    break;
+  case OCGC_E_STALE:
+    fprintf(stderr, "ocgc dump: process %d: its ring is stale: the process that wrote "
+            "it has exited or was killed, or the pid now names another process; "
+            "'ocgc dump FILE' still reads the file\n", pid);
+    break;
+  case -EACCES:
+  case -EPERM:
+    fprintf(stderr, "ocgc dump: process %d: permission denied reading its memory map "
+            "or ring: run ocgc as the process's user (or root)\n", pid);
+    break;
+  default:
+    fprintf(stderr, "ocgc dump: process %d: %s\n", pid, ocgc_strerror(err));
+    break;
+  }
+}
+
+/* A pid as the command line gives it: a positive decimal int. */
+static int parse_pid(const char *s)
+{
+  char *end;
+  long v;
+  if (s[0] < '0' || s[0] > '9') return -1;
+  errno = 0;
+  v = strtol(s, &end, 10);
+  if (errno != 0 || *end != '\0' || v <= 0 || v > INT_MAX) return -1;
+  return (int)v;
 }
 
 int cmd_dump(int argc, char **argv)
@@ -241,15 +355,22 @@ int cmd_dump(int argc, char **argv)
   static const struct option longopts[] = {
     {"events", no_argument, NULL, 'e'},
     {"ids", required_argument, NULL, 'i'},
+    {"pid", required_argument, NULL, 'p'},
+    {"dir", required_argument, NULL, 'd'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
   };
   struct ocgc_open_opts oo = OCGC_OPTS_INIT(struct ocgc_open_opts);
+  struct ocgc_attach_opts ao = OCGC_OPTS_INIT(struct ocgc_attach_opts);
   struct ocgc_cursor_opts co = OCGC_OPTS_INIT(struct ocgc_cursor_opts);
   struct ocgc_cursor_stats st;
+  struct ocgc_source_info info;
   struct ocgc_cursor *cur = NULL;
   struct dump *d;
-  int opt, err;
+  const char *what;
+  char label[32];
+  uint64_t polls, max_polls;
+  int opt, err, pid = 0;
   int64_t got;
 
   d = calloc(1, sizeof *d);
@@ -268,31 +389,72 @@ int cmd_dump(int argc, char **argv)
         return OCGC_EXIT_USAGE;
       }
       break;
+    case 'p':
+      pid = parse_pid(optarg);
+      if (pid < 0) {
+        fprintf(stderr, "ocgc dump: --pid takes a process id, not '%s'\n", optarg);
+        free(d);
+        return OCGC_EXIT_USAGE;
+      }
+      break;
+    case 'd': ao.dir = optarg; break;
     case 'h': dump_usage(stdout); free(d); return 0;
     default: dump_usage(stderr); free(d); return OCGC_EXIT_USAGE;
     }
   }
-  if (optind != argc - 1) { dump_usage(stderr); free(d); return OCGC_EXIT_USAGE; }
-  err = ocgc_source_open_path(argv[optind], &oo, &d->src);
-  if (err) {
-    fprintf(stderr, "ocgc dump: %s: %s\n", argv[optind], ocgc_strerror(err));
+  if (ao.dir != NULL && pid == 0) {
+    fprintf(stderr, "ocgc dump: --dir goes with --pid\n");
     free(d);
-    return ocgc_exit_code(err);
+    return OCGC_EXIT_USAGE;
+  }
+  if (pid != 0 ? optind != argc : optind != argc - 1) {
+    if (pid != 0) fprintf(stderr, "ocgc dump: give --pid or a FILE, not both\n");
+    else dump_usage(stderr);
+    free(d);
+    return OCGC_EXIT_USAGE;
+  }
+  if (pid != 0) {
+    ao.ids = oo.ids;
+    snprintf(label, sizeof label, "process %d", pid);
+    what = label;
+    err = ocgc_source_open_pid(pid, &ao, &d->src);
+    if (err) {
+      attach_error(pid, ao.dir, err);
+      free(d);
+      return ocgc_exit_code(err);
+    }
+  } else {
+    what = argv[optind];
+    err = ocgc_source_open_path(what, &oo, &d->src);
+    if (err) {
+      fprintf(stderr, "ocgc dump: %s: %s\n", what, ocgc_strerror(err));
+      free(d);
+      return ocgc_exit_code(err);
+    }
   }
   d->ids = oo.ids == OCGC_IDS_53 ? OCGC_IDS_53 : OCGC_IDS_52;
   co.on_event = on_event;
   co.on_lost = on_lost;
   co.ctx = d;
+  /* Enough polls to drain every ring a few times over (a poll copies at
+   * most its batch, 64 Ki words by default); a live producer that keeps
+   * writing cannot keep us here for ever. */
+  max_polls = 16;
+  if (ocgc_source_info(d->src, &info) == 0)
+    max_polls += 4 * info.max_domains * (info.ring_words / 65536 + 1);
   err = ocgc_cursor_new(d->src, &co, &cur);
   if (err == 0) {
-    do got = ocgc_cursor_poll(cur, 0); while (got > 0);
+    polls = 0;
+    do got = ocgc_cursor_poll(cur, 0); while (got > 0 && ++polls < max_polls);
     if (got < 0) err = (int)got;
   }
   if (err) {
-    fprintf(stderr, "ocgc dump: %s: %s\n", argv[optind], ocgc_strerror(err));
+    fprintf(stderr, "ocgc dump: %s: %s\n", what, ocgc_strerror(err));
   } else {
     ocgc_cursor_stats(cur, &st);
     print_summary(d, &st);
+    err = print_aggregate(d->src, max_polls);
+    if (err) fprintf(stderr, "ocgc dump: %s: %s\n", what, ocgc_strerror(err));
   }
   ocgc_cursor_free(cur);
   ocgc_source_close(d->src);

@@ -18,10 +18,11 @@ static void usage(FILE *f)
   fprintf(f, "usage: ocgc COMMAND [ARGS]\n\nCommands:\n");
   for (i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
     fprintf(f, "  %-8s %s\n", cmds[i].name, cmds[i].summary);
-  fprintf(f, "\n'ocgc COMMAND --help' tells more.  Exit codes: 0 ok, %d usage, "
-          "%d no such file or process, %d corrupt or unsupported ring, %d other "
-          "error.\n", OCGC_EXIT_USAGE, OCGC_EXIT_NOTFOUND, OCGC_EXIT_CORRUPT,
-          OCGC_EXIT_ERROR);
+  fprintf(f, "\n'ocgc COMMAND --help' tells more.\n\nExit codes: 0 ok, %d bad arguments, "
+          "%d no such file or process,\n%d corrupt or unsupported ring, %d other error, "
+          "%d the process has no ring,\n%d the ring's process exited or is gone, "
+          "%d permission denied.\n", OCGC_EXIT_USAGE, OCGC_EXIT_NOTFOUND, OCGC_EXIT_CORRUPT,
+          OCGC_EXIT_ERROR, OCGC_EXIT_NORING, OCGC_EXIT_STALE, OCGC_EXIT_DENIED);
 }
 
 int main(int argc, char **argv)
@@ -48,6 +49,9 @@ int ocgc_exit_code(int err)
   case 0: return 0;
   case -2 /* ENOENT */: case -3 /* ESRCH */: return OCGC_EXIT_NOTFOUND;
   case OCGC_E_CORRUPT: case OCGC_E_VERSION: case OCGC_E_TRUNCATED: return OCGC_EXIT_CORRUPT;
+  case OCGC_E_NORING: return OCGC_EXIT_NORING;
+  case OCGC_E_STALE: return OCGC_EXIT_STALE;
+  case -1 /* EPERM */: case -13 /* EACCES */: return OCGC_EXIT_DENIED;
   default: return OCGC_EXIT_ERROR;
   }
 }

@@ -197,6 +197,160 @@ struct ocgc_cursor_stats {
 };
 OCGC_API void ocgc_cursor_stats(const struct ocgc_cursor *cur, struct ocgc_cursor_stats *out);
 
+/* ---- attaching to a process ------------------------------------------------------ */
+
+struct ocgc_attach_opts {
+  size_t sz;            /**< sizeof(struct ocgc_attach_opts) */
+  const char *dir;      /**< look for DIR/PID.events instead of searching
+                             /proc/PID/maps (NULL: search the maps) */
+  unsigned wait_ms;     /**< wait up to this long for a ring still being
+                             created (0: default 200 ms) */
+  enum ocgc_ids ids;    /**< as in struct ocgc_open_opts */
+  int allow_stale;      /**< 1: open an exited or orphaned ring anyway */
+};
+
+/** Find the ring file process [pid] has mapped (a path ending in
+ * ".events" in /proc/PID/maps), so any folder works, including OCaml 5's
+ * default of the process's working directory.  Writes the path to
+ * path[0..n).  Returns 0, -ESRCH (no such process), -EACCES (not allowed
+ * to read its maps), OCGC_E_NORING (it maps no ring), -ENAMETOOLONG. */
+OCGC_API int ocgc_find_ring(int pid, char *path, size_t n);
+
+/** Open the ring of the live process [pid] (found as ocgc_find_ring() does,
+ * or as DIR/PID.events), after checking that the file belongs to that very
+ * process: for ocgc files the pid, the /proc start time and the boot id in
+ * the extension block must match, and the state must be running.  Errors:
+ * -ESRCH, -EACCES, OCGC_E_NORING, OCGC_E_STALE (exited, or the pid now
+ * names another process), OCGC_E_CORRUPT, OCGC_E_VERSION. */
+OCGC_API int ocgc_source_open_pid(int pid, const struct ocgc_attach_opts *opts,
+                                  struct ocgc_source **out);
+
+/** Whether the producer of an ocgc file is still the live process it names:
+ * 0 if so; OCGC_E_STALE if it exited (state) or its pid is dead or reused;
+ * -ENODATA for stock files (no identity to check). */
+OCGC_API int ocgc_source_check_alive(const struct ocgc_source *src);
+
+/* ---- histograms ----------------------------------------------------------------- */
+
+/** A log-linear histogram of durations in nanoseconds, 1 ns to 1 hour at 3
+ * significant digits (every recorded value is reported within 0.1%), in
+ * fixed memory; mergeable.  Values above an hour are recorded as an hour
+ * and counted in ocgc_hist_clamped(). */
+struct ocgc_hist;
+
+/** Allocate an empty histogram (about 267 KB, once).  Returns 0, -EINVAL
+ * or -ENOMEM. */
+OCGC_API int ocgc_hist_new(struct ocgc_hist **out);
+OCGC_API void ocgc_hist_free(struct ocgc_hist *h);
+OCGC_API void ocgc_hist_reset(struct ocgc_hist *h);
+OCGC_API void ocgc_hist_record(struct ocgc_hist *h, uint64_t ns);
+/** Record [ns] [n] times. */
+OCGC_API void ocgc_hist_record_n(struct ocgc_hist *h, uint64_t ns, uint64_t n);
+/** dst += src.  Returns 0, or -EINVAL if either is NULL. */
+OCGC_API int ocgc_hist_merge(struct ocgc_hist *dst, const struct ocgc_hist *src);
+/** dst = src.  Returns 0, or -EINVAL if either is NULL. */
+OCGC_API int ocgc_hist_copy(struct ocgc_hist *dst, const struct ocgc_hist *src);
+OCGC_API uint64_t ocgc_hist_count(const struct ocgc_hist *h);
+/** Exact smallest and largest values recorded (0 when empty), and their
+ * sum (saturating at UINT64_MAX). */
+OCGC_API uint64_t ocgc_hist_min(const struct ocgc_hist *h);
+OCGC_API uint64_t ocgc_hist_max(const struct ocgc_hist *h);
+OCGC_API uint64_t ocgc_hist_sum(const struct ocgc_hist *h);
+OCGC_API uint64_t ocgc_hist_clamped(const struct ocgc_hist *h);
+/** The value below which [pct] percent (0..100) of the values fall: the
+ * highest value equivalent to the bucket holding that rank, never above
+ * ocgc_hist_max(); 0 when empty.  percentile(0) can be up to 0.1% above
+ * the true minimum: ocgc_hist_min() is exact. */
+OCGC_API uint64_t ocgc_hist_percentile(const struct ocgc_hist *h, double pct);
+/** How many recorded values are <= [ns] (as the buckets can tell, within
+ * 0.1%): for cumulative exports such as Prometheus's le buckets. */
+OCGC_API uint64_t ocgc_hist_count_le(const struct ocgc_hist *h, uint64_t ns);
+
+/* ---- aggregation ------------------------------------------------------------------- */
+
+/** An aggregator reads a source through its own cursor and keeps: pauses
+ * (the outermost stops of the mutator: collections that follow each other
+ * within pause_gap_ns, such as a minor collection and the major slice after
+ * it, are one pause), a histogram per collection kind and per phase, a
+ * cause table, and counters (exact from the producer's totals in ocgc
+ * files; from the events in stock files). */
+struct ocgc_agg;
+
+struct ocgc_agg_opts {
+  size_t sz;                  /**< sizeof(struct ocgc_agg_opts) */
+  enum ocgc_cursor_start start; /**< where its cursor starts */
+  uint64_t pause_gap_ns;      /**< default 20000 (20 us) */
+};
+
+OCGC_API int ocgc_agg_new(struct ocgc_source *src, const struct ocgc_agg_opts *opts,
+                          struct ocgc_agg **out);
+OCGC_API void ocgc_agg_free(struct ocgc_agg *agg);
+/** Read and aggregate what was written since the last poll.  Returns the
+ * number of events read, or a negative error. */
+OCGC_API int64_t ocgc_agg_poll(struct ocgc_agg *agg);
+
+/** Counters at one moment.  Bytes and times are cumulative since the
+ * producer started (ocgc files) or since the cursor's start (stock). */
+struct ocgc_counters {
+  uint64_t time_ns;              /**< producer clock: last update seen */
+  uint64_t collections[OCGC_KIND_COUNT]; /**< by kind */
+  uint64_t major_cycles;         /**< major cycles completed */
+  uint64_t forced_majors;
+  uint64_t allocated_bytes;      /**< minor heap allocation */
+  uint64_t promoted_bytes;
+  uint64_t direct_major_bytes;
+  uint64_t heap_bytes, top_heap_bytes;
+  uint64_t gc_time_ns;           /**< time inside outermost collections */
+  uint64_t pauses;               /**< pauses seen by this aggregator */
+  uint64_t events_seen, events_lost;
+  int lost_exact;
+  int exact;                     /**< 1: from the producer's totals */
+  /** Collections this aggregator saw begin in the events, by kind: with
+   * nothing lost, their growth equals that of collections[] (a cross-check
+   * of the producer's totals against its events). */
+  uint64_t event_collections[OCGC_KIND_COUNT];
+};
+
+/** A cause table row: collections of a kind with a cause. */
+struct ocgc_cause_row {
+  uint64_t count;
+  uint64_t total_ns;             /**< time in those collections */
+  uint64_t worst_ns;             /**< longest of them */
+};
+
+/** A snapshot: a copy of everything the aggregator knows now, which the
+ * caller keeps as long as it likes (compare two for rates). */
+struct ocgc_snapshot;
+
+OCGC_API int ocgc_agg_snapshot(struct ocgc_agg *agg, struct ocgc_snapshot **out);
+OCGC_API void ocgc_snapshot_free(struct ocgc_snapshot *snap);
+OCGC_API void ocgc_snapshot_counters(const struct ocgc_snapshot *snap, struct ocgc_counters *out);
+/** Pause durations; never NULL. */
+OCGC_API const struct ocgc_hist *ocgc_snapshot_pauses(const struct ocgc_snapshot *snap);
+/** Durations of the collections of one kind; NULL for a bad kind. */
+OCGC_API const struct ocgc_hist *ocgc_snapshot_kind(const struct ocgc_snapshot *snap,
+                                                   unsigned kind);
+/** Durations of a phase (the source's id numbering); NULL if never seen. */
+OCGC_API const struct ocgc_hist *ocgc_snapshot_phase(const struct ocgc_snapshot *snap,
+                                                    unsigned phase);
+/** Row of the cause table; 0, or -EINVAL for a bad kind or cause. */
+OCGC_API int ocgc_snapshot_cause(const struct ocgc_snapshot *snap, unsigned kind,
+                                 unsigned cause, struct ocgc_cause_row *out);
+
+/** Rates between two snapshots of the same aggregator. */
+struct ocgc_rates {
+  double seconds;                          /**< producer time between them */
+  double collections_per_s[OCGC_KIND_COUNT];
+  double major_cycles_per_s;
+  double allocated_bytes_per_s, promoted_bytes_per_s;
+  double promotion_ratio;                  /**< promoted / allocated */
+  double gc_time_share;                    /**< GC time / elapsed, 0..1 */
+  uint64_t heap_bytes;                     /**< at the newer snapshot */
+};
+/** Returns 0, or -EINVAL if [newer] is not later than [older]. */
+OCGC_API int ocgc_rates(const struct ocgc_snapshot *older, const struct ocgc_snapshot *newer,
+                        struct ocgc_rates *out);
+
 /* ---- names ------------------------------------------------------------------- */
 
 /** Names of runtime ids in the given numbering ("minor", "major_slice",

@@ -1,0 +1,62 @@
+/* gcwatch.c - a minimal GC monitor built on libocgc: attach to an OCaml
+ * process by pid and print, every second, its collection rates, allocation
+ * rate, GC time share and pause percentiles.  Copy it to start your own.
+ *
+ *   cc gcwatch.c $(pkg-config --cflags --libs ocgc) -o gcwatch
+ *   ./gcwatch PID [SECONDS]
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <ocgc/consumer.h>
+
+int main(int argc, char **argv)
+{
+  struct ocgc_source *src;
+  struct ocgc_agg *agg;
+  struct ocgc_snapshot *prev, *now;
+  /* Live figures: from now on, not from the oldest events still in the ring. */
+  struct ocgc_agg_opts ao = {.sz = sizeof ao, .start = OCGC_START_NOW};
+  int pid, seconds, i, err;
+
+  if (argc < 2) {
+    fprintf(stderr, "usage: gcwatch PID [SECONDS]\n");
+    return 2;
+  }
+  pid = atoi(argv[1]);
+  seconds = argc > 2 ? atoi(argv[2]) : 10;
+  if ((err = ocgc_source_open_pid(pid, NULL, &src)) != 0) {
+    fprintf(stderr, "gcwatch: process %d: %s\n", pid, ocgc_strerror(err));
+    return 1;
+  }
+  if ((err = ocgc_agg_new(src, &ao, &agg)) != 0 || (err = ocgc_agg_poll(agg)) < 0 ||
+      (err = ocgc_agg_snapshot(agg, &prev)) != 0) {
+    fprintf(stderr, "gcwatch: %s\n", ocgc_strerror(err));
+    return 1;
+  }
+  printf("%8s %8s %10s %7s %9s %9s %9s\n", "minor/s", "slices/s", "alloc_MB/s",
+         "gc_%", "p50_us", "p99_us", "max_us");
+  for (i = 0; i < seconds; i++) {
+    struct ocgc_rates r;
+    const struct ocgc_hist *pauses;
+    sleep(1);
+    if (ocgc_agg_poll(agg) < 0 || ocgc_agg_snapshot(agg, &now) != 0) break;
+    pauses = ocgc_snapshot_pauses(now);
+    if (ocgc_rates(prev, now, &r) == 0)
+      printf("%8.1f %8.1f %10.1f %7.2f %9.1f %9.1f %9.1f\n",
+             r.collections_per_s[OCGC_KIND_MINOR], r.collections_per_s[OCGC_KIND_MAJOR_SLICE],
+             r.allocated_bytes_per_s / 1e6, r.gc_time_share * 100,
+             ocgc_hist_percentile(pauses, 50) / 1e3, ocgc_hist_percentile(pauses, 99) / 1e3,
+             ocgc_hist_max(pauses) / 1e3);
+    fflush(stdout);
+    ocgc_snapshot_free(prev);
+    prev = now;
+    if (ocgc_source_check_alive(src) != 0) break; /* the process exited */
+  }
+  ocgc_snapshot_free(prev);
+  ocgc_agg_free(agg);
+  ocgc_source_close(src);
+  return 0;
+}

@@ -1,0 +1,73 @@
+/* agg.h - the aggregator's state, shared by agg.c (events in) and
+ * snapshot.c (copies out) (private). */
+#ifndef OCGC_AGG_H
+#define OCGC_AGG_H
+
+#include <stdint.h>
+
+#include "ocgc/consumer.h"
+
+#define AGG_MAX_PHASES 64  /* phase ids of every numbering fit */
+#define AGG_MAX_DEPTH 32   /* spans open at once on one ring */
+
+struct agg_span {
+  unsigned phase;
+  int kind;                /* collection kind, or -1 for a plain phase */
+  int cause;               /* collections: the cause announced before */
+  uint64_t begin;
+};
+
+/* Per ring: open spans, and the pause being built. */
+struct agg_ring {
+  struct agg_span stack[AGG_MAX_DEPTH];
+  unsigned depth;
+  unsigned collections_open; /* collection spans on the stack */
+  int pending_cause;         /* announced, not yet claimed; -1 none */
+  int in_pause;
+  uint64_t pause_begin, pause_end;
+};
+
+/* What the aggregator counts from the events themselves (all files). */
+struct agg_event_counts {
+  uint64_t collections[OCGC_KIND_COUNT];
+  uint64_t major_cycles, forced_majors;
+  uint64_t allocated_bytes, promoted_bytes, direct_major_bytes;
+  uint64_t heap_bytes, top_heap_bytes;
+  uint64_t gc_time_ns;       /* sum of pauses */
+  uint64_t pauses;
+  uint64_t last_ts;          /* newest timestamp seen */
+  uint64_t first_ts;         /* oldest timestamp seen, 0 before any */
+};
+
+struct ocgc_agg {
+  struct ocgc_source *src;
+  struct ocgc_cursor *cur;
+  uint64_t pause_gap_ns;
+  struct agg_ring *rings;
+  unsigned nrings;
+  struct ocgc_hist *pauses;
+  struct ocgc_hist *kinds[OCGC_KIND_COUNT];
+  struct ocgc_hist *phases[AGG_MAX_PHASES]; /* made on first sight */
+  struct ocgc_cause_row causes[OCGC_KIND_COUNT][OCGC_CAUSE_SLOTS];
+  struct agg_event_counts ev;
+  uint64_t broken_spans;     /* ends without a begin (after loss) */
+  int error;                 /* first allocation failure, reported by poll */
+  /* what each user-event slot means to the counters (enum agg_user),
+   * looked up by name once per slot; AGG_USER_UNSEEN until then */
+  int8_t user_meaning[OCGC_WIRE_USER_EVENTS];
+};
+
+enum agg_user {
+  AGG_USER_UNSEEN = -2,
+  AGG_USER_NONE = -1,
+  AGG_USER_CYCLE_END = 0,
+  AGG_USER_FORCED_MAJOR,
+  AGG_USER_HEAP,
+  AGG_USER_DIRECT_ALLOC,
+};
+
+/* The pause a ring is building, if it can no longer grow when nothing more
+ * comes; for snapshots, which record it in their copy only. */
+int ocgc_agg_open_pause(const struct ocgc_agg *agg, unsigned ring, uint64_t *ns);
+
+#endif /* OCGC_AGG_H */

@@ -1,0 +1,282 @@
+/* hist.c - log-linear histograms of durations (struct ocgc_hist).
+ *
+ * Owns the bucket geometry (value <-> bucket index) and every ocgc_hist_*
+ * function.  Written for ocgc; the design idea (a linear run of unit buckets,
+ * then power-of-two ranges each cut into the same number of sub-buckets) is
+ * HdrHistogram's.
+ *
+ * Geometry, for 3 significant digits from 1 ns to 1 hour:
+ * - values 0..2047 have a bucket each (width 1);
+ * - each range [2^m, 2^(m+1)), m >= 11, is cut into 1024 buckets of width
+ *   2^(m-10).
+ *   So a bucket of width w never starts below 1024*w, and its highest
+ *   equivalent value exceeds any value v in it by at most w-1, less than
+ *   v/1024: within 0.1%.  512 sub-buckets per range would give 0.2%, so 1024
+ *   is the least power of two that keeps the promise.
+ * - index(v) = shift*1024 + (v >> shift), shift = max(0, msb(v) - 10): one
+ *   clz, no loop; consecutive ranges get consecutive indexes.
+ * - the array ends at the bucket of OCGC_HIST_MAX_NS (1 hour, 3.6e12 ns,
+ *   inside [2^41, 2^42)): index 33420, so 33421 counts rather than the 33792
+ *   a full [0, 2^42) would take.  Values above an hour are recorded as an
+ *   hour (min, max and sum included) and counted in `clamped`.
+ *
+ * Memory: one calloc of sizeof(struct ocgc_hist) = 5*8 + 33421*8 =
+ * 267,408 bytes per histogram, never resized.
+ *
+ * What a bucket reports: its highest equivalent value, capped at max, so
+ * that percentile(100) == max and count_le(max) == count.  Buckets are
+ * reported in increasing order, so percentile and count_le agree:
+ * count_le(percentile(p)) >= rank(p) > count_le(percentile(p) - 1).
+ *
+ * Invariants:
+ * - count == 0: every bucket is 0, min == UINT64_MAX, max == sum ==
+ *   clamped == 0 (the readers return 0 for min);
+ * - count > 0: every bucket outside [index(min), index(max)] is 0, so reset,
+ *   copy, merge and the readers touch only that span (a histogram of pauses
+ *   from 50 us to 5 ms spans ~7k buckets, not 33k);
+ * - count == the sum of the buckets, and sum == the sum of the values,
+ *   until one of them reaches UINT64_MAX: counts, clamped and sum saturate
+ *   there rather than wrap (2^64 ns is 584 years, so only record_n with an
+ *   absurd n gets there).
+ *
+ * Thread safety: none.  A histogram must not be used by two threads at once
+ * (one per thread, or a lock around it); readers do not write, so several
+ * threads may read one histogram that no thread is writing.
+ *
+ * NULL: ocgc_hist_free(NULL) and the mutators do nothing, the readers see
+ * NULL as an empty histogram (so ocgc_hist_count(ocgc_snapshot_phase(...))
+ * works for a phase never seen), new/merge/copy return -EINVAL. */
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ocgc/consumer.h"
+
+#define OCGC_HIST_MAX_NS UINT64_C(3600000000000) /* 1 hour */
+#define SUB_BITS 10u                             /* 1024 sub-buckets per range */
+#define TOP_MSB 41u                              /* msb of OCGC_HIST_MAX_NS */
+#define TOP_SHIFT (TOP_MSB - SUB_BITS)
+#define HIST_BUCKETS ((TOP_SHIFT << SUB_BITS) + (unsigned)(OCGC_HIST_MAX_NS >> TOP_SHIFT) + 1u)
+
+_Static_assert((OCGC_HIST_MAX_NS >> TOP_MSB) == 1, "TOP_MSB is the msb of an hour");
+_Static_assert(HIST_BUCKETS == 33421, "bucket count of the documented geometry");
+
+struct ocgc_hist {
+  uint64_t count;   /* values recorded (saturating) */
+  uint64_t min;     /* UINT64_MAX when empty */
+  uint64_t max;     /* 0 when empty */
+  uint64_t sum;     /* saturating */
+  uint64_t clamped; /* values above an hour (saturating) */
+  uint64_t counts[HIST_BUCKETS];
+};
+
+_Static_assert(sizeof(struct ocgc_hist) == 267408, "the size stated in the top comment");
+
+static inline uint64_t sat_add(uint64_t a, uint64_t b)
+{
+  uint64_t r;
+  return __builtin_add_overflow(a, b, &r) ? UINT64_MAX : r;
+}
+
+/* v <= OCGC_HIST_MAX_NS.  (v | 1) because clz(0) is undefined; 0 and 1 both
+ * have shift 0. */
+static inline unsigned bucket_index(uint64_t v)
+{
+  unsigned msb = 63u - (unsigned)__builtin_clzll(v | 1);
+  unsigned shift = msb > SUB_BITS ? msb - SUB_BITS : 0;
+  return (shift << SUB_BITS) + (unsigned)(v >> shift);
+}
+
+/* The inverse: index = shift*1024 + sub with sub in [1024, 2048) for
+ * shift >= 1, so idx >> 10 == shift + 1; below 2048, shift 0 and sub = idx. */
+static inline uint64_t bucket_top(unsigned idx)
+{
+  unsigned shift = idx >> SUB_BITS;
+  shift = shift ? shift - 1 : 0;
+  uint64_t low = (uint64_t)(idx - (shift << SUB_BITS)) << shift;
+  return low + ((UINT64_C(1) << shift) - 1);
+}
+
+static void hist_clear(struct ocgc_hist *h)
+{
+  if (h->count) {
+    unsigned lo = bucket_index(h->min), hi = bucket_index(h->max);
+    memset(&h->counts[lo], 0, (size_t)(hi - lo + 1) * sizeof h->counts[0]);
+  }
+  h->count = 0;
+  h->min = UINT64_MAX;
+  h->max = 0;
+  h->sum = 0;
+  h->clamped = 0;
+}
+
+int ocgc_hist_new(struct ocgc_hist **out)
+{
+  struct ocgc_hist *h;
+  if (!out) return -EINVAL;
+  *out = NULL;
+  h = calloc(1, sizeof *h);
+  if (!h) return -ENOMEM;
+  h->min = UINT64_MAX;
+  *out = h;
+  return 0;
+}
+
+void ocgc_hist_free(struct ocgc_hist *h)
+{
+  free(h);
+}
+
+void ocgc_hist_reset(struct ocgc_hist *h)
+{
+  if (h) hist_clear(h);
+}
+
+/* The one place a value enters; inline so that ocgc_hist_record (n == 1)
+ * loses the multiply check. */
+static inline void hist_add(struct ocgc_hist *h, uint64_t ns, uint64_t n)
+{
+  uint64_t total;
+  unsigned i;
+  if (ns > OCGC_HIST_MAX_NS) {
+    ns = OCGC_HIST_MAX_NS;
+    h->clamped = sat_add(h->clamped, n);
+  }
+  i = bucket_index(ns);
+  h->counts[i] = sat_add(h->counts[i], n);
+  h->count = sat_add(h->count, n);
+  if (__builtin_mul_overflow(ns, n, &total)) total = UINT64_MAX;
+  h->sum = sat_add(h->sum, total);
+  if (ns < h->min) h->min = ns;
+  if (ns > h->max) h->max = ns;
+}
+
+void ocgc_hist_record(struct ocgc_hist *h, uint64_t ns)
+{
+  if (h) hist_add(h, ns, 1);
+}
+
+void ocgc_hist_record_n(struct ocgc_hist *h, uint64_t ns, uint64_t n)
+{
+  /* n == 0 records nothing, so it must not move min and max either. */
+  if (h && n) hist_add(h, ns, n);
+}
+
+int ocgc_hist_merge(struct ocgc_hist *dst, const struct ocgc_hist *src)
+{
+  unsigned i, lo, hi;
+  if (!dst || !src) return -EINVAL;
+  if (!src->count) return 0;
+  /* Same geometry always, so bucket i means the same values in both. */
+  lo = bucket_index(src->min);
+  hi = bucket_index(src->max);
+  for (i = lo; i <= hi; i++) dst->counts[i] = sat_add(dst->counts[i], src->counts[i]);
+  dst->count = sat_add(dst->count, src->count);
+  dst->sum = sat_add(dst->sum, src->sum);
+  dst->clamped = sat_add(dst->clamped, src->clamped);
+  if (src->min < dst->min) dst->min = src->min;
+  if (src->max > dst->max) dst->max = src->max;
+  return 0;
+}
+
+int ocgc_hist_copy(struct ocgc_hist *dst, const struct ocgc_hist *src)
+{
+  if (!dst || !src) return -EINVAL;
+  if (dst == src) return 0;
+  /* Clearing dst's span and copying src's keeps both invariants without
+   * touching the 267 KB a whole-struct memcpy would. */
+  hist_clear(dst);
+  if (src->count) {
+    unsigned lo = bucket_index(src->min), hi = bucket_index(src->max);
+    memcpy(&dst->counts[lo], &src->counts[lo], (size_t)(hi - lo + 1) * sizeof src->counts[0]);
+  }
+  dst->count = src->count;
+  dst->min = src->min;
+  dst->max = src->max;
+  dst->sum = src->sum;
+  dst->clamped = src->clamped;
+  return 0;
+}
+
+uint64_t ocgc_hist_count(const struct ocgc_hist *h)
+{
+  return h ? h->count : 0;
+}
+
+uint64_t ocgc_hist_min(const struct ocgc_hist *h)
+{
+  return h && h->count ? h->min : 0;
+}
+
+uint64_t ocgc_hist_max(const struct ocgc_hist *h)
+{
+  return h ? h->max : 0;
+}
+
+uint64_t ocgc_hist_sum(const struct ocgc_hist *h)
+{
+  return h ? h->sum : 0;
+}
+
+uint64_t ocgc_hist_clamped(const struct ocgc_hist *h)
+{
+  return h ? h->clamped : 0;
+}
+
+/* rank = ceil(pct/100 * count), at least 1 and at most count.  pct such as
+ * 99.9 has no exact binary form, so the product can land a hair above the
+ * integer the caller meant (999.0000000000001 for 99.9% of 1000) and ceil
+ * would step one rank too far: forgive an excess of a few ulps. */
+static uint64_t rank_of(double pct, uint64_t count)
+{
+  double x, r;
+  if (!(pct > 0)) pct = 0; /* NaN too */
+  if (pct > 100) pct = 100;
+  x = pct * (double)count / 100.0;
+  r = ceil(x - x * 0x1p-46);
+  if (r < 1) return 1;
+  if (r >= (double)count) return count; /* also keeps the cast in range */
+  return (uint64_t)r;
+}
+
+uint64_t ocgc_hist_percentile(const struct ocgc_hist *h, double pct)
+{
+  uint64_t rank, seen = 0, top;
+  unsigned i, lo, hi;
+  if (!h || !h->count) return 0;
+  rank = rank_of(pct, h->count);
+  lo = bucket_index(h->min);
+  hi = bucket_index(h->max);
+  for (i = lo; i < hi; i++) {
+    seen = sat_add(seen, h->counts[i]);
+    if (seen >= rank) break;
+  }
+  /* i == hi: the rank is in max's bucket (or the counts saturated). */
+  top = bucket_top(i);
+  return top < h->max ? top : h->max;
+}
+
+/* The values whose bucket reports (top capped at max) <= ns.  Never counts
+ * a value above ns; misses a value v <= ns only when v's bucket straddles
+ * ns, that is when v is within 0.1% below ns. */
+uint64_t ocgc_hist_count_le(const struct ocgc_hist *h, uint64_t ns)
+{
+  uint64_t n = 0;
+  unsigned i, lo, last;
+  if (!h || !h->count) return 0;
+  if (ns >= h->max) return h->count;
+  if (ns < h->min) return 0;
+  /* min <= ns < max <= an hour.  Below max's bucket the tops are not
+   * capped, and index(ns) <= index(max), so the last bucket counted is
+   * ns's own if ns is its top, else the one before. */
+  last = bucket_index(ns);
+  if (bucket_top(last) != ns) {
+    if (last == 0) return 0;
+    last--;
+  }
+  lo = bucket_index(h->min);
+  for (i = lo; i <= last; i++) n = sat_add(n, h->counts[i]);
+  return n;
+}

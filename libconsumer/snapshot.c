@@ -1,0 +1,194 @@
+/* snapshot.c - copies of an aggregator's knowledge, and rates between two.
+ *
+ * A snapshot owns its histograms (deep copies), so the caller may keep it
+ * while the aggregator goes on.  Counters come from the producer's totals
+ * when the file has them (exact even after loss), else from the events.
+ * Time is the producer's CLOCK_MONOTONIC: "now" for a live producer (same
+ * machine, same clock), its exit time or newest event otherwise. */
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "agg.h"
+
+struct ocgc_snapshot {
+  struct ocgc_counters c;
+  struct ocgc_hist *pauses;
+  struct ocgc_hist *kinds[OCGC_KIND_COUNT];
+  struct ocgc_hist *phases[AGG_MAX_PHASES];
+  struct ocgc_cause_row causes[OCGC_KIND_COUNT][OCGC_CAUSE_SLOTS];
+};
+
+static uint64_t now_ns(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * UINT64_C(1000000000) + (uint64_t)ts.tv_nsec;
+}
+
+static int copy_hist(struct ocgc_hist **dst, const struct ocgc_hist *src)
+{
+  int err = ocgc_hist_new(dst);
+  return err ? err : ocgc_hist_copy(*dst, src);
+}
+
+static void counters_from_totals(struct ocgc_counters *c, const struct ocgc_totals *t)
+{
+  unsigned k;
+  c->collections[OCGC_KIND_MINOR] = t->minor_collections;
+  c->collections[OCGC_KIND_MAJOR_SLICE] = t->major_slices;
+  c->collections[OCGC_KIND_MAJOR_FINISH] = 0;
+  for (k = 0; k < OCGC_CAUSE_SLOTS; k++)
+    c->collections[OCGC_KIND_MAJOR_FINISH] += t->by_cause[OCGC_KIND_MAJOR_FINISH][k];
+  c->collections[OCGC_KIND_COMPACTION] = t->compactions;
+  c->major_cycles = t->major_collections;
+  c->forced_majors = t->forced_major_collections;
+  c->allocated_bytes = t->minor_words * 8;
+  c->promoted_bytes = t->promoted_words * 8;
+  c->direct_major_bytes = t->direct_major_words * 8;
+  c->heap_bytes = t->heap_words * 8;
+  c->top_heap_bytes = t->top_heap_words * 8;
+  c->gc_time_ns = t->gc_time_ns;
+  c->exact = 1;
+}
+
+static void counters_from_events(struct ocgc_counters *c, const struct agg_event_counts *e)
+{
+  memcpy(c->collections, e->collections, sizeof c->collections);
+  c->major_cycles = e->major_cycles;
+  c->forced_majors = e->forced_majors;
+  c->allocated_bytes = e->allocated_bytes;
+  c->promoted_bytes = e->promoted_bytes;
+  c->direct_major_bytes = e->direct_major_bytes;
+  c->heap_bytes = e->heap_bytes;
+  c->top_heap_bytes = e->top_heap_bytes;
+  c->gc_time_ns = e->gc_time_ns;
+  c->exact = 0;
+}
+
+static int fill_counters(struct ocgc_agg *a, struct ocgc_counters *c, uint64_t open_pauses,
+                         uint64_t open_ns)
+{
+  struct ocgc_source_info info;
+  struct ocgc_cursor_stats st;
+  struct ocgc_totals t;
+  int err = ocgc_source_info(a->src, &info);
+  if (err) return err;
+  if (info.has_ext && (err = ocgc_source_totals(a->src, &t)) == 0) {
+    counters_from_totals(c, &t);
+    c->time_ns = info.state == OCGC_STATE_RUNNING ? now_ns()
+                 : info.exited_ns > a->ev.last_ts ? info.exited_ns : a->ev.last_ts;
+  } else if (info.has_ext && err != -ENODATA) {
+    return err;
+  } else {
+    counters_from_events(c, &a->ev);
+    c->gc_time_ns += open_ns; /* as the pause histogram of the copy has them */
+    c->time_ns = a->ev.last_ts;
+  }
+  memcpy(c->event_collections, a->ev.collections, sizeof c->event_collections);
+  c->pauses = a->ev.pauses + open_pauses;
+  ocgc_cursor_stats(a->cur, &st);
+  c->events_seen = st.seen;
+  c->events_lost = st.lost;
+  c->lost_exact = st.lost_exact;
+  return 0;
+}
+
+int ocgc_agg_snapshot(struct ocgc_agg *a, struct ocgc_snapshot **out)
+{
+  struct ocgc_snapshot *s;
+  uint64_t open = 0, open_ns = 0, ns;
+  unsigned k, r;
+  int err;
+  if (a == NULL || out == NULL) return -EINVAL;
+  s = calloc(1, sizeof *s);
+  if (s == NULL) return -ENOMEM;
+  err = copy_hist(&s->pauses, a->pauses);
+  for (k = 0; k < OCGC_KIND_COUNT && err == 0; k++) err = copy_hist(&s->kinds[k], a->kinds[k]);
+  for (k = 0; k < AGG_MAX_PHASES && err == 0; k++)
+    if (a->phases[k] != NULL) err = copy_hist(&s->phases[k], a->phases[k]);
+  /* A pause that has ended but could still grow counts now, in the copy. */
+  for (r = 0; r < a->nrings && err == 0; r++)
+    if (ocgc_agg_open_pause(a, r, &ns)) {
+      ocgc_hist_record(s->pauses, ns);
+      open++;
+      open_ns += ns;
+    }
+  if (err == 0) err = fill_counters(a, &s->c, open, open_ns);
+  if (err) { ocgc_snapshot_free(s); return err; }
+  memcpy(s->causes, a->causes, sizeof s->causes);
+  *out = s;
+  return 0;
+}
+
+void ocgc_snapshot_free(struct ocgc_snapshot *s)
+{
+  unsigned k;
+  if (s == NULL) return;
+  ocgc_hist_free(s->pauses);
+  for (k = 0; k < OCGC_KIND_COUNT; k++) ocgc_hist_free(s->kinds[k]);
+  for (k = 0; k < AGG_MAX_PHASES; k++) ocgc_hist_free(s->phases[k]);
+  free(s);
+}
+
+void ocgc_snapshot_counters(const struct ocgc_snapshot *s, struct ocgc_counters *out)
+{
+  if (s != NULL && out != NULL) *out = s->c;
+}
+
+const struct ocgc_hist *ocgc_snapshot_pauses(const struct ocgc_snapshot *s)
+{
+  return s ? s->pauses : NULL;
+}
+
+const struct ocgc_hist *ocgc_snapshot_kind(const struct ocgc_snapshot *s, unsigned kind)
+{
+  return s && kind < OCGC_KIND_COUNT ? s->kinds[kind] : NULL;
+}
+
+const struct ocgc_hist *ocgc_snapshot_phase(const struct ocgc_snapshot *s, unsigned phase)
+{
+  return s && phase < AGG_MAX_PHASES ? s->phases[phase] : NULL;
+}
+
+int ocgc_snapshot_cause(const struct ocgc_snapshot *s, unsigned kind, unsigned cause,
+                        struct ocgc_cause_row *out)
+{
+  if (s == NULL || out == NULL || kind >= OCGC_KIND_COUNT || cause >= OCGC_CAUSE_SLOTS)
+    return -EINVAL;
+  *out = s->causes[kind][cause];
+  return 0;
+}
+
+static double per_s(uint64_t newer, uint64_t older, double seconds)
+{
+  return newer >= older ? (double)(newer - older) / seconds : 0.0;
+}
+
+int ocgc_rates(const struct ocgc_snapshot *older, const struct ocgc_snapshot *newer,
+               struct ocgc_rates *out)
+{
+  const struct ocgc_counters *o, *n;
+  double secs;
+  unsigned k;
+  if (older == NULL || newer == NULL || out == NULL) return -EINVAL;
+  o = &older->c;
+  n = &newer->c;
+  if (n->time_ns <= o->time_ns) return -EINVAL;
+  memset(out, 0, sizeof *out);
+  secs = (double)(n->time_ns - o->time_ns) / 1e9;
+  out->seconds = secs;
+  for (k = 0; k < OCGC_KIND_COUNT; k++)
+    out->collections_per_s[k] = per_s(n->collections[k], o->collections[k], secs);
+  out->major_cycles_per_s = per_s(n->major_cycles, o->major_cycles, secs);
+  out->allocated_bytes_per_s = per_s(n->allocated_bytes, o->allocated_bytes, secs);
+  out->promoted_bytes_per_s = per_s(n->promoted_bytes, o->promoted_bytes, secs);
+  if (n->allocated_bytes > o->allocated_bytes && n->promoted_bytes >= o->promoted_bytes)
+    out->promotion_ratio = (double)(n->promoted_bytes - o->promoted_bytes) /
+                           (double)(n->allocated_bytes - o->allocated_bytes);
+  out->gc_time_share = per_s(n->gc_time_ns, o->gc_time_ns, secs) / 1e9;
+  out->heap_bytes = n->heap_bytes;
+  return 0;
+}

@@ -1,0 +1,378 @@
+/* test_agg.c - the aggregator: pairing, pauses, per-kind and per-phase
+ * histograms, the cause table, counters (exact from totals, or from the
+ * events) and rates between snapshots, on rings written by ringgen. */
+
+#include <check.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ocgc/consumer.h"
+#include "ringgen.h"
+#include "testutil.h"
+
+static char *tmp;
+static unsigned file_no;
+
+struct tf {
+  char path[512];
+  struct rg_file f;
+  struct ocgc_source *src;
+  struct ocgc_agg *agg;
+};
+
+/* Slots of the user events these tests use. */
+enum { U_SLICE_DUE, U_CYCLE_END, U_HEAP_GROW, U_EXPLICIT };
+
+static void setup(void) { tmp = tu_mkdtemp(); }
+static void teardown(void) { tu_rmtree(tmp); free(tmp); tmp = NULL; }
+
+static void tf_create(struct tf *t, int has_ext, uint64_t ring_words)
+{
+  char name[64];
+  int r;
+  memset(t, 0, sizeof *t);
+  snprintf(name, sizeof name, "%ld-%u.events", (long)getpid(), ++file_no);
+  tu_path(t->path, sizeof t->path, tmp, name);
+  r = rg_create(&t->f, t->path, has_ext, 1, ring_words);
+  ck_assert_msg(r == 0, "rg_create: %s", strerror(-r));
+  rg_set_name(&t->f, U_SLICE_DUE, "ocgc.cause.major_slice_due");
+  rg_set_name(&t->f, U_CYCLE_END, "ocgc.major_cycle.end");
+  rg_set_name(&t->f, U_HEAP_GROW, "ocgc.heap.grow");
+  rg_set_name(&t->f, U_EXPLICIT, "ocgc.cause.explicit");
+}
+
+static void tf_open(struct tf *t, uint64_t gap)
+{
+  struct ocgc_agg_opts o = OCGC_OPTS_INIT(struct ocgc_agg_opts);
+  o.pause_gap_ns = gap;
+  ck_assert_int_eq(ocgc_source_open_path(t->path, NULL, &t->src), 0);
+  ck_assert_int_eq(ocgc_agg_new(t->src, &o, &t->agg), 0);
+}
+
+static void tf_close(struct tf *t)
+{
+  ocgc_agg_free(t->agg);
+  ocgc_source_close(t->src);
+  rg_close(&t->f);
+}
+
+#define SPAN(b, id) OCGC_EV_HEADER(2, 0, (b) ? OCGC_RT_BEGIN : OCGC_RT_END, id)
+#define COUNTER(id) OCGC_EV_HEADER(3, 0, OCGC_RT_COUNTER, id)
+#define UINT(slot) OCGC_EV_HEADER(3, 1, OCGC_USER_INT, slot)
+
+static void span(struct tf *t, unsigned id, uint64_t b, uint64_t e)
+{
+  rg_write1(&t->f, 0, SPAN(1, id), b, 0);
+  rg_write1(&t->f, 0, SPAN(0, id), e, 0);
+}
+
+/* A minor collection caused by a full minor heap: cause counter, MINOR
+ * begin, allocated, a local-roots sub-phase, promoted, MINOR end. */
+static void minor(struct tf *t, uint64_t b, uint64_t e, uint64_t alloc, uint64_t promo)
+{
+  rg_write1(&t->f, 0, COUNTER(OCGC_CT_FORCE_MINOR_ALLOC_SMALL), b, 1);
+  rg_write1(&t->f, 0, SPAN(1, OCGC_PH_MINOR), b, 0);
+  rg_write1(&t->f, 0, COUNTER(OCGC_CT_MINOR_ALLOCATED), b, alloc);
+  span(t, OCGC_PH_MINOR_LOCAL_ROOTS, b + 1, b + 11);
+  rg_write1(&t->f, 0, COUNTER(OCGC_CT_MINOR_PROMOTED), e, promo);
+  rg_write1(&t->f, 0, SPAN(0, OCGC_PH_MINOR), e, 0);
+}
+
+static void slice(struct tf *t, uint64_t b, uint64_t e)
+{
+  rg_write1(&t->f, 0, UINT(U_SLICE_DUE), b, 1);
+  span(t, OCGC_PH_MAJOR_SLICE, b, e);
+}
+
+static struct ocgc_snapshot *snap(struct tf *t)
+{
+  struct ocgc_snapshot *s;
+  ck_assert_int_ge(ocgc_agg_poll(t->agg), 0);
+  ck_assert_int_eq(ocgc_agg_snapshot(t->agg, &s), 0);
+  return s;
+}
+
+START_TEST(minor_then_slice_is_one_pause)
+{
+  struct tf t;
+  struct ocgc_snapshot *s;
+  const struct ocgc_hist *h;
+  struct ocgc_counters c;
+  tf_create(&t, 0, 4096);
+  minor(&t, 1000, 1100, 800, 80);
+  slice(&t, 1105, 1300);           /* 5 ns later: the same stop */
+  minor(&t, 5000000, 5000050, 800, 8); /* 5 ms later: a new stop */
+  tf_open(&t, 20000);
+  s = snap(&t);
+  h = ocgc_snapshot_pauses(s);
+  ck_assert_uint_eq(ocgc_hist_count(h), 2);
+  ck_assert_uint_eq(ocgc_hist_max(h), 300); /* 1000..1300 */
+  ck_assert_uint_eq(ocgc_hist_min(h), 50);
+  ck_assert_uint_eq(ocgc_hist_count(ocgc_snapshot_kind(s, OCGC_KIND_MINOR)), 2);
+  ck_assert_uint_eq(ocgc_hist_max(ocgc_snapshot_kind(s, OCGC_KIND_MINOR)), 100);
+  ck_assert_uint_eq(ocgc_hist_count(ocgc_snapshot_kind(s, OCGC_KIND_MAJOR_SLICE)), 1);
+  ck_assert_uint_eq(ocgc_hist_max(ocgc_snapshot_kind(s, OCGC_KIND_MAJOR_SLICE)), 195);
+  ck_assert_uint_eq(ocgc_hist_count(ocgc_snapshot_phase(s, OCGC_PH_MINOR_LOCAL_ROOTS)), 2);
+  ck_assert_uint_eq(ocgc_hist_max(ocgc_snapshot_phase(s, OCGC_PH_MINOR_LOCAL_ROOTS)), 10);
+  ck_assert_ptr_null(ocgc_snapshot_phase(s, OCGC_PH_COMPACT));
+  ocgc_snapshot_counters(s, &c);
+  ck_assert_uint_eq(c.pauses, 2);
+  ck_assert_uint_eq(c.gc_time_ns, 350);
+  ck_assert_uint_eq(c.collections[OCGC_KIND_MINOR], 2);
+  ck_assert_uint_eq(c.collections[OCGC_KIND_MAJOR_SLICE], 1);
+  ck_assert_uint_eq(c.allocated_bytes, 1600);
+  ck_assert_uint_eq(c.promoted_bytes, 88);
+  ck_assert_int_eq(c.exact, 0);
+  ocgc_snapshot_free(s);
+  tf_close(&t);
+}
+END_TEST
+
+START_TEST(gap_option_splits_pauses)
+{
+  struct tf t;
+  struct ocgc_snapshot *s;
+  tf_create(&t, 0, 4096);
+  minor(&t, 1000, 1100, 8, 0);
+  slice(&t, 1200, 1300); /* 100 ns after: apart when the gap is 50 ns */
+  tf_open(&t, 50);
+  s = snap(&t);
+  ck_assert_uint_eq(ocgc_hist_count(ocgc_snapshot_pauses(s)), 2);
+  ocgc_snapshot_free(s);
+  tf_close(&t);
+}
+END_TEST
+
+START_TEST(cause_table)
+{
+  struct tf t;
+  struct ocgc_snapshot *s;
+  struct ocgc_cause_row row;
+  tf_create(&t, 0, 4096);
+  minor(&t, 1000, 1100, 8, 0);
+  minor(&t, 2000000, 2000400, 8, 0);
+  slice(&t, 4000000, 4000900);
+  rg_write1(&t.f, 0, UINT(U_EXPLICIT), 6000000, 1);
+  span(&t, OCGC_PH_MAJOR_FINISH_CYCLE, 6000000, 6005000);
+  span(&t, OCGC_PH_COMPACT, 7000000, 7000100); /* no cause before it */
+  tf_open(&t, 20000);
+  s = snap(&t);
+  ck_assert_int_eq(ocgc_snapshot_cause(s, OCGC_KIND_MINOR, OCGC_CAUSE_MINOR_HEAP_FULL, &row), 0);
+  ck_assert_uint_eq(row.count, 2);
+  ck_assert_uint_eq(row.total_ns, 500);
+  ck_assert_uint_eq(row.worst_ns, 400);
+  ocgc_snapshot_cause(s, OCGC_KIND_MAJOR_SLICE, OCGC_CAUSE_MAJOR_SLICE_DUE, &row);
+  ck_assert_uint_eq(row.count, 1);
+  ck_assert_uint_eq(row.worst_ns, 900);
+  ocgc_snapshot_cause(s, OCGC_KIND_MAJOR_FINISH, OCGC_CAUSE_EXPLICIT, &row);
+  ck_assert_uint_eq(row.count, 1);
+  ck_assert_uint_eq(row.total_ns, 5000);
+  ocgc_snapshot_cause(s, OCGC_KIND_COMPACTION, OCGC_CAUSE_UNKNOWN, &row);
+  ck_assert_uint_eq(row.count, 1);
+  ck_assert_int_eq(ocgc_snapshot_cause(s, OCGC_KIND_COUNT, 0, &row), -EINVAL);
+  ck_assert_int_eq(ocgc_snapshot_cause(s, 0, OCGC_CAUSE_SLOTS, &row), -EINVAL);
+  ocgc_snapshot_free(s);
+  tf_close(&t);
+}
+END_TEST
+
+/* ocgc files: counters come from the producer's totals, exactly, even
+ * when the ring lost events; the events' own count is kept beside them. */
+START_TEST(exact_counters_from_totals)
+{
+  struct tf t;
+  struct ocgc_snapshot *s;
+  struct ocgc_counters c;
+  struct ocgc_wire_totals *tot;
+  tf_create(&t, 1, 4096);
+  minor(&t, 1000, 1100, 800, 80);
+  tot = t.f.totals;
+  tot->minor_collections = 1234;
+  tot->major_slices = 99;
+  tot->compactions = 3;
+  tot->major_collections = 17;
+  tot->forced_major_collections = 5;
+  tot->minor_words = 1000;
+  tot->promoted_words = 100;
+  tot->heap_words = 4096;
+  tot->top_heap_words = 8192;
+  tot->gc_time_ns = 777;
+  tot->by_cause[OCGC_KIND_MAJOR_FINISH][OCGC_CAUSE_EXPLICIT] = 4;
+  tot->by_cause[OCGC_KIND_MAJOR_FINISH][OCGC_CAUSE_SHUTDOWN] = 1;
+  tf_open(&t, 20000);
+  s = snap(&t);
+  ocgc_snapshot_counters(s, &c);
+  ck_assert_int_eq(c.exact, 1);
+  ck_assert_uint_eq(c.collections[OCGC_KIND_MINOR], 1234);
+  ck_assert_uint_eq(c.collections[OCGC_KIND_MAJOR_SLICE], 99);
+  ck_assert_uint_eq(c.collections[OCGC_KIND_MAJOR_FINISH], 5);
+  ck_assert_uint_eq(c.collections[OCGC_KIND_COMPACTION], 3);
+  ck_assert_uint_eq(c.major_cycles, 17);
+  ck_assert_uint_eq(c.forced_majors, 5);
+  ck_assert_uint_eq(c.allocated_bytes, 8000);
+  ck_assert_uint_eq(c.promoted_bytes, 800);
+  ck_assert_uint_eq(c.heap_bytes, 32768);
+  ck_assert_uint_eq(c.top_heap_bytes, 65536);
+  ck_assert_uint_eq(c.gc_time_ns, 777);
+  ck_assert_uint_eq(c.event_collections[OCGC_KIND_MINOR], 1);
+  ck_assert_uint_eq(c.events_seen, 7); /* minor() writes 7 events */
+  ocgc_snapshot_free(s);
+  tf_close(&t);
+}
+END_TEST
+
+/* Stock files: cycles and heap from the ocgc user events, if any. */
+START_TEST(counters_from_events)
+{
+  struct tf t;
+  struct ocgc_snapshot *s;
+  struct ocgc_counters c;
+  tf_create(&t, 0, 4096);
+  rg_write1(&t.f, 0, UINT(U_HEAP_GROW), 10, 1000);
+  rg_write1(&t.f, 0, UINT(U_CYCLE_END), 20, 1);
+  rg_write1(&t.f, 0, UINT(U_CYCLE_END), 30, 2);
+  rg_write1(&t.f, 0, UINT(U_HEAP_GROW), 40, 500);
+  tf_open(&t, 20000);
+  s = snap(&t);
+  ocgc_snapshot_counters(s, &c);
+  ck_assert_uint_eq(c.major_cycles, 2);
+  ck_assert_uint_eq(c.heap_bytes, 4000);
+  ck_assert_uint_eq(c.top_heap_bytes, 8000);
+  ck_assert_uint_eq(c.time_ns, 40);
+  ocgc_snapshot_free(s);
+  tf_close(&t);
+}
+END_TEST
+
+START_TEST(rates_between_snapshots)
+{
+  struct tf t;
+  struct ocgc_snapshot *s1, *s2;
+  struct ocgc_rates r;
+  tf_create(&t, 0, 4096);
+  minor(&t, 1000000000, 1000001000, 1000, 100);
+  tf_open(&t, 20000);
+  s1 = snap(&t);
+  /* two seconds later: 4 minors, 1 slice, 8000 bytes allocated, 2000 promoted */
+  minor(&t, 2000000000, 2000002000, 2000, 500);
+  minor(&t, 2100000000, 2100002000, 2000, 500);
+  minor(&t, 2200000000, 2200002000, 2000, 500);
+  minor(&t, 2900000000, 2900002000, 2000, 500);
+  slice(&t, 3000000000, 3000002000);
+  s2 = snap(&t);
+  ck_assert_int_eq(ocgc_rates(s1, s2, &r), 0);
+  ck_assert(r.seconds > 2.0 - 1e-9 && r.seconds < 2.000003);
+  ck_assert(r.collections_per_s[OCGC_KIND_MINOR] > 1.99 && r.collections_per_s[OCGC_KIND_MINOR] < 2.01);
+  ck_assert(r.collections_per_s[OCGC_KIND_MAJOR_SLICE] > 0.49 && r.collections_per_s[OCGC_KIND_MAJOR_SLICE] < 0.51);
+  ck_assert(r.allocated_bytes_per_s > 3999 && r.allocated_bytes_per_s < 4001);
+  ck_assert(r.promotion_ratio > 0.2499 && r.promotion_ratio < 0.2501);
+  /* 5 pauses of 2 us in 2 s (the first snapshot already held the first) */
+  ck_assert(r.gc_time_share > 4.9e-6 && r.gc_time_share < 5.1e-6);
+  ck_assert_int_eq(ocgc_rates(s2, s1, &r), -EINVAL);
+  ocgc_snapshot_free(s1);
+  ocgc_snapshot_free(s2);
+  tf_close(&t);
+}
+END_TEST
+
+/* A snapshot is a copy: later events do not change it; and a pause counted
+ * provisionally in one snapshot is counted once in the next. */
+START_TEST(snapshots_are_copies)
+{
+  struct tf t;
+  struct ocgc_snapshot *s1, *s2;
+  struct ocgc_counters c;
+  tf_create(&t, 0, 4096);
+  minor(&t, 1000, 1100, 8, 0);
+  tf_open(&t, 20000);
+  s1 = snap(&t);
+  ck_assert_uint_eq(ocgc_hist_count(ocgc_snapshot_pauses(s1)), 1);
+  minor(&t, 9000000, 9000100, 8, 0);
+  s2 = snap(&t);
+  ck_assert_uint_eq(ocgc_hist_count(ocgc_snapshot_pauses(s1)), 1);
+  ck_assert_uint_eq(ocgc_hist_count(ocgc_snapshot_kind(s1, OCGC_KIND_MINOR)), 1);
+  ck_assert_uint_eq(ocgc_hist_count(ocgc_snapshot_pauses(s2)), 2);
+  ocgc_snapshot_counters(s2, &c);
+  ck_assert_uint_eq(c.pauses, 2);
+  ocgc_snapshot_free(s1);
+  ocgc_snapshot_free(s2);
+  tf_close(&t);
+}
+END_TEST
+
+/* Lost events: nothing is paired across the gap, nothing crashes, and the
+ * spans after it pair again. */
+START_TEST(no_pairing_across_loss)
+{
+  struct tf t;
+  struct ocgc_snapshot *s;
+  struct ocgc_counters c;
+  uint64_t i;
+  tf_create(&t, 1, 64);
+  tf_open(&t, 20000);
+  rg_write1(&t.f, 0, SPAN(1, OCGC_PH_MINOR), 100, 0); /* its end is never read */
+  ck_assert_int_ge(ocgc_agg_poll(t.agg), 0);
+  for (i = 0; i < 200; i++) rg_write1(&t.f, 0, COUNTER(OCGC_CT_MINOR_ALLOCATED), 200 + i, 8);
+  rg_write1(&t.f, 0, SPAN(0, OCGC_PH_MINOR), 1000, 0);
+  span(&t, OCGC_PH_MAJOR_SLICE, 5000000, 5000100);
+  s = snap(&t);
+  ocgc_snapshot_counters(s, &c);
+  ck_assert_uint_gt(c.events_lost, 0);
+  ck_assert_int_eq(c.lost_exact, 1);
+  ck_assert_uint_eq(ocgc_hist_count(ocgc_snapshot_kind(s, OCGC_KIND_MINOR)), 0);
+  ck_assert_uint_eq(ocgc_hist_count(ocgc_snapshot_kind(s, OCGC_KIND_MAJOR_SLICE)), 1);
+  ck_assert_uint_eq(ocgc_hist_count(ocgc_snapshot_pauses(s)), 1);
+  ocgc_snapshot_free(s);
+  tf_close(&t);
+}
+END_TEST
+
+/* RING_STOP ends the last pause for good. */
+START_TEST(ring_stop_closes_pause)
+{
+  struct tf t;
+  struct ocgc_snapshot *s;
+  tf_create(&t, 0, 4096);
+  minor(&t, 1000, 1100, 8, 0);
+  rg_write1(&t.f, 0, OCGC_EV_HEADER(2, 0, OCGC_RT_LIFECYCLE, OCGC_LC_RING_STOP), 2000, 0);
+  tf_open(&t, 20000);
+  s = snap(&t);
+  ck_assert_uint_eq(ocgc_hist_count(ocgc_snapshot_pauses(s)), 1);
+  ocgc_snapshot_free(s);
+  s = snap(&t);
+  ck_assert_uint_eq(ocgc_hist_count(ocgc_snapshot_pauses(s)), 1);
+  ocgc_snapshot_free(s);
+  tf_close(&t);
+}
+END_TEST
+
+static Suite *agg_suite(void)
+{
+  Suite *s = suite_create("agg");
+  TCase *tc = tcase_create("core");
+  tcase_add_checked_fixture(tc, setup, teardown);
+  tcase_add_test(tc, minor_then_slice_is_one_pause);
+  tcase_add_test(tc, gap_option_splits_pauses);
+  tcase_add_test(tc, cause_table);
+  tcase_add_test(tc, exact_counters_from_totals);
+  tcase_add_test(tc, counters_from_events);
+  tcase_add_test(tc, rates_between_snapshots);
+  tcase_add_test(tc, snapshots_are_copies);
+  tcase_add_test(tc, no_pairing_across_loss);
+  tcase_add_test(tc, ring_stop_closes_pause);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void)
+{
+  SRunner *sr = srunner_create(agg_suite());
+  int failed;
+  srunner_run_all(sr, CK_NORMAL);
+  failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
