@@ -16,7 +16,10 @@ test -n "$pc" || hard_error "ocgc.pc was not installed"
 cflags=$(PKG_CONFIG_PATH=$(dirname "$pc") PKG_CONFIG_SYSROOT_DIR=$dest pkg-config --cflags ocgc)
 libs=$(PKG_CONFIG_PATH=$(dirname "$pc") PKG_CONFIG_SYSROOT_DIR=$dest pkg-config --libs ocgc)
 say "cc gcwatch.c $cflags $libs"
-${CC:-cc} -std=c11 -Wall -Wextra -Werror "$OCGC_SRCDIR/examples/gcwatch.c" $cflags $libs \
+# A library built with sanitizers (configure --enable-sanitizers) needs
+# them in the program too, as it would for any user.
+${CC:-cc} -std=c11 -Wall -Wextra -Werror ${OCGC_SAN_CFLAGS:-} \
+  "$OCGC_SRCDIR/examples/gcwatch.c" $cflags $libs \
   -o "$WORK/gcwatch" || hard_error "the example does not build against the installed headers"
 libdir=$(dirname "$(find "$dest" -name 'libocgc.so.0' | head -n 1)")
 
