@@ -244,7 +244,7 @@ if test $HAVE_STOCK = 1 && test $HAVE_CPU = 1; then
         v=x
         if echo " $(configs) " | grep -q " $c " && ! bad "$w" $c; then
           set -- $(run $c "$w" "$n" "$CPUTIME" -q 2>>"$WORK/$w.$c.err")
-          if test $# -eq 4 && test "$4" = 0; then v=$(($1 + $2)); fi
+          if test $# -ge 4 && test "$4" = 0; then v=$(($1 + $2)); fi
         fi
         line="$line $v"
       done

@@ -7,7 +7,7 @@
  * returns the rusage of that one child (and of its own waited-for
  * descendants), then prints one line on stdout:
  *
- *   <user_us> <sys_us> <wall_us> <status>
+ *   <user_us> <sys_us> <wall_us> <status> <max_rss_kib>
  *
  * user_us + sys_us is the child's CPU time in microseconds; status is the
  * exit status, or 128 + signal number.  -q sends the child's stdout to
@@ -109,6 +109,7 @@ int main(int argc, char **argv)
     code = 128 + WTERMSIG(status);
   else
     code = 255;
-  printf("%lld %lld %lld %d\n", us(ru.ru_utime), us(ru.ru_stime), t1 - t0, code);
+  printf("%lld %lld %lld %d %ld\n", us(ru.ru_utime), us(ru.ru_stime), t1 - t0, code,
+         ru.ru_maxrss);
   return code == 127 ? 127 : 0;
 }

@@ -7,7 +7,7 @@
 
 #include "ocgc/consumer.h"
 
-#define AGG_MAX_PHASES 64  /* phase ids of every numbering fit */
+#define AGG_MAX_PHASES OCGC_PHASE_MAX /* phase ids of every numbering fit */
 #define AGG_MAX_DEPTH 32   /* spans open at once on one ring */
 
 struct agg_span {

@@ -26,7 +26,7 @@
 #include "shm.h"
 #include "source.h"
 
-#define DEFAULT_BATCH_WORDS (UINT64_C(1) << 16)
+#define DEFAULT_BATCH_WORDS (UINT64_C(1) << 14) /* 128 KiB: big enough to amortise */
 #define MIN_BATCH_WORDS (2 * OCGC_WIRE_MAX_EVENT_WORDS)
 
 struct ring_state {

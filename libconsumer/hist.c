@@ -20,8 +20,12 @@
  *   a full [0, 2^42) would take.  Values above an hour are recorded as an
  *   hour (min, max and sum included) and counted in `clamped`.
  *
- * Memory: one calloc of sizeof(struct ocgc_hist) = 5*8 + 33421*8 =
- * 267,408 bytes per histogram, never resized.
+ * Memory: sizeof(struct ocgc_hist) = 5*8 + 33421*8 = 267,408 bytes per
+ * histogram, never resized, in an anonymous mapping of its own: its pages
+ * are zero and not resident until a bucket on them is counted, so a
+ * histogram of pauses (a few octaves) costs tens of KB of RAM.  (calloc
+ * would not do: once glibc has seen a block this size freed, it serves the
+ * next from its heap and must clear, that is touch, all of it.)
  *
  * What a bucket reports: its highest equivalent value, capped at max, so
  * that percentile(100) == max and count_le(max) == count.  Buckets are
@@ -50,6 +54,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <string.h>
 
 #include "ocgc/consumer.h"
@@ -117,8 +122,8 @@ int ocgc_hist_new(struct ocgc_hist **out)
   struct ocgc_hist *h;
   if (!out) return -EINVAL;
   *out = NULL;
-  h = calloc(1, sizeof *h);
-  if (!h) return -ENOMEM;
+  h = mmap(NULL, sizeof *h, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (h == MAP_FAILED) return -ENOMEM;
   h->min = UINT64_MAX;
   *out = h;
   return 0;
@@ -126,7 +131,7 @@ int ocgc_hist_new(struct ocgc_hist **out)
 
 void ocgc_hist_free(struct ocgc_hist *h)
 {
-  free(h);
+  if (h) munmap(h, sizeof *h);
 }
 
 void ocgc_hist_reset(struct ocgc_hist *h)

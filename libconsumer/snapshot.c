@@ -88,6 +88,8 @@ static int fill_counters(struct ocgc_agg *a, struct ocgc_counters *c, uint64_t o
     c->time_ns = a->ev.last_ts;
   }
   memcpy(c->event_collections, a->ev.collections, sizeof c->event_collections);
+  c->first_event_ns = a->ev.first_ts;
+  c->last_event_ns = a->ev.last_ts;
   c->pauses = a->ev.pauses + open_pauses;
   ocgc_cursor_stats(a->cur, &st);
   c->events_seen = st.seen;

@@ -58,25 +58,20 @@ demo() {
   (cd "$work" && ocamlfind ocamlopt -package unix -linkpkg -I "$b/runtime_patch/stage" \
      -runtime-variant _ocgc workload.ml -o workload 2>/dev/null)
   mkdir -m 700 "$work/rings"
-  say "running it for 8 s; its ring is $work/rings/<pid>.events"
-  OCAML_RUNTIME_EVENTS_DIR="$work/rings" "$work/workload" 8 > "$work/out" &
+  ocgc=$b/tools/ocgc
+  say "running it for 12 s (its ring: $work/rings/<pid>.events)"
+  OCAML_RUNTIME_EVENTS_DIR="$work/rings" "$work/workload" 12 > "$work/out" &
   pid=$!
-  sleep 0.3
-  printf '%6s %10s %8s %8s %8s %10s %10s %12s\n' time events lost minor slices cycles heap_MB gc_ms
-  t=0
-  while kill -0 "$pid" 2>/dev/null && [ -f "$work/rings/$pid.events" ]; do
-    "$b/tools/ocgc" dump "$work/rings/$pid.events" 2>/dev/null | awk -v t="$t" '
-      { v[$1] = $2 }
-      END { printf "%5ss %10d %8d %8d %8d %10d %10.1f %12.1f\n", t, v["ring.0.written"],
-              v["events.lost"], v["totals.minor_collections"], v["totals.major_slices"],
-              v["totals.major_collections"], v["totals.heap_words"] * 8 / 1048576,
-              v["totals.gc_time_ns"] / 1e6 }'
-    sleep 1
-    t=$((t + 1))
-  done
+  sleep 0.5
+  say "ocgc ls"
+  "$ocgc" ls --dir "$work/rings" --no-default-dirs
+  say "ocgc stat $pid 1s 6   (a row per second, like jstat -gcutil)"
+  "$ocgc" stat "$pid" 1s 6
+  say "ocgc report $pid --duration 3s"
+  "$ocgc" report "$pid" --duration 3s
   wait "$pid" || true
   say "the program said: $(cat "$work/out")"
-  say "the same figures, decoded from the ring, match Gc.quick_stat (make check proves it)"
+  say "ocgc's counts equal the program's own Gc.quick_stat (make check proves it); see 'ocgc --help'"
 }
 
 check() {

@@ -23,6 +23,19 @@ struct ocgc_cmd {
 /* Exit code for a libocgc error. */
 int ocgc_exit_code(int err);
 
+/* A process id given on the command line, or -1 if [s] is not one. */
+int ocgc_cmd_parse_pid(const char *s);
+
+/* One line on stderr: why "ocgc CMD" could not attach to [pid] (looked
+ * for in [dir], or in its memory map when dir is NULL), and what to do. */
+void ocgc_cmd_attach_error(const char *cmd, int pid, const char *dir, int err);
+
 int cmd_dump(int argc, char **argv);
+int cmd_ls(int argc, char **argv);
+int cmd_stat(int argc, char **argv);
+int cmd_top(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+int cmd_trace(int argc, char **argv);
 
 #endif /* OCGC_CMD_H */

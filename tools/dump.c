@@ -136,12 +136,6 @@ static void on_lost(unsigned ring, uint64_t lost, int exact, void *ctx)
   d->pending_cause = -1;
 }
 
-static const char *kind_name(unsigned k)
-{
-  static const char *const n[] = {"minor", "major_slice", "major_finish", "compaction"};
-  return k < OCGC_KIND_COUNT ? n[k] : "?";
-}
-
 static void print_summary(struct dump *d, const struct ocgc_cursor_stats *st)
 {
   struct ocgc_source_info info;
@@ -203,8 +197,8 @@ static void print_summary(struct dump *d, const struct ocgc_cursor_stats *st)
   for (k = 0; k < OCGC_KIND_COUNT; k++) {
     for (c = 0; c < OCGC_CAUSE_COUNT; c++)
       if (d->by_cause[k][c])
-        printf("cause.%s.%s %" PRIu64 "\n", kind_name(k), ocgc_cause_name(c), d->by_cause[k][c]);
-    printf("cause.%s.none %" PRIu64 "\n", kind_name(k), d->uncaused[k]);
+        printf("cause.%s.%s %" PRIu64 "\n", ocgc_kind_name(k), ocgc_cause_name(c), d->by_cause[k][c]);
+    printf("cause.%s.none %" PRIu64 "\n", ocgc_kind_name(k), d->uncaused[k]);
   }
   if (ocgc_source_totals(d->src, &t) == 0) {
     printf("totals.minor_collections %" PRIu64 "\n", t.minor_collections);
@@ -221,11 +215,11 @@ static void print_summary(struct dump *d, const struct ocgc_cursor_stats *st)
     printf("totals.heap_chunks %" PRIu64 "\n", t.heap_chunks);
     printf("totals.gc_time_ns %" PRIu64 "\n", t.gc_time_ns);
     for (k = 0; k < OCGC_KIND_COUNT; k++)
-      printf("totals.%s_time_ns %" PRIu64 "\n", kind_name(k), t.kind_time_ns[k]);
+      printf("totals.%s_time_ns %" PRIu64 "\n", ocgc_kind_name(k), t.kind_time_ns[k]);
     for (k = 0; k < OCGC_KIND_COUNT; k++)
       for (c = 0; c < OCGC_CAUSE_COUNT; c++)
         if (t.by_cause[k][c])
-          printf("totals.cause.%s.%s %" PRIu64 "\n", kind_name(k), ocgc_cause_name(c),
+          printf("totals.cause.%s.%s %" PRIu64 "\n", ocgc_kind_name(k), ocgc_cause_name(c),
                  t.by_cause[k][c]);
   }
 }
@@ -253,8 +247,8 @@ static int print_aggregate(struct ocgc_source *src, unsigned max_polls)
   ocgc_snapshot_counters(snap, &c);
   printf("agg.exact %d\n", c.exact);
   for (k = 0; k < OCGC_KIND_COUNT; k++) {
-    printf("agg.collections.%s %" PRIu64 "\n", kind_name(k), c.collections[k]);
-    printf("agg.event_collections.%s %" PRIu64 "\n", kind_name(k), c.event_collections[k]);
+    printf("agg.collections.%s %" PRIu64 "\n", ocgc_kind_name(k), c.collections[k]);
+    printf("agg.event_collections.%s %" PRIu64 "\n", ocgc_kind_name(k), c.event_collections[k]);
   }
   printf("agg.major_cycles %" PRIu64 "\n", c.major_cycles);
   printf("agg.forced_majors %" PRIu64 "\n", c.forced_majors);
@@ -269,15 +263,15 @@ static int print_aggregate(struct ocgc_source *src, unsigned max_polls)
   printf("agg.pause.max_ns %" PRIu64 "\n", ocgc_hist_max(h));
   for (k = 0; k < OCGC_KIND_COUNT; k++) {
     h = ocgc_snapshot_kind(snap, k);
-    printf("agg.kind.%s.count %" PRIu64 "\n", kind_name(k), ocgc_hist_count(h));
-    printf("agg.kind.%s.max_ns %" PRIu64 "\n", kind_name(k), ocgc_hist_max(h));
+    printf("agg.kind.%s.count %" PRIu64 "\n", ocgc_kind_name(k), ocgc_hist_count(h));
+    printf("agg.kind.%s.max_ns %" PRIu64 "\n", ocgc_kind_name(k), ocgc_hist_max(h));
     for (cause = 0; cause < OCGC_CAUSE_COUNT; cause++) {
       struct ocgc_cause_row row;
       if (ocgc_snapshot_cause(snap, k, cause, &row) != 0 || row.count == 0) continue;
-      printf("agg.cause.%s.%s.count %" PRIu64 "\n", kind_name(k), ocgc_cause_name(cause), row.count);
-      printf("agg.cause.%s.%s.total_ns %" PRIu64 "\n", kind_name(k), ocgc_cause_name(cause),
+      printf("agg.cause.%s.%s.count %" PRIu64 "\n", ocgc_kind_name(k), ocgc_cause_name(cause), row.count);
+      printf("agg.cause.%s.%s.total_ns %" PRIu64 "\n", ocgc_kind_name(k), ocgc_cause_name(cause),
              row.total_ns);
-      printf("agg.cause.%s.%s.worst_ns %" PRIu64 "\n", kind_name(k), ocgc_cause_name(cause),
+      printf("agg.cause.%s.%s.worst_ns %" PRIu64 "\n", ocgc_kind_name(k), ocgc_cause_name(cause),
              row.worst_ns);
     }
   }
@@ -303,51 +297,6 @@ static void dump_usage(FILE *f)
           "whose process has exited or was killed is refused as stale: dump its\n"
           "FILE instead.  The summary of a live process is of the moment of the\n"
           "dump.\n");
-}
-
-/* Say why attaching to [pid] failed, and what to do about it. */
-static void attach_error(int pid, const char *dir, int err)
-{
-  switch (err) {
-  case -ESRCH:
-    fprintf(stderr, "ocgc dump: process %d: no such process\n", pid);
-    break;
-  case OCGC_E_NORING:
-    if (dir != NULL)
-      fprintf(stderr, "ocgc dump: process %d has no ring %s/%d.events: is that its "
-              "OCAML_RUNTIME_EVENTS_DIR? (without --dir, its memory map is searched)\n",
-              pid, dir, pid);
-    else
-      fprintf(stderr, "ocgc dump: process %d has no ring: was it linked with "
-              "-runtime-variant _ocgc (or run by ocamlrun_ocgc), without "
-              "OCGC_DISABLE set?\n", pid);
-    break;
-  case OCGC_E_STALE:
-    fprintf(stderr, "ocgc dump: process %d: its ring is stale: the process that wrote "
-            "it has exited or was killed, or the pid now names another process; "
-            "'ocgc dump FILE' still reads the file\n", pid);
-    break;
-  case -EACCES:
-  case -EPERM:
-    fprintf(stderr, "ocgc dump: process %d: permission denied reading its memory map "
-            "or ring: run ocgc as the process's user (or root)\n", pid);
-    break;
-  default:
-    fprintf(stderr, "ocgc dump: process %d: %s\n", pid, ocgc_strerror(err));
-    break;
-  }
-}
-
-/* A pid as the command line gives it: a positive decimal int. */
-static int parse_pid(const char *s)
-{
-  char *end;
-  long v;
-  if (s[0] < '0' || s[0] > '9') return -1;
-  errno = 0;
-  v = strtol(s, &end, 10);
-  if (errno != 0 || *end != '\0' || v <= 0 || v > INT_MAX) return -1;
-  return (int)v;
 }
 
 int cmd_dump(int argc, char **argv)
@@ -390,7 +339,7 @@ int cmd_dump(int argc, char **argv)
       }
       break;
     case 'p':
-      pid = parse_pid(optarg);
+      pid = ocgc_cmd_parse_pid(optarg);
       if (pid < 0) {
         fprintf(stderr, "ocgc dump: --pid takes a process id, not '%s'\n", optarg);
         free(d);
@@ -419,7 +368,7 @@ int cmd_dump(int argc, char **argv)
     what = label;
     err = ocgc_source_open_pid(pid, &ao, &d->src);
     if (err) {
-      attach_error(pid, ao.dir, err);
+      ocgc_cmd_attach_error("dump", pid, ao.dir, err);
       free(d);
       return ocgc_exit_code(err);
     }

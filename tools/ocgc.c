@@ -9,6 +9,12 @@
 #include "ocgc/consumer.h"
 
 static const struct ocgc_cmd cmds[] = {
+  {"ls", "list the processes with a GC ring on this host", cmd_ls},
+  {"stat", "a row of GC figures per interval, like jstat -gcutil", cmd_stat},
+  {"top", "live full-screen view: rates, pause histograms, causes, heap", cmd_top},
+  {"report", "GC summary of a process (for a while) or a ring file", cmd_report},
+  {"run", "run a program with the ring on; report when it exits", cmd_run},
+  {"trace", "write a Chrome/Perfetto JSON trace", cmd_trace},
   {"dump", "decode a ring file: a summary of counts, or every event", cmd_dump},
 };
 

@@ -169,7 +169,7 @@ struct ocgc_cursor_opts {
   ocgc_event_fn on_event;        /**< may be NULL (then events are only counted) */
   ocgc_lost_fn on_lost;          /**< may be NULL */
   void *ctx;                     /**< passed to the callbacks */
-  size_t batch_words;            /**< copy buffer per poll, 0 = 64 Ki words */
+  size_t batch_words;            /**< copy buffer per poll, 0 = 16 Ki words */
 };
 
 /** Make a cursor over every ring of [src].  The source must outlive it. */
@@ -309,6 +309,9 @@ struct ocgc_counters {
    * nothing lost, their growth equals that of collections[] (a cross-check
    * of the producer's totals against its events). */
   uint64_t event_collections[OCGC_KIND_COUNT];
+  /** Producer timestamps of the oldest and newest events this aggregator
+   * read (0 before any): the span of time its histograms cover. */
+  uint64_t first_event_ns, last_event_ns;
 };
 
 /** A cause table row: collections of a kind with a cause. */
@@ -330,6 +333,9 @@ OCGC_API const struct ocgc_hist *ocgc_snapshot_pauses(const struct ocgc_snapshot
 /** Durations of the collections of one kind; NULL for a bad kind. */
 OCGC_API const struct ocgc_hist *ocgc_snapshot_kind(const struct ocgc_snapshot *snap,
                                                    unsigned kind);
+/** Phase ids are below this in every numbering (5.2, 5.3). */
+#define OCGC_PHASE_MAX 64u
+
 /** Durations of a phase (the source's id numbering); NULL if never seen. */
 OCGC_API const struct ocgc_hist *ocgc_snapshot_phase(const struct ocgc_snapshot *snap,
                                                     unsigned phase);

@@ -184,6 +184,18 @@ enum ocgc_kind {
   OCGC_KIND_COUNT = 4
 };
 
+/* Short stable name of a collection kind ("minor", "major_slice",
+ * "major_finish", "compaction"), or NULL. */
+static inline const char *ocgc_kind_name(unsigned kind) {
+  switch (kind) {
+  case OCGC_KIND_MINOR: return "minor";
+  case OCGC_KIND_MAJOR_SLICE: return "major_slice";
+  case OCGC_KIND_MAJOR_FINISH: return "major_finish";
+  case OCGC_KIND_COMPACTION: return "compaction";
+  default: return NULL;
+  }
+}
+
 /* Why a collection ran.  Where OCaml 5.2 has a counter for the concept, the
  * cause is written as that counter with value 1 (OCGC_CAUSE_COUNTER());
  * otherwise as the user int event "ocgc.cause.<name>" with value 1.  The

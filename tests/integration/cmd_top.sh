@@ -1,0 +1,143 @@
+#!/bin/sh
+# cmd_top.sh - `ocgc top` in a real terminal (tmux) on a live native
+# program: the panels show (header with the program, rates, a pause
+# histogram, the cause table with minor_heap_full), a resize keeps it
+# running and redraws for the new size, `q` quits with status 0 and the
+# terminal restored; SIGTERM restores the terminal too (status 143); when
+# the process exits, top ends with a message; with stdout not a terminal
+# it prints `ocgc stat` rows.  Skipped (77) without tmux.
+. "$OCGC_SRCDIR/tests/integration/lib.sh"
+. "$OCGC_SRCDIR/tests/integration/attach_lib.sh"
+command -v tmux >/dev/null 2>&1 || { echo "tmux is missing: skip"; exit 77; }
+attach_init
+
+# A private tmux server (its socket in $WORK), killed at exit.
+TMUX_SOCK="$WORK/tmux.sock"
+unset TMUX
+tm() { tmux -S "$TMUX_SOCK" "$@"; }
+trap 'tm kill-server >/dev/null 2>&1; attach_cleanup' EXIT
+
+# screen TAG: the pane of session TAG into $WORK/TAG.screen
+screen() { tm capture-pane -p -t "$1" >"$WORK/$1.screen" 2>/dev/null; }
+# wait_screen TAG TEXT [SECONDS]: until the pane shows TEXT
+wait_screen() {
+  _n=0
+  while :; do
+    screen "$1"
+    grep -F -q -- "$2" "$WORK/$1.screen" && return 0
+    _n=$((_n + 1))
+    test $_n -le $(( ${3:-20} * 10 )) || return 1
+    sleep 0.1
+  done
+}
+# wait_gone TAG [SECONDS]: until session TAG has ended
+wait_gone() {
+  _n=0
+  while tm has-session -t "$1" 2>/dev/null; do
+    _n=$((_n + 1))
+    test $_n -le $(( ${2:-10} * 10 )) || return 1
+    sleep 0.1
+  done
+  return 0
+}
+# start_top TAG PID: `ocgc top PID` in a 120x40 tmux session; when it ends
+# the shell writes its exit status to TAG.rc and the terminal modes to
+# TAG.stty (so that we can tell the terminal was restored).
+start_top() {
+  tm new-session -d -s "$1" -x 120 -y 40 \
+    "TERM=screen \"$OCGC\" top $2 2>\"$WORK/$1.err\"; echo \$? >\"$WORK/$1.rc\"; stty -a >\"$WORK/$1.stty\" 2>&1; sleep 0.2" ||
+    hard_error "tmux new-session failed"
+}
+# restored TAG: the terminal is back in canonical mode with echo
+restored() {
+  grep -q -- ' icanon' "$WORK/$1.stty" && grep -q -- ' echo ' "$WORK/$1.stty"
+}
+
+compile_native target ocgc_test.ml attach_target.ml
+start_bg live ./target 60 "$WORK/live.stop"
+pid=$BGPID
+wait_key live pid "$pid"
+
+say "== the panels"
+start_top t1 "$pid"
+check_true "header: program and pid" wait_screen t1 "target (pid $pid)"
+check_true "rates shown (after a refresh)" wait_screen t1 "minor/s "
+# the first screen has no rates yet ("minor/s -"): wait for a refresh or two
+sleep 2.5
+screen t1
+check_true "rates: minor/s with a figure" grep -Eq 'minor/s [0-9]' "$WORK/t1.screen"
+for w in "slices/s" "cycles/s" "alloc" "promoted" "promotion" "GC "; do
+  check_true "rates: $w" grep -Fq "$w" "$WORK/t1.screen"
+done
+check_true "header: OCaml version" grep -q "OCaml 4\.1[34]" "$WORK/t1.screen"
+check_true "header: heap" grep -q "heap [0-9.]* MB" "$WORK/t1.screen"
+check_true "pause histogram title" grep -q "pause histograms" "$WORK/t1.screen"
+check_true "histogram of minor" grep -q "^minor  *n=[1-9]" "$WORK/t1.screen"
+for b in "<10us" "<100us" "<1ms" "<10ms" ">=10ms"; do
+  check_true "histogram bucket $b" grep -Fq "$b" "$WORK/t1.screen"
+done
+check_true "histogram bars" grep -Eq '\|#+ +[0-9]+' "$WORK/t1.screen"
+check_true "cause table header" grep -Eq 'KIND +CAUSE +COUNT +TOTAL_MS +WORST_MS' "$WORK/t1.screen"
+check_true "cause table: minor minor_heap_full" \
+  grep -Eq '^minor +minor_heap_full +[1-9][0-9]* ' "$WORK/t1.screen"
+check_true "loss line" grep -q "events seen [0-9]* *lost" "$WORK/t1.screen"
+check_true "keys line" grep -q "q quit" "$WORK/t1.screen"
+
+say "== resize"
+tm resize-window -t t1 -x 70 -y 24 >/dev/null 2>&1 || tm resize-pane -t t1 -x 70 -y 24
+sleep 1.5
+screen t1
+check_true "still running after the resize" tm has-session -t t1
+check_true "still showing the view after the resize" grep -q "q quit" "$WORK/t1.screen"
+_w=`awk '{ if (length($0) > m) m = length($0) } END { print m + 0 }' "$WORK/t1.screen"`
+check_true "redrawn for 70 columns (widest line $_w)" test "$_w" -le 70
+check_eq "24 lines" 24 "`wc -l <"$WORK/t1.screen" | tr -d ' '`"
+tm resize-window -t t1 -x 120 -y 40 >/dev/null 2>&1 || tm resize-pane -t t1 -x 120 -y 40
+sleep 1.5
+check_true "still running after growing back" tm has-session -t t1
+check_true "the cause table is back" wait_screen t1 "minor_heap_full" 5
+
+say "== q quits"
+tm send-keys -t t1 q
+check_true "the session ended" wait_gone t1
+check_eq "exit status" 0 "`cat "$WORK/t1.rc" 2>/dev/null`"
+check_true "terminal restored (stty: icanon echo)" restored t1
+check_eq "nothing on stderr" "" "`cat "$WORK/t1.err"`"
+
+say "== SIGTERM"
+start_top t2 "$pid"
+check_true "t2 shows the view" wait_screen t2 "q quit"
+shpid=`tm list-panes -t t2 -F '#{pane_pid}'`
+toppid=`ps -o pid= --ppid "$shpid" | tr -d ' ' | head -n 1`
+check_true "found top's pid ($toppid)" is_uint "$toppid"
+kill -TERM "$toppid" 2>/dev/null
+check_true "the session ended" wait_gone t2
+check_eq "exit status after SIGTERM" 143 "`cat "$WORK/t2.rc" 2>/dev/null`"
+check_true "terminal restored after SIGTERM" restored t2
+
+say "== stdout not a terminal: stat rows"
+"$OCGC" top -d 0.5 -n 2 "$pid" >"$WORK/stat.out" 2>"$WORK/stat.err"
+check_eq "top | cat: exit status" 0 $?
+check_true "top | cat: a stat header (MINOR/s)" grep -q "MINOR/s" "$WORK/stat.out"
+check_true "top | cat: no escape sequences" sh -c "! grep -q \"`printf '\033'`\" \"$WORK/stat.out\""
+check_ge "top | cat: rows" 3 "`wc -l <"$WORK/stat.out" | tr -d ' '`"
+
+say "== the process exits"
+start_top t3 "$pid"
+check_true "t3 shows the view" wait_screen t3 "q quit"
+stop_bg live "$pid"
+check_true "a message says the process exited" wait_screen t3 "exited" 10
+check_true "the session ended" wait_gone t3 10
+check_eq "exit status" 0 "`cat "$WORK/t3.rc" 2>/dev/null`"
+check_true "terminal restored" restored t3
+
+say "== errors"
+"$OCGC" top "$pid" >/dev/null 2>"$WORK/e1.err"
+check_eq "gone pid: exit status" 3 $?
+check_eq "gone pid: one line" 1 "`wc -l <"$WORK/e1.err" | tr -d ' '`"
+"$OCGC" top notapid >/dev/null 2>&1
+check_eq "bad pid: exit status" 2 $?
+"$OCGC" top --help >"$WORK/help.out" 2>&1
+check_eq "--help: exit status" 0 $?
+check_true "--help: usage" grep -q "usage: ocgc top" "$WORK/help.out"
+finish

@@ -1,0 +1,516 @@
+/* top.c - `ocgc top`: a live full-screen view of one process's GC.
+ *
+ * What it owns: the screen.  The figures all come from libocgc's
+ * aggregator (public API only): a header (program, pid, OCaml version,
+ * uptime, heap), the rates between the last two refreshes (ocgc_rates), a
+ * pause histogram per collection kind drawn as bars over log-spaced
+ * buckets (ocgc_hist_count_le), the cause table (worst total time first),
+ * and the loss.  The aggregator reads from the oldest event the ring still
+ * holds, so the histograms and the cause table have something to show at
+ * once; the counters are the producer's exact totals.
+ *
+ * Invariants:
+ * - the terminal is restored (endwin) on every way out after it was taken:
+ *   q, the process's exit, SIGINT/SIGTERM (caught, turned into a flag the
+ *   loop checks), errors;
+ * - everything that can fail with a one-line message (arguments, attach)
+ *   is done before the screen is taken, so the message is readable;
+ * - the ring is read every POLL_MS (not only at each refresh), so that a
+ *   long refresh interval does not let a small ring wrap;
+ * - when stdout is not a terminal there is no screen to draw: `ocgc stat`
+ *   (cmd_stat) prints its rows instead, with the same PID, interval, count
+ *   and --dir. */
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <locale.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <curses.h>
+
+#include "cmd.h"
+#include "ocgc/consumer.h"
+#include "util.h"
+
+#define POLL_MS 100
+#define MAX_ROWS (OCGC_KIND_COUNT * OCGC_CAUSE_COUNT)
+#define NBUCKETS 5
+
+
+/* Upper bounds (exclusive) of the histogram buckets; the last is open. */
+static const uint64_t bucket_ns[NBUCKETS - 1] = {10000, 100000, 1000000, 10000000};
+static const char *const bucket_names[NBUCKETS] = {"<10us", "<100us", "<1ms", "<10ms",
+                                                    ">=10ms"};
+
+struct top {
+  int pid;
+  uint64_t interval_ns;
+  struct ocgc_source *src;
+  struct ocgc_agg *agg;
+  struct ocgc_source_info info;
+  struct ocgc_snapshot *prev; /* at the refresh before the last */
+  struct ocgc_snapshot *cur;  /* at the last refresh */
+  struct ocgc_rates rates;
+  int have_rates;
+  int exited;
+  uint64_t refreshes;
+};
+
+struct cause_line {
+  unsigned kind, cause;
+  struct ocgc_cause_row row;
+};
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_stop_signal(int sig)
+{
+  stop_signal = sig;
+}
+
+/* "1h02m03s", "4m05s", "12.3s" */
+static void fmt_duration(char *buf, size_t n, uint64_t ns)
+{
+  uint64_t s = ns / 1000000000u;
+  if (s >= 3600)
+    snprintf(buf, n, "%" PRIu64 "h%02" PRIu64 "m%02" PRIu64 "s", s / 3600, s / 60 % 60, s % 60);
+  else if (s >= 60)
+    snprintf(buf, n, "%" PRIu64 "m%02" PRIu64 "s", s / 60, s % 60);
+  else
+    snprintf(buf, n, "%.1fs", (double)ns / 1e9);
+}
+
+/* A pause length in a short human form: "850ns", "12.3us", "4.56ms", "1.20s". */
+static void fmt_pause(char *buf, size_t n, uint64_t ns)
+{
+  if (ns < 1000) snprintf(buf, n, "%" PRIu64 "ns", ns);
+  else if (ns < 1000000) snprintf(buf, n, "%.1fus", (double)ns / 1e3);
+  else if (ns < 1000000000) snprintf(buf, n, "%.2fms", (double)ns / 1e6);
+  else snprintf(buf, n, "%.2fs", (double)ns / 1e9);
+}
+
+/* A size in bytes as MB (10^6, as `ocgc stat` does). */
+static double mb(uint64_t bytes)
+{
+  return (double)bytes / 1e6;
+}
+
+/* Fields separated by three spaces, moving to the next line when one would
+ * not fit; returns the row after the last one used. */
+static int draw_fields(int row, const char *title, char fields[][48], int nfields)
+{
+  int i, col = 0;
+  attron(A_BOLD);
+  mvaddstr(row, 0, title);
+  attroff(A_BOLD);
+  col = 9;
+  for (i = 0; i < nfields; i++) {
+    int len = (int)strlen(fields[i]);
+    if (col > 9 && col + len > COLS) { row++; col = 9; }
+    mvaddstr(row, col, fields[i]);
+    col += len + 3;
+  }
+  return row + 1;
+}
+
+static int draw_header(struct top *tp, const struct ocgc_counters *c)
+{
+  char line[512], up[32] = "?";
+  const struct ocgc_source_info *in = &tp->info;
+  if (in->has_ext && in->created_ns) fmt_duration(up, sizeof up, ocgc_now_ns() - in->created_ns);
+  snprintf(line, sizeof line, " ocgc top - %s (pid %d)   OCaml %s %s   up %s   heap %.1f MB "
+           "(top %.1f MB)", in->has_ext ? in->program : "?", tp->pid,
+           in->has_ext ? in->ocaml_version : "5", in->flags & OCGC_EXT_BYTECODE ? "bytecode"
+           : in->flags & OCGC_EXT_NATIVE ? "native" : "", up, mb(c->heap_bytes),
+           mb(c->top_heap_bytes));
+  attron(A_REVERSE);
+  mvhline(0, 0, ' ', COLS);
+  mvaddnstr(0, 0, line, COLS);
+  attroff(A_REVERSE);
+  return 2;
+}
+
+static int draw_rates(struct top *tp, int row, const struct ocgc_counters *c)
+{
+  char f[8][48];
+  const struct ocgc_rates *r = &tp->rates;
+  if (tp->have_rates) {
+    snprintf(f[0], 48, "minor/s %.1f", r->collections_per_s[OCGC_KIND_MINOR]);
+    snprintf(f[1], 48, "slices/s %.1f", r->collections_per_s[OCGC_KIND_MAJOR_SLICE]);
+    snprintf(f[2], 48, "cycles/s %.2f", r->major_cycles_per_s);
+    snprintf(f[3], 48, "alloc %.1f MB/s", r->allocated_bytes_per_s / 1e6);
+    snprintf(f[4], 48, "promoted %.2f MB/s", r->promoted_bytes_per_s / 1e6);
+    snprintf(f[5], 48, "promotion %.1f%%", 100 * r->promotion_ratio);
+    snprintf(f[6], 48, "GC %.1f%%", 100 * r->gc_time_share);
+  } else {
+    static const char *const names[] = {"minor/s", "slices/s", "cycles/s", "alloc MB/s",
+                                        "promoted MB/s", "promotion %", "GC %"};
+    int i;
+    for (i = 0; i < 7; i++) snprintf(f[i], 48, "%s -", names[i]);
+  }
+  row = draw_fields(row, "rates", f, 7);
+  snprintf(f[0], 48, "minor %" PRIu64, c->collections[OCGC_KIND_MINOR]);
+  snprintf(f[1], 48, "slices %" PRIu64, c->collections[OCGC_KIND_MAJOR_SLICE]);
+  snprintf(f[2], 48, "cycles %" PRIu64, c->major_cycles);
+  snprintf(f[3], 48, "forced %" PRIu64, c->forced_majors);
+  snprintf(f[4], 48, "compactions %" PRIu64, c->collections[OCGC_KIND_COMPACTION]);
+  snprintf(f[5], 48, "allocated %.1f MB", mb(c->allocated_bytes));
+  snprintf(f[6], 48, "promoted %.1f MB", mb(c->promoted_bytes));
+  snprintf(f[7], 48, "GC time %.3fs", (double)c->gc_time_ns / 1e9);
+  return draw_fields(row, "totals", f, 8) + 1;
+}
+
+/* One kind's histogram: a title and NBUCKETS bars, in a box of [width]
+ * columns at (row, col).  Returns the rows used. */
+static int draw_hist(int row, int col, int width, const char *name, const struct ocgc_hist *h)
+{
+  uint64_t counts[NBUCKETS], below = 0, max = 0, total = ocgc_hist_count(h);
+  char p50[16], p99[16], mx[16], line[160];
+  int i, barw = width - 8 - 12 - 2;
+  for (i = 0; i < NBUCKETS; i++) {
+    uint64_t le = i < NBUCKETS - 1 ? ocgc_hist_count_le(h, bucket_ns[i] - 1) : total;
+    counts[i] = le > below ? le - below : 0;
+    below = le > below ? le : below;
+    if (counts[i] > max) max = counts[i];
+  }
+  fmt_pause(p50, sizeof p50, ocgc_hist_percentile(h, 50));
+  fmt_pause(p99, sizeof p99, ocgc_hist_percentile(h, 99));
+  fmt_pause(mx, sizeof mx, ocgc_hist_max(h));
+  snprintf(line, sizeof line, "%-12s n=%" PRIu64 "  p50 %s  p99 %s  max %s", name, total, p50,
+           p99, mx);
+  attron(A_BOLD);
+  mvaddnstr(row, col, line, width);
+  attroff(A_BOLD);
+  for (i = 0; i < NBUCKETS; i++) {
+    int len = max && barw > 0 ? (int)((counts[i] * (uint64_t)barw + max - 1) / max) : 0;
+    mvprintw(row + 1 + i, col, "  %-6s|", bucket_names[i]);
+    if (len > 0) mvhline(row + 1 + i, col + 9, '#', len);
+    mvprintw(row + 1 + i, col + 9 + (barw > 0 ? barw : 0), " %" PRIu64, counts[i]);
+  }
+  return NBUCKETS + 1;
+}
+
+static int draw_hists(int row, const struct ocgc_snapshot *snap, int max_row)
+{
+  unsigned k, shown = 0;
+  int ncols = COLS >= 100 ? 2 : 1, width = COLS / ncols - 2, used = 0;
+  attron(A_BOLD | A_UNDERLINE);
+  mvaddstr(row++, 0, "pause histograms by kind (collections seen)");
+  attroff(A_BOLD | A_UNDERLINE);
+  for (k = 0; k < OCGC_KIND_COUNT; k++) {
+    const struct ocgc_hist *h = ocgc_snapshot_kind(snap, k);
+    int col = (int)(shown % (unsigned)ncols) * (width + 2);
+    /* Minor always, so that the panel is there before the first pause. */
+    if (h == NULL || (k != OCGC_KIND_MINOR && ocgc_hist_count(h) == 0)) continue;
+    if (row + NBUCKETS + 1 > max_row) break;
+    used = draw_hist(row, col, width, ocgc_kind_name(k), h);
+    shown++;
+    if (shown % (unsigned)ncols == 0) { row += used + 1; used = 0; }
+  }
+  return used ? row + used + 1 : row;
+}
+
+static int by_total_time(const void *a, const void *b)
+{
+  const struct cause_line *x = a, *y = b;
+  if (x->row.total_ns != y->row.total_ns) return x->row.total_ns > y->row.total_ns ? -1 : 1;
+  if (x->row.count != y->row.count) return x->row.count > y->row.count ? -1 : 1;
+  return 0;
+}
+
+static int draw_causes(int row, const struct ocgc_snapshot *snap, int max_row)
+{
+  struct cause_line lines[MAX_ROWS];
+  unsigned k, c, n = 0, i;
+  for (k = 0; k < OCGC_KIND_COUNT; k++)
+    for (c = 0; c < OCGC_CAUSE_COUNT; c++) {
+      struct ocgc_cause_row r;
+      if (ocgc_snapshot_cause(snap, k, c, &r) != 0 || r.count == 0) continue;
+      lines[n].kind = k;
+      lines[n].cause = c;
+      lines[n].row = r;
+      n++;
+    }
+  qsort(lines, n, sizeof lines[0], by_total_time);
+  if (row >= max_row) return row;
+  attron(A_BOLD | A_UNDERLINE);
+  mvprintw(row++, 0, "%-14s %-20s %10s %11s %10s", "KIND", "CAUSE", "COUNT", "TOTAL_MS",
+           "WORST_MS");
+  attroff(A_BOLD | A_UNDERLINE);
+  /* When the rows do not all fit, the last line says how many are left out. */
+  for (i = 0; i < n && row < max_row && (i + 1 == n || row + 1 < max_row); i++, row++) {
+    const char *cn = ocgc_cause_name(lines[i].cause);
+    mvprintw(row, 0, "%-14s %-20s %10" PRIu64 " %11.3f %10.3f", ocgc_kind_name(lines[i].kind),
+             cn ? cn : "?", lines[i].row.count, (double)lines[i].row.total_ns / 1e6,
+             (double)lines[i].row.worst_ns / 1e6);
+  }
+  if (n == 0 && row < max_row) mvaddstr(row++, 0, "(no collection seen yet)");
+  else if (i < n) mvprintw(row++, 0, "(%u more rows: a taller terminal shows them)", n - i);
+  return row;
+}
+
+static void draw(struct top *tp, const char *message)
+{
+  struct ocgc_counters c;
+  char interval[32], line[256];
+  int row;
+  erase();
+  if (tp->cur == NULL) { refresh(); return; }
+  ocgc_snapshot_counters(tp->cur, &c);
+  row = draw_header(tp, &c);
+  row = draw_rates(tp, row, &c);
+  /* The histograms get what they need, the cause table the rest, the last
+   * two lines are the loss and the keys. */
+  row = draw_hists(row, tp->cur, LINES - 4);
+  row = draw_causes(row, tp->cur, LINES - 2);
+  snprintf(line, sizeof line, "events seen %" PRIu64 "   lost %" PRIu64 "%s", c.events_seen,
+           c.events_lost, c.events_lost ? (c.lost_exact ? " (exact; counters stay exact)"
+                                                       : " (estimated)") : "");
+  mvaddnstr(LINES - 2, 0, line, COLS);
+  fmt_duration(interval, sizeof interval, tp->interval_ns);
+  if (message != NULL) {
+    attron(A_REVERSE);
+    mvhline(LINES - 1, 0, ' ', COLS);
+    mvaddnstr(LINES - 1, 0, message, COLS);
+    attroff(A_REVERSE);
+  } else {
+    snprintf(line, sizeof line, "q quit   refresh every %s (-d)", interval);
+    mvaddnstr(LINES - 1, 0, line, COLS);
+  }
+  (void)row;
+  refresh();
+}
+
+/* Read what the producer wrote since the last poll (bounded, so that a
+ * producer writing flat out cannot keep us from the keyboard). */
+static int poll_agg(struct top *tp)
+{
+  int64_t got;
+  unsigned polls = 0;
+  do got = ocgc_agg_poll(tp->agg); while (got > 0 && ++polls < 64);
+  return got < 0 ? (int)got : 0;
+}
+
+/* A new snapshot, and the rates since the one before. */
+static int take_snapshot(struct top *tp)
+{
+  struct ocgc_snapshot *s;
+  int err = ocgc_agg_snapshot(tp->agg, &s);
+  if (err) return err;
+  ocgc_snapshot_free(tp->prev);
+  tp->prev = tp->cur;
+  tp->cur = s;
+  if (tp->prev != NULL) {
+    if (ocgc_rates(tp->prev, tp->cur, &tp->rates) != 0) {
+      /* The producer did not collect in the interval: nothing ran, the
+       * rates are zero. */
+      memset(&tp->rates, 0, sizeof tp->rates);
+    }
+    tp->have_rates = 1;
+  }
+  return 0;
+}
+
+static int still_alive(const struct top *tp)
+{
+  int err = ocgc_source_check_alive(tp->src);
+  if (err == -ENODATA) return kill(tp->pid, 0) == 0 || errno == EPERM;
+  return err == 0;
+}
+
+static void top_usage(FILE *f)
+{
+  fprintf(f,
+          "usage: ocgc top [-d INTERVAL] [-n COUNT] [--dir DIR] PID\n\n"
+          "A live full-screen view of the GC of the running OCaml process PID,\n"
+          "refreshed every INTERVAL (default 1s; 500ms, 2s...):\n"
+          "  - the program, its OCaml, uptime and heap;\n"
+          "  - rates over the last interval: minor collections, major slices and\n"
+          "    major cycles per second, allocation and promotion in MB/s, the\n"
+          "    promotion ratio and the share of time spent in the GC; totals;\n"
+          "  - a pause histogram per collection kind (<10us .. >=10ms), with\n"
+          "    p50, p99 and max, of the collections seen (from the oldest event\n"
+          "    the ring still held at the attach);\n"
+          "  - the causes: kind, cause, count, total and worst time, most total\n"
+          "    time first;\n"
+          "  - events lost (the ring overwrote them before they were read).\n\n"
+          "Keys: q quits.  The view ends with a message when the process exits.\n"
+          "When stdout is not a terminal, prints `ocgc stat` rows instead.\n\n"
+          "  -d, --interval D  refresh interval\n"
+          "  -n, --count N     stop after N refreshes\n"
+          "  --dir DIR         look for DIR/PID.events instead of searching the\n"
+          "                    process's memory map\n"
+          "  -h, --help        this text\n\n"
+          "Exit status: 0 (q, COUNT reached, or the process exited); 130/143 after\n"
+          "SIGINT/SIGTERM (the terminal is restored); else as other commands.\n");
+}
+
+/* stdout is a file or a pipe: `ocgc stat PID [INTERVAL [COUNT]]` instead. */
+static int fallback_stat(const char *pid, const char *interval, const char *count,
+                         const char *dir)
+{
+  char *args[8];
+  int n = 0;
+  args[n++] = (char *)"stat";
+  if (dir != NULL) { args[n++] = (char *)"--dir"; args[n++] = (char *)dir; }
+  args[n++] = (char *)pid;
+  if (interval != NULL || count != NULL) args[n++] = (char *)(interval ? interval : "1");
+  if (count != NULL) args[n++] = (char *)count;
+  args[n] = NULL;
+  return cmd_stat(n, args);
+}
+
+int cmd_top(int argc, char **argv)
+{
+  static const struct option longopts[] = {
+    {"interval", required_argument, NULL, 'd'},
+    {"count", required_argument, NULL, 'n'},
+    {"dir", required_argument, NULL, 'D'},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+  };
+  struct ocgc_agg_opts ao = OCGC_OPTS_INIT(struct ocgc_agg_opts);
+  struct top tp;
+  struct sigaction sa, old_int, old_term;
+  SCREEN *scr = NULL;
+  const char *interval_arg = NULL, *count_arg = NULL, *dir = NULL;
+  char message[160];
+  uint64_t count = 0, next_refresh;
+  int opt, err = 0, rc = 0, key;
+
+  memset(&tp, 0, sizeof tp);
+  tp.interval_ns = UINT64_C(1000000000);
+  optind = 1;
+  while ((opt = getopt_long(argc, argv, "d:n:h", longopts, NULL)) != -1) {
+    switch (opt) {
+    case 'd':
+      if (ocgc_parse_duration(optarg, &tp.interval_ns) != 0 || tp.interval_ns < 10000000u) {
+        fprintf(stderr, "ocgc top: -d takes an interval of at least 10ms, such as 1, 0.5s "
+                "or 2s, not '%s'\n", optarg);
+        return OCGC_EXIT_USAGE;
+      }
+      interval_arg = optarg;
+      break;
+    case 'n': {
+      char *end;
+      errno = 0;
+      count = strtoull(optarg, &end, 10);
+      if (optarg[0] < '0' || optarg[0] > '9' || *end != '\0' || errno != 0 || count == 0) {
+        fprintf(stderr, "ocgc top: -n takes a positive number of refreshes, not '%s'\n",
+                optarg);
+        return OCGC_EXIT_USAGE;
+      }
+      count_arg = optarg;
+      break;
+    }
+    case 'D': dir = optarg; break;
+    case 'h': top_usage(stdout); return 0;
+    default: top_usage(stderr); return OCGC_EXIT_USAGE;
+    }
+  }
+  if (optind != argc - 1) {
+    fprintf(stderr, "ocgc top: give one PID ('ocgc ls' lists the attachable processes); "
+            "'ocgc top --help' tells more\n");
+    return OCGC_EXIT_USAGE;
+  }
+  if ((tp.pid = ocgc_cmd_parse_pid(argv[optind])) < 0) {
+    fprintf(stderr, "ocgc top: '%s' is not a process id ('ocgc ls' lists the attachable "
+            "processes)\n", argv[optind]);
+    return OCGC_EXIT_USAGE;
+  }
+  if (!isatty(STDOUT_FILENO)) return fallback_stat(argv[optind], interval_arg, count_arg, dir);
+
+  /* Attach before taking the screen, so that an error is one readable line. */
+  if ((err = ocgc_cmd_open("top", tp.pid, dir, NULL, &tp.src)) != 0) return ocgc_exit_code(err);
+  ao.start = OCGC_START_OLDEST;
+  if ((err = ocgc_source_info(tp.src, &tp.info)) != 0 ||
+      (err = ocgc_agg_new(tp.src, &ao, &tp.agg)) != 0 || (err = poll_agg(&tp)) != 0 ||
+      (err = take_snapshot(&tp)) != 0) {
+    fprintf(stderr, "ocgc top: process %d: %s\n", tp.pid, ocgc_strerror(err));
+    rc = ocgc_exit_code(err);
+    goto out;
+  }
+
+  /* Ours before ncurses starts: it then leaves SIGINT/SIGTERM to us (and
+   * keeps SIGWINCH for itself, which gives us KEY_RESIZE).  No SA_RESTART:
+   * the wait for a key ends at once. */
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_stop_signal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, &old_int);
+  sigaction(SIGTERM, &sa, &old_term);
+  setlocale(LC_ALL, "");
+  /* newterm, not initscr: initscr exits the process on a bad TERM. */
+  scr = newterm(NULL, stdout, stdin);
+  if (scr == NULL) {
+    const char *term = getenv("TERM");
+    fprintf(stderr, "ocgc top: cannot drive the terminal (TERM=%s): try 'ocgc stat %d'\n",
+            term ? term : "unset", tp.pid);
+    rc = OCGC_EXIT_ERROR;
+    goto restore;
+  }
+  cbreak();
+  noecho();
+  keypad(stdscr, TRUE);
+  curs_set(0);
+  timeout(POLL_MS);
+  draw(&tp, NULL);
+  next_refresh = ocgc_now_ns() + tp.interval_ns;
+  message[0] = '\0';
+
+  for (;;) {
+    int alive, redraw = 0;
+    key = getch();
+    if (stop_signal) break;
+    if (key == 'q' || key == 'Q') break;
+    if (key == KEY_RESIZE) redraw = 1; /* ncurses has updated LINES and COLS */
+    else if (key == 12 /* ^L */) { clearok(curscr, TRUE); redraw = 1; }
+    /* Alive before the poll: what it wrote before exiting is read. */
+    alive = still_alive(&tp);
+    if ((err = poll_agg(&tp)) != 0) break;
+    if (!alive || ocgc_now_ns() >= next_refresh) {
+      if ((err = take_snapshot(&tp)) != 0) break;
+      next_refresh += tp.interval_ns;
+      /* After a long stall (suspended with ^Z), do not refresh in a burst. */
+      if (next_refresh < ocgc_now_ns()) next_refresh = ocgc_now_ns() + tp.interval_ns;
+      tp.refreshes++;
+      redraw = 1;
+    }
+    if (!alive) {
+      tp.exited = 1;
+      snprintf(message, sizeof message, " process %d (%s) exited: last figures above; "
+               "press a key to leave", tp.pid, tp.info.has_ext ? tp.info.program : "?");
+      draw(&tp, message);
+      /* Leave the last screen up a moment (a key leaves at once). */
+      timeout(3000);
+      getch();
+      break;
+    }
+    if (redraw) draw(&tp, NULL);
+    if (count && tp.refreshes >= count) break;
+  }
+  endwin();
+  if (err) {
+    fprintf(stderr, "ocgc top: process %d: %s\n", tp.pid, ocgc_strerror(err));
+    rc = ocgc_exit_code(err);
+  } else if (tp.exited) {
+    printf("ocgc top: process %d (%s) exited\n", tp.pid, tp.info.has_ext ? tp.info.program : "?");
+  } else if (stop_signal) {
+    rc = 128 + stop_signal;
+  }
+restore:
+  if (scr != NULL) delscreen(scr);
+  sigaction(SIGINT, &old_int, NULL);
+  sigaction(SIGTERM, &old_term, NULL);
+out:
+  ocgc_snapshot_free(tp.prev);
+  ocgc_snapshot_free(tp.cur);
+  ocgc_agg_free(tp.agg);
+  ocgc_source_close(tp.src);
+  return rc;
+}

@@ -1,0 +1,32 @@
+/* util.h - small things several `ocgc` subcommands need (private to
+ * tools/). */
+#ifndef OCGC_TOOLS_UTIL_H
+#define OCGC_TOOLS_UTIL_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "ocgc/consumer.h"
+
+/* "10", "10s", "1.5s", "500ms", "2m", "1h", "250us" -> nanoseconds (a bare
+ * number is seconds).  Returns 0, or -1 if [s] is not a duration. */
+int ocgc_parse_duration(const char *s, uint64_t *ns);
+
+/* Write [s] as a JSON string, quotes included. */
+void ocgc_json_string(FILE *f, const char *s);
+
+/* Open what the user named: process [pid] (ring searched in its memory map,
+ * or [dir]/PID.events when dir is given), or the ring file [file] when pid
+ * is 0.  On failure prints one line (prefixed "ocgc CMD: ") saying what is
+ * wrong and what to do, and returns the error; else 0. */
+int ocgc_cmd_open(const char *cmd, int pid, const char *dir, const char *file,
+                  struct ocgc_source **out);
+
+/* CLOCK_MONOTONIC in nanoseconds: the producer's clock on the same host. */
+uint64_t ocgc_now_ns(void);
+
+/* Sleep [ns] nanoseconds; a signal cuts it short (callers look at their
+ * stop flags in their loops). */
+void ocgc_sleep_ns(uint64_t ns);
+
+#endif /* OCGC_TOOLS_UTIL_H */
