@@ -12,6 +12,8 @@
  *   only) when a snapshot is taken;
  * - a cause event is claimed by the next collection that begins on its
  *   ring; a collection with none is "unknown";
+ * - a collection is counted (counters, its kind's histogram, the cause
+ *   table) when it ends, as the runtime counts it;
  * - after lost events a ring's open spans and pause are discarded: nothing
  *   is paired across a gap.
  * One aggregator must not be used by two threads at once. */
@@ -47,9 +49,8 @@ static void close_pause(struct ocgc_agg *a, struct agg_ring *r)
   r->in_pause = 0;
 }
 
-static void collection_begins(struct ocgc_agg *a, struct agg_ring *r, int kind, uint64_t ts)
+static void collection_begins(struct ocgc_agg *a, struct agg_ring *r, uint64_t ts)
 {
-  a->ev.collections[kind]++;
   if (r->collections_open++ > 0) return;
   if (r->in_pause && ts >= r->pause_end && ts - r->pause_end <= a->pause_gap_ns) return;
   if (r->in_pause) close_pause(a, r);
@@ -73,7 +74,7 @@ static void on_begin(struct ocgc_agg *a, struct agg_ring *r, const struct ocgc_e
   if (kind >= 0) {
     if (r->pending_cause >= 0) sp->cause = r->pending_cause;
     r->pending_cause = -1;
-    collection_begins(a, r, kind, ev->timestamp);
+    collection_begins(a, r, ev->timestamp);
   }
 }
 
@@ -94,6 +95,9 @@ static void on_end(struct ocgc_agg *a, struct agg_ring *r, const struct ocgc_eve
   ns = ev->timestamp >= sp.begin ? ev->timestamp - sp.begin : 0;
   if (sp.phase < AGG_MAX_PHASES) record(a, &a->phases[sp.phase], ns);
   if (sp.kind < 0) return;
+  /* Counted when it ends, as the runtime counts it: a collection still
+   * running at a snapshot is in none of the figures yet. */
+  a->ev.collections[sp.kind]++;
   ocgc_hist_record(a->kinds[sp.kind], ns);
   {
     struct ocgc_cause_row *row = &a->causes[sp.kind][sp.cause];

@@ -305,7 +305,7 @@ struct ocgc_counters {
   uint64_t events_seen, events_lost;
   int lost_exact;
   int exact;                     /**< 1: from the producer's totals */
-  /** Collections this aggregator saw begin in the events, by kind: with
+  /** Collections this aggregator saw complete in the events, by kind: with
    * nothing lost, their growth equals that of collections[] (a cross-check
    * of the producer's totals against its events). */
   uint64_t event_collections[OCGC_KIND_COUNT];
