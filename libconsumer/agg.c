@@ -3,7 +3,7 @@
  * Invariants, per ring:
  * - begin/end events are paired on a stack; an end closes the innermost
  *   open span of its phase (spans above it, whose ends were lost, are
- *   dropped and counted as broken);
+ *   dropped; an end whose begin was lost is ignored);
  * - a pause opens when a collection begins with no collection open and the
  *   previous pause ended more than pause_gap_ns before; otherwise the
  *   collection extends the current pause (a minor collection and the major
@@ -62,10 +62,7 @@ static void on_begin(struct ocgc_agg *a, struct agg_ring *r, const struct ocgc_e
 {
   int kind = ocgc_event_kind(a->src, ev, NULL);
   struct agg_span *sp;
-  if (r->depth >= AGG_MAX_DEPTH) { /* deeper than any runtime nests: drop */
-    a->broken_spans++;
-    return;
-  }
+  if (r->depth >= AGG_MAX_DEPTH) return; /* deeper than any runtime nests: drop */
   sp = &r->stack[r->depth++];
   sp->phase = ev->id;
   sp->kind = kind;
@@ -84,11 +81,7 @@ static void on_end(struct ocgc_agg *a, struct agg_ring *r, const struct ocgc_eve
   uint64_t ns;
   unsigned i = r->depth;
   while (i > 0 && r->stack[i - 1].phase != ev->id) i--;
-  if (i == 0) { /* its begin was lost */
-    a->broken_spans++;
-    return;
-  }
-  a->broken_spans += r->depth - i;
+  if (i == 0) return; /* its begin was lost */
   for (; r->depth > i; r->depth--)
     if (r->stack[r->depth - 1].kind >= 0 && r->collections_open > 0) r->collections_open--;
   sp = r->stack[--r->depth];

@@ -50,7 +50,6 @@ struct ocgc_agg {
   struct ocgc_hist *phases[AGG_MAX_PHASES]; /* made on first sight */
   struct ocgc_cause_row causes[OCGC_KIND_COUNT][OCGC_CAUSE_SLOTS];
   struct agg_event_counts ev;
-  uint64_t broken_spans;     /* ends without a begin (after loss) */
   int error;                 /* first allocation failure, reported by poll */
   /* what each user-event slot means to the counters (enum agg_user),
    * looked up by name once per slot; AGG_USER_UNSEEN until then */

@@ -579,12 +579,6 @@ static int drain(struct ocgc_cursor *cur, uint64_t max_polls)
   return got < 0 ? (int)got : 0;
 }
 
-static void nap(uint64_t ns)
-{
-  struct timespec ts = {(time_t)(ns / 1000000000u), (long)(ns % 1000000000u)};
-  nanosleep(&ts, NULL); /* a signal cuts it short: then we stop anyway */
-}
-
 /* Is the process we follow still there?  ocgc files say so themselves;
  * stock files have no identity, so ask the kernel. */
 static int still_alive(const struct ocgc_source *src, int pid)
@@ -728,7 +722,7 @@ int cmd_trace(int argc, char **argv)
       if ((err = drain(cur, max_polls)) != 0 || !alive || stop_requested || o->err ||
           t.oom || ocgc_now_ns() >= deadline)
         break;
-      nap(POLL_NS);
+      ocgc_sleep_ns(POLL_NS);
     }
   }
   sigaction(SIGINT, &old_int, NULL);

@@ -35,3 +35,39 @@ let pid () = Printf.printf "pid %d\n%!" (Unix.getpid ())
 (* Keep a value alive without the optimiser noticing. *)
 let sink = ref (Obj.repr 0)
 let keep x = sink := Obj.repr x
+
+(* The timed GC workload of the programs tests attach to (attach_target,
+   cmd_target): short- and long-lived allocation, major slices and full
+   majors for [secs] seconds.  Returns the rounds run and a checksum. *)
+type tree = Leaf | Node of tree * int * tree
+
+let rec make_tree d = if d = 0 then Leaf else Node (make_tree (d - 1), d, make_tree (d - 1))
+let rec check_tree = function Leaf -> 0 | Node (l, v, r) -> check_tree l + v + check_tree r
+
+let busy secs =
+  let t0 = Unix.gettimeofday () in
+  let table = Hashtbl.create 16 in
+  let sum = ref 0 and rounds = ref 0 in
+  while Unix.gettimeofday () -. t0 < secs do
+    incr rounds;
+    for i = 1 to 20_000 do
+      let l = [ i; i + 1; i + 2 ] in
+      sum := !sum + List.length l
+    done;
+    let t = make_tree 10 in
+    sum := !sum + check_tree t;
+    Hashtbl.replace table (!rounds mod 2000) (Array.make 50 !rounds);
+    if !rounds mod 64 = 0 then ignore (Gc.major_slice 0);
+    if !rounds mod 1000 = 0 then Gc.full_major ();
+    keep t
+  done;
+  (!rounds, !sum)
+
+(* Wait until file [f] exists, at most about 120 s: 5 ms naps, a counter
+   and a stat, so nothing is allocated in the OCaml heap meanwhile. *)
+let wait_for f =
+  let n = ref 0 in
+  while (not (Sys.file_exists f)) && !n < 24_000 do
+    Unix.sleepf 0.005;
+    incr n
+  done
