@@ -1,7 +1,7 @@
 /* attach.c - attaching to a live process by pid: find the ring it writes,
  * open it, and tell whether it still belongs to that very process.
  *
- * Owns ocgc_find_ring(), ocgc_source_open_pid() and
+ * Owns ocgc_open_ring(), ocgc_find_ring(), ocgc_source_open_pid() and
  * ocgc_source_check_alive(), and the parsing of the /proc files they read
  * (/proc/PID/maps, /proc/PID/stat, /proc/sys/kernel/random/boot_id).
  * It keeps no state: every call reads /proc afresh, so any number of
@@ -14,14 +14,21 @@
  *   readers' (libocgc and OCaml 5's consumer map PROT_READ), so a monitoring
  *   process is never mistaken for a producer.  When several match, the one
  *   named <pid>.events wins (both ocgc and OCaml 5 use that name).
- * - A matching mapping whose file was unlinked (maps says " (deleted)") is
- *   reported as OCGC_E_NORING: the ring can no longer be reached by any
- *   path (only /proc/PID/map_files, which needs CAP_SYS_ADMIN), and
- *   OCGC_E_STALE would wrongly say the process is gone.  The producer's own
- *   temporary name (.<pid>.events.tmp) does not match either: a file being
- *   built is waited for, never opened half-made.  Stock OCaml 5 creates its
- *   file in place and writes the header after sizing it, so within the
- *   wait a file that reads as corrupt is tried again too.
+ * - ocgc's producer keeps its ring in a sealed memfd (maps names it
+ *   "/memfd:ocgc:<pid>.events (deleted)") and publishes it in its folder as
+ *   a link to /proc/<pid>/fd/<n>.  Such a ring, or any ring whose file was
+ *   unlinked, is reached through the process: /proc/PID/map_files (root),
+ *   else the entry of /proc/PID/fd that is that very inode.
+ * - The process chooses every path in its maps and every entry of its fd
+ *   table, so nothing is opened on its word alone: a path is opened with
+ *   O_NOFOLLOW|O_NOCTTY|O_NONBLOCK, an fd entry only after stat(2) says it
+ *   is a regular file, and whatever was opened is used only if fstat(2)
+ *   finds the dev:inode of the maps line.  The fd table scan is bounded
+ *   (FD_SCAN_MAX entries).
+ * - The producer's own temporary name (.<pid>.events.tmp) does not match:
+ *   a file being built is waited for, never opened half-made.  Stock OCaml
+ *   5 creates its file in place and writes the header after sizing it, so
+ *   within the wait a file that reads as corrupt is tried again too.
  * - A process is identified by (boot id, pid, start time): pids are reused,
  *   start times (field 22 of /proc/PID/stat, clock ticks after boot) are
  *   not within one boot.  (They tick at only 100 Hz: two processes may
@@ -35,21 +42,27 @@
  *   start time still identify the process within the boot we are in).
  */
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "ocgc/consumer.h"
+#include "source.h"
 
 #define DEFAULT_WAIT_MS 200u
 #define POLL_MS 5u
 #define EVENTS_SUFFIX ".events"
 #define DELETED_SUFFIX " (deleted)"
+#define MEMFD_PREFIX "/memfd:"
+#define FD_SCAN_MAX 65536u
 
 /* ---- small /proc readers --------------------------------------------------------- */
 
@@ -160,53 +173,76 @@ static size_t unescape_path(char *s)
   return (size_t)(w - s);
 }
 
+/* A ring mapping found in /proc/PID/maps. */
+struct ring_map {
+  char *path;            /* as maps names it (unescaped), in the line */
+  unsigned long start, end;
+  dev_t dev;
+  ino_t ino;
+  int deleted;           /* unlinked, or a memfd: reach it through /proc */
+};
+
 /* How well a maps line names the ring of [pid]: 0 not at all, else higher
- * is better.  On a match, the path is left NUL-terminated in *path (which
- * points into [line], modified in place) and *deleted says whether the
- * file was unlinked. */
-static int score_line(char *line, int pid, char **path, int *deleted)
+ * is better.  On a match, *m describes it (m->path points into [line],
+ * modified in place). */
+static int score_line(char *line, int pid, struct ring_map *m)
 {
   const char *perms, *p;
-  char own[32], *name, *base;
+  char own[32], *name, *base, *end;
+  unsigned long major, minor, ino;
   size_t len;
 
   /* address perms offset dev inode [path] */
+  m->start = strtoul(line, &end, 16);
+  if (*end != '-') return 0;
+  m->end = strtoul(end + 1, NULL, 16);
   perms = skip_field(line);
   if (strlen(perms) < 4 || perms[1] != 'w' || perms[3] != 's') return 0;
   p = skip_field(perms);
   p = skip_field(p);
+  if (sscanf(p, "%lx:%lx", &major, &minor) != 2) return 0;
   p = skip_field(p);
+  ino = strtoul(p, NULL, 10);
   p = skip_field(p);
   if (*p != '/') return 0; /* anonymous, [heap], [stack], ... */
+  m->dev = makedev(major, minor);
+  m->ino = (ino_t)ino;
   name = line + (p - line);
   len = strcspn(name, "\n");
   name[len] = '\0';
-  *deleted = 0;
+  m->deleted = 0;
   if (has_suffix(name, len, DELETED_SUFFIX)) {
     len -= strlen(DELETED_SUFFIX);
     name[len] = '\0';
-    *deleted = 1;
+    m->deleted = 1;
   }
   len = unescape_path(name);
   if (!has_suffix(name, len, EVENTS_SUFFIX) || len == strlen(EVENTS_SUFFIX)) return 0;
-  base = strrchr(name, '/');
-  base = base != NULL ? base + 1 : name;
+  if (strncmp(name, MEMFD_PREFIX, strlen(MEMFD_PREFIX)) == 0) {
+    /* ocgc's memfd: "/memfd:ocgc:<pid>.events" */
+    base = strrchr(name, ':') + 1;
+    m->deleted = 1;
+  } else {
+    base = strrchr(name, '/');
+    base = base != NULL ? base + 1 : name;
+  }
   if (*base == '\0' || strcmp(base, EVENTS_SUFFIX) == 0) return 0;
-  *path = name;
+  m->path = name;
   snprintf(own, sizeof own, "%d" EVENTS_SUFFIX, pid);
   return strcmp(base, own) == 0 ? 2 : 1;
 }
 
-int ocgc_find_ring(int pid, char *path, size_t n)
+/* The best ring mapping of [pid]; its path is copied into buf.  Returns 0,
+ * -ESRCH, -EACCES, OCGC_E_NORING, -ENAMETOOLONG or another -errno. */
+static int find_map(int pid, struct ring_map *best, char *buf, size_t n)
 {
-  char maps[64], *line = NULL, *best = NULL;
+  char maps[64], *line = NULL;
   size_t cap = 0;
-  int best_score = 0, best_deleted = 0, err = 0;
+  int best_score = 0, found = 0, err = 0;
   struct proc_ident id;
   FILE *f;
   int fd;
 
-  if (path == NULL || n == 0) return -EINVAL;
   if (pid <= 0) return -ESRCH;
   snprintf(maps, sizeof maps, "/proc/%d/maps", pid);
   fd = open(maps, O_RDONLY | O_CLOEXEC);
@@ -221,8 +257,8 @@ int ocgc_find_ring(int pid, char *path, size_t n)
   if (f == NULL) { err = -errno; close(fd); return err; }
   errno = 0;
   for (;;) {
-    char *name = NULL;
-    int deleted = 0, sc;
+    struct ring_map m;
+    int sc;
     ssize_t got = getline(&line, &cap, f);
     if (got < 0) {
       if (ferror(f)) {
@@ -231,34 +267,120 @@ int ocgc_find_ring(int pid, char *path, size_t n)
       }
       break;
     }
-    sc = score_line(line, pid, &name, &deleted);
+    sc = score_line(line, pid, &m);
     if (sc == 0) continue;
-    /* A reachable file beats an unlinked one; then the better name wins;
-     * on a tie, the first (lowest address) one. */
-    if (best == NULL || (best_deleted && !deleted) ||
-        (best_deleted == deleted && sc > best_score)) {
-      free(best);
-      best = strdup(name);
-      if (best == NULL) { err = -ENOMEM; break; }
+    /* A file reachable by its path beats one that is not; then the better
+     * name wins; on a tie, the first (lowest address) one. */
+    if (!found || (best->deleted && !m.deleted) ||
+        (best->deleted == m.deleted && sc > best_score)) {
+      if (strlen(m.path) >= n) { err = -ENAMETOOLONG; break; }
+      memcpy(buf, m.path, strlen(m.path) + 1);
+      *best = m;
+      best->path = buf;
       best_score = sc;
-      best_deleted = deleted;
+      found = 1;
     }
   }
   free(line);
   fclose(f);
-  if (err == 0 && best == NULL) {
+  if (err == 0 && !found) {
     /* A zombie's map is empty, as is that of a process that died while
      * we read: say it is gone rather than ringless. */
     int e = proc_ident(pid, &id);
     err = e == -ESRCH ? -ESRCH : OCGC_E_NORING;
-  } else if (err == 0 && best_deleted) {
-    err = OCGC_E_NORING; /* see the top of the file */
-  } else if (err == 0) {
-    if (strlen(best) >= n) err = -ENAMETOOLONG;
-    else memcpy(path, best, strlen(best) + 1);
   }
-  free(best);
   return err;
+}
+
+/* Open [path] (following a final link only if [follow]: the /proc links
+ * are magic links) and keep it only if it is the very regular file [m]
+ * maps.  Returns the descriptor, or -errno / OCGC_E_NORING. */
+static int open_verified(int dirfd, const char *path, int follow, const struct ring_map *m)
+{
+  struct stat st;
+  int fd, flags = O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC;
+  if (!follow) flags |= O_NOFOLLOW;
+  fd = openat(dirfd, path, flags);
+  if (fd < 0) return -errno;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_dev != m->dev ||
+      st.st_ino != m->ino) {
+    close(fd);
+    return OCGC_E_NORING;
+  }
+  return fd;
+}
+
+/* Reach the ring [m] of [pid]: by its path, else through map_files (root
+ * only), else through the fd table entry that is that inode.  On success
+ * returns the descriptor and writes a path that opens it to path[0..n). */
+static int locate(int pid, const struct ring_map *m, char *path, size_t n)
+{
+  char dir[64], mf[64 + sizeof ((struct dirent *)0)->d_name];
+  struct dirent *e;
+  unsigned seen = 0;
+  int fd, dfd, err = OCGC_E_NORING;
+  DIR *d;
+
+  if (!m->deleted) {
+    fd = open_verified(AT_FDCWD, m->path, 0, m);
+    if (fd >= 0) {
+      if (strlen(m->path) >= n) { close(fd); return -ENAMETOOLONG; }
+      memmove(path, m->path, strlen(m->path) + 1);
+      return fd;
+    }
+  }
+  snprintf(mf, sizeof mf, "/proc/%d/map_files/%lx-%lx", pid, m->start, m->end);
+  fd = open_verified(AT_FDCWD, mf, 1, m);
+  if (fd >= 0) goto found;
+  snprintf(dir, sizeof dir, "/proc/%d/fd", pid);
+  dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd < 0) return errno == EACCES || errno == EPERM ? -EACCES : OCGC_E_NORING;
+  d = fdopendir(dfd);
+  if (d == NULL) { close(dfd); return -ENOMEM; }
+  fd = -1;
+  while (fd < 0 && seen++ < FD_SCAN_MAX && (e = readdir(d)) != NULL) {
+    struct stat st;
+    /* stat, not open: it follows the magic link without opening what the
+     * process holds (a terminal, a FIFO ...). */
+    if (e->d_name[0] == '.' || fstatat(dfd, e->d_name, &st, 0) != 0) continue;
+    if (!S_ISREG(st.st_mode) || st.st_dev != m->dev || st.st_ino != m->ino) continue;
+    fd = open_verified(dfd, e->d_name, 1, m);
+    if (fd >= 0) snprintf(mf, sizeof mf, "%s/%s", dir, e->d_name);
+    else err = fd;
+  }
+  closedir(d);
+  if (fd < 0) return err;
+found:
+  if (strlen(mf) >= n) { close(fd); return -ENAMETOOLONG; }
+  memcpy(path, mf, strlen(mf) + 1);
+  return fd;
+}
+
+int ocgc_open_ring(int pid, char *path, size_t n)
+{
+  char buf[PATH_MAX], where[PATH_MAX];
+  struct ring_map m;
+  int fd, err;
+
+  if (path == NULL) {
+    path = where;
+    n = sizeof where;
+  }
+  if (n == 0) return -EINVAL;
+  err = find_map(pid, &m, buf, sizeof buf);
+  if (err != 0) return err;
+  fd = locate(pid, &m, path, n);
+  return fd == -ENOENT ? OCGC_E_NORING : fd;
+}
+
+int ocgc_find_ring(int pid, char *path, size_t n)
+{
+  int fd;
+  if (path == NULL || n == 0) return -EINVAL;
+  fd = ocgc_open_ring(pid, path, n);
+  if (fd < 0) return fd;
+  close(fd);
+  return 0;
 }
 
 /* ---- opening and checking ------------------------------------------------------------ */
@@ -336,23 +458,27 @@ static int try_open(int pid, const struct attach_cfg *c, struct ocgc_source **ou
   struct ocgc_open_opts oo = OCGC_OPTS_INIT(struct ocgc_open_opts);
   char path[PATH_MAX];
   struct proc_ident id;
-  int err;
+  int fd, err;
 
   oo.ids = c->ids;
   if (c->dir != NULL) {
     int len = snprintf(path, sizeof path, "%s/%d" EVENTS_SUFFIX, c->dir, pid);
     if (len < 0 || (size_t)len >= sizeof path) return -ENAMETOOLONG;
-    err = ocgc_source_open_path(path, &oo, out);
-    if (err != -ENOENT) return err; /* opened (maybe stale: checked later) */
+    /* The folder is the caller's, its entries are not: no link is
+     * followed, no terminal or FIFO opened. */
+    fd = open(path, O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+    if (fd >= 0) return ocgc_source_open_fd(fd, &oo, out); /* maybe stale: checked later */
+    err = -errno;
     /* No file: only a live process may still make one. */
-    err = proc_ident(pid, &id);
-    return err == -ESRCH ? -ESRCH : OCGC_E_NORING;
+    if (err == -ENOENT) return proc_ident(pid, &id) == -ESRCH ? -ESRCH : OCGC_E_NORING;
+    if (err != -ELOOP) return err;
+    /* A link: a memfd ring's publication, reached through the process; if
+     * that process is gone, the link is all that is left of its ring. */
+    if (proc_ident(pid, &id) == -ESRCH) return OCGC_E_STALE;
   }
-  err = ocgc_find_ring(pid, path, sizeof path);
-  if (err != 0) return err;
-  err = ocgc_source_open_path(path, &oo, out);
-  /* Renamed or removed between reading the maps and opening: look again. */
-  return err == -ENOENT ? OCGC_E_NORING : err;
+  fd = ocgc_open_ring(pid, path, sizeof path);
+  if (fd < 0) return fd;
+  return ocgc_source_open_fd(fd, &oo, out);
 }
 
 int ocgc_source_open_pid(int pid, const struct ocgc_attach_opts *opts,

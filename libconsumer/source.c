@@ -21,16 +21,23 @@
 int ocgc_source_open_path(const char *path, const struct ocgc_open_opts *opts,
                           struct ocgc_source **out)
 {
+  int fd;
+  if (path == NULL || out == NULL) return -EINVAL;
+  /* O_NONBLOCK: a FIFO planted under a ring's name must not hang us (it is
+   * then rejected as not a regular file); O_NOCTTY: nor may a terminal
+   * become ours. */
+  fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+  if (fd < 0) return -errno;
+  return ocgc_source_open_fd(fd, opts, out);
+}
+
+int ocgc_source_open_fd(int fd, const struct ocgc_open_opts *opts, struct ocgc_source **out)
+{
   struct ocgc_source *s;
   struct stat st;
   void *map;
-  int fd, err;
+  int err;
 
-  if (path == NULL || out == NULL) return -EINVAL;
-  /* O_NONBLOCK: a FIFO planted under a ring's name must not hang us (it is
-   * then rejected as not a regular file). */
-  fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) return -errno;
   if (fstat(fd, &st) != 0) { err = -errno; close(fd); return err; }
   if (!S_ISREG(st.st_mode)) { close(fd); return OCGC_E_CORRUPT; }
   if ((uint64_t)st.st_size < OCGC_WIRE_HEADER_SIZE) { close(fd); return OCGC_E_CORRUPT; }

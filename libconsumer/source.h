@@ -37,6 +37,10 @@ static inline const uint64_t *src_ext_ring(const struct ocgc_source *s, uint64_t
 /* Fill the per-source lookup tables of classify.c. */
 void ocgc_classify_init(struct ocgc_source *s);
 
+/* ocgc_source_open_path() on an open descriptor, which it takes over
+ * (closed on error too).  The descriptor must be a regular file. */
+int ocgc_source_open_fd(int fd, const struct ocgc_open_opts *opts, struct ocgc_source **out);
+
 /* Returns 0, or OCGC_E_TRUNCATED if the file is now shorter than mapped. */
 int ocgc_source_check_size(const struct ocgc_source *s);
 

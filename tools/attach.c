@@ -5,6 +5,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 
 #include "cmd.h"
 #include "ocgc/consumer.h"
@@ -19,6 +20,17 @@ int ocgc_cmd_parse_pid(const char *s)
   v = strtol(s, &end, 10);
   if (errno != 0 || *end != '\0' || v <= 0 || v > INT_MAX) return -1;
   return (int)v;
+}
+
+/* Whether DIR/PID.events is a link that leads nowhere: the publication of
+ * a memfd ring whose process is gone. */
+static int ring_gone(const char *dir, int pid)
+{
+  char path[PATH_MAX];
+  struct stat st;
+  if (dir == NULL) return 0;
+  if (snprintf(path, sizeof path, "%s/%d.events", dir, pid) >= (int)sizeof path) return 0;
+  return lstat(path, &st) == 0 && S_ISLNK(st.st_mode) && stat(path, &st) != 0;
 }
 
 void ocgc_cmd_attach_error(const char *cmd, int pid, const char *dir, int err)
@@ -39,8 +51,11 @@ void ocgc_cmd_attach_error(const char *cmd, int pid, const char *dir, int err)
     break;
   case OCGC_E_STALE:
     fprintf(stderr, "ocgc %s: process %d: its ring is stale: the process that wrote "
-            "it has exited or was killed, or the pid now names another process; "
-            "'ocgc dump FILE' still reads the file\n", cmd, pid);
+            "it has exited or was killed, or the pid now names another process; %s\n",
+            cmd, pid, ring_gone(dir, pid)
+              ? "its ring lived in its memory and went with it (only a normal exit with "
+                "OCAML_RUNTIME_EVENTS_PRESERVE set leaves a file)"
+              : "'ocgc dump FILE' still reads the file");
     break;
   case -EACCES:
   case -EPERM:

@@ -4,16 +4,27 @@
  * What it owns: one listing, built in two passes and printed sorted by pid
  * (then path):
  * 1. every process in /proc whose memory map holds a ring
- *    (ocgc_find_ring(): a shared writable mapping of a *.events file, in any
- *    folder);
- * 2. the *.events files of the default ring folders of the caller
+ *    (ocgc_open_ring(): a shared writable mapping of a *.events file in
+ *    any folder, or ocgc's memfd ring; opened by libocgc, which checks it
+ *    is the very file the maps name);
+ * 2. the entries *.events of the default ring folders of the caller
  *    ($XDG_RUNTIME_DIR/ocgc, /dev/shm/ocgc-UID, /tmp/ocgc-UID, as the
- *    producer chooses them) and of every --dir, except the files some
- *    process of pass 1 maps.
- * Each file is opened through a descriptor of our own (O_NOFOLLOW) and read
- * by libocgc as /proc/self/fd/N, so that what is classified, what is
- * compared with the maps (device and inode) and what --prune removes are
- * the same file, whatever happens to the name meanwhile.
+ *    producer chooses them) and of every --dir.  A ring file or link that
+ *    is a ring of pass 1 (same device and inode) marks that ring as being
+ *    in the folder, and gives it the folder's name when pass 1 knew it only
+ *    as /proc/PID/fd/N.  Other ring files are left by processes that are
+ *    gone; other links (ocgc publishes its memfd ring as a link
+ *    DIR/PID.events -> /proc/PID/fd/N) dangle, or lead to a file that is no
+ *    ring any more: stale.  Links are stat'ed, never opened.
+ * With --no-default-dirs the listing is what the --dir folders hold: only
+ * the entries pass 2 marked.  So a caller that names its own folder sees
+ * its own programs only, whatever other OCaml programs come and go on the
+ * host, and a relative DIR or one reached through a link works too.
+ * Each file of a folder is opened through a descriptor of our own
+ * (O_NOFOLLOW) and read by libocgc as /proc/self/fd/N, so that what is
+ * classified, what is compared with pass 1 (device and inode) and what
+ * --prune removes are the same file, whatever happens to the name
+ * meanwhile.
  *
  * States: "running" (ocgc file whose producer is the live process it names,
  * or any ring a live process maps), "exited" (the producer exited normally,
@@ -22,14 +33,15 @@
  * found in a folder: it carries no identity, so whether its process lives
  * cannot be told), "corrupt" and "denied" (files that cannot be read).
  *
- * --prune removes exited and stale ocgc files found in the folders, only if
- * they belong to the caller: never another user's file, never a file some
- * process maps, never a stock file (no identity: it might be live).  The
- * name may be taken over between the check and the removal by a new process
- * that got the same pid (the producer replaces a stale file by renaming its
- * new one over it), so the file is first renamed to a private name, checked
- * to still be the file that was classified, and only then unlinked; if it is
- * not, it is renamed back (without replacing anything).
+ * --prune removes exited and stale ocgc files and stale links found in the
+ * folders, only if they belong to the caller: never another user's, never
+ * the target of a link, never a file some process maps, never a stock file
+ * (no identity: it might be live).  The name may be taken over between the
+ * check and the removal by a new process that got the same pid (the
+ * producer replaces a stale entry by renaming its new one over it), so the
+ * entry is first renamed to a private name, checked to still be the one
+ * that was classified, and only then unlinked; if it is not, it is renamed
+ * back (without replacing anything).
  *
  * Other users' processes whose maps we may not read are left out silently,
  * as ps leaves out what it cannot see; `ocgc ls` run as root sees them. */
@@ -59,6 +71,9 @@ struct entry {
   ino_t ino;
   uid_t uid;
   int mapped;            /* found in a live process's memory map */
+  int in_dir;            /* found in one of the folders read (pass 2) */
+  int link;              /* path is a link in a folder, not a ring file */
+  int dangling;          /* a link that leads nowhere */
   const char *state;
   int has_info, has_ext;
   char program[64], ocaml[16], ocgc[16];
@@ -90,14 +105,6 @@ static struct entry *add_entry(struct listing *l)
   }
   memset(&l->v[l->n], 0, sizeof l->v[0]);
   return &l->v[l->n++];
-}
-
-static int seen_file(const struct listing *l, dev_t dev, ino_t ino)
-{
-  size_t i;
-  for (i = 0; i < l->n; i++)
-    if (l->v[i].dev == dev && l->v[i].ino == ino) return 1;
-  return 0;
 }
 
 static void copy_str(char *dst, size_t n, const char *src)
@@ -171,54 +178,56 @@ static void classify(struct entry *e, struct ocgc_source *src)
   if (e->mapped && alive != 0) e->state = "running";
 }
 
-/* Add the ring file at [path] (pid: the process that maps it, or 0 for a
- * file found in a folder).  Files already listed, and anything but a
- * regular file, are skipped.  Returns 0, or -ENOMEM. */
-static int probe(struct listing *l, const char *path, int pid)
+/* The entry of the file [st] names, if listed already. */
+static struct entry *find_file(struct listing *l, const struct stat *st)
+{
+  size_t i;
+  for (i = 0; i < l->n; i++)
+    if (l->v[i].dev == st->st_dev && l->v[i].ino == st->st_ino) return &l->v[i];
+  return NULL;
+}
+
+/* A new entry for [path] (dev, ino and uid from [st]), with "-" columns.
+ * Returns NULL on ENOMEM. */
+static struct entry *new_entry(struct listing *l, const char *path, const struct stat *st,
+                               int pid)
+{
+  struct entry *e = add_entry(l);
+  if (e == NULL) return NULL;
+  if ((e->path = strdup(path)) == NULL) {
+    l->n--;
+    return NULL;
+  }
+  e->pid = pid;
+  e->dev = st->st_dev;
+  e->ino = st->st_ino;
+  e->uid = st->st_uid;
+  copy_str(e->program, sizeof e->program, "-");
+  copy_str(e->ocaml, sizeof e->ocaml, "-");
+  copy_str(e->ocgc, sizeof e->ocgc, "-");
+  return e;
+}
+
+/* Add the ring open as [fd] and named [path] (pid: the process that maps
+ * it, or 0 for a file found in a folder), and set *out to its entry.
+ * Returns 0 (added), 1 (listed already: *out is that entry), 2 (not a
+ * regular file: *out is NULL), or -ENOMEM. */
+static int probe_fd(struct listing *l, int fd, const char *path, int pid, struct entry **out)
 {
   struct ocgc_source *src = NULL;
   struct entry *e;
   struct stat st;
   char fdpath[64];
-  int fd, err;
+  int err;
 
-  fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) {
-    if (errno != EACCES && errno != EPERM) return 0; /* gone, or a link: not a ring */
-    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || seen_file(l, st.st_dev, st.st_ino))
-      return 0;
-  } else if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
-             seen_file(l, st.st_dev, st.st_ino)) {
-    close(fd);
-    return 0;
-  }
-  if ((e = add_entry(l)) == NULL) {
-    if (fd >= 0) close(fd);
-    return -ENOMEM;
-  }
-  e->pid = pid;
+  *out = NULL;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return 2;
+  if ((*out = find_file(l, &st)) != NULL) return 1;
+  if ((*out = e = new_entry(l, path, &st, pid)) == NULL) return -ENOMEM;
   e->mapped = pid > 0;
-  e->dev = st.st_dev;
-  e->ino = st.st_ino;
-  e->uid = st.st_uid;
-  e->path = strdup(path);
-  if (e->path == NULL) {
-    l->n--;
-    if (fd >= 0) close(fd);
-    return -ENOMEM;
-  }
   if (!e->mapped) e->pid = pid_of_name(strrchr(path, '/') ? strrchr(path, '/') + 1 : path);
-  copy_str(e->program, sizeof e->program, "-");
-  copy_str(e->ocaml, sizeof e->ocaml, "-");
-  copy_str(e->ocgc, sizeof e->ocgc, "-");
-  if (fd < 0) {
-    e->state = e->mapped ? "running" : "denied";
-    if (e->mapped) comm_of(pid, e->program, sizeof e->program);
-    return 0;
-  }
   snprintf(fdpath, sizeof fdpath, "/proc/self/fd/%d", fd);
   err = ocgc_source_open_path(fdpath, NULL, &src);
-  close(fd);
   if (err == 0) {
     classify(e, src);
     ocgc_source_close(src);
@@ -232,7 +241,8 @@ static int probe(struct listing *l, const char *path, int pid)
   return 0;
 }
 
-/* Pass 1: the rings live processes map. */
+/* Pass 1: the rings live processes map.  Each is opened by libocgc, which
+ * checks it is the very file the maps name. */
 static int scan_procs(struct listing *l)
 {
   DIR *d = opendir("/proc");
@@ -245,13 +255,82 @@ static int scan_procs(struct listing *l)
     return 0;
   }
   while (err == 0 && (de = readdir(d)) != NULL) {
-    int pid = ocgc_cmd_parse_pid(de->d_name);
+    int pid = ocgc_cmd_parse_pid(de->d_name), fd;
+    struct entry *seen;
     if (pid <= 0 || pid == (int)getpid()) continue;
     /* -ESRCH (gone), -EACCES (another user's), OCGC_E_NORING: nothing to list */
-    if (ocgc_find_ring(pid, path, sizeof path) == 0) err = probe(l, path, pid);
+    if ((fd = ocgc_open_ring(pid, path, sizeof path)) < 0) continue;
+    err = probe_fd(l, fd, path, pid, &seen);
+    close(fd);
+    if (err > 0) err = 0;
   }
   closedir(d);
   return err;
+}
+
+/* A folder's entry [name] is the ring [e] of pass 1: remember it, and show
+ * the folder's name rather than a /proc one. */
+static int found_in_dir(struct entry *e, const char *path, int link)
+{
+  e->in_dir = 1;
+  if (strncmp(e->path, "/proc/", 6) == 0) {
+    char *p = strdup(path);
+    if (p == NULL) return -ENOMEM;
+    free(e->path);
+    e->path = p;
+    e->link = link;
+  }
+  return 0;
+}
+
+/* A link in a folder ([lst]: the link itself): a memfd ring's publication
+ * (a link to /proc/PID/fd/N).  It is only stat'ed, never opened: if it
+ * leads to a ring of pass 1, that ring is in this folder; else its process
+ * is gone (or the pid reused), and the link is stale. */
+static int probe_link(struct listing *l, int dfd, const char *name, const char *path,
+                      const struct stat *lst)
+{
+  struct entry *e;
+  struct stat st;
+  int denied = 0, dangling = 0;
+  if (fstatat(dfd, name, &st, 0) == 0) {
+    if (S_ISREG(st.st_mode) && (e = find_file(l, &st)) != NULL) return found_in_dir(e, path, 1);
+  } else {
+    denied = errno == EACCES || errno == EPERM;
+    dangling = errno == ENOENT;
+  }
+  if ((e = new_entry(l, path, lst, pid_of_name(name))) == NULL) return -ENOMEM;
+  e->in_dir = 1;
+  e->link = 1;
+  e->dangling = dangling;
+  e->state = denied ? "denied" : "stale";
+  return 0;
+}
+
+/* The entry [name] of the folder open as [dfd]. */
+static int probe_dir_entry(struct listing *l, int dfd, const char *name, const char *path)
+{
+  struct entry *seen;
+  struct stat lst;
+  int fd, err;
+  if (fstatat(dfd, name, &lst, AT_SYMLINK_NOFOLLOW) != 0) return 0; /* gone */
+  if (S_ISLNK(lst.st_mode)) return probe_link(l, dfd, name, path, &lst);
+  if (!S_ISREG(lst.st_mode)) return 0;
+  fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    struct entry *e;
+    if (errno != EACCES && errno != EPERM) return 0; /* gone meanwhile */
+    if ((e = find_file(l, &lst)) != NULL) return found_in_dir(e, path, 0);
+    if ((e = new_entry(l, path, &lst, pid_of_name(name))) == NULL) return -ENOMEM;
+    e->in_dir = 1;
+    e->state = "denied";
+    return 0;
+  }
+  err = probe_fd(l, fd, path, 0, &seen);
+  close(fd);
+  if (err == 1) return found_in_dir(seen, path, 0);
+  if (err == 0) seen->in_dir = 1;
+  return err < 0 ? err : 0;
 }
 
 /* Pass 2: the ring files of one folder.  A default folder that does not
@@ -277,7 +356,7 @@ static int scan_dir(struct listing *l, const char *dir, int given)
     if (de->d_name[0] == '.' || len <= sl || strcmp(de->d_name + len - sl, EVENTS_SUFFIX) != 0)
       continue;
     if (snprintf(path, sizeof path, "%s/%s", dir, de->d_name) >= (int)sizeof path) continue;
-    err = probe(l, path, 0);
+    err = probe_dir_entry(l, dirfd(d), de->d_name, path);
   }
   closedir(d);
   return err;
@@ -292,9 +371,46 @@ static int cmp_entry(const void *a, const void *b)
 
 /* ---- --prune -------------------------------------------------------------------- */
 
+/* ocgc files and links that lead nowhere (never a stock file: no
+ * identity, it may be live; never a link that leads to a file: what it
+ * leads to may be a ring ls could not see) */
+static int removable_kind(const struct entry *e)
+{
+  return !e->mapped && (e->link ? e->dangling : e->has_ext);
+}
+
+/* Whether the ring file at [path] is written by a live process (or cannot
+ * be told: then it is kept). */
+static int ring_alive(const char *path)
+{
+  struct ocgc_source *src = NULL;
+  char fdpath[64];
+  int alive = 1, fd = open(path, O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return 1;
+  snprintf(fdpath, sizeof fdpath, "/proc/self/fd/%d", fd);
+  if (ocgc_source_open_path(fdpath, NULL, &src) == 0) {
+    alive = ocgc_source_check_alive(src) != OCGC_E_STALE;
+    ocgc_source_close(src);
+  }
+  close(fd);
+  return alive;
+}
+
+/* Whether the entry moved aside to [tmp] is still the one [e] classified:
+ * the same inode (which proves little: a removed entry's inode number may
+ * be reused at once by a new one), and still stale: a link that leads
+ * nowhere, or a file whose process is gone. */
+static int still_same(const struct entry *e, const char *tmp)
+{
+  struct stat st;
+  if (lstat(tmp, &st) != 0 || st.st_dev != e->dev || st.st_ino != e->ino) return 0;
+  if (e->link) return S_ISLNK(st.st_mode) && stat(tmp, &st) != 0 && errno == ENOENT;
+  return S_ISREG(st.st_mode) && !ring_alive(tmp);
+}
+
 static int prunable(const struct entry *e)
 {
-  return !e->mapped && e->has_ext && e->uid == getuid() &&
+  return removable_kind(e) && e->uid == getuid() &&
          (strcmp(e->state, "exited") == 0 || strcmp(e->state, "stale") == 0);
 }
 
@@ -304,14 +420,13 @@ static int prune_file(const struct entry *e)
 {
   char tmp[PATH_MAX];
   const char *slash = strrchr(e->path, '/');
-  struct stat st;
   int n;
   if (slash == NULL) n = snprintf(tmp, sizeof tmp, ".ocgc-prune.%d.%s", (int)getpid(), e->path);
   else n = snprintf(tmp, sizeof tmp, "%.*s/.ocgc-prune.%d.%s", (int)(slash - e->path), e->path,
                     (int)getpid(), slash + 1);
   if (n < 0 || (size_t)n >= sizeof tmp) return -ENAMETOOLONG;
   if (rename(e->path, tmp) != 0) return -errno;
-  if (lstat(tmp, &st) == 0 && st.st_dev == e->dev && st.st_ino == e->ino) {
+  if (still_same(e, tmp)) {
     if (unlink(tmp) != 0) return -errno;
     return 0;
   }
@@ -328,7 +443,7 @@ static void prune(struct listing *l)
   for (i = 0; i < l->n; i++) {
     struct entry *e = &l->v[i];
     int err;
-    if (!e->mapped && e->has_ext && e->uid != getuid() &&
+    if (removable_kind(e) && e->uid != getuid() &&
         (strcmp(e->state, "exited") == 0 || strcmp(e->state, "stale") == 0))
       fprintf(stderr, "ocgc ls: not removing %s: it belongs to uid %u, not to you\n", e->path,
               (unsigned)e->uid);
@@ -411,6 +526,8 @@ static void ls_usage(FILE *f)
           "memory map holds a ring, in any folder), and the ring files that\n"
           "processes which are gone left in the ring folders: yours by default\n"
           "($XDG_RUNTIME_DIR/ocgc, /dev/shm/ocgc-UID, /tmp/ocgc-UID) and each --dir.\n"
+          "With --no-default-dirs, only what the --dir folders hold: their files,\n"
+          "and the live processes whose ring is one of them.\n"
           "Other users' processes are listed only when you may read their memory\n"
           "map (as root).\n\n"
           "Columns: PID, PROGRAM, OCAML (the producer's OCaml version; 5 for a\n"
@@ -425,7 +542,8 @@ static void ls_usage(FILE *f)
           "                     (never a file a process maps, never a stock file);\n"
           "                     says on stderr what it removed\n"
           "  --dir DIR          look in DIR too (OCAML_RUNTIME_EVENTS_DIR); repeatable\n"
-          "  --no-default-dirs  look only in the --dir folders\n"
+          "  --no-default-dirs  list only the rings in the --dir folders (live\n"
+          "                     processes whose ring is elsewhere are left out)\n"
           "  --help             this text\n\n"
           "Exit status 0, also when nothing is found (then the table has only its\n"
           "header).\n");
@@ -471,6 +589,11 @@ int cmd_ls(int argc, char **argv)
     return OCGC_EXIT_USAGE;
   }
 
+  if (no_defaults && ndirs == 0) {
+    fprintf(stderr, "ocgc ls: --no-default-dirs lists only the --dir folders: name one "
+                    "with --dir DIR\n");
+    return OCGC_EXIT_USAGE;
+  }
   err = scan_procs(&l);
   if (err == 0 && !no_defaults) {
     const char *xdg = getenv("XDG_RUNTIME_DIR");
@@ -482,6 +605,14 @@ int cmd_ls(int argc, char **argv)
       err = scan_dir(&l, defaults[i], 0);
   }
   for (i = 0; i < ndirs && err == 0; i++) err = scan_dir(&l, dirs[i], 1);
+  if (err == 0 && no_defaults) { /* only what the folders hold */
+    size_t j = 0;
+    for (k = 0; k < l.n; k++) {
+      if (l.v[k].in_dir) l.v[j++] = l.v[k];
+      else free(l.v[k].path);
+    }
+    l.n = j;
+  }
   if (err) {
     fprintf(stderr, "ocgc ls: %s\n", strerror(-err));
     note_rc(&l, OCGC_EXIT_ERROR);

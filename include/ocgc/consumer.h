@@ -216,6 +216,17 @@ struct ocgc_attach_opts {
  * to read its maps), OCGC_E_NORING (it maps no ring), -ENAMETOOLONG. */
 OCGC_API int ocgc_find_ring(int pid, char *path, size_t n);
 
+/** Find the ring of process [pid] as ocgc_find_ring() does, and open it:
+ * returns a read-only descriptor (O_CLOEXEC) of the very file the process
+ * maps (checked by device and inode, so a path or fd entry the process
+ * changed meanwhile is never used), which the caller closes; writes a path
+ * that named it to path[0..n) (NULL: not wanted).  The path may be a
+ * /proc/PID/fd/N or /proc/PID/map_files entry: ocgc's producer keeps its
+ * ring in a memfd and publishes only a link to it.  Errors as
+ * ocgc_find_ring().  The descriptor says nothing of whether the ring is
+ * still that process's: see ocgc_source_check_alive(). */
+OCGC_API int ocgc_open_ring(int pid, char *path, size_t n);
+
 /** Open the ring of the live process [pid] (found as ocgc_find_ring() does,
  * or as DIR/PID.events), after checking that the file belongs to that very
  * process: for ocgc files the pid, the /proc start time and the boot id in

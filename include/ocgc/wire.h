@@ -415,4 +415,23 @@ static inline uint64_t ocgc_wire_ext_size(uint64_t max_domains) {
          sizeof(struct ocgc_wire_totals);
 }
 
+/* The geometry of a file as the ocgc producer lays it out: the header,
+ * [ext_size] bytes of extension block (0: none, a stock file), then
+ * [max_domains] ring headers, the rings of [ring_words] words each, and the
+ * user-event name table last.  Fills the header's geometry fields (the
+ * version and everything else are the caller's) and returns the file size.
+ * The one place that layout is written down, for the producer and for the
+ * tools that make rings (tests, benchmarks). */
+static inline uint64_t ocgc_wire_layout(struct ocgc_wire_header *h, uint64_t max_domains,
+                                        uint64_t ring_words, uint64_t ext_size) {
+  h->max_domains = max_domains;
+  h->ring_header_size_bytes = sizeof(struct ocgc_wire_ring_header);
+  h->ring_size_bytes = ring_words * 8;
+  h->ring_size_elements = ring_words;
+  h->headers_offset = OCGC_WIRE_HEADER_SIZE + ext_size;
+  h->data_offset = h->headers_offset + max_domains * sizeof(struct ocgc_wire_ring_header);
+  h->custom_events_offset = h->data_offset + max_domains * h->ring_size_bytes;
+  return h->custom_events_offset + (uint64_t)OCGC_WIRE_USER_EVENTS * OCGC_WIRE_USER_NAME_LEN;
+}
+
 #endif /* OCGC_WIRE_H */

@@ -2,29 +2,46 @@
  * and what happens to it at fork and exit.
  *
  * Invariants:
- * - <dir>/<pid>.events appears only complete: it is built under a private
- *   temporary name (O_CREAT|O_EXCL|O_NOFOLLOW, mode 0600) in a folder opened
- *   with O_NOFOLLOW and owned by the effective user, then renamed into place.
+ * - The ring is a sealed memfd (no truncate(2), by anyone, can take its
+ *   pages from under the writer), committed only up to the names in use
+ *   (~520 KiB for the default ring), and published as a link
+ *   <dir>/<pid>.events -> /proc/<pid>/fd/<n>.  Without memfd, a regular file
+ *   as OCaml 5 makes it, with the same commit.
+ * - <dir>/<pid>.events appears only complete: the file or link is made
+ *   under a private temporary name (O_CREAT|O_EXCL|O_NOFOLLOW, mode 0600) in
+ *   a folder opened with O_NOFOLLOW and owned by the effective user, then
+ *   renamed into place.
  * - Any failure leaves the program running with the ring off and exactly one
  *   line on stderr; nothing is ever written outside the folder.
  * - A forked child never writes into its parent's mapping: the child handler
  *   unmaps it, and the child's own file is created on its first event, so a
  *   fork followed by exec leaves no file behind.
- * - At normal exit: RING_STOP, state EXITED, file removed unless
- *   OCAML_RUNTIME_EVENTS_PRESERVE is set.
+ * - At exit, from whichever thread calls exit(): the handler first takes
+ *   the ring over from the hooks (caml_ocgc_guard_close); only then does it
+ *   write RING_STOP, the final totals and state EXITED.  If it cannot be
+ *   sure it is the only writer, it writes nothing and the file keeps state
+ *   RUNNING (readers see a dead pid).  Then the entry is removed, or with
+ *   OCAML_RUNTIME_EVENTS_PRESERVE replaced by a regular file holding the
+ *   ring; only if it is still the entry we published (device and inode):
+ *   whoever removed or replaced it meanwhile keeps what is there.
+ * - Dead processes' entries are swept from the folder at process start
+ *   (ocgc_stale.c).
  * Called only from the mutator thread with the runtime lock held, except the
  * fork and exit handlers, which run where the C library runs them. */
 
 #define CAML_INTERNALS
+#define _GNU_SOURCE /* memfd, F_ADD_SEALS, fallocate */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
 #include <unistd.h>
 
@@ -41,7 +58,7 @@
 #define MAX_RING_LOG2 28
 
 int caml_ocgc_enabled = 0;
-struct caml_ocgc_file caml_ocgc_file;
+struct caml_ocgc_file caml_ocgc_file = {.memfd = -1};
 
 static struct {
   char dir[PATH_MAX];
@@ -50,18 +67,30 @@ static struct {
   int handlers_installed;
 } cfg;
 
-/* The one line a failure prints. */
-static void complain(const char *what, const char *dir, int err)
+/* The one line a failure prints, in one write(2).  A forked child makes its
+ * file inside its first collection, with the runtime lock held: there it
+ * writes only if stderr can take the line now, rather than block the
+ * program on a full pipe. */
+static void complain(const char *what, const char *dir, int err, int must_not_block)
 {
   const char *why = strerror(err);
+  char line[PATH_MAX + 256];
+  int len;
   if (err == EPERM || err == ELOOP || err == ENOTDIR)
     why = "it must be a folder of yours, not a symbolic link";
   else if (err == EEXIST)
     why = "something that is not a ring file stands where the ring goes";
   else if (err == 0)
     why = "invalid setting";
-  fprintf(stderr, "ocgc: %s %s: %s; GC events are off for this process\n",
-          what, dir, why);
+  len = snprintf(line, sizeof line, "ocgc: %s %s: %s; GC events are off for this process\n",
+                 what, dir, why);
+  if (len <= 0) return;
+  if ((size_t)len >= sizeof line) len = (int)sizeof line - 1;
+  if (must_not_block) {
+    struct pollfd pfd = {.fd = STDERR_FILENO, .events = POLLOUT};
+    if (poll(&pfd, 1, 0) != 1 || !(pfd.revents & POLLOUT)) return;
+  }
+  (void)!write(STDERR_FILENO, line, (size_t)len);
 }
 
 /* OCAMLRUNPARAM=e=N (or CAMLRUNPARAM), as in OCaml 5; the 4.13 parser skips
@@ -150,18 +179,27 @@ static void read_small_file(const char *path, char *buf, size_t n)
   buf[got > 0 ? got : 0] = '\0';
 }
 
-/* Field 22 of /proc/self/stat: start time in clock ticks after boot. */
-static uint64_t own_start_time(void)
+/* Field 22 of /proc/PID/stat: start time in clock ticks after boot; 0 if
+ * the process is gone.  The command name may hold spaces and ')': the
+ * fields are counted after the last ')'. */
+uint64_t caml_ocgc_start_time(pid_t pid)
 {
-  char buf[1024];
+  char path[64], buf[1024];
   char *p;
   int field;
-  read_small_file("/proc/self/stat", buf, sizeof buf);
+  snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+  read_small_file(path, buf, sizeof buf);
   p = strrchr(buf, ')');
   if (p == NULL) return 0;
   for (field = 2; *p != '\0' && field < 22; p++)
     if (*p == ' ') field++;
   return strtoull(p, NULL, 10);
+}
+
+void caml_ocgc_boot_id(char *out, size_t n)
+{
+  read_small_file("/proc/sys/kernel/random/boot_id", out, n);
+  out[strcspn(out, "\n")] = '\0';
 }
 
 /* The program's name: argv[0], or the script of ocamlrun_ocgc. */
@@ -210,13 +248,7 @@ static void fill_file(char *map, uint64_t ring_words, uint64_t ext_size)
   unsigned i;
 
   h->version = OCGC_WIRE_VERSION;
-  h->max_domains = 1;
-  h->ring_header_size_bytes = sizeof(struct ocgc_wire_ring_header);
-  h->ring_size_bytes = ring_words * 8;
-  h->ring_size_elements = ring_words;
-  h->headers_offset = OCGC_WIRE_HEADER_SIZE + ext_size;
-  h->data_offset = h->headers_offset + sizeof(struct ocgc_wire_ring_header);
-  h->custom_events_offset = h->data_offset + h->ring_size_bytes;
+  (void)ocgc_wire_layout(h, 1, ring_words, ext_size);
 
   clock_gettime(CLOCK_MONOTONIC, &mono);
   clock_gettime(CLOCK_REALTIME, &real);
@@ -229,9 +261,8 @@ static void fill_file(char *map, uint64_t ring_words, uint64_t ext_size)
   x->flags = OCGC_EXT_BYTECODE;
 #endif
   x->pid = (uint64_t)getpid();
-  x->start_time = own_start_time();
-  read_small_file("/proc/sys/kernel/random/boot_id", bootid, sizeof bootid);
-  bootid[strcspn(bootid, "\n")] = '\0';
+  x->start_time = caml_ocgc_start_time(getpid());
+  caml_ocgc_boot_id(bootid, sizeof bootid);
   copy_str(x->boot_id, sizeof x->boot_id, bootid);
   x->created_ns = (uint64_t)mono.tv_sec * 1000000000u + (uint64_t)mono.tv_nsec;
   x->realtime_offset_ns =
@@ -251,57 +282,160 @@ static void fill_file(char *map, uint64_t ring_words, uint64_t ext_size)
              OCGC_WIRE_USER_NAME_LEN, caml_ocgc_user_event_names[i]);
 }
 
-/* Create, fill and publish <dir>/<pid>.events.  Returns 0 or an errno. */
+/* ---- the ring's memory ---------------------------------------------------------- */
+
+/* What the producer commits at once: everything up to the name table, and
+ * the names it registers; the rest of the name table stays a hole that
+ * nobody writes. */
+static uint64_t commit_size(const struct ocgc_wire_header *h)
+{
+  uint64_t names = (uint64_t)caml_ocgc_user_event_count * OCGC_WIRE_USER_NAME_LEN;
+  uint64_t end = h->custom_events_offset + names;
+  return (end + 4095) & ~UINT64_C(4095);
+}
+
+/* The ring lives in a sealed memfd: memory that no truncate(2), by anyone,
+ * root included, can take from under the writer (a truncated shared file
+ * turns the next write into SIGBUS).  Returns the fd, or -1 with errno. */
+static int make_memfd(pid_t pid, uint64_t size, uint64_t commit)
+{
+  char name[48];
+  int fd, err;
+#ifdef SYS_memfd_create
+  snprintf(name, sizeof name, "ocgc:%d" OCGC_EVENTS_SUFFIX, (int)pid);
+  fd = (int)syscall(SYS_memfd_create, name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
+#else
+  (void)name; (void)pid;
+  errno = ENOSYS;
+  fd = -1;
+#endif
+  if (fd < 0) return -1;
+  /* 0600 like a ring file: /proc/<pid>/fd/<n> checks the mode too. */
+  if (fchmod(fd, 0600) != 0 || ftruncate(fd, (off_t)size) != 0) goto fail;
+  /* Commit now what the writer will touch, so that a lack of memory shows
+   * here rather than as a fault inside a collection. */
+  err = posix_fallocate(fd, 0, (off_t)commit);
+  if (err != 0) { errno = err; goto fail; }
+  if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0) goto fail;
+  return fd;
+fail:
+  err = errno;
+  close(fd);
+  errno = err;
+  return -1;
+}
+
+/* Where there is no memfd (an old kernel, a seccomp filter): a file in the
+ * folder under the temporary name, as OCaml 5 does, with the same commit
+ * (posix_fallocate, so a full tmpfs fails here, not with SIGBUS later).
+ * Returns the fd, or -1 with errno. */
+static int make_tmpfile(int dfd, const char *tmp, uint64_t size, uint64_t commit)
+{
+  int err, fd = openat(dfd, tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0) return -1;
+  err = posix_fallocate(fd, 0, (off_t)commit);
+  if (err == 0 && ftruncate(fd, (off_t)size) != 0) err = errno;
+  if (err != 0) {
+    close(fd);
+    (void)unlinkat(dfd, tmp, 0);
+    errno = err;
+    return -1;
+  }
+  return fd;
+}
+
+/* ---- publication ------------------------------------------------------------------- */
+
+int caml_ocgc_is_ring_link(int dfd, const char *name, pid_t pid)
+{
+  char target[64], want[32];
+  ssize_t n = readlinkat(dfd, name, target, sizeof target - 1);
+  int len = snprintf(want, sizeof want, "/proc/%d/fd/", (int)pid);
+  if (n <= 0) return 0;
+  target[n] = '\0';
+  return strncmp(target, want, (size_t)len) == 0 && target[len] != '\0' &&
+         strspn(target + len, "0123456789") == strlen(target + len);
+}
+
+/* Put the ring under <dir>/<pid>.events: for a memfd, a symbolic link to
+ * /proc/<pid>/fd/<fd>, which every reader that opens the path (stock OCaml
+ * 5's included) follows to the memory; else rename the temporary file.  A
+ * stale ring of an earlier process with our pid is replaced; anything else
+ * planted there is refused (rename would only replace a link itself, but
+ * nobody legitimate puts one there).  Returns 0 or an errno. */
+static int publish(int dfd, const char *tmp, const char *final, pid_t pid, int memfd)
+{
+  struct stat st;
+  if (memfd >= 0) {
+    char target[64];
+    snprintf(target, sizeof target, "/proc/%d/fd/%d", (int)pid, memfd);
+    (void)unlinkat(dfd, tmp, 0);
+    if (symlinkat(target, dfd, tmp) != 0) return errno;
+  }
+  if (fstatat(dfd, final, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISREG(st.st_mode) &&
+      !(S_ISLNK(st.st_mode) && caml_ocgc_is_ring_link(dfd, final, pid))) {
+    (void)unlinkat(dfd, tmp, 0);
+    return EEXIST;
+  }
+  if (renameat(dfd, tmp, dfd, final) != 0) {
+    int err = errno;
+    (void)unlinkat(dfd, tmp, 0);
+    return err;
+  }
+  return 0;
+}
+
+/* Create, fill and publish the ring.  Returns 0 or an errno. */
 static int create_file(void)
 {
   uint64_t ring_words = UINT64_C(1) << cfg.ring_log2;
   uint64_t ext_size = ocgc_wire_ext_size(1);
-  uint64_t file_size = OCGC_WIRE_HEADER_SIZE + ext_size +
-                       sizeof(struct ocgc_wire_ring_header) + ring_words * 8 +
-                       (uint64_t)OCGC_WIRE_USER_EVENTS * OCGC_WIRE_USER_NAME_LEN;
+  struct ocgc_wire_header geometry;
+  uint64_t file_size = ocgc_wire_layout(&geometry, 1, ring_words, ext_size);
   char tmp[40], final[32];
   struct ocgc_wire_header *h;
   char *map;
-  int dfd, fd, err;
+  int dfd, fd, memfd, err;
   pid_t pid = getpid();
 
   dfd = open_dir(cfg.dir);
   if (dfd < 0) return errno;
-  snprintf(tmp, sizeof tmp, ".%d.events.tmp", (int)pid);
-  snprintf(final, sizeof final, "%d.events", (int)pid);
+  snprintf(tmp, sizeof tmp, ".%d" OCGC_EVENTS_SUFFIX ".tmp", (int)pid);
+  snprintf(final, sizeof final, "%d" OCGC_EVENTS_SUFFIX, (int)pid);
   /* A leftover of an earlier process with our pid: remove it (unlinkat never
    * follows a link, it removes the link itself). */
   (void)unlinkat(dfd, tmp, 0);
-  fd = openat(dfd, tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  fd = memfd = make_memfd(pid, file_size, commit_size(&geometry));
+  if (fd < 0) fd = make_tmpfile(dfd, tmp, file_size, commit_size(&geometry));
   if (fd < 0) { err = errno; close(dfd); return err; }
-  /* posix_fallocate, not ftruncate: on a full tmpfs a sparse file would
-   * fault with SIGBUS on first write instead of failing here. */
-  err = posix_fallocate(fd, 0, (off_t)file_size);
-  if (err != 0) goto fail_unlink;
   map = mmap(NULL, file_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  if (map == MAP_FAILED) { err = errno; goto fail_unlink; }
-  close(fd);
-  fd = -1;
-  fill_file(map, ring_words, ext_size); /* a new file (O_EXCL) reads as zeroes */
-  /* A stale file of an earlier process with our pid is replaced; a link or
-   * anything else planted there is refused (rename would only replace the
-   * link itself, but nobody legitimate puts one there). */
-  {
-    struct stat st;
-    if (fstatat(dfd, final, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-        !S_ISREG(st.st_mode)) {
-      err = EEXIST;
-      munmap(map, file_size);
-      goto fail_unlink;
-    }
-  }
-  if (renameat(dfd, tmp, dfd, final) != 0) {
+  if (map == MAP_FAILED) {
     err = errno;
-    munmap(map, file_size);
-    goto fail_unlink;
+    close(fd);
+    if (memfd < 0) (void)unlinkat(dfd, tmp, 0);
+    close(dfd);
+    return err;
   }
+  if (memfd < 0) {
+    struct stat st;
+    /* The mapping holds this inode, so its number names no other file
+     * while we live (a removed link's number, on the other hand, may be
+     * reused at once). */
+    if (fstat(fd, &st) != 0) st.st_dev = 0, st.st_ino = 0;
+    caml_ocgc_file.file_dev = st.st_dev;
+    caml_ocgc_file.file_ino = st.st_ino;
+    close(fd);
+  }
+  fill_file(map, ring_words, ext_size); /* new memory reads as zeroes */
+  err = publish(dfd, tmp, final, pid, memfd);
   close(dfd);
+  if (err != 0) {
+    munmap(map, file_size);
+    if (memfd >= 0) close(memfd);
+    return err;
+  }
 
+  caml_ocgc_guard_prepare();
   h = (struct ocgc_wire_header *)map;
   memset(&caml_ocgc_ring, 0, sizeof caml_ocgc_ring);
   caml_ocgc_ring.size = ring_words;
@@ -313,29 +447,91 @@ static int create_file(void)
 
   caml_ocgc_file.map = map;
   caml_ocgc_file.map_size = file_size;
+  caml_ocgc_file.commit_size = commit_size(h);
+  caml_ocgc_file.memfd = memfd;
   caml_ocgc_file.ext = (struct ocgc_wire_ext *)(map + OCGC_WIRE_HEADER_SIZE);
   caml_ocgc_file.totals =
       (struct ocgc_wire_totals *)(map + caml_ocgc_file.ext->totals_offset);
   caml_ocgc_file.pid = pid;
   caml_ocgc_file.lazy = 0;
-  snprintf(caml_ocgc_file.path, sizeof caml_ocgc_file.path, "%s/%s", cfg.dir,
-           final);
   return 0;
-
-fail_unlink:
-  if (fd >= 0) close(fd);
-  (void)unlinkat(dfd, tmp, 0);
-  close(dfd);
-  return err;
 }
 
+/* Whether [name] in [dfd] is still the entry we published: whoever
+ * removed or replaced it (a cleanup script, a user) keeps what is there.
+ * Our link is told by what it says (a new file may get the inode number of
+ * a removed link), our file by its inode, which our mapping holds. */
+static int own_entry(int dfd, const char *name)
+{
+  struct caml_ocgc_file *f = &caml_ocgc_file;
+  struct stat st;
+  char target[64], want[64];
+  ssize_t n;
+  if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) return 0;
+  if (f->memfd < 0)
+    return S_ISREG(st.st_mode) && st.st_dev == f->file_dev && st.st_ino == f->file_ino;
+  if (!S_ISLNK(st.st_mode)) return 0;
+  n = readlinkat(dfd, name, target, sizeof target - 1);
+  if (n <= 0) return 0;
+  target[n] = '\0';
+  snprintf(want, sizeof want, "/proc/%d/fd/%d", (int)f->pid, f->memfd);
+  return strcmp(target, want) == 0;
+}
+
+/* OCAML_RUNTIME_EVENTS_PRESERVE with a memfd ring: the memory goes with the
+ * process, so leave a regular file in its place holding the final ring
+ * (the name table's unused part stays a hole).  It replaces our link, or
+ * takes the name if it is free; never another file put there meanwhile. */
+static void preserve_copy(struct caml_ocgc_file *f, int dfd)
+{
+  char tmp[40], final[32];
+  uint64_t done = 0;
+  struct stat st;
+  int fd, err = 0;
+  snprintf(tmp, sizeof tmp, ".%d" OCGC_EVENTS_SUFFIX ".tmp", (int)f->pid);
+  snprintf(final, sizeof final, "%d" OCGC_EVENTS_SUFFIX, (int)f->pid);
+  if (fstatat(dfd, final, &st, AT_SYMLINK_NOFOLLOW) == 0 && !own_entry(dfd, final)) {
+    complain("not keeping the ring: another file took its name in", cfg.dir, EEXIST, 0);
+    return;
+  }
+  (void)unlinkat(dfd, tmp, 0);
+  fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0) err = errno;
+  while (err == 0 && done < f->commit_size) {
+    ssize_t n = write(fd, f->map + done, (size_t)(f->commit_size - done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) err = n < 0 ? errno : EIO;
+    else done += (uint64_t)n;
+  }
+  if (err == 0 && ftruncate(fd, (off_t)f->map_size) != 0) err = errno;
+  if (fd >= 0 && close(fd) != 0 && err == 0) err = errno;
+  if (err == 0 && renameat(dfd, tmp, dfd, final) != 0) err = errno;
+  if (err != 0) {
+    (void)unlinkat(dfd, tmp, 0);
+    complain("cannot keep the ring in", cfg.dir, err, 0);
+  }
+}
+
+/* Any thread may call exit(): a C thread, or a C main returning while OCaml
+ * runs on another.  The ring is written only once it is ours alone. */
 static void at_exit(void)
 {
   struct caml_ocgc_file *f = &caml_ocgc_file;
+  char final[32];
+  int dfd;
   if (f->map == NULL || f->pid != getpid()) return;
-  caml_ocgc_stop();
-  caml_ocgc_enabled = 0;
-  if (!cfg.preserve) (void)unlink(f->path);
+  if (caml_ocgc_guard_close()) caml_ocgc_stop();
+  __atomic_store_n(&caml_ocgc_enabled, 0, __ATOMIC_RELAXED);
+  if (cfg.preserve && f->memfd < 0) return; /* the file itself stays */
+  dfd = open_dir(cfg.dir);
+  if (dfd < 0) {
+    if (cfg.preserve) complain("cannot keep the ring in", cfg.dir, errno, 0);
+    return;
+  }
+  snprintf(final, sizeof final, "%d" OCGC_EVENTS_SUFFIX, (int)f->pid);
+  if (cfg.preserve) preserve_copy(f, dfd);
+  else if (own_entry(dfd, final)) (void)unlinkat(dfd, final, 0);
+  close(dfd);
 }
 
 static void in_child(void)
@@ -350,9 +546,17 @@ static void in_child(void)
     f->ext = NULL;
     f->totals = NULL;
   }
+  if (f->memfd >= 0) {
+    close(f->memfd); /* the parent's ring: it is not ours to keep open */
+    f->memfd = -1;
+  }
   /* Our parent, even if it never made its own file (a double fork). */
   f->parent_pid = getppid();
   f->lazy = 1;
+  /* fork() is called by the thread that holds the runtime lock, outside
+   * any hook; the exit of a parent's other thread is not ours. */
+  caml_ocgc_guard.busy = 0;
+  caml_ocgc_guard.closed = 0;
 }
 
 int caml_ocgc_file_reopen(void)
@@ -361,8 +565,8 @@ int caml_ocgc_file_reopen(void)
   caml_ocgc_file.lazy = 0;
   err = create_file();
   if (err != 0) {
-    complain("cannot create the forked child's ring in", cfg.dir, err);
-    caml_ocgc_enabled = 0;
+    complain("cannot create the forked child's ring in", cfg.dir, err, 1);
+    __atomic_store_n(&caml_ocgc_enabled, 0, __ATOMIC_RELAXED);
     return 0;
   }
   caml_ocgc_started((uint64_t)caml_ocgc_file.parent_pid);
@@ -382,16 +586,24 @@ void caml_ocgc_init(void)
   if (dir != NULL && dir[0] != '\0') {
     err = normalize_dir(dir, cfg.dir, sizeof cfg.dir);
     if (err != 0) {
-      complain("cannot use the ring folder", dir, err);
+      complain("cannot use the ring folder", dir, err, 0);
       return;
     }
   } else if (default_dir(cfg.dir, sizeof cfg.dir) != 0) {
-    complain("cannot make the ring folder", cfg.dir, errno);
+    complain("cannot make the ring folder", cfg.dir, errno, 0);
     return;
+  }
+  {
+    /* At process start, not in a forked child's first collection. */
+    int dfd = open_dir(cfg.dir);
+    if (dfd >= 0) {
+      caml_ocgc_sweep_stale(dfd, getpid());
+      close(dfd);
+    }
   }
   err = create_file();
   if (err != 0) {
-    complain("cannot create the ring in", cfg.dir, err);
+    complain("cannot create the ring in", cfg.dir, err, 0);
     return;
   }
   if (!cfg.handlers_installed) {
@@ -399,6 +611,6 @@ void caml_ocgc_init(void)
     pthread_atfork(NULL, NULL, in_child);
     atexit(at_exit);
   }
-  caml_ocgc_enabled = 1;
+  __atomic_store_n(&caml_ocgc_enabled, 1, __ATOMIC_RELAXED);
   caml_ocgc_started(0);
 }

@@ -11,15 +11,20 @@
 #include "ocgc/wire.h"
 #include "ocgc_version.h" /* OCGC_PRODUCER_VERSION, written by the build */
 
+#define OCGC_EVENTS_SUFFIX ".events"
+
 struct caml_ocgc_file {
   char *map;                       /* the whole file, or NULL */
   size_t map_size;
+  uint64_t commit_size;            /* bytes committed at creation */
+  int memfd;                       /* the ring's memfd, or -1 (a file) */
   struct ocgc_wire_ext *ext;       /* inside map */
   struct ocgc_wire_totals *totals; /* inside map */
   pid_t pid;                       /* the process the mapping belongs to */
   pid_t parent_pid;                /* in a forked child: the parent */
   int lazy;                        /* forked child: make a file on first use */
-  char path[PATH_MAX + 64];        /* <dir>/<pid>.events, for removal at exit */
+  dev_t file_dev;                  /* without memfd: the ring file, whose */
+  ino_t file_ino;                  /* name we remove at exit */
 };
 
 extern struct caml_ocgc_file caml_ocgc_file;
@@ -31,6 +36,20 @@ extern const unsigned caml_ocgc_user_event_count;
 /* In a forked child, make the child's own file; returns 0 and turns the
  * hooks off if that fails. */
 int caml_ocgc_file_reopen(void);
+
+/* Field 22 of /proc/PID/stat (0 if gone), and the boot id without its
+ * newline: with the pid, they name one process. */
+uint64_t caml_ocgc_start_time(pid_t pid);
+void caml_ocgc_boot_id(char *out, size_t n);
+
+/* Whether [name] in [dfd] is a link that a memfd ring of [pid] published:
+ * "/proc/<pid>/fd/<n>". */
+int caml_ocgc_is_ring_link(int dfd, const char *name, pid_t pid);
+
+/* ocgc_stale.c: remove from the ring folder [dfd] what dead processes of
+ * this user left behind (never a live process's ring; never our own pid's
+ * name, which the caller replaces). */
+void caml_ocgc_sweep_stale(int dfd, pid_t self);
 
 /* ocgc_hooks.c: first events of a new ring (RING_START, and FORK_CHILD with
  * the parent's pid when parent_pid != 0), and the last (RING_STOP, final

@@ -6,14 +6,16 @@
  *   one span, preceded at the same timestamp by exactly one cause event.
  * - MINOR spans are written only for collections that Gc counts, so their
  *   number equals Gc minor_collections; COMPACT spans equal Gc compactions.
- * - A cause is resolved when its collection begins: a one-shot cause set at
- *   the triggering site, else the innermost scope (explicit Gc.* call,
- *   policy change, shutdown, automatic compaction), else the first pending
- *   request, else "unknown".  Pending and one-shot causes of a kind are
- *   consumed by the next collection of that kind, whoever claims it.
+ * - The cause of a collection is resolved when it begins, from state that
+ *   never outlives the runtime lock's holder (see "causes" below).
  * - The totals are a seqlock-protected mirror of the runtime's own Gc
- *   counters, refreshed at the end of every collection and heap change.
- * All functions run on the mutator thread with the runtime lock held. */
+ *   counters, refreshed at the end of every collection and heap change; a
+ *   collection is counted by cause when it ends, as Gc counts it, so the
+ *   by-cause cells never run ahead of the Gc counters.
+ * - Every hook that writes into the mapping does so between
+ *   caml_ocgc_hook_enter() and caml_ocgc_hook_leave() (ocgc_ring.h).
+ * All functions run on the mutator thread with the runtime lock held, but
+ * caml_ocgc_stop(), which the exit handler calls once it owns the ring. */
 
 #define CAML_INTERNALS
 #include <string.h>
@@ -77,19 +79,24 @@ _Static_assert(OCGC_CAUSE_C_CALL + 1 == OCGC_CAUSE_COUNT, "name table covers cau
 
 /* ---- state ---------------------------------------------------------------- */
 
-#define SCOPE_MAX 8
-#define KIND_CAUSE_SLOTS 2 /* one-shot and pending causes: minor, major slice */
+#define KIND_CAUSE_SLOTS 2 /* kinds with requests and one-shot causes: minor, slice */
 #define DIRTY_MAX 8        /* collections nest at most a few deep between syncs */
 
 static struct {
-  int oneshot[KIND_CAUSE_SLOTS];
+  /* causes: see "causes" below */
+  int next[KIND_CAUSE_SLOTS];
   int pending[KIND_CAUSE_SLOTS];
-  int scope[SCOPE_MAX];
-  int scope_depth;
+  int scope;
+  unsigned scope_span;        /* the Gc.* span open in this scope, or 0 */
   int alloc_trigger;          /* 0, or a CAML_OCGC_TRIGGER_* */
+  int plan_trigger;           /* dispatch: the cause the allocation gave, or 0 */
+  int plan_minor_due;         /* dispatch: the trigger was at the heap's start */
+  int plan_idle;              /* dispatch: no major cycle was running */
+  /* collections in progress */
   int depth;                  /* nesting of collections of any kind */
   uint64_t outer_start;
   int kind_depth[OCGC_KIND_COUNT];
+  int kind_cause[OCGC_KIND_COUNT];
   uint64_t kind_start[OCGC_KIND_COUNT];
   uint64_t slice_work;
   uint64_t direct_pending;    /* words not yet reported in the ring */
@@ -98,12 +105,22 @@ static struct {
   unsigned ndirty;            /* > DIRTY_MAX: publish them all */
 } S;
 
-/* Returns nonzero when there is a ring to write into; in a forked child the
- * first event makes the child's own file. */
-static inline int ready(void)
+/* Enter a hook that writes: returns nonzero when there is a ring to write
+ * into and the exit handler has not taken it over; in a forked child the
+ * first event makes the child's own file.  A nonzero return must be paired
+ * with leave(). */
+static inline int enter(void)
 {
+  if (!caml_ocgc_hook_enter()) return 0;
   if (__builtin_expect(caml_ocgc_ring.data != NULL, 1)) return 1;
-  return caml_ocgc_file.lazy && caml_ocgc_file_reopen();
+  if (caml_ocgc_file.lazy && caml_ocgc_file_reopen()) return 1;
+  caml_ocgc_hook_leave();
+  return 0;
+}
+
+static inline void leave(void)
+{
+  caml_ocgc_hook_leave();
 }
 
 /* A timestamp for an event that is not a collection boundary: inside a
@@ -183,19 +200,49 @@ static void sync_totals(uint64_t now)
   __atomic_store_n(&m->seq, t->seq, __ATOMIC_RELEASE);
 }
 
-/* ---- causes --------------------------------------------------------------- */
+/* ---- causes ------------------------------------------------------------------ */
+
+/* Cause state.  All of it is read and written by the thread that holds the
+ * runtime lock, and none of it is left behind when that thread gives the
+ * lock up, so no thread ever sees another's causes:
+ * - next[k]: set by a site just before it runs a collection of kind k
+ *   itself (Array.make, Weak, custom blocks, minor heap resize, and
+ *   caml_gc_dispatch once it has decided); consumed by that collection, or
+ *   voided when the minor heap turns out empty.
+ * - scope: the cause of every collection that the running code performs
+ *   directly (a Gc.* call, a policy change, shutdown, automatic
+ *   compaction).  Whoever runs OCaml code in between (pending actions:
+ *   signal handlers, memprof callbacks, finalisers, the tick thread's
+ *   yield) calls foreign_begin first, which leaves no scope, and
+ *   foreign_end after, which restores it from the caller's own C stack: a
+ *   scope never crosses a master-lock release, a preempted thread finds its
+ *   own again, and a forked child starts with the forking thread's.  The
+ *   Gc.* call's span is closed and reopened there too, so that it covers
+ *   only the time the call itself stops the mutator, and spans of
+ *   different threads never interleave.
+ * - pending[k]: mirror of the runtime's requested_minor_gc /
+ *   requested_major_slice: the first cause given since the runtime last
+ *   cleared its flag, cleared exactly where the runtime clears the flag
+ *   (caml_gc_dispatch, caml_set_minor_heap_wsz).
+ * A collection takes next[k], else scope, else pending[k] (which a
+ * collection run outside caml_gc_dispatch does not consume: the runtime's
+ * request is still outstanding). */
+
+static int valid_cause(int cause)
+{
+  return cause > 0 && cause < OCGC_CAUSE_COUNT ? cause : OCGC_CAUSE_UNKNOWN;
+}
 
 static int take_cause(int kind)
 {
-  int cause = OCGC_CAUSE_UNKNOWN;
-  if (kind < KIND_CAUSE_SLOTS && S.oneshot[kind]) cause = S.oneshot[kind];
-  else if (S.scope_depth > 0) cause = S.scope[S.scope_depth - 1];
-  else if (kind < KIND_CAUSE_SLOTS && S.pending[kind]) cause = S.pending[kind];
+  int cause = 0;
   if (kind < KIND_CAUSE_SLOTS) {
-    S.oneshot[kind] = 0;
-    S.pending[kind] = 0;
+    cause = S.next[kind];
+    S.next[kind] = 0;
   }
-  return cause;
+  if (cause == 0) cause = S.scope;
+  if (cause == 0 && kind < KIND_CAUSE_SLOTS) cause = S.pending[kind];
+  return valid_cause(cause);
 }
 
 static void emit_cause(int cause, uint64_t now)
@@ -210,9 +257,9 @@ static void emit_cause(int cause, uint64_t now)
 void caml_ocgc_cause(int kind, int cause)
 {
   if (kind == CAML_OCGC_KIND_ALL) {
-    S.oneshot[OCGC_KIND_MINOR] = S.oneshot[OCGC_KIND_MAJOR_SLICE] = cause;
+    S.next[OCGC_KIND_MINOR] = S.next[OCGC_KIND_MAJOR_SLICE] = cause;
   } else if (kind >= 0 && kind < KIND_CAUSE_SLOTS) {
-    S.oneshot[kind] = cause;
+    S.next[kind] = cause;
   }
 }
 
@@ -222,17 +269,46 @@ void caml_ocgc_request(int kind, int cause)
     S.pending[kind] = cause;
 }
 
-void caml_ocgc_scope_begin(int cause)
+void caml_ocgc_resize_minor(void)
 {
-  /* Deeper nesting than SCOPE_MAX cannot happen in 4.13; if it did, the
-   * outer scopes would keep answering, which is still a true cause. */
-  if (S.scope_depth < SCOPE_MAX) S.scope[S.scope_depth] = cause;
-  S.scope_depth++;
+  S.next[OCGC_KIND_MINOR] = OCGC_CAUSE_MINOR_HEAP_RESIZE;
+  S.pending[OCGC_KIND_MINOR] = 0; /* the runtime clears requested_minor_gc */
 }
 
-void caml_ocgc_scope_end(void)
+int caml_ocgc_scope_enter(int cause)
 {
-  if (S.scope_depth > 0) S.scope_depth--;
+  int old = S.scope;
+  S.scope = cause;
+  return old;
+}
+
+void caml_ocgc_scope_leave(int scope)
+{
+  S.scope = scope;
+}
+
+static void emit_explicit_span(int begin, unsigned id)
+{
+  if (!enter()) return;
+  caml_ocgc_emit_span(begin, id, caml_ocgc_now());
+  leave();
+}
+
+/* The saved state packs the scope's cause (below 256) and its span id. */
+int caml_ocgc_foreign_begin(void)
+{
+  int saved = S.scope | (int)(S.scope_span << 8);
+  if (S.scope_span != 0) emit_explicit_span(0, S.scope_span);
+  S.scope = 0;
+  S.scope_span = 0;
+  return saved;
+}
+
+void caml_ocgc_foreign_end(int saved)
+{
+  S.scope = saved & 0xff;
+  S.scope_span = (unsigned)saved >> 8;
+  if (S.scope_span != 0) emit_explicit_span(1, S.scope_span);
 }
 
 void caml_ocgc_alloc_trigger(int trigger)
@@ -240,50 +316,68 @@ void caml_ocgc_alloc_trigger(int trigger)
   S.alloc_trigger = trigger;
 }
 
-/* Mirrors the decision caml_gc_dispatch is about to take. */
+/* caml_gc_dispatch is about to decide: note what it starts from. */
 void caml_ocgc_dispatch(void)
 {
   int minor_due = Caml_state->young_trigger == Caml_state->young_alloc_start;
-  if (S.alloc_trigger) {
-    if (minor_due)
-      S.oneshot[OCGC_KIND_MINOR] =
-          S.alloc_trigger == CAML_OCGC_TRIGGER_FROM_CAML ? OCGC_CAUSE_MINOR_HEAP_FULL
-          : S.alloc_trigger == CAML_OCGC_TRIGGER_FROM_C  ? OCGC_CAUSE_MINOR_HEAP_FULL_C
-                                                          : OCGC_CAUSE_MEMPROF;
-    else
-      S.oneshot[OCGC_KIND_MAJOR_SLICE] = OCGC_CAUSE_MAJOR_SLICE_DUE;
-    S.alloc_trigger = 0;
-  } else if (!minor_due) {
-    /* Whoever called, a dispatch with the trigger at the middle of the minor
-     * heap also runs the slice that half a minor heap of allocation made
-     * due. */
-    caml_ocgc_request(OCGC_KIND_MAJOR_SLICE, OCGC_CAUSE_MAJOR_SLICE_DUE);
-  }
-  /* A dispatch with the trigger at the end of the minor heap always empties
-   * it; when nothing asked for a minor collection, it runs on behalf of the
-   * major slice that was requested. */
-  if (minor_due && !S.oneshot[OCGC_KIND_MINOR])
-    caml_ocgc_request(OCGC_KIND_MINOR, S.pending[OCGC_KIND_MAJOR_SLICE]);
-  if (caml_gc_phase == Phase_idle) {
-    caml_ocgc_request(OCGC_KIND_MINOR, OCGC_CAUSE_MAJOR_CYCLE_START);
-    caml_ocgc_request(OCGC_KIND_MAJOR_SLICE, OCGC_CAUSE_MAJOR_CYCLE_START);
-  }
+  int trigger = S.alloc_trigger;
+  S.alloc_trigger = 0;
+  S.plan_minor_due = minor_due;
+  S.plan_idle = caml_gc_phase == Phase_idle;
+  /* An allocation found no room: the trigger at the heap's start means the
+   * minor heap is full; at its middle, that the slice it paces is due. */
+  S.plan_trigger = trigger == 0 ? 0
+                   : !minor_due ? OCGC_CAUSE_MAJOR_SLICE_DUE
+                   : trigger == CAML_OCGC_TRIGGER_FROM_CAML ? OCGC_CAUSE_MINOR_HEAP_FULL
+                   : trigger == CAML_OCGC_TRIGGER_FROM_C ? OCGC_CAUSE_MINOR_HEAP_FULL_C
+                                                         : OCGC_CAUSE_MEMPROF;
 }
 
-/* ---- collections ---------------------------------------------------------- */
+/* caml_gc_dispatch clears the runtime's request flag for [kind] and runs
+ * that collection: give it its cause and clear the mirror. */
+void caml_ocgc_dispatch_runs(int kind)
+{
+  int minor = kind == OCGC_KIND_MINOR;
+  int cause = 0;
 
-static void enter(int kind, int cause, uint64_t now)
+  if (kind < 0 || kind >= KIND_CAUSE_SLOTS) return;
+  if (minor ? S.plan_minor_due : !S.plan_minor_due) cause = S.plan_trigger;
+  if (cause == 0) cause = S.scope;
+  if (cause == 0) cause = S.pending[kind];
+  if (minor) {
+    /* A minor collection nobody asked for runs on behalf of the major
+     * slice that needs an empty minor heap (the requested one, or the one
+     * that starts a cycle). */
+    if (cause == 0) cause = S.pending[OCGC_KIND_MAJOR_SLICE];
+  } else if (cause == 0 && !S.plan_minor_due) {
+    /* Whoever called, a dispatch with the trigger at the middle of the
+     * minor heap runs the slice that half a heap of allocation made due. */
+    cause = OCGC_CAUSE_MAJOR_SLICE_DUE;
+  }
+  if (cause == 0 && S.plan_idle) cause = OCGC_CAUSE_MAJOR_CYCLE_START;
+  if (S.next[kind] == 0) S.next[kind] = cause;
+  S.pending[kind] = 0;
+}
+
+/* ---- collections ------------------------------------------------------------- */
+
+static void collection_enter(int kind, int cause, uint64_t now)
 {
   if (S.depth++ == 0) S.outer_start = now;
-  if (S.kind_depth[kind]++ == 0) S.kind_start[kind] = now;
-  S.t.by_cause[kind][cause]++;
-  mark_dirty((unsigned)kind * OCGC_CAUSE_SLOTS + (unsigned)cause);
+  if (S.kind_depth[kind]++ == 0) {
+    S.kind_start[kind] = now;
+    S.kind_cause[kind] = cause;
+  }
 }
 
-static void leave(int kind, uint64_t now)
+static void collection_leave(int kind, uint64_t now)
 {
-  if (S.kind_depth[kind] > 0 && --S.kind_depth[kind] == 0)
+  if (S.kind_depth[kind] > 0 && --S.kind_depth[kind] == 0) {
+    int cause = S.kind_cause[kind];
     S.t.kind_time_ns[kind] += now - S.kind_start[kind];
+    S.t.by_cause[kind][cause]++;
+    mark_dirty((unsigned)kind * OCGC_CAUSE_SLOTS + (unsigned)cause);
+  }
   if (S.depth > 0 && --S.depth == 0) S.t.gc_time_ns += now - S.outer_start;
 }
 
@@ -301,48 +395,50 @@ static void collection_begin(int kind, unsigned phase, uint64_t now)
   flush_direct(now);
   emit_cause(cause, now);
   caml_ocgc_emit_span(1, phase, now);
-  enter(kind, cause, now);
+  collection_enter(kind, cause, now);
 }
 
 static void collection_end(int kind, unsigned phase, uint64_t now)
 {
   caml_ocgc_emit_span(0, phase, now);
-  leave(kind, now);
+  collection_leave(kind, now);
   sync_totals(now);
 }
 
 void caml_ocgc_minor_begin(uintptr_t young_words)
 {
   uint64_t now;
-  if (!ready()) return;
+  if (!enter()) return;
   now = caml_ocgc_now();
   collection_begin(OCGC_KIND_MINOR, OCGC_PH_MINOR, now);
   caml_ocgc_emit_counter(OCGC_CT_MINOR_ALLOCATED, now, (uint64_t)young_words * 8);
+  leave();
 }
 
 void caml_ocgc_minor_end(uintptr_t promoted_words)
 {
   uint64_t now;
-  if (!ready()) return;
+  if (!enter()) return;
   now = caml_ocgc_now();
   caml_ocgc_emit_counter(OCGC_CT_MINOR_PROMOTED, now, (uint64_t)promoted_words * 8);
   collection_end(OCGC_KIND_MINOR, OCGC_PH_MINOR, now);
+  leave();
 }
 
-/* caml_empty_minor_heap found nothing to collect: the one-shot cause meant
- * for it is void, and so is any pending request (the heap is empty), which
- * would otherwise be charged to some later, unrelated collection. */
+/* caml_empty_minor_heap found nothing to collect: the cause meant for this
+ * collection is void.  A pending request is not: the runtime's flag is
+ * still set (a dispatch has cleared both already). */
 void caml_ocgc_minor_none(void)
 {
-  S.oneshot[OCGC_KIND_MINOR] = 0;
-  S.pending[OCGC_KIND_MINOR] = 0;
+  S.next[OCGC_KIND_MINOR] = 0;
 }
 
 void caml_ocgc_slice_begin(void)
 {
-  if (!ready()) return;
+  if (!enter()) return;
   S.slice_work = 0;
   collection_begin(OCGC_KIND_MAJOR_SLICE, OCGC_PH_MAJOR_SLICE, caml_ocgc_now());
+  leave();
 }
 
 void caml_ocgc_slice_work(intptr_t work)
@@ -353,83 +449,95 @@ void caml_ocgc_slice_work(intptr_t work)
 void caml_ocgc_slice_end(void)
 {
   uint64_t now;
-  if (!ready()) return;
+  if (!enter()) return;
   now = caml_ocgc_now();
   S.t.major_slices++;
   caml_ocgc_emit_user_int(UEV_SLICE_WORK, now, S.slice_work);
   collection_end(OCGC_KIND_MAJOR_SLICE, OCGC_PH_MAJOR_SLICE, now);
+  leave();
 }
 
 void caml_ocgc_finish_begin(void)
 {
-  if (!ready()) return;
+  if (!enter()) return;
   collection_begin(OCGC_KIND_MAJOR_FINISH, OCGC_PH_MAJOR_FINISH_CYCLE, caml_ocgc_now());
+  leave();
 }
 
 void caml_ocgc_finish_end(void)
 {
-  if (!ready()) return;
+  if (!enter()) return;
   collection_end(OCGC_KIND_MAJOR_FINISH, OCGC_PH_MAJOR_FINISH_CYCLE, caml_ocgc_now());
+  leave();
 }
 
-/* ---- spans ---------------------------------------------------------------- */
+/* ---- spans ------------------------------------------------------------------ */
 
 void caml_ocgc_phase(unsigned id, int begin)
 {
-  if (!ready()) return;
+  if (!enter()) return;
   caml_ocgc_emit_span(begin, id, stamp());
+  leave();
 }
 
+/* A Gc.* primitive.  Its direct collections are explicit; whatever runs in
+ * its pending actions is not, and its span is cut there (see "causes").
+ * No other scope can be open when OCaml code calls a primitive, so the end
+ * returns to none. */
 void caml_ocgc_explicit(unsigned id, int begin)
 {
-  if (!ready()) return;
-  if (begin) caml_ocgc_scope_begin(OCGC_CAUSE_EXPLICIT);
-  else caml_ocgc_scope_end();
-  caml_ocgc_emit_span(begin, id, caml_ocgc_now());
+  S.scope = begin ? OCGC_CAUSE_EXPLICIT : 0;
+  S.scope_span = begin ? id : 0;
+  emit_explicit_span(begin, id);
 }
 
 void caml_ocgc_compaction(int begin)
 {
-  if (!ready()) return;
+  if (!enter()) return;
   if (begin) collection_begin(OCGC_KIND_COMPACTION, OCGC_PH_COMPACT, caml_ocgc_now());
   else collection_end(OCGC_KIND_COMPACTION, OCGC_PH_COMPACT, caml_ocgc_now());
+  leave();
 }
 
-/* ---- major cycle and heap ------------------------------------------------- */
+/* ---- major cycle and heap ------------------------------------------------------ */
+
+/* One user int event at an inner timestamp. */
+static void emit_point(unsigned slot, uint64_t value)
+{
+  if (!enter()) return;
+  caml_ocgc_emit_user_int(slot, stamp(), value);
+  leave();
+}
 
 void caml_ocgc_cycle_start(void)
 {
-  if (!ready()) return;
-  caml_ocgc_emit_user_int(UEV_CYCLE_START, stamp(),
-                          (uint64_t)Caml_state->stat_major_collections + 1);
+  emit_point(UEV_CYCLE_START, (uint64_t)Caml_state->stat_major_collections + 1);
 }
 
 void caml_ocgc_cycle_end(void)
 {
-  if (!ready()) return;
-  caml_ocgc_emit_user_int(UEV_CYCLE_END, stamp(),
-                          (uint64_t)Caml_state->stat_major_collections);
+  emit_point(UEV_CYCLE_END, (uint64_t)Caml_state->stat_major_collections);
   /* sweep_slice asks for a minor collection so the next cycle can start. */
   caml_ocgc_request(OCGC_KIND_MINOR, OCGC_CAUSE_MAJOR_CYCLE_START);
 }
 
 void caml_ocgc_forced_major(void)
 {
-  if (!ready()) return;
-  caml_ocgc_emit_user_int(UEV_FORCED_MAJOR, stamp(),
-                          (uint64_t)Caml_state->stat_forced_major_collections);
+  emit_point(UEV_FORCED_MAJOR, (uint64_t)Caml_state->stat_forced_major_collections);
 }
 
 void caml_ocgc_heap_change(int grew)
 {
   uint64_t now;
-  if (!ready()) return;
+  if (!enter()) return;
   now = stamp();
   caml_ocgc_emit_user_int(grew ? UEV_HEAP_GROW : UEV_HEAP_SHRINK, now,
                           (uint64_t)Caml_state->stat_heap_wsz);
   sync_totals(now);
+  leave();
 }
 
+/* Called once the allocation has succeeded (it may raise Out_of_memory). */
 void caml_ocgc_direct_alloc(uintptr_t wosize)
 {
   S.direct_pending += (uint64_t)wosize + 1;

@@ -1,17 +1,97 @@
-/* ocgc_ring.c - the producer ring's cold path: wrap and overwrite.
+/* ocgc_ring.c - the producer ring's cold paths: wrap, overwrite, and the
+ * one-writer guard's closing side.
  *
  * Invariants (with ocgc_ring.h): head <= tail; tail - head <= size - 1; head
  * and tail always sit on event boundaries; an event never straddles the end
  * of the ring (a padding record, type 0 id 0, no timestamp, fills the gap);
  * the shared head and the ext block's (head_pos, head_events) are published
- * before any word below the new head is overwritten. */
+ * before any word below the new head is overwritten; one overwrite walks at
+ * most CAML_OCGC_FREE_SLACK words plus one event's worth of old headers.
+ * Once caml_ocgc_guard_close() returned 1, no hook writes again. */
 
 #define CAML_INTERNALS
+#include <errno.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+#if defined(__linux__)
+#include <linux/membarrier.h>
+#endif
+
 #include "ocgc_clock.h"
 #include "ocgc_ring.h"
 
 struct caml_ocgc_ring caml_ocgc_ring;
 struct caml_ocgc_clock caml_ocgc_clock;
+struct caml_ocgc_guard caml_ocgc_guard;
+
+/* ---- the guard's closing side --------------------------------------------- */
+
+static int expedited; /* MEMBARRIER_CMD_PRIVATE_EXPEDITED is registered */
+
+void caml_ocgc_guard_prepare(void)
+{
+  expedited = 0;
+#if defined(__NR_membarrier) && defined(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED)
+  /* Registration is per address space: a forked child registers anew. */
+  expedited = syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
+#endif
+}
+
+/* Make every other thread of the process execute a full memory barrier.
+ * Returns 1 if that was done. */
+static int process_barrier(void)
+{
+#if defined(__NR_membarrier)
+#ifdef MEMBARRIER_CMD_PRIVATE_EXPEDITED
+  if (expedited && syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) == 0)
+    return 1;
+#endif
+  if (syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0) == 0) return 1;
+#endif
+#if defined(__x86_64__) || defined(__i386__)
+  {
+    /* No membarrier (an old kernel, or a seccomp filter): take a written
+     * page away.  The kernel shoots down its TLB entries with an
+     * interrupt on every CPU that runs a thread of ours, and on x86 an
+     * interrupt drains the store buffer: the barrier we need. */
+    long pg = sysconf(_SC_PAGESIZE);
+    volatile char *p = mmap(NULL, (size_t)pg, PROT_READ | PROT_WRITE,
+                            MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    int ok;
+    if (p == MAP_FAILED) return 0;
+    p[0] = 1;
+    ok = mprotect((void *)p, (size_t)pg, PROT_NONE) == 0;
+    munmap((void *)p, (size_t)pg);
+    return ok;
+  }
+#else
+  return 0;
+#endif
+}
+
+int caml_ocgc_guard_close(void)
+{
+  struct caml_ocgc_guard *g = &caml_ocgc_guard;
+  struct timespec nap = {0, 20000}; /* 20 us */
+  int tries;
+
+  __atomic_store_n(&g->closed, 1, __ATOMIC_RELAXED);
+  /* Pairs with the compiler barrier in caml_ocgc_hook_enter. */
+  if (!process_barrier()) return 0;
+  /* A hook takes microseconds; 2500 naps bound the wait to about 50 ms
+   * (more if the naps oversleep), for a mutator preempted mid-hook.  If this
+   * very thread was interrupted inside a hook, the wait ends there too. */
+  for (tries = 0; tries < 2500; tries++) {
+    /* Acquire: pairs with the release store in caml_ocgc_hook_leave. */
+    if (!__atomic_load_n(&g->busy, __ATOMIC_ACQUIRE)) return 1;
+    nanosleep(&nap, NULL);
+  }
+  return 0;
+}
+
+/* ---- overwrite -------------------------------------------------------------- */
 
 static void publish_head(struct caml_ocgc_ring *r)
 {
@@ -40,11 +120,18 @@ void caml_ocgc_ring_make_room(struct caml_ocgc_ring *r, uint64_t len)
   uint64_t off = r->tail & r->mask;
   uint64_t pad = off + len > r->size ? r->size - off : 0;
   uint64_t head = r->head;
-  /* When old events must go, free 1/32 of the ring beyond what this event
-   * needs, so that the writes that follow find room without publishing a
-   * new head each time (a full ring would otherwise pay for it per event). */
-  uint64_t room = r->tail + pad + len - head > r->mask ? r->mask - (r->size >> 5) : r->mask;
+  /* When old events must go, free CAML_OCGC_FREE_SLACK words beyond what
+   * this event needs (see ocgc_ring.h). */
+  uint64_t room = r->tail + pad + len - head > r->mask ? r->mask - CAML_OCGC_FREE_SLACK : r->mask;
 
+  if (r->tail + pad + len - head > room) {
+    /* The walk below is a chain of dependent loads over the oldest lines
+     * of the ring, likely cold: ask for all of them at once (they are the
+     * lines this write and the next ones overwrite anyway). */
+    uint64_t w;
+    for (w = 0; w < pad + len + CAML_OCGC_FREE_SLACK + 8; w += 8)
+      __builtin_prefetch(&r->data[(head + w) & r->mask], 1, 3);
+  }
   while (head < r->tail && r->tail + pad + len - head > room) {
     uint64_t h = __atomic_load_n(&r->data[head & r->mask], __ATOMIC_RELAXED);
     uint64_t l = OCGC_EV_LENGTH(h);

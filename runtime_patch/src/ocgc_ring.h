@@ -1,11 +1,15 @@
 /* ocgc_ring.h - the producer's ring writer (private to runtime/ocgc_*.c).
  *
- * One writer per ring: every caller holds the OCaml 4 runtime lock.  The
+ * One writer per ring: every hook that writes holds the OCaml 4 runtime lock
+ * and brackets its writes with caml_ocgc_hook_enter/leave; the exit handler,
+ * which may run on a thread that does not hold the lock, writes only after
+ * caml_ocgc_guard_close() has shut the hooks out (see the guard below).  The
  * writer keeps its own copies of head, tail and the event counts and never
  * reads them back from the shared mapping, so nothing a reader (or anyone
  * else) writes into the file can steer the writer's pointers.  The hot path
  * is caml_ocgc_ring_write(): no system call (its callers read the vDSO clock,
- * see ocgc_clock.h), no allocation, no lock, no loop. */
+ * see ocgc_clock.h), no allocation, no lock, and no loop but the bounded one
+ * of the overwrite (CAML_OCGC_FREE_SLACK). */
 #ifndef CAML_OCGC_RING_H
 #define CAML_OCGC_RING_H
 
@@ -26,6 +30,60 @@ struct caml_ocgc_ring {
 };
 
 extern struct caml_ocgc_ring caml_ocgc_ring;
+
+/* When old events must go, the writer frees what the new event needs plus
+ * this many words, so that it publishes a new head about once per slack's
+ * worth of events while the ring stays full, and no single write walks
+ * more than slack + one event of old headers (a bounded, cache-friendly
+ * cost: the words freed are the next ones written). */
+#define CAML_OCGC_FREE_SLACK 64u
+
+/* The one-writer guard.  An asymmetric Dekker handshake: the hooks pay two
+ * plain stores and a load; the closer (the exit handler, once per process)
+ * pays a process-wide memory barrier.
+ *   hook:   busy = 1; [compiler barrier]; if (closed) back off; ...write...;
+ *           busy = 0 (release)
+ *   closer: closed = 1; process-wide barrier; wait until busy == 0
+ * After the barrier, either the closer sees a hook's busy = 1 (and waits for
+ * it), or that hook sees closed = 1 (and writes nothing). */
+struct caml_ocgc_guard {
+  int busy;   /* the mutator is inside a writing hook */
+  int closed; /* the ring belongs to the closer from now on */
+};
+
+extern struct caml_ocgc_guard caml_ocgc_guard;
+
+static inline int caml_ocgc_hook_enter(void)
+{
+  struct caml_ocgc_guard *g = &caml_ocgc_guard;
+  __atomic_store_n(&g->busy, 1, __ATOMIC_RELAXED);
+  /* Compiler barrier only: the CPU may still let the load below pass the
+   * store above, which is what the closer's process-wide barrier is for
+   * (pairs with caml_ocgc_guard_close). */
+  __atomic_signal_fence(__ATOMIC_SEQ_CST);
+  if (__builtin_expect(__atomic_load_n(&g->closed, __ATOMIC_RELAXED), 0)) {
+    __atomic_store_n(&g->busy, 0, __ATOMIC_RELAXED);
+    return 0;
+  }
+  return 1;
+}
+
+static inline void caml_ocgc_hook_leave(void)
+{
+  /* Release: every ring write of the hook is visible before busy drops
+   * (pairs with the closer's acquire load of busy). */
+  __atomic_store_n(&caml_ocgc_guard.busy, 0, __ATOMIC_RELEASE);
+}
+
+/* Exit handler, any thread: shut the hooks out and wait (at most about
+ * 50 ms) for one in progress.  Returns 1 when the caller is now the only
+ * writer, 0 when that cannot be known (a hook did not finish in time, or no
+ * process-wide barrier is available): then the caller must not write. */
+int caml_ocgc_guard_close(void);
+
+/* At ring creation (also in a forked child, whose address space is new):
+ * prepare the barrier that caml_ocgc_guard_close needs. */
+void caml_ocgc_guard_prepare(void);
 
 /* Cold path: make room for an event of [len] words at the tail, writing a
  * padding record if it would straddle the end and advancing head past whole

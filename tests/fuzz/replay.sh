@@ -7,8 +7,10 @@
 set -u
 bin="$OCGC_BUILDDIR/tests/fuzz/fuzz_replay"
 test -x "$bin" || { echo "missing $bin"; exit 99; }
-work=$(mktemp -d) || exit 99
+# (Not `exec` at the end: the trap must run to remove the folder.)
+work=$(mktemp -d "${TMPDIR:-/tmp}/ocgc-replay.XXXXXX") || exit 99
 trap 'rm -rf "$work"' EXIT
+trap 'exit 98' HUP INT TERM
 n=0
 for f in "$OCGC_SRCDIR"/tests/fixtures/hostile/*.xz; do
   n=$((n + 1))
@@ -23,4 +25,5 @@ for f in "$OCGC_SRCDIR"/tests/fixtures/ocaml5.2/*.xz; do
   xz -dc "$f" | head -c 65536 > "$work/$n.events"
 done
 echo "replaying $n files"
-exec "$bin" "$work"/*.events
+"$bin" "$work"/*.events
+exit $?

@@ -3,11 +3,13 @@
 # a dead pid (exit status 3, "no such process"); live processes without a
 # ring (`sleep`, the test shell itself, an ocgc program run with
 # OCGC_DISABLE=1), with and without --dir; a program killed with SIGKILL
-# (its ring stays, marked running: by pid there is no process, by folder
-# the ring is stale, and `ocgc dump FILE` still reads it, with totals equal
-# to the Gc.quick_stat it printed before it died); the stale ring of a
+# (by pid there is no process; by folder the ring is stale, and since its
+# memfd went with it, ocgc says so rather than pointing to `ocgc dump
+# FILE`, which finds nothing behind the link left); the stale ring of a
 # program that exited normally; another user's process (as root, through
-# setpriv, when available); bad arguments.
+# setpriv, when available: uid 65534 runs a copy of ocgc and libocgc made
+# in a folder it can reach, since the build tree may be out of its reach,
+# as under /root, mode 0700); bad arguments.
 . "$OCGC_SRCDIR/tests/integration/lib.sh"
 . "$OCGC_SRCDIR/tests/integration/attach_lib.sh"
 attach_init
@@ -77,13 +79,11 @@ dump_pid killed_pid --pid "$k"
 check_refused killed_pid 3 "process $k: no such process"
 dump_pid killed_dir --pid "$k" --dir "$EVDIR"
 check_refused killed_dir 7 "process $k: its ring is stale"
-check_true "killed_dir: says how to read it" grep_err killed_dir "'ocgc dump FILE' still reads the file"
-ring_of killed "$k"
-dump_ring "$RING" killed
-check_dkey killed producer.pid "$k"
-check_dkey killed producer.state running
-check_dkey killed lifecycle.ring_stop 0 0
-check_totals_agree killed
+check_true "killed_dir: says the ring went with the process" \
+  grep_err killed_dir "its ring lived in its memory and went with it"
+check_true "killed: its link is left, leading nowhere" test -L "$EVDIR/$k.events"
+dump_pid killed_file "$EVDIR/$k.events"
+check_refused killed_file nonzero "No such file or directory"
 
 say "== a program that exited, its ring preserved"
 start_bg exited ./target 0.5 "$WORK/exited.stop"
@@ -100,17 +100,59 @@ check_dkey exited producer.state exited
 check_dkey exited lifecycle.ring_stop 1
 check_totals_agree exited
 
+# as_nobody COMMAND...: run COMMAND as uid/gid 65534, from $NOBODY_DIR
+as_nobody() {
+  (cd "$NOBODY_DIR" && LD_LIBRARY_PATH="$NOBODY_DIR" \
+     setpriv --reuid=65534 --regid=65534 --clear-groups "$@")
+}
+
+# nobody_copy DIR: copy the ocgc program (the real one behind libtool's
+# wrapper script) and the libocgc it loads into DIR, readable and
+# executable by everybody; NOBODY_DIR=DIR if uid 65534 can run it there.
+nobody_copy() {
+  _paths=`"$OCGC_BUILDDIR/libtool" --mode=execute sh -c 'echo "$1"; echo "${LD_LIBRARY_PATH:-}"' \
+    sh "$OCGC"` || hard_error "libtool --mode=execute failed"
+  _bin=`echo "$_paths" | sed -n 1p`
+  _ldp=`echo "$_paths" | sed -n 2p`
+  mkdir -p "$1" && cp "$_bin" "$1/ocgc" || hard_error "cannot copy $_bin into $1"
+  _IFS=$IFS; IFS=:
+  for _d in $_ldp; do
+    IFS=$_IFS
+    if test -e "$_d/libocgc.so.0"; then
+      cp -L "$_d/libocgc.so.0" "$1/" || hard_error "cannot copy $_d/libocgc.so.0"
+    fi
+  done
+  IFS=$_IFS
+  chmod -R a+rX "$1"
+  NOBODY_DIR=$1
+  as_nobody ./ocgc --version >"$WORK/nobody-version.out" 2>&1
+}
+
 say "== another user's process"
 start_bg other ./target 0.2 "$WORK/other.stop"
 o=$BGPID
 wait_key other gc.heap_chunks "$o"
 if test "`id -u`" = 0 && command -v setpriv >/dev/null 2>&1 &&
     setpriv --reuid=65534 --regid=65534 --clear-groups true 2>/dev/null; then
-  setpriv --reuid=65534 --regid=65534 --clear-groups \
-    "$OCGC" dump --pid "$o" >"$WORK/perm.dump" 2>"$WORK/perm.err"
-  echo $? >"$WORK/perm.rc"
-  say "  as nobody: ocgc dump --pid $o: status `cat "$WORK/perm.rc"`: `head -n 1 "$WORK/perm.err"`"
-  check_refused perm 8 "process $o: permission denied"
+  # $WORK (mode 0700) opened for traversal only; its ring folder stays 0700.
+  chmod 0711 "$WORK"
+  NOBODY_TMP=
+  if ! nobody_copy "$WORK/nobody"; then
+    # $WORK's own parents are out of reach (TMPDIR under /root, say): /tmp
+    NOBODY_TMP=`mktemp -d /tmp/ocgc-nobody.XXXXXX` || hard_error "mktemp -d /tmp failed"
+    trap 'rm -rf "$NOBODY_TMP"; attach_cleanup' EXIT
+    nobody_copy "$NOBODY_TMP" || NOBODY_DIR=
+  fi
+  if test -n "$NOBODY_DIR"; then
+    say "  uid 65534 runs a copy of ocgc in $NOBODY_DIR"
+    as_nobody ./ocgc dump --pid "$o" >"$WORK/perm.dump" 2>"$WORK/perm.err"
+    echo $? >"$WORK/perm.rc"
+    say "  as nobody: ocgc dump --pid $o: status `cat "$WORK/perm.rc"`: `head -n 1 "$WORK/perm.err"`"
+    check_refused perm 8 "process $o: permission denied"
+  else
+    say "  (not tried: uid 65534 cannot run a copy of ocgc in $WORK/nobody nor in /tmp:" \
+      "`head -n 1 "$WORK/nobody-version.out"`)"
+  fi
 else
   say "  (not tried: needs root and setpriv)"
 fi

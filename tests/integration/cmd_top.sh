@@ -5,7 +5,9 @@
 # running and redraws for the new size, `q` quits with status 0 and the
 # terminal restored; SIGTERM restores the terminal too (status 143); when
 # the process exits, top ends with a message; with stdout not a terminal
-# it prints `ocgc stat` rows.  Skipped (77) without tmux.
+# it prints `ocgc stat` rows.  Skipped (77) without tmux, and when tmux
+# cannot start a terminal here (no pseudo-terminals: no /dev/pts, say), with
+# tmux's own words as the reason; once tmux runs, every failure is ocgc's.
 . "$OCGC_SRCDIR/tests/integration/lib.sh"
 . "$OCGC_SRCDIR/tests/integration/attach_lib.sh"
 command -v tmux >/dev/null 2>&1 || { echo "tmux is missing: skip"; exit 77; }
@@ -16,6 +18,17 @@ TMUX_SOCK="$WORK/tmux.sock"
 unset TMUX
 tm() { tmux -S "$TMUX_SOCK" "$@"; }
 trap 'tm kill-server >/dev/null 2>&1; attach_cleanup' EXIT
+
+# tmux needs a pseudo-terminal for its window: without one there is no
+# terminal to run `ocgc top` in, whatever ocgc does.
+if ! tm new-session -d -s probe -x 80 -y 24 "sleep 60" >"$WORK/probe.err" 2>&1 ||
+    ! tm has-session -t probe 2>>"$WORK/probe.err"; then
+  why=`tr '\n' ' ' <"$WORK/probe.err" | sed 's/ *$//'`
+  ptys=`ls /dev/pts 2>/dev/null | wc -l | tr -d ' '`
+  say "tmux cannot start a terminal here (${why:-no message}; /dev/pts holds $ptys entries): skip"
+  exit 77
+fi
+tm kill-session -t probe >/dev/null 2>&1
 
 # screen TAG: the pane of session TAG into $WORK/TAG.screen
 screen() { tm capture-pane -p -t "$1" >"$WORK/$1.screen" 2>/dev/null; }

@@ -238,15 +238,29 @@ ring_of() {
   _pid=${2:-`outkey "$1" pid`}
   is_uint "$_pid" || hard_error "$1: the program printed no 'pid N' line"
   RING="$EVDIR/$_pid.events"
-  test -f "$RING" || hard_error "$1: no ring file $RING (folder holds: `ls -A "$EVDIR"`)"
+  test -e "$RING" || test -L "$RING" || hard_error "$1: no ring file $RING (folder holds: `ls -A "$EVDIR"`)"
 }
 
 # dump_ring FILE TAG: `ocgc dump FILE` into $WORK/TAG.dump; stops the test
-# if the decoder fails.
+# if the decoder fails.  Every ring decoded must pass check_causes_valid.
 dump_ring() {
   if ! "$OCGC" dump "$1" >"$WORK/$2.dump" 2>"$WORK/$2.dump.err"; then
     cat "$WORK/$2.dump.err"
     hard_error "ocgc dump $1 failed"
+  fi
+  check_causes_valid "$2"
+}
+
+# check_causes_valid TAG: the invariant of every ring ocgc writes: no
+# collection has the cause "unknown", in the events or in the totals, and
+# none lacks its cause event (unless the ring dropped old events, which may
+# take a cause and leave its collection).
+check_causes_valid() {
+  _unk=`grep -E '^(totals\.)?cause\.[a-z_]+\.unknown ' "$WORK/$1.dump" | tr '\n' ' '`
+  check_eq "$1: invariant: cause.*.unknown lines" none "${_unk:-none}"
+  if test "`dkey $1 events.lost 0`" = 0 && test "`dkey $1 events.skipped 0`" = 0; then
+    _none=`grep -E '^cause\.[a-z_]+\.none [1-9]' "$WORK/$1.dump" | tr '\n' ' '`
+    check_eq "$1: invariant: collections without a cause event" none "${_none:-none}"
   fi
 }
 

@@ -1,10 +1,14 @@
 #!/bin/sh
-# lifecycle.sh - the ring file's life: present with mode 0600 while the
-# program runs, removed at exit without OCAML_RUNTIME_EVENTS_PRESERVE,
-# kept (state exited) with it; the exit status passes through, also of a
-# death by uncaught exception (exit 2, which runs the exit handlers); a
-# process killed by a signal leaves its file, state running, for readers
-# to find stale; the default folder is $XDG_RUNTIME_DIR/ocgc, made 0700;
+# lifecycle.sh - the ring's life: while the program runs, its folder holds
+# a link <pid>.events -> /proc/<pid>/fd/<n>, the program's own memfd, mode
+# 0600, which commits at most 640 KiB (st_blocks) for the default ring;
+# the link is removed at exit without OCAML_RUNTIME_EVENTS_PRESERVE, and
+# with it a regular file (state exited, mode 0600) is left; the exit status
+# passes through, also of a death by uncaught exception (exit 2, which runs
+# the exit handlers); a process killed by a signal leaves a dangling link,
+# and the next program to start in the folder removes it, and a regular
+# ring in state running of a dead process, never a live process's ring nor
+# a kept one; the default folder is $XDG_RUNTIME_DIR/ocgc, made 0700;
 # bytecode likewise.
 . "$OCGC_SRCDIR/tests/integration/lib.sh"
 ocgc_init
@@ -14,10 +18,14 @@ compile_byte lifecycle.byte ocgc_test.ml lifecycle.ml
 
 # seen_running TAG: what the program saw of its own ring while running
 seen_running() {
-  check_eq "$1: ring file present while running" true "`outkey $1 ring_exists`"
-  check_eq "$1: it is a regular file" file "`outkey $1 ring_kind`"
-  check_eq "$1: its mode" 600 "`outkey $1 ring_perm`"
+  check_eq "$1: ring present while running" true "`outkey $1 ring_exists`"
+  check_eq "$1: it is a link" link "`outkey $1 ring_kind`"
   check_eq "$1: its owner" "`outkey $1 euid`" "`outkey $1 ring_uid`"
+  check_true "$1: to the program's own fd (`outkey $1 ring_link`)" \
+    expr "`outkey $1 ring_link`" : "/proc/`outkey $1 pid`/fd/[0-9][0-9]*\$"
+  check_eq "$1: which is a regular file" file "`outkey $1 ring_target_kind`"
+  check_eq "$1: of mode" 600 "`outkey $1 ring_target_perm`"
+  check_eq "$1: and owner" "`outkey $1 euid`" "`outkey $1 ring_target_uid`"
 }
 
 for what in native bytecode; do
@@ -59,24 +67,56 @@ for what in native bytecode; do
   rm -f "${EVDIR:?}"/*
 done
 
-say "== killed by SIGKILL: the file stays, state running"
-(cd "$WORK" && OCAML_RUNTIME_EVENTS_DIR="$EVDIR" exec ./lifecycle "" 0 sleep \
-   >"$WORK/killed.out" 2>"$WORK/killed.err") &
-bg=$!
-i=0
-while test -z "`outkey killed pid_again`" && test $i -lt 200; do
-  sleep 0.1; i=$((i + 1))
-done
-kill -KILL $bg 2>/dev/null
-wait $bg
-check_eq "the program had reported" "`outkey killed pid`" "`outkey killed pid_again`"
+say "== killed by SIGKILL: the link stays; the next start removes what dead processes left"
+# start_sleeper TAG: ./lifecycle "" 0 sleep in the background, until it has
+# reported (it then sleeps a minute); BG is its pid
+start_sleeper() {
+  (cd "$WORK" && OCAML_RUNTIME_EVENTS_DIR="$EVDIR" exec ./lifecycle "" 0 sleep \
+     >"$WORK/$1.out" 2>"$WORK/$1.err") &
+  BG=$!
+  _i=0
+  while test -z "`outkey $1 pid_again`" && test $_i -lt 300; do
+    sleep 0.1; _i=$((_i + 1))
+  done
+  test -n "`outkey $1 pid_again`" || hard_error "$1: the program did not report"
+  check_eq "$1: the program had reported its pid" "`outkey $1 pid`" "$BG"
+}
+run_ok kept3 ./lifecycle
+kept3=`outkey kept3 pid`
+start_sleeper killed; k=$BG
+start_sleeper copied; c=$BG
+start_sleeper alive; a=$BG
+seen_running killed
 ring_of killed
-check_true "the file is still there (no PRESERVE)" test -f "$RING"
-dump_ring "$RING" killed
-check_dkey killed producer.state running
-check_dkey killed lifecycle.ring_start 1
-check_dkey killed lifecycle.ring_stop 0 0
-check_totals_agree killed
+# Committed memory of the ring: st_blocks (512-byte units) of the memfd.
+kib=`stat -L -c '%b %B' "$RING" | awk '{ printf "%d", $1 * $2 / 1024 }'`
+say "  committed by the running program's ring: $kib KiB (file size `stat -L -c %s "$RING"` bytes)"
+check_true "committed size $kib KiB <= 640 KiB" test "$kib" -le 640
+check_true "and not nothing" test "$kib" -gt 0
+cp -L "$EVDIR/$c.events" "$WORK/copied.ring" || hard_error "cannot copy the ring of $c"
+kill -KILL $k $c 2>/dev/null
+wait $k; wait $c
+check_true "killed: its link stays" test -L "$EVDIR/$k.events"
+check_true "killed: and leads nowhere (the ring went with the process)" \
+  test ! -e "$EVDIR/$k.events"
+# A regular ring in state running whose process is dead (as a producer
+# without memfd leaves it).
+rm -f "$EVDIR/$c.events"
+cp "$WORK/copied.ring" "$EVDIR/$c.events" || hard_error "cp"
+dump_ring "$EVDIR/$c.events" copied
+check_dkey copied producer.state running
+check_dkey copied producer.pid "$c"
+check_eq "before the next start" "`echo $a.events $c.events $k.events $kept3.events |
+  tr ' ' '\n' | sort | tr '\n' ' ' | sed 's/ $//'`" "`ls -A "$EVDIR" | sort | tr '\n' ' ' |
+  sed 's/ $//'`"
+run_ok next env -u OCAML_RUNTIME_EVENTS_PRESERVE ./lifecycle
+seen_running next
+check_eq "after it: the live program's link and the kept file, no more" \
+  "`echo $a.events $kept3.events | tr ' ' '\n' | sort | tr '\n' ' ' | sed 's/ $//'`" \
+  "`ls -A "$EVDIR" | sort | tr '\n' ' ' | sed 's/ $//'`"
+check_true "the live program's ring still leads to it" test -e "$EVDIR/$a.events"
+kill -KILL $a 2>/dev/null
+wait $a
 rm -f "${EVDIR:?}"/*
 
 say "== the default folder: \$XDG_RUNTIME_DIR/ocgc"

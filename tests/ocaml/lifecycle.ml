@@ -1,6 +1,8 @@
-(* lifecycle.ml - looks at its own ring file while it runs and prints what
-   it saw: "pid N", "ring_exists true|false", "ring_kind", "ring_perm"
-   (octal), "dir_perm".  The folder is argv.(1), else
+(* lifecycle.ml - looks at its own ring entry while it runs and prints what
+   it saw: "pid N", "ring_exists true|false", "ring_kind" (link|file|other),
+   "ring_perm" (octal), "ring_uid"; for a link "ring_link" (its target) and
+   "ring_target_kind", "ring_target_perm", "ring_target_uid" (what it leads
+   to); "dir_perm".  The folder is argv.(1), else
    $OCAML_RUNTIME_EVENTS_DIR.  Then it collects and exits with argv.(2)
    (default 0); with argv.(3) = "raise" it dies of an uncaught exception
    instead, with "sleep" it sleeps for a minute (to be killed). *)
@@ -22,6 +24,12 @@ let () =
                                   | _ -> "other")
        st.Unix.st_perm st.Unix.st_uid
    | exception Unix.Unix_error _ -> print_string "ring_exists false\n");
+  (match Unix.readlink path, Unix.stat path with
+   | target, st ->
+     Printf.printf "ring_link %s\nring_target_kind %s\nring_target_perm %o\nring_target_uid %d\n"
+       target (if st.Unix.st_kind = Unix.S_REG then "file" else "other")
+       st.Unix.st_perm st.Unix.st_uid
+   | exception Unix.Unix_error _ -> ());
   (match Unix.lstat dir with
    | st -> Printf.printf "dir_perm %o\n" st.Unix.st_perm
    | exception Unix.Unix_error _ -> print_string "dir_perm none\n");

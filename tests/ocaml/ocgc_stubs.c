@@ -9,10 +9,17 @@
  *   ocgc_test_weak_arm/_swaps    a major-slice hook that changes the size
  *                                of a weak key while Weak.get_copy copies
  *                                it, so that the copy loop gives up and
- *                                forces a minor collection (weak) */
+ *                                forces a minor collection (weak)
+ *   ocgc_test_alloc_shr          an int array made by caml_alloc_shr
+ *   ocgc_test_custom_mem         a custom block holding out-of-heap memory
+ *                                (caml_alloc_custom_mem)
+ *   ocgc_test_exit_from_thread   a C thread that calls exit(0) later */
 
 #define CAML_NAME_SPACE /* no compatibility macros (young_ptr ...) */
 #define CAML_INTERNALS
+#include <pthread.h>
+#include <stdlib.h>
+#include <time.h>
 #include <caml/alloc.h>
 #include <caml/custom.h>
 #include <caml/domain_state.h>
@@ -25,6 +32,9 @@ value ocgc_test_minor_collection(value unit);
 value ocgc_test_final_block(value unit);
 value ocgc_test_weak_arm(value w, value a, value b);
 value ocgc_test_weak_swaps(value unit);
+value ocgc_test_alloc_shr(value n);
+value ocgc_test_custom_mem(value bytes);
+value ocgc_test_exit_from_thread(value delay_us);
 
 /* ---- c_call ---------------------------------------------------------------- */
 
@@ -128,4 +138,54 @@ value ocgc_test_weak_swaps(value unit)
   (void)unit;
   weak_armed = 0;
   return Val_int(weak_swaps);
+}
+
+/* ---- direct major allocation and custom memory ------------------------------ */
+
+value ocgc_test_alloc_shr(value n)
+{
+  mlsize_t i, len = (mlsize_t)Long_val(n);
+  value v;
+  if (len == 0) len = 1;
+  v = caml_alloc_shr(len, 0);
+  for (i = 0; i < len; i++) Field(v, i) = Val_long(i); /* no young pointer */
+  return v;
+}
+
+static struct custom_operations mem_block_ops = {
+  "ocgc.test.mem_block",
+  custom_finalize_default,
+  custom_compare_default,
+  custom_hash_default,
+  custom_serialize_default,
+  custom_deserialize_default,
+  custom_compare_ext_default,
+  custom_fixed_length_default
+};
+
+value ocgc_test_custom_mem(value bytes)
+{
+  return caml_alloc_custom_mem(&mem_block_ops, sizeof(value), (mlsize_t)Long_val(bytes));
+}
+
+/* ---- exit from a thread the runtime does not know --------------------------- */
+
+static void *exit_later(void *arg)
+{
+  long us = (long)(intptr_t)arg;
+  struct timespec ts = {us / 1000000, (us % 1000000) * 1000};
+  nanosleep(&ts, NULL);
+  exit(0);
+  return NULL;
+}
+
+value ocgc_test_exit_from_thread(value delay_us)
+{
+  pthread_t t;
+  pthread_attr_t a;
+  pthread_attr_init(&a);
+  pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+  if (pthread_create(&t, &a, exit_later, (void *)(intptr_t)Long_val(delay_us)) != 0) abort();
+  pthread_attr_destroy(&a);
+  return Val_unit;
 }

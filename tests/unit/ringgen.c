@@ -41,13 +41,7 @@ void rg_fill(char *map, int has_ext, unsigned max_domains, uint64_t ring_words)
   uint64_t ext_size = ext_bytes(has_ext, max_domains);
 
   h->version = OCGC_WIRE_VERSION;
-  h->max_domains = max_domains;
-  h->ring_header_size_bytes = sizeof(struct ocgc_wire_ring_header);
-  h->ring_size_bytes = ring_words * 8;
-  h->ring_size_elements = ring_words;
-  h->headers_offset = OCGC_WIRE_HEADER_SIZE + ext_size;
-  h->data_offset = h->headers_offset + max_domains * sizeof(struct ocgc_wire_ring_header);
-  h->custom_events_offset = h->data_offset + max_domains * h->ring_size_bytes;
+  (void)ocgc_wire_layout(h, max_domains, ring_words, ext_size);
   if (has_ext) {
     struct ocgc_wire_ext *x = (struct ocgc_wire_ext *)(map + OCGC_WIRE_HEADER_SIZE);
     x->magic = OCGC_EXT_MAGIC;

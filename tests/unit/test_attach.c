@@ -24,6 +24,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -130,7 +131,13 @@ enum pmode {
   P_STOCK,     /* a stock OCaml 5 file: no extension block */
   P_NONE,      /* no ring at all */
   P_READONLY,  /* a ring mapped read-only, as a reader maps one */
-  P_DELETED,   /* its ring file was unlinked */
+  P_DELETED,   /* its ring file was unlinked (and closed) */
+  P_MEMFD,     /* as ocgc's producer: the ring in a memfd named
+                  "ocgc:<pid>.events", published as <pid>.events, a link
+                  to /proc/<pid>/fd/<n> */
+  P_ESCAPED,   /* a ring file literally named "a\\012b.events" (maps
+                  shows the backslash as is), and "a\nb.events" a link to
+                  /dev/null: the parser's unescaping must not open the link */
   P_OTHER,     /* a correct ring under another name: ring.events */
   P_TWO,       /* aaa.events, its own <pid>.events, zzz.events: whichever
                   way mmap places them, another comes first in the maps */
@@ -146,6 +153,27 @@ struct child {
   int ready;       /* read end: one byte when the ring is in place */
   char path[4096]; /* where the ring is (or would be) */
 };
+
+/* In the child: copy the ring [f] (at path [final]) into a memfd mapped
+ * shared and writable, and publish it as the producer does.  The memfd's
+ * descriptor stays open, as the producer's does. */
+static int move_to_memfd(struct rg_file *f, const char *dir, const char *final)
+{
+  char name[64], link[64], tmpname[4096];
+  int fd;
+  void *m;
+  snprintf(name, sizeof name, "ocgc:%d.events", (int)getpid());
+  fd = (int)syscall(SYS_memfd_create, name, 1u /* MFD_CLOEXEC */);
+  if (fd < 0 || ftruncate(fd, (off_t)f->size) != 0) return -1;
+  m = mmap(NULL, f->size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (m == MAP_FAILED) return -1;
+  memcpy(m, f->map, f->size);
+  rg_close(f);
+  snprintf(link, sizeof link, "/proc/%d/fd/%d", (int)getpid(), fd);
+  snprintf(tmpname, sizeof tmpname, "%s/.%d.events.tmp", dir, (int)getpid());
+  if (unlink(final) != 0 || symlink(link, tmpname) != 0) return -1;
+  return rename(tmpname, final);
+}
 
 /* In the child: make DIR/NAME through a temporary name, as the producer
  * does, fill its identity for [mode], leave it mapped.  Returns 0 or -1. */
@@ -186,6 +214,7 @@ static int make_ring(const char *dir, const char *name, enum pmode mode)
     if (ocgc_source_open_path(final, NULL, &s) != 0) return -1;
   }
   if (mode == P_DELETED && unlink(final) != 0) return -1;
+  if (mode == P_MEMFD && move_to_memfd(&f, dir, final) != 0) return -1;
   /* else: the mapping stays until the child dies */
   return 0;
 }
@@ -225,7 +254,13 @@ static void spawn(struct child *c, const char *dir, enum pmode mode, unsigned de
     if (mode != P_NONE && ok == 'R') {
       char name[64];
       if (mode == P_OTHER) snprintf(name, sizeof name, "ring.events");
+      else if (mode == P_ESCAPED) snprintf(name, sizeof name, "a\\012b.events");
       else snprintf(name, sizeof name, "%d.events", (int)getpid());
+      if (mode == P_ESCAPED) {
+        char decoy[4096];
+        snprintf(decoy, sizeof decoy, "%s/a\nb.events", dir);
+        if (symlink("/dev/null", decoy) != 0) ok = 'E';
+      }
       if (make_ring(dir, name, mode == P_TWO ? P_OK : mode) != 0) ok = 'E';
     }
     if (mode == P_TWO && ok == 'R' && make_ring(dir, "zzz.events", P_OK) != 0) ok = 'E';
@@ -236,6 +271,8 @@ static void spawn(struct child *c, const char *dir, enum pmode mode, unsigned de
   c->ready = fds[0];
   if (mode == P_OTHER)
     snprintf(c->path, sizeof c->path, "%s/ring.events", dir);
+  else if (mode == P_ESCAPED)
+    snprintf(c->path, sizeof c->path, "%s/a\\012b.events", dir);
   else
     snprintf(c->path, sizeof c->path, "%s/%d.events", dir, (int)c->pid);
 }
@@ -369,7 +406,7 @@ END_TEST
  * waits wait_ms for one, then gives up. */
 START_TEST(no_ring)
 {
-  static const enum pmode modes[] = {P_NONE, P_READONLY, P_DELETED};
+  static const enum pmode modes[] = {P_NONE, P_READONLY};
   struct ocgc_attach_opts o = opts_wait(30);
   struct ocgc_source *s = NULL;
   char path[4096];
@@ -389,6 +426,72 @@ START_TEST(no_ring)
     stop(&c);
   }
   ck_assert_ptr_null(s);
+}
+END_TEST
+
+/* A ring whose file was unlinked and closed is reached only through
+ * /proc/PID/map_files, which needs privileges: found (a /proc path that
+ * opens that very mapping) or OCGC_E_NORING, never anything else. */
+START_TEST(deleted_ring)
+{
+  struct child c = start(tmp, P_DELETED);
+  char path[4096], prefix[64];
+  struct ocgc_source *s = NULL;
+  int err = ocgc_find_ring(c.pid, path, sizeof path);
+
+  ck_assert_msg(err == 0 || err == OCGC_E_NORING, "find_ring: %d", err);
+  if (err == 0) {
+    snprintf(prefix, sizeof prefix, "/proc/%d/map_files/", (int)c.pid);
+    ck_assert_msg(strncmp(path, prefix, strlen(prefix)) == 0, "found %s", path);
+    ck_assert_int_eq(ocgc_source_open_pid(c.pid, NULL, &s), 0);
+    ocgc_source_close(s);
+  }
+  stop(&c);
+}
+END_TEST
+
+/* ocgc's producer: a memfd ring, published as a link to /proc/PID/fd/N.
+ * Found through the process (map_files or the fd table), by pid and by
+ * folder, and it is the process's own. */
+START_TEST(memfd_ring)
+{
+  struct child c = start(tmp, P_MEMFD);
+  struct ocgc_attach_opts o = OCGC_OPTS_INIT(struct ocgc_attach_opts);
+  char path[4096], prefix[64];
+  struct ocgc_source *s = NULL;
+
+  ck_assert_int_eq(ocgc_find_ring(c.pid, path, sizeof path), 0);
+  snprintf(prefix, sizeof prefix, "/proc/%d/", (int)c.pid);
+  ck_assert_msg(strncmp(path, prefix, strlen(prefix)) == 0, "found %s", path);
+  ck_assert_msg(same_file(path, c.path), "found %s, not %s", path, c.path);
+  ck_assert_int_eq(ocgc_source_open_pid(c.pid, NULL, &s), 0);
+  ck_assert_int_eq(ocgc_source_check_alive(s), 0);
+  ocgc_source_close(s);
+  o.dir = tmp;
+  ck_assert_int_eq(ocgc_source_open_pid(c.pid, &o, &s), 0);
+  ocgc_source_close(s);
+  stop(&c);
+  unlink(c.path);
+}
+END_TEST
+
+/* The maps show a literal backslash as is, so "a\012b.events" reads like
+ * the maps' escape of "a\nb.events", which the process made a link to
+ * /dev/null: the ring found must be the mapped inode itself. */
+START_TEST(escaped_name)
+{
+  struct child c = start(tmp, P_ESCAPED);
+  char path[4096], decoy[4096];
+  struct ocgc_source *s = NULL;
+
+  ck_assert_int_eq(ocgc_find_ring(c.pid, path, sizeof path), 0);
+  ck_assert_msg(same_file(path, c.path), "found %s, not %s", path, c.path);
+  ck_assert_int_eq(ocgc_source_open_pid(c.pid, NULL, &s), 0);
+  ocgc_source_close(s);
+  stop(&c);
+  unlink(c.path);
+  tu_path(decoy, sizeof decoy, tmp, "a\nb.events");
+  unlink(decoy);
 }
 END_TEST
 
@@ -712,6 +815,9 @@ Suite *attach_suite(void)
   tcase_add_test(tc, find_errors);
   tcase_add_test(tc, no_ring);
   tcase_add_test(tc, names);
+  tcase_add_test(tc, deleted_ring);
+  tcase_add_test(tc, memfd_ring);
+  tcase_add_test(tc, escaped_name);
   tcase_add_test(tc, odd_comm);
   tcase_add_test(tc, permission_denied);
   suite_add_tcase(s, tc);

@@ -3,8 +3,9 @@
  * Every hook is called through CAML_OCGC(), which costs one load and one
  * predictable branch when the ring is off (OCGC_DISABLE set, or creation
  * failed).  All hooks run with the runtime lock held: OCaml 4 has a single
- * mutator, so the ring has a single writer.  Added by ocgc; not part of
- * upstream OCaml. */
+ * mutator, so the ring has a single writer (the exit handler, which may run
+ * on any thread, takes the ring over only after a handshake, see
+ * ocgc_ring.h).  Added by ocgc; not part of upstream OCaml. */
 #ifndef CAML_OCGC_H
 #define CAML_OCGC_H
 
@@ -13,12 +14,14 @@
 #include <stdint.h>
 
 /* Nonzero while the hooks must run (ring live, or lazily re-created in a
- * forked child).  Plain int: only the mutator thread reads or writes it. */
+ * forked child).  Written by the mutator at startup and by the exit handler,
+ * which may run on another thread: hence the relaxed atomic load (a plain
+ * load on every CPU we build for). */
 extern int caml_ocgc_enabled;
 
 #define CAML_OCGC(call)                                                        \
   do {                                                                         \
-    if (caml_ocgc_enabled) call;                                               \
+    if (__atomic_load_n(&caml_ocgc_enabled, __ATOMIC_RELAXED)) call;           \
   } while (0)
 
 /* ocgc's collection kinds and causes (mirrors of include/ocgc/wire.h, which
@@ -69,17 +72,34 @@ void caml_ocgc_slice_end(void);
 void caml_ocgc_finish_begin(void);
 void caml_ocgc_finish_end(void);
 
-/* Causes.  alloc_trigger: the minor heap has no room for an allocation;
- * dispatch: caml_gc_dispatch is about to decide; cause: a one-shot cause for
- * the next collection of [kind]; scope_begin/end: every collection inside
- * is caused by [cause] unless a one-shot cause says otherwise; request: a
- * request for the next collection of [kind], first one wins. */
+/* Causes (see "causes" in ocgc_hooks.c for the rules).
+ * alloc_trigger: the minor heap has no room for an allocation, and
+ *   caml_gc_dispatch follows;
+ * dispatch: caml_gc_dispatch is about to decide; dispatch_runs: it has
+ *   cleared the runtime's request flag for [kind] and runs that collection;
+ * cause: a one-shot cause for the collection of [kind] that the caller
+ *   runs next, itself;
+ * resize_minor: caml_set_minor_heap_wsz empties the minor heap (and clears
+ *   requested_minor_gc);
+ * request: the runtime sets its request flag for [kind]; the first cause
+ *   since the flag was last cleared wins;
+ * scope_enter/leave: every collection that the caller runs directly until
+ *   scope_leave is caused by [cause]; scope_enter returns the scope to hand
+ *   back to scope_leave, which the caller keeps on its own stack;
+ * foreign_begin/end: around code that runs OCaml code and may give the
+ *   runtime lock away (pending actions): no scope and no Gc.* span of the
+ *   caller's stays open meanwhile; foreign_begin returns what foreign_end
+ *   must restore.  These four work with the ring off too. */
 void caml_ocgc_alloc_trigger(int trigger);
 void caml_ocgc_dispatch(void);
+void caml_ocgc_dispatch_runs(int kind);
 void caml_ocgc_cause(int kind, int cause);
-void caml_ocgc_scope_begin(int cause);
-void caml_ocgc_scope_end(void);
+void caml_ocgc_resize_minor(void);
 void caml_ocgc_request(int kind, int cause);
+int caml_ocgc_scope_enter(int cause);
+void caml_ocgc_scope_leave(int scope);
+int caml_ocgc_foreign_begin(void);
+void caml_ocgc_foreign_end(int saved);
 
 /* Points in the major GC's life and the heap's. */
 void caml_ocgc_cycle_start(void);

@@ -31,8 +31,11 @@ static inline void caml_ocgc_ev_span(int phase, int begin)
   /* each probe pair wraps one do_compaction: one Gc compaction */
   case EV_COMPACT_MAIN:
   case EV_COMPACT_RECOMPACT: caml_ocgc_compaction(begin); break;
-  /* EV_MINOR and EV_MAJOR wrap caml_gc_dispatch's calls only: the MINOR and
-   * MAJOR_SLICE spans are written inside the collections themselves. */
+  /* EV_MINOR and EV_MAJOR wrap caml_gc_dispatch's calls only; their begin
+   * is where it clears the runtime's request flag for that collection (the
+   * MINOR and MAJOR_SLICE spans are written inside the collections). */
+  case EV_MINOR: if (begin) caml_ocgc_dispatch_runs(CAML_OCGC_KIND_MINOR); break;
+  case EV_MAJOR: if (begin) caml_ocgc_dispatch_runs(CAML_OCGC_KIND_MAJOR_SLICE); break;
   default: break;
   }
 }
@@ -42,8 +45,7 @@ static inline void caml_ocgc_ev_counter(int counter)
   switch (counter) {
   case EV_C_FORCE_MINOR_MAKE_VECT:
     caml_ocgc_cause(CAML_OCGC_KIND_MINOR, CAML_OCGC_CAUSE_MAKE_VECT); break;
-  case EV_C_FORCE_MINOR_SET_MINOR_HEAP_SIZE:
-    caml_ocgc_cause(CAML_OCGC_KIND_MINOR, CAML_OCGC_CAUSE_MINOR_HEAP_RESIZE); break;
+  case EV_C_FORCE_MINOR_SET_MINOR_HEAP_SIZE: caml_ocgc_resize_minor(); break;
   case EV_C_FORCE_MINOR_WEAK:
     caml_ocgc_cause(CAML_OCGC_KIND_MINOR, CAML_OCGC_CAUSE_WEAK); break;
   case EV_C_FORCE_MINOR_MEMPROF: /* followed by caml_gc_dispatch */
