@@ -64,7 +64,7 @@ static int read_head(const struct ocgc_cursor *c, uint64_t d, uint64_t *head, ui
     const uint64_t *er = src_ext_ring(s, d);
     /* Acquire: pairs with the producer's release store of the even seq. */
     uint64_t s1 = shm_load_acquire(&er[0]), s2;
-    if (s1 & 1) {
+    if ((s1 & 1) && !s->gone) {
       if (tries > 100) sched_yield();
       continue;
     }
@@ -74,7 +74,7 @@ static int read_head(const struct ocgc_cursor *c, uint64_t d, uint64_t *head, ui
      * seq odd, so a torn pair shows up as a changed seq. */
     shm_fence_acquire();
     s2 = shm_load(&er[0]);
-    if (s1 == s2) return 0;
+    if (s1 == s2 || s->gone) return 0;
   }
   return -EAGAIN;
 }
@@ -205,7 +205,9 @@ int ocgc_cursor_new(struct ocgc_source *src, const struct ocgc_cursor_opts *opts
   c->rs = calloc(src->l.max_domains, sizeof *c->rs);
   c->st.lost_exact = src->l.has_ext;
   if (c->buf == NULL || c->rs == NULL) { ocgc_cursor_free(c); return -ENOMEM; }
-  if ((err = guarded_start(c)) != 0) { ocgc_cursor_free(c); return err; }
+  err = guarded_start(c);
+  if (err == -EAGAIN && ocgc_source_seq_stuck(src)) err = guarded_start(c);
+  if (err != 0) { ocgc_cursor_free(c); return err; }
   for (d = 0; d < src->l.max_domains; d++) c->st.skipped += c->rs[d].seq;
   *out = c;
   return 0;
@@ -314,6 +316,8 @@ static int64_t poll_ring(struct ocgc_cursor *c, unsigned d, uint64_t limit, int 
     uint64_t i;
     int err;
     err = guarded_fetch(c, d, &b);
+    if (err == -EAGAIN && !c->src->gone && ocgc_source_seq_stuck(c->src))
+      err = guarded_fetch(c, d, &b); /* killed mid-publication: read what it left */
     report_lost(c, d);
     if (err == OCGC_E_CORRUPT) { skip_corrupt(c, d, b.tail); return err; }
     if (err) return err;

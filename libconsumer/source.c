@@ -141,7 +141,15 @@ int ocgc_source_totals(const struct ocgc_source *s, struct ocgc_totals *out)
   if (!s->l.has_ext) return -ENODATA;
   if ((err = ocgc_source_check_size(s)) != 0) return err;
   OCGC_GUARDED(s->map, s->size, err, read_totals(s, out));
+  if (err == -EAGAIN && ocgc_source_seq_stuck((struct ocgc_source *)s)) /* gone: not state */
+    OCGC_GUARDED(s->map, s->size, err, read_totals(s, out));
   return err;
+}
+
+int ocgc_source_seq_stuck(struct ocgc_source *s)
+{
+  if (!s->gone && s->l.has_ext && ocgc_source_check_alive(s) == OCGC_E_STALE) s->gone = 1;
+  return s->gone;
 }
 
 static int read_totals(const struct ocgc_source *s, struct ocgc_totals *out)
@@ -153,7 +161,7 @@ static int read_totals(const struct ocgc_source *s, struct ocgc_totals *out)
      * the even seq that ends an update. */
     uint64_t s1 = shm_load_acquire(&t[0]), s2;
     const uint64_t *bc = t + offsetof(struct ocgc_wire_totals, by_cause) / 8;
-    if (s1 & 1) {
+    if ((s1 & 1) && !s->gone) {
       if (tries > 100) sched_yield();
       continue;
     }
@@ -179,7 +187,7 @@ static int read_totals(const struct ocgc_source *s, struct ocgc_totals *out)
      * with the producer's release fence after it makes seq odd). */
     shm_fence_acquire();
     s2 = shm_load(&t[0]);
-    if (s1 == s2) return 0;
+    if (s1 == s2 || s->gone) return 0;
   }
   return -EAGAIN;
 }

@@ -16,7 +16,17 @@ struct ocgc_source {
   char **names;          /* private copies of user event names, by slot */
   int8_t *user_cause;    /* by slot: cause, -1 none, -2 not looked up yet */
   int8_t phase_kind[64]; /* by phase id: collection kind or -1 */
+  int gone;              /* the producer is dead: its seqlocks are final, odd
+                            or not (ocgc_source_seq_stuck) */
 };
+
+/* A seqlock read of an ocgc file gave up (-EAGAIN): the seq stayed odd or
+ * kept changing.  A producer killed between making a seq odd and making it
+ * even again leaves it odd for ever, so once the producer is dead what it
+ * left is final and is read as it is: returns 1 (and sets s->gone, which
+ * the seqlock readers look at) if it is dead, else 0.  Call it outside any
+ * guard (it reads the extension block and /proc). */
+int ocgc_source_seq_stuck(struct ocgc_source *s);
 
 static inline const uint64_t *src_ring_header(const struct ocgc_source *s, uint64_t d)
 {

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "ocgc/consumer.h"
@@ -64,6 +65,47 @@ static struct ocgc_source *tf_open(const struct tf *t, enum ocgc_ids ids)
   r = ocgc_source_open_path(t->path, &o, &s);
   ck_assert_msg(r == 0, "open %s: %s", t->path, ocgc_strerror(r));
   return s;
+}
+
+/* Make the file's identity that of this very process (pid, /proc start
+ * time, boot id), so that readers find its producer alive. */
+static void identify_as_self(struct tf *t)
+{
+  char buf[1024], *p;
+  FILE *f;
+  unsigned field;
+  size_t n;
+  t->f.ext->pid = (uint64_t)getpid();
+  f = fopen("/proc/self/stat", "r");
+  ck_assert_ptr_nonnull(f);
+  n = fread(buf, 1, sizeof buf - 1, f);
+  fclose(f);
+  buf[n] = '\0';
+  p = strrchr(buf, ')');
+  ck_assert_ptr_nonnull(p);
+  for (field = 2; field < 22 && p != NULL; field++) p = strchr(p + 1, ' ');
+  ck_assert_ptr_nonnull(p);
+  t->f.ext->start_time = strtoull(p + 1, NULL, 10);
+  memset(t->f.ext->boot_id, 0, sizeof t->f.ext->boot_id);
+  f = fopen("/proc/sys/kernel/random/boot_id", "r");
+  if (f != NULL) {
+    if (fgets(buf, sizeof buf, f) != NULL) {
+      n = strcspn(buf, "\n");
+      if (n >= sizeof t->f.ext->boot_id) n = sizeof t->f.ext->boot_id - 1;
+      memcpy(t->f.ext->boot_id, buf, n);
+    }
+    fclose(f);
+  }
+}
+
+/* A pid that names no process. */
+static uint64_t dead_pid(void)
+{
+  pid_t p = fork();
+  ck_assert_int_ge(p, 0);
+  if (p == 0) _exit(0);
+  ck_assert_int_eq(waitpid(p, NULL, 0), p);
+  return (uint64_t)p;
 }
 
 /* ---- the event pattern -------------------------------------------------------------- */
@@ -870,6 +912,7 @@ START_TEST(ext_seq_stuck_odd)
   struct ocgc_cursor *c = NULL, *c2 = NULL;
 
   tf_create(&t, 1, 1, 256);
+  identify_as_self(&t); /* a live producer: its odd seq will change */
   pat_write_range(&t.f, 0, 0, 5);
   s = tf_open(&t, OCGC_IDS_AUTO);
   c = cursor(s, &r, OCGC_START_OLDEST, 0);
@@ -1026,6 +1069,46 @@ START_TEST(source_info)
 }
 END_TEST
 
+/* A producer killed between making a seqlock odd and making it even again
+ * leaves it odd for ever: while it lives readers retry and give up
+ * (-EAGAIN); once it is dead, the totals and the ring are read as it left
+ * them. */
+START_TEST(odd_seq_of_a_dead_producer)
+{
+  struct tf t;
+  struct rec r = {0};
+  struct ocgc_source *s;
+  struct ocgc_cursor *c = NULL;
+  struct ocgc_cursor_opts co = OCGC_OPTS_INIT(struct ocgc_cursor_opts);
+  struct ocgc_totals tot;
+
+  tf_create(&t, 1, 1, 64);
+  pat_write_range(&t.f, 0, 0, 100); /* wraps: head and its seqlock moved */
+  t.f.totals->minor_collections = 7;
+  t.f.totals->seq = 3;              /* killed inside a publication */
+  t.f.rings[0].er->seq |= 1;
+  identify_as_self(&t);
+  s = tf_open(&t, OCGC_IDS_AUTO);
+  ck_assert_int_eq(ocgc_source_check_alive(s), 0);
+  ck_assert_int_eq(ocgc_source_totals(s, &tot), -EAGAIN);
+  co.on_event = on_event;
+  co.ctx = &r;
+  co.start = OCGC_START_OLDEST;
+  ck_assert_int_eq(ocgc_cursor_new(s, &co, &c), -EAGAIN);
+
+  t.f.ext->pid = dead_pid();
+  ck_assert_int_eq(ocgc_source_check_alive(s), OCGC_E_STALE);
+  ck_assert_int_eq(ocgc_source_totals(s, &tot), 0);
+  ck_assert_uint_eq(tot.minor_collections, 7);
+  ck_assert_int_eq(ocgc_cursor_new(s, &co, &c), 0);
+  ck_assert_int_gt(ocgc_cursor_poll(c, 0), 0);
+  ocgc_cursor_free(c);
+  ocgc_source_close(s);
+  rg_close(&t.f);
+  rec_free(&r);
+}
+END_TEST
+
 START_TEST(source_totals)
 {
   struct tf t;
@@ -1074,7 +1157,9 @@ START_TEST(source_totals)
   ck_assert_uint_eq(tot.updated_ns, 18);
   for (k = 0; k < OCGC_KIND_COUNT; k++)
     for (c = 0; c < OCGC_CAUSE_SLOTS; c++) ck_assert_uint_eq(tot.by_cause[k][c], 1000 * k + c + 1);
-  /* the producer died mid-update: seq stays odd */
+  /* a live producer in the middle of an update: seq odd (for longer than
+   * readers wait) */
+  identify_as_self(&t);
   w->seq = 3;
   ck_assert_int_eq(ocgc_source_totals(s, &tot), -EAGAIN);
   w->seq = 4;
@@ -1625,6 +1710,7 @@ Suite *cursor_suite(void)
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, source_info);
   tcase_add_test(tc, source_totals);
+  tcase_add_test(tc, odd_seq_of_a_dead_producer);
   tcase_add_test(tc, totals_seqlock_consistent);
   tcase_add_test(tc, source_written);
   tcase_add_test(tc, user_names);
