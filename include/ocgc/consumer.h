@@ -64,7 +64,12 @@ struct ocgc_open_opts {
   enum ocgc_ids ids;  /**< id numbering, OCGC_IDS_AUTO by default */
 };
 
+#ifdef __cplusplus /* zeroed, then sz: C++ before 20 has no designated initializers */
+#define OCGC_OPTS_INIT(type) \
+  ([]() -> type { type ocgc_o_{}; ocgc_o_.sz = sizeof(type); return ocgc_o_; }())
+#else
 #define OCGC_OPTS_INIT(type) {.sz = sizeof(type)}
+#endif
 
 /** Open and map the ring file at [path] read-only and validate its header
  * (and extension block, when present).  [opts] may be NULL.

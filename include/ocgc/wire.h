@@ -34,6 +34,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* C++ (readers are often C++ agents) spells C11's _Static_assert as
+ * static_assert. */
+#ifdef __cplusplus
+#define OCGC_STATIC_ASSERT(cond, msg) static_assert(cond, msg)
+#else
+#define OCGC_STATIC_ASSERT(cond, msg) _Static_assert(cond, msg)
+#endif
+
 /* ---------------------------------------------------------------------- */
 /* File header (identical to OCaml 5.2's runtime_events_metadata_header)  */
 /* ---------------------------------------------------------------------- */
@@ -54,15 +62,15 @@ struct ocgc_wire_header {
   uint64_t data_offset;            /* first ring's data */
   uint64_t custom_events_offset;   /* user event name table */
 };
-_Static_assert(sizeof(struct ocgc_wire_header) == 64, "header is 64 bytes");
-_Static_assert(offsetof(struct ocgc_wire_header, version) == 0, "version");
-_Static_assert(offsetof(struct ocgc_wire_header, max_domains) == 8, "max_domains");
-_Static_assert(offsetof(struct ocgc_wire_header, ring_header_size_bytes) == 16, "rhs");
-_Static_assert(offsetof(struct ocgc_wire_header, ring_size_bytes) == 24, "rsb");
-_Static_assert(offsetof(struct ocgc_wire_header, ring_size_elements) == 32, "rse");
-_Static_assert(offsetof(struct ocgc_wire_header, headers_offset) == 40, "ho");
-_Static_assert(offsetof(struct ocgc_wire_header, data_offset) == 48, "do");
-_Static_assert(offsetof(struct ocgc_wire_header, custom_events_offset) == 56, "ceo");
+OCGC_STATIC_ASSERT(sizeof(struct ocgc_wire_header) == 64, "header is 64 bytes");
+OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_header, version) == 0, "version");
+OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_header, max_domains) == 8, "max_domains");
+OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_header, ring_header_size_bytes) == 16, "rhs");
+OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_header, ring_size_bytes) == 24, "rsb");
+OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_header, ring_size_elements) == 32, "rse");
+OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_header, headers_offset) == 40, "ho");
+OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_header, data_offset) == 48, "do");
+OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_header, custom_events_offset) == 56, "ceo");
 
 /* Ring header of domain d, at headers_offset + d * ring_header_size_bytes.
  * head and tail are ever-increasing word counters (never wrapped); the word
@@ -75,9 +83,9 @@ struct ocgc_wire_ring_header {
   uint64_t tail;       /* one past the newest complete event */
   uint64_t padding[8];
 };
-_Static_assert(sizeof(struct ocgc_wire_ring_header) == 80, "ring header is 80 bytes");
-_Static_assert(offsetof(struct ocgc_wire_ring_header, head) == 0, "head");
-_Static_assert(offsetof(struct ocgc_wire_ring_header, tail) == 8, "tail");
+OCGC_STATIC_ASSERT(sizeof(struct ocgc_wire_ring_header) == 80, "ring header is 80 bytes");
+OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_ring_header, head) == 0, "head");
+OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_ring_header, tail) == 8, "tail");
 
 /* ---------------------------------------------------------------------- */
 /* Events                                                                  */
@@ -224,7 +232,7 @@ enum ocgc_cause {
   OCGC_CAUSE_COUNT = 20
 };
 #define OCGC_CAUSE_SLOTS 32u /* by_cause columns in the totals; room to grow */
-_Static_assert(OCGC_CAUSE_COUNT <= OCGC_CAUSE_SLOTS, "cause slots");
+OCGC_STATIC_ASSERT(OCGC_CAUSE_COUNT <= OCGC_CAUSE_SLOTS, "cause slots");
 
 /* The 5.2 counter id that carries a cause, or -1 for a user event. */
 static inline int ocgc_cause_counter(unsigned cause) {
@@ -325,25 +333,25 @@ struct ocgc_wire_ext {
   uint64_t totals_offset;      /* file offset of struct ocgc_wire_totals */
   uint64_t reserved[1];
 };
-_Static_assert(sizeof(struct ocgc_wire_ext) == 256, "ext fixed part is 256 bytes");
-_Static_assert(offsetof(struct ocgc_wire_ext, magic) == 0, "magic");
-_Static_assert(offsetof(struct ocgc_wire_ext, ext_version) == 8, "ext_version");
-_Static_assert(offsetof(struct ocgc_wire_ext, ext_size) == 16, "ext_size");
-_Static_assert(offsetof(struct ocgc_wire_ext, flags) == 24, "flags");
-_Static_assert(offsetof(struct ocgc_wire_ext, pid) == 32, "pid");
-_Static_assert(offsetof(struct ocgc_wire_ext, start_time) == 40, "start_time");
-_Static_assert(offsetof(struct ocgc_wire_ext, boot_id) == 48, "boot_id");
-_Static_assert(offsetof(struct ocgc_wire_ext, realtime_offset_ns) == 88, "rt offset");
-_Static_assert(offsetof(struct ocgc_wire_ext, created_ns) == 96, "created_ns");
-_Static_assert(offsetof(struct ocgc_wire_ext, state) == 104, "state");
-_Static_assert(offsetof(struct ocgc_wire_ext, exited_ns) == 112, "exited_ns");
-_Static_assert(offsetof(struct ocgc_wire_ext, ocaml_version) == 120, "ocaml_version");
-_Static_assert(offsetof(struct ocgc_wire_ext, ocgc_version) == 136, "ocgc_version");
-_Static_assert(offsetof(struct ocgc_wire_ext, program) == 152, "program");
-_Static_assert(offsetof(struct ocgc_wire_ext, cause_slots) == 216, "cause_slots");
-_Static_assert(offsetof(struct ocgc_wire_ext, kind_count) == 224, "kind_count");
-_Static_assert(offsetof(struct ocgc_wire_ext, rings_offset) == 232, "rings_offset");
-_Static_assert(offsetof(struct ocgc_wire_ext, totals_offset) == 240, "totals_offset");
+OCGC_STATIC_ASSERT(sizeof(struct ocgc_wire_ext) == 256, "ext fixed part is 256 bytes");
+OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_ext, magic) == 0, "magic");
+OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_ext, ext_version) == 8, "ext_version");
+OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_ext, ext_size) == 16, "ext_size");
+OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_ext, flags) == 24, "flags");
+OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_ext, pid) == 32, "pid");
+OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_ext, start_time) == 40, "start_time");
+OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_ext, boot_id) == 48, "boot_id");
+OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_ext, realtime_offset_ns) == 88, "rt offset");
+OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_ext, created_ns) == 96, "created_ns");
+OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_ext, state) == 104, "state");
+OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_ext, exited_ns) == 112, "exited_ns");
+OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_ext, ocaml_version) == 120, "ocaml_version");
+OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_ext, ocgc_version) == 136, "ocgc_version");
+OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_ext, program) == 152, "program");
+OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_ext, cause_slots) == 216, "cause_slots");
+OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_ext, kind_count) == 224, "kind_count");
+OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_ext, rings_offset) == 232, "rings_offset");
+OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_ext, totals_offset) == 240, "totals_offset");
 
 /* Per-ring loss accounting, one per domain.  (head_pos, head_events) is a
  * seqlock-protected pair: the writer makes seq odd, stores both, makes seq
@@ -359,10 +367,10 @@ struct ocgc_wire_ext_ring {
                               exact once the producer has exited */
   uint64_t reserved[4];
 };
-_Static_assert(sizeof(struct ocgc_wire_ext_ring) == 64, "ext ring is 64 bytes");
-_Static_assert(offsetof(struct ocgc_wire_ext_ring, head_pos) == 8, "head_pos");
-_Static_assert(offsetof(struct ocgc_wire_ext_ring, head_events) == 16, "head_events");
-_Static_assert(offsetof(struct ocgc_wire_ext_ring, written_events) == 24, "written");
+OCGC_STATIC_ASSERT(sizeof(struct ocgc_wire_ext_ring) == 64, "ext ring is 64 bytes");
+OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_ext_ring, head_pos) == 8, "head_pos");
+OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_ext_ring, head_events) == 16, "head_events");
+OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_ext_ring, written_events) == 24, "written");
 
 /* Cumulative totals kept by the producer: exact even when the ring has
  * overflowed.  The Gc-named fields mirror the runtime's own Gc.quick_stat
@@ -389,23 +397,23 @@ struct ocgc_wire_totals {
   uint64_t reserved[13];
   uint64_t by_cause[OCGC_KIND_COUNT][OCGC_CAUSE_SLOTS]; /* collections */
 };
-_Static_assert(offsetof(struct ocgc_wire_totals, minor_collections) == 8, "t.minor");
-_Static_assert(offsetof(struct ocgc_wire_totals, major_collections) == 16, "t.major");
-_Static_assert(offsetof(struct ocgc_wire_totals, compactions) == 24, "t.compact");
-_Static_assert(offsetof(struct ocgc_wire_totals, forced_major_collections) == 32, "t.forced");
-_Static_assert(offsetof(struct ocgc_wire_totals, major_slices) == 40, "t.slices");
-_Static_assert(offsetof(struct ocgc_wire_totals, minor_words) == 48, "t.minor_words");
-_Static_assert(offsetof(struct ocgc_wire_totals, promoted_words) == 56, "t.promoted");
-_Static_assert(offsetof(struct ocgc_wire_totals, major_words) == 64, "t.major_words");
-_Static_assert(offsetof(struct ocgc_wire_totals, direct_major_words) == 72, "t.direct");
-_Static_assert(offsetof(struct ocgc_wire_totals, heap_words) == 80, "t.heap");
-_Static_assert(offsetof(struct ocgc_wire_totals, top_heap_words) == 88, "t.top");
-_Static_assert(offsetof(struct ocgc_wire_totals, heap_chunks) == 96, "t.chunks");
-_Static_assert(offsetof(struct ocgc_wire_totals, gc_time_ns) == 104, "t.gc_time");
-_Static_assert(offsetof(struct ocgc_wire_totals, kind_time_ns) == 112, "t.kind_time");
-_Static_assert(offsetof(struct ocgc_wire_totals, updated_ns) == 144, "t.updated");
-_Static_assert(offsetof(struct ocgc_wire_totals, by_cause) == 256, "t.by_cause");
-_Static_assert(sizeof(struct ocgc_wire_totals) == 256 + 8 * OCGC_KIND_COUNT * OCGC_CAUSE_SLOTS,
+OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_totals, minor_collections) == 8, "t.minor");
+OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_totals, major_collections) == 16, "t.major");
+OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_totals, compactions) == 24, "t.compact");
+OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_totals, forced_major_collections) == 32, "t.forced");
+OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_totals, major_slices) == 40, "t.slices");
+OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_totals, minor_words) == 48, "t.minor_words");
+OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_totals, promoted_words) == 56, "t.promoted");
+OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_totals, major_words) == 64, "t.major_words");
+OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_totals, direct_major_words) == 72, "t.direct");
+OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_totals, heap_words) == 80, "t.heap");
+OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_totals, top_heap_words) == 88, "t.top");
+OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_totals, heap_chunks) == 96, "t.chunks");
+OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_totals, gc_time_ns) == 104, "t.gc_time");
+OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_totals, kind_time_ns) == 112, "t.kind_time");
+OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_totals, updated_ns) == 144, "t.updated");
+OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_totals, by_cause) == 256, "t.by_cause");
+OCGC_STATIC_ASSERT(sizeof(struct ocgc_wire_totals) == 256 + 8 * OCGC_KIND_COUNT * OCGC_CAUSE_SLOTS,
                "totals size");
 
 /* Size of the extension block for a given number of rings: fixed part, ring
