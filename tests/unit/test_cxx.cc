@@ -1,0 +1,57 @@
+// test_cxx.cc - libocgc from C++: monitoring agents are often C++, so the
+// installed headers (consumer.h, version.h, wire.h) must compile as C++ (this file is
+// built with -std=c++11 -Wall -Wextra -Wpedantic -Werror) and the library
+// must link and work from it.  It prints "ok: ..." or "FAIL: ..." per check
+// and exits 1 if any failed.
+#include <ocgc/consumer.h>
+#include <ocgc/version.h>
+#include <ocgc/wire.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+// The wire format's layout seen by a C++ compiler is the C one.
+static_assert(sizeof(struct ocgc_wire_header) == 64, "header size");
+static_assert(offsetof(struct ocgc_wire_header, custom_events_offset) == 56, "offsets");
+
+static int failures;
+
+static void check(bool ok, const char *what)
+{
+  std::printf("%s: %s\n", ok ? "ok" : "FAIL", what);
+  if (!ok) failures++;
+}
+
+int main()
+{
+  struct ocgc_open_opts oo = OCGC_OPTS_INIT(struct ocgc_open_opts);
+  struct ocgc_attach_opts ao = OCGC_OPTS_INIT(struct ocgc_attach_opts);
+  check(oo.sz == sizeof oo && oo.ids == OCGC_IDS_AUTO, "OCGC_OPTS_INIT: sz set, the rest zero");
+  check(ao.sz == sizeof ao && ao.dir == nullptr && ao.wait_ms == 0, "attach options likewise");
+
+  struct ocgc_hist *h = nullptr;
+  check(ocgc_hist_new(&h) == 0 && h != nullptr, "ocgc_hist_new");
+  for (uint64_t i = 1; i <= 1000; i++) ocgc_hist_record(h, i * 1000);
+  check(ocgc_hist_count(h) == 1000, "1000 values recorded");
+  uint64_t p50 = ocgc_hist_percentile(h, 50);
+  check(p50 >= 499500 && p50 <= 500500, "p50 of 1..1000 us is 500 us within 0.1%");
+  check(ocgc_hist_max(h) >= 999000 && ocgc_hist_max(h) <= 1001000, "max is 1 ms within 0.1%");
+  ocgc_hist_free(h);
+
+  struct ocgc_source *src = nullptr;
+  check(ocgc_source_open_path("/nonexistent/ocgc-cxx.events", &oo, &src) == -ENOENT &&
+            src == nullptr,
+        "opening a missing file gives -ENOENT");
+  check(std::strlen(ocgc_strerror(OCGC_E_STALE)) > 0, "ocgc_strerror");
+  check(std::strcmp(ocgc_version(), OCGC_VERSION_STRING) == 0, "ocgc_version() is the header's");
+
+  struct ocgc_wire_header g = {};
+  uint64_t size = ocgc_wire_layout(&g, 1, 1024, ocgc_wire_ext_size(1));
+  check(g.headers_offset == OCGC_WIRE_HEADER_SIZE + ocgc_wire_ext_size(1) &&
+            size == g.custom_events_offset +
+                        uint64_t(OCGC_WIRE_USER_EVENTS) * OCGC_WIRE_USER_NAME_LEN,
+        "ocgc_wire_layout");
+  check(std::strcmp(ocgc_kind_name(OCGC_KIND_MINOR), "minor") == 0, "ocgc_kind_name");
+  return failures ? 1 : 0;
+}
