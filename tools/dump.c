@@ -18,6 +18,7 @@
 
 #include "cmd.h"
 #include "ocgc/consumer.h"
+#include "util.h"
 
 #define MAX_PHASES 64
 #define MAX_DEPTH 64
@@ -48,6 +49,7 @@ struct dump {
 static void print_event(struct dump *d, const struct ocgc_event *ev)
 {
   const char *what = "?", *name = NULL;
+  char esc[OCGC_ESC_SIZE(OCGC_WIRE_USER_NAME_LEN)];
   if (ev->user) {
     what = "user";
     name = ev->name;
@@ -62,7 +64,7 @@ static void print_event(struct dump *d, const struct ocgc_event *ev)
     }
   }
   printf("%" PRIu64 " %u %s %s %" PRIu64 "\n", ev->timestamp, ev->ring, what,
-         name ? name : "-", ev->value);
+         name ? ocgc_esc(name, esc, sizeof esc) : "-", ev->value);
 }
 
 static void on_span(struct dump *d, const struct ocgc_event *ev)
@@ -138,6 +140,7 @@ static void on_lost(unsigned ring, uint64_t lost, int exact, void *ctx)
 
 static void print_summary(struct dump *d, const struct ocgc_cursor_stats *st)
 {
+  char esc[OCGC_ESC_SIZE(OCGC_WIRE_USER_NAME_LEN)];
   struct ocgc_source_info info;
   struct ocgc_totals t;
   unsigned i, k, c;
@@ -151,9 +154,9 @@ static void print_summary(struct dump *d, const struct ocgc_cursor_stats *st)
       printf("producer.pid %" PRIu64 "\n", info.pid);
       printf("producer.state %s\n", info.state == OCGC_STATE_EXITED ? "exited"
                                     : info.state == OCGC_STATE_RUNNING ? "running" : "unknown");
-      printf("producer.program %s\n", info.program);
-      printf("producer.ocaml %s\n", info.ocaml_version);
-      printf("producer.ocgc %s\n", info.ocgc_version);
+      printf("producer.program %s\n", ocgc_esc(info.program, esc, sizeof esc));
+      printf("producer.ocaml %s\n", ocgc_esc(info.ocaml_version, esc, sizeof esc));
+      printf("producer.ocgc %s\n", ocgc_esc(info.ocgc_version, esc, sizeof esc));
       printf("producer.code %s\n", info.flags & OCGC_EXT_NATIVE ? "native" : "bytecode");
       for (i = 0; i < info.max_domains; i++) {
         uint64_t w;
@@ -191,8 +194,9 @@ static void print_summary(struct dump *d, const struct ocgc_cursor_stats *st)
     const char *n;
     if (!d->user_count[i]) continue;
     n = ocgc_source_user_name(d->src, i);
-    printf("user.%s.count %" PRIu64 "\n", n ? n : "?", d->user_count[i]);
-    printf("user.%s.sum %" PRIu64 "\n", n ? n : "?", d->user_sum[i]);
+    n = n ? ocgc_esc(n, esc, sizeof esc) : "?";
+    printf("user.%s.count %" PRIu64 "\n", n, d->user_count[i]);
+    printf("user.%s.sum %" PRIu64 "\n", n, d->user_sum[i]);
   }
   for (k = 0; k < OCGC_KIND_COUNT; k++) {
     for (c = 0; c < OCGC_CAUSE_COUNT; c++)

@@ -418,7 +418,7 @@ static int prunable(const struct entry *e)
  * Returns 0 (removed), 1 (not: the name now holds another file) or -errno. */
 static int prune_file(const struct entry *e)
 {
-  char tmp[PATH_MAX];
+  char tmp[PATH_MAX], esc[OCGC_ESC_SIZE(PATH_MAX)], esc2[OCGC_ESC_SIZE(PATH_MAX)];
   const char *slash = strrchr(e->path, '/');
   int n;
   if (slash == NULL) n = snprintf(tmp, sizeof tmp, ".ocgc-prune.%d.%s", (int)getpid(), e->path);
@@ -433,32 +433,35 @@ static int prune_file(const struct entry *e)
   /* Another file took the name: give it back, replacing nothing. */
   if (renameat2(AT_FDCWD, tmp, AT_FDCWD, e->path, RENAME_NOREPLACE) != 0)
     fprintf(stderr, "ocgc ls: %s: a new file took the name while pruning; it is now %s\n",
-            e->path, tmp);
+            ocgc_esc(e->path, esc, sizeof esc), ocgc_esc(tmp, esc2, sizeof esc2));
   return 1;
 }
 
 static void prune(struct listing *l)
 {
+  char path[OCGC_ESC_SIZE(PATH_MAX)]; /* e->path, escaped, for messages */
   size_t i, j = 0;
   for (i = 0; i < l->n; i++) {
     struct entry *e = &l->v[i];
     int err;
     if (removable_kind(e) && e->uid != getuid() &&
         (strcmp(e->state, "exited") == 0 || strcmp(e->state, "stale") == 0))
-      fprintf(stderr, "ocgc ls: not removing %s: it belongs to uid %u, not to you\n", e->path,
-              (unsigned)e->uid);
+      fprintf(stderr, "ocgc ls: not removing %s: it belongs to uid %u, not to you\n",
+              ocgc_esc(e->path, path, sizeof path), (unsigned)e->uid);
     if (!prunable(e)) {
       l->v[j++] = *e;
       continue;
     }
     err = prune_file(e);
     if (err == 0) {
-      fprintf(stderr, "ocgc ls: removed %s (process %d, %s)\n", e->path, e->pid, e->state);
+      fprintf(stderr, "ocgc ls: removed %s (process %d, %s)\n",
+              ocgc_esc(e->path, path, sizeof path), e->pid, e->state);
       free(e->path);
       continue;
     }
     if (err < 0) {
-      fprintf(stderr, "ocgc ls: cannot remove %s: %s\n", e->path, strerror(-err));
+      fprintf(stderr, "ocgc ls: cannot remove %s: %s\n", ocgc_esc(e->path, path, sizeof path),
+              strerror(-err));
       note_rc(l, err == -EACCES || err == -EPERM ? OCGC_EXIT_DENIED : OCGC_EXIT_ERROR);
     }
     l->v[j++] = *e;
@@ -476,14 +479,18 @@ static void print_table(const struct listing *l)
   for (i = 0; i < l->n; i++) {
     const struct entry *e = &l->v[i];
     char pid[16], ring[24], written[24];
+    char program[OCGC_ESC_SIZE(sizeof e->program)], ocaml[OCGC_ESC_SIZE(sizeof e->ocaml)];
+    char ocgc[OCGC_ESC_SIZE(sizeof e->ocgc)], path[OCGC_ESC_SIZE(PATH_MAX)];
     if (e->pid > 0) snprintf(pid, sizeof pid, "%d", e->pid);
     else copy_str(pid, sizeof pid, "-");
     if (e->has_info) snprintf(ring, sizeof ring, "%" PRIu64, e->ring_bytes / 1024);
     else copy_str(ring, sizeof ring, "-");
     if (e->have_written) snprintf(written, sizeof written, "%" PRIu64, e->written);
     else copy_str(written, sizeof written, "-");
-    printf("%7s %-16s %-7s %-7s %8s %12s %-7s %s\n", pid, e->program, e->ocaml, e->ocgc, ring,
-           written, e->state, e->path);
+    printf("%7s %-16s %-7s %-7s %8s %12s %-7s %s\n", pid,
+           ocgc_esc(e->program, program, sizeof program), ocgc_esc(e->ocaml, ocaml, sizeof ocaml),
+           ocgc_esc(e->ocgc, ocgc, sizeof ocgc), ring, written, e->state,
+           ocgc_esc(e->path, path, sizeof path));
   }
 }
 

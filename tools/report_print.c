@@ -19,6 +19,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -257,7 +258,7 @@ static void print_text(FILE *out, const struct rep_meta *m,
                        const struct figures *x, const struct ocgc_snapshot *snap)
 {
   const struct ocgc_counters *c = &x->c;
-  char b1[32], b2[32], b3[32];
+  char b1[32], b2[32], b3[32], esc[OCGC_ESC_SIZE(PATH_MAX)];
   unsigned k, id, cause;
   size_t i;
   int any;
@@ -269,15 +270,17 @@ static void print_text(FILE *out, const struct rep_meta *m,
     fprintf(out, "process %d", m->pid);
     break;
   case REP_FILE:
-    fprintf(out, "ring file %s", m->path);
+    fprintf(out, "ring file %s", ocgc_esc(m->path, esc, sizeof esc));
     break;
   case REP_RUN:
     text_command(out, m->command);
     break;
   }
   if (x->have_info && x->info.has_ext) {
-    fprintf(out, " (program %s, pid %" PRIu64 ", OCaml %s %s, %s)", x->info.program,
-            x->info.pid, x->info.ocaml_version,
+    char ver[OCGC_ESC_SIZE(sizeof x->info.ocaml_version)];
+    fprintf(out, " (program %s, pid %" PRIu64 ", OCaml %s %s, %s)",
+            ocgc_esc(x->info.program, esc, sizeof esc), x->info.pid,
+            ocgc_esc(x->info.ocaml_version, ver, sizeof ver),
             x->info.flags & OCGC_EXT_NATIVE ? "native" : "bytecode", state_name(m, x));
   } else {
     fputs(" (stock OCaml ring: no producer totals)", out);

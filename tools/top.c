@@ -53,6 +53,8 @@ struct top {
   struct ocgc_source *src;
   struct ocgc_agg *agg;
   struct ocgc_source_info info;
+  char program[OCGC_ESC_SIZE(sizeof ((struct ocgc_source_info *)0)->program)]; /* escaped */
+  char ocaml[OCGC_ESC_SIZE(sizeof ((struct ocgc_source_info *)0)->ocaml_version)];
   struct ocgc_snapshot *prev; /* at the refresh before the last */
   struct ocgc_snapshot *cur;  /* at the last refresh */
   struct ocgc_rates rates;
@@ -124,8 +126,8 @@ static int draw_header(struct top *tp, const struct ocgc_counters *c)
   const struct ocgc_source_info *in = &tp->info;
   if (in->has_ext && in->created_ns) fmt_duration(up, sizeof up, ocgc_now_ns() - in->created_ns);
   snprintf(line, sizeof line, " ocgc top - %s (pid %d)   OCaml %s %s   up %s   heap %.1f MB "
-           "(top %.1f MB)", in->has_ext ? in->program : "?", tp->pid,
-           in->has_ext ? in->ocaml_version : "5", in->flags & OCGC_EXT_BYTECODE ? "bytecode"
+           "(top %.1f MB)", in->has_ext ? tp->program : "?", tp->pid,
+           in->has_ext ? tp->ocaml : "5", in->flags & OCGC_EXT_BYTECODE ? "bytecode"
            : in->flags & OCGC_EXT_NATIVE ? "native" : "", up, mb(c->heap_bytes),
            mb(c->top_heap_bytes));
   attron(A_REVERSE);
@@ -379,7 +381,7 @@ int cmd_top(int argc, char **argv)
   struct sigaction sa, old_int, old_term;
   SCREEN *scr = NULL;
   const char *interval_arg = NULL, *count_arg = NULL, *dir = NULL;
-  char message[160];
+  char message[160 + sizeof tp.program];
   uint64_t count = 0, next_refresh;
   int opt, err = 0, rc = 0, key;
 
@@ -435,6 +437,8 @@ int cmd_top(int argc, char **argv)
     rc = ocgc_exit_code(err);
     goto out;
   }
+  ocgc_esc(tp.info.program, tp.program, sizeof tp.program);
+  ocgc_esc(tp.info.ocaml_version, tp.ocaml, sizeof tp.ocaml);
 
   /* Ours before ncurses starts: it then leaves SIGINT/SIGTERM to us (and
    * keeps SIGWINCH for itself, which gives us KEY_RESIZE).  No SA_RESTART:
@@ -484,7 +488,7 @@ int cmd_top(int argc, char **argv)
     if (!alive) {
       tp.exited = 1;
       snprintf(message, sizeof message, " process %d (%s) exited: last figures above; "
-               "press a key to leave", tp.pid, tp.info.has_ext ? tp.info.program : "?");
+               "press a key to leave", tp.pid, tp.info.has_ext ? tp.program : "?");
       draw(&tp, message);
       /* Leave the last screen up a moment (a key leaves at once). */
       timeout(3000);
@@ -499,7 +503,7 @@ int cmd_top(int argc, char **argv)
     fprintf(stderr, "ocgc top: process %d: %s\n", tp.pid, ocgc_strerror(err));
     rc = ocgc_exit_code(err);
   } else if (tp.exited) {
-    printf("ocgc top: process %d (%s) exited\n", tp.pid, tp.info.has_ext ? tp.info.program : "?");
+    printf("ocgc top: process %d (%s) exited\n", tp.pid, tp.info.has_ext ? tp.program : "?");
   } else if (stop_signal) {
     rc = 128 + stop_signal;
   }

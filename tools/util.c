@@ -32,6 +32,28 @@ int ocgc_parse_duration(const char *s, uint64_t *ns)
   return -1;
 }
 
+const char *ocgc_esc(const char *s, char *buf, size_t n)
+{
+  static const char hex[] = "0123456789abcdef";
+  size_t o = 0;
+  if (n == 0) return buf;
+  for (; s != NULL && *s != '\0'; s++) {
+    unsigned char c = (unsigned char)*s;
+    if (c >= 0x20 && c < 0x7f && c != '\\') {
+      if (o + 1 >= n) break;
+      buf[o++] = (char)c;
+    } else {
+      if (o + 4 >= n) break;
+      buf[o++] = '\\';
+      buf[o++] = 'x';
+      buf[o++] = hex[c >> 4];
+      buf[o++] = hex[c & 15];
+    }
+  }
+  buf[o] = '\0';
+  return buf;
+}
+
 void ocgc_json_string(FILE *f, const char *s)
 {
   fputc('"', f);

@@ -12,6 +12,15 @@
  * number is seconds).  Returns 0, or -1 if [s] is not a duration. */
 int ocgc_parse_duration(const char *s, uint64_t *ns);
 
+/* [s] for text output: every byte outside printable ASCII, and the
+ * backslash, written as \xHH, so that a string the target controls (a
+ * program name, a user-event name, a file name) can neither send escape
+ * sequences to a terminal nor start a new "key value" line.  Writes into
+ * buf[0..n) and returns buf; OCGC_ESC_SIZE(len) bytes hold any string of
+ * len bytes whole, a smaller buf cuts it (never mid-escape). */
+#define OCGC_ESC_SIZE(len) (4 * (len) + 1)
+const char *ocgc_esc(const char *s, char *buf, size_t n);
+
 /* Write [s] as a JSON string, quotes included. */
 void ocgc_json_string(FILE *f, const char *s);
 

@@ -1,0 +1,69 @@
+#!/bin/sh
+# hostile_strings.sh - strings a ring file controls never reach the
+# terminal raw (issue 9, defect 5): a real ring (a program's, kept at exit)
+# is given a program name, an OCaml version and a user-event name holding
+# terminal escape sequences, a bell and a newline followed by a forged
+# "events.lost 0"; then `ocgc dump` (summary and --events), `ocgc ls` and
+# `ocgc report --file` must print none of those bytes (they are written as
+# \xHH), and dump's key/value output must hold exactly one events.lost line.
+. "$OCGC_SRCDIR/tests/integration/lib.sh"
+ocgc_init
+command -v python3 >/dev/null 2>&1 || hard_error "python3 is needed to edit the ring"
+
+compile_native lifecycle ocgc_test.ml lifecycle.ml
+run_ok life ./lifecycle
+ring_of life
+cp "$RING" "$WORK/hostile.events" || hard_error "cp"
+rm -f "${EVDIR:?}"/*
+python3 - "$WORK/hostile.events" <<'PY' || hard_error "could not edit the ring"
+import struct, sys
+path = sys.argv[1]
+with open(path, "r+b") as f:
+    b = bytearray(f.read())
+    ext = 64
+    def put(off, size, s):
+        assert len(s) < size
+        b[off:off + size] = s + bytes(size - len(s))
+    put(ext + 152, 64, b"\x1b[2J\x1b[H\x07evil\nevents.lost 0")
+    put(ext + 120, 16, b"\x1b]0;t\x07")
+    names = struct.unpack_from("<Q", b, 56)[0]
+    want = b"ocgc.major_cycle.start\0"
+    i = b.find(want, names)
+    assert i >= 0 and (i - names) % 128 == 0, "no ocgc.major_cycle.start slot"
+    put(i, 128, b"x\x1b[31m\nevents.lost 0\r\x9b2J")
+    f.seek(0)
+    f.write(b)
+PY
+mkdir -m 0700 "$WORK/hd" && cp "$WORK/hostile.events" "$WORK/hd/`outkey life pid`.events" ||
+  hard_error "cp"
+
+# clean TAG: TAG.out holds no ESC, BEL, CR nor C1 CSI byte
+clean() {
+  _n=`LC_ALL=C tr -cd '\033\007\015\233' <"$WORK/$1.out" | wc -c | tr -d ' '`
+  check_eq "$1: control bytes in the output" 0 "$_n"
+}
+# ocgc_out TAG ARGS...: ocgc ARGS into TAG.out (stderr TAG.err)
+ocgc_out() {
+  _t=$1; shift
+  "$OCGC" "$@" >"$WORK/$_t.out" 2>"$WORK/$_t.err"
+  check_eq "$_t: ocgc $1: exit status" 0 $?
+}
+
+ocgc_out sum dump "$WORK/hostile.events"
+clean sum
+check_eq "sum: events.lost lines" 1 "`grep -c '^events.lost ' "$WORK/sum.out"`"
+check_true "sum: the program name, escaped" \
+  grep -qF 'producer.program \x1b[2J\x1b[H\x07evil\x0aevents.lost 0' "$WORK/sum.out"
+check_true "sum: the OCaml version, escaped" grep -qF 'producer.ocaml \x1b]0;t\x07' "$WORK/sum.out"
+check_true "sum: the user-event name, escaped" \
+  grep -qF 'user.x\x1b[31m\x0aevents.lost 0\x0d\x9b2J.count ' "$WORK/sum.out"
+ocgc_out evs dump --events "$WORK/hostile.events"
+clean evs
+check_eq "evs: events.lost lines" 1 "`grep -c '^events.lost ' "$WORK/evs.out"`"
+check_gt "evs: user events named, escaped" 0 "`grep -c ' user x\\\\x1b\[31m' "$WORK/evs.out"`"
+ocgc_out ls ls --no-default-dirs --dir "$WORK/hd"
+clean ls
+check_eq "ls: one row (header + 1)" 2 "`wc -l <"$WORK/ls.out" | tr -d ' '`"
+ocgc_out rep report --file "$WORK/hostile.events"
+clean rep
+finish
