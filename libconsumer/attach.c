@@ -21,10 +21,10 @@
  *   else the entry of /proc/PID/fd that is that very inode.
  * - The process chooses every path in its maps and every entry of its fd
  *   table, so nothing is opened on its word alone: a path is opened with
- *   O_NOFOLLOW|O_NOCTTY|O_NONBLOCK, an fd entry only after stat(2) says it
- *   is a regular file, and whatever was opened is used only if fstat(2)
- *   finds the dev:inode of the maps line.  The fd table scan is bounded
- *   (FD_SCAN_MAX entries).
+ *   O_NOFOLLOW|O_NOCTTY|O_NONBLOCK, an fd entry only after its link text
+ *   names the mapped file and stat(2) says it is a regular file, and
+ *   whatever was opened is used only if fstat(2) finds the dev:inode of
+ *   the maps line.  The fd table scan is bounded (FD_SCAN_MAX entries).
  * - The producer's own temporary name (.<pid>.events.tmp) does not match:
  *   a file being built is waited for, never opened half-made.  Stock OCaml
  *   5 creates its file in place and writes the header after sizing it, so
@@ -310,6 +310,22 @@ static int open_verified(int dirfd, const char *path, int follow, const struct r
   return fd;
 }
 
+/* Whether the fd link [name] in [dfd] reads as the file [m] maps: its
+ * path, with " (deleted)" when it is unlinked (or a memfd).  The text is
+ * unescaped as the maps line was, so that both read the same. */
+static int names_map(int dfd, const char *name, const struct ring_map *m)
+{
+  char text[PATH_MAX + sizeof DELETED_SUFFIX];
+  ssize_t n = readlinkat(dfd, name, text, sizeof text - 1);
+  size_t len;
+  if (n < 0) return 0;
+  text[n] = '\0';
+  len = strlen(text);
+  if (has_suffix(text, len, DELETED_SUFFIX)) text[len - strlen(DELETED_SUFFIX)] = '\0';
+  unescape_path(text);
+  return strcmp(text, m->path) == 0;
+}
+
 /* Reach the ring [m] of [pid]: by its path, else through map_files (root
  * only), else through the fd table entry that is that inode.  On success
  * returns the descriptor and writes a path that opens it to path[0..n). */
@@ -340,9 +356,15 @@ static int locate(int pid, const struct ring_map *m, char *path, size_t n)
   fd = -1;
   while (fd < 0 && seen++ < FD_SCAN_MAX && (e = readdir(d)) != NULL) {
     struct stat st;
-    /* stat, not open: it follows the magic link without opening what the
-     * process holds (a terminal, a FIFO ...). */
-    if (e->d_name[0] == '.' || fstatat(dfd, e->d_name, &st, 0) != 0) continue;
+    /* First the link's text, which the kernel makes without touching the
+     * file: only an entry that names the mapped file is stat'ed (a stat
+     * reaches the file system, which for a file the process holds on its
+     * own FUSE mount may never answer).  Then stat, not open: it follows
+     * the magic link without opening what the process holds (a terminal,
+     * a FIFO ...). */
+    if (e->d_name[0] == '.' || !names_map(dfd, e->d_name, m) ||
+        fstatat(dfd, e->d_name, &st, 0) != 0)
+      continue;
     if (!S_ISREG(st.st_mode) || st.st_dev != m->dev || st.st_ino != m->ino) continue;
     fd = open_verified(dfd, e->d_name, 1, m);
     if (fd >= 0) snprintf(mf, sizeof mf, "%s/%s", dir, e->d_name);

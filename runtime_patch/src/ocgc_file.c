@@ -346,15 +346,25 @@ static int make_tmpfile(int dfd, const char *tmp, uint64_t size, uint64_t commit
 
 /* ---- publication ------------------------------------------------------------------- */
 
-int caml_ocgc_is_ring_link(int dfd, const char *name, pid_t pid)
+/* The <n> of a link [name] in [dfd] that reads "/proc/<pid>/fd/<n>", or
+ * -1 for anything else. */
+static long ring_link_fd(int dfd, const char *name, pid_t pid)
 {
-  char target[64], want[32];
+  char target[64], want[32], *end;
   ssize_t n = readlinkat(dfd, name, target, sizeof target - 1);
   int len = snprintf(want, sizeof want, "/proc/%d/fd/", (int)pid);
-  if (n <= 0) return 0;
+  long fd;
+  if (n <= 0) return -1;
   target[n] = '\0';
-  return strncmp(target, want, (size_t)len) == 0 && target[len] != '\0' &&
-         strspn(target + len, "0123456789") == strlen(target + len);
+  if (strncmp(target, want, (size_t)len) != 0 || target[len] < '0' || target[len] > '9')
+    return -1;
+  fd = strtol(target + len, &end, 10);
+  return *end == '\0' && fd >= 0 && fd <= INT_MAX ? fd : -1;
+}
+
+int caml_ocgc_is_ring_link(int dfd, const char *name, pid_t pid)
+{
+  return ring_link_fd(dfd, name, pid) >= 0;
 }
 
 /* Put the ring under <dir>/<pid>.events: for a memfd, a symbolic link to
@@ -465,17 +475,10 @@ static int own_entry(int dfd, const char *name)
 {
   struct caml_ocgc_file *f = &caml_ocgc_file;
   struct stat st;
-  char target[64], want[64];
-  ssize_t n;
   if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) return 0;
   if (f->memfd < 0)
     return S_ISREG(st.st_mode) && st.st_dev == f->file_dev && st.st_ino == f->file_ino;
-  if (!S_ISLNK(st.st_mode)) return 0;
-  n = readlinkat(dfd, name, target, sizeof target - 1);
-  if (n <= 0) return 0;
-  target[n] = '\0';
-  snprintf(want, sizeof want, "/proc/%d/fd/%d", (int)f->pid, f->memfd);
-  return strcmp(target, want) == 0;
+  return S_ISLNK(st.st_mode) && ring_link_fd(dfd, name, f->pid) == f->memfd;
 }
 
 /* OCAML_RUNTIME_EVENTS_PRESERVE with a memfd ring: the memory goes with the
