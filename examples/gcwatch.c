@@ -12,6 +12,21 @@
 
 #include <ocgc/consumer.h>
 
+/* Read what was written since the last poll.  A poll stops after 10 ms
+ * (the cursor's budget), so a process that writes faster than we read
+ * cannot hold us; a few more polls catch up with an ordinary one. */
+static int poll_some(struct ocgc_agg *agg)
+{
+  struct ocgc_cursor_stats st;
+  int polls = 0;
+  int64_t got;
+  do {
+    if ((got = ocgc_agg_poll(agg)) < 0) return (int)got;
+    ocgc_agg_cursor_stats(agg, &st);
+  } while (st.behind && ++polls < 10);
+  return 0;
+}
+
 int main(int argc, char **argv)
 {
   struct ocgc_source *src;
@@ -25,13 +40,16 @@ int main(int argc, char **argv)
     fprintf(stderr, "usage: gcwatch PID [SECONDS]\n");
     return 2;
   }
+  /* We own this program's signals: let libocgc turn a ring file truncated
+   * under our reads into an error rather than a SIGBUS (consumer.h). */
+  ocgc_sigbus_install();
   pid = atoi(argv[1]);
   seconds = argc > 2 ? atoi(argv[2]) : 10;
   if ((err = ocgc_source_open_pid(pid, NULL, &src)) != 0) {
     fprintf(stderr, "gcwatch: process %d: %s\n", pid, ocgc_strerror(err));
     return 1;
   }
-  if ((err = ocgc_agg_new(src, &ao, &agg)) != 0 || (err = ocgc_agg_poll(agg)) < 0 ||
+  if ((err = ocgc_agg_new(src, &ao, &agg)) != 0 || (err = poll_some(agg)) < 0 ||
       (err = ocgc_agg_snapshot(agg, &prev)) != 0) {
     fprintf(stderr, "gcwatch: %s\n", ocgc_strerror(err));
     return 1;
@@ -42,7 +60,7 @@ int main(int argc, char **argv)
     struct ocgc_rates r;
     const struct ocgc_hist *pauses;
     sleep(1);
-    if (ocgc_agg_poll(agg) < 0 || ocgc_agg_snapshot(agg, &now) != 0) break;
+    if (poll_some(agg) < 0 || ocgc_agg_snapshot(agg, &now) != 0) break;
     pauses = ocgc_snapshot_pauses(now);
     if (ocgc_rates(prev, now, &r) == 0)
       printf("%8.1f %8.1f %10.1f %7.2f %9.1f %9.1f %9.1f\n",

@@ -15,10 +15,13 @@
  * - a collection is counted (counters, its kind's histogram, the cause
  *   table) when it ends, as the runtime counts it;
  * - after lost events a ring's open spans and pause are discarded: nothing
- *   is paired across a gap.
+ *   is paired across a gap;
+ * - a span that ends before it begins is counted as corrupt, never as a
+ *   duration, and the poll that met it fails with OCGC_E_CORRUPT.
  * One aggregator must not be used by two threads at once. */
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -85,7 +88,13 @@ static void on_end(struct ocgc_agg *a, struct agg_ring *r, const struct ocgc_eve
   for (; r->depth > i; r->depth--)
     if (r->stack[r->depth - 1].kind >= 0 && r->collections_open > 0) r->collections_open--;
   sp = r->stack[--r->depth];
-  ns = ev->timestamp >= sp.begin ? ev->timestamp - sp.begin : 0;
+  if (ev->timestamp < sp.begin) {
+    /* Ends before it begins: no clock does that, only a forged ring. */
+    a->corrupt++;
+    if (sp.kind >= 0 && r->collections_open > 0) r->collections_open--;
+    return;
+  }
+  ns = ev->timestamp - sp.begin;
   if (sp.phase < AGG_MAX_PHASES) record(a, &a->phases[sp.phase], ns);
   if (sp.kind < 0) return;
   /* Counted when it ends, as the runtime counts it: a collection still
@@ -222,6 +231,10 @@ int ocgc_agg_new(struct ocgc_source *src, const struct ocgc_agg_opts *opts,
   if (err) { ocgc_agg_free(a); return err; }
   for (i = 0; i < a->nrings; i++) a->rings[i].pending_cause = -1;
   co.start = o.start;
+  if (o.sz >= offsetof(struct ocgc_agg_opts, poll_max_ns) + sizeof o.poll_max_ns) {
+    co.poll_max_events = o.poll_max_events;
+    co.poll_max_ns = o.poll_max_ns;
+  }
   co.on_event = on_event;
   co.on_lost = on_lost;
   co.ctx = a;
@@ -245,8 +258,18 @@ void ocgc_agg_free(struct ocgc_agg *a)
 int64_t ocgc_agg_poll(struct ocgc_agg *a)
 {
   int64_t n;
+  uint64_t corrupt;
   if (a == NULL) return -EINVAL;
+  corrupt = a->corrupt;
   n = ocgc_cursor_poll(a->cur, 0);
   if (n >= 0 && a->error) return a->error;
+  if (n >= 0 && a->corrupt != corrupt) return OCGC_E_CORRUPT;
   return n;
+}
+
+void ocgc_agg_cursor_stats(const struct ocgc_agg *a, struct ocgc_cursor_stats *out)
+{
+  if (a == NULL || out == NULL) return;
+  ocgc_cursor_stats(a->cur, out);
+  out->corrupt += a->corrupt;
 }

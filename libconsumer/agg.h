@@ -51,6 +51,7 @@ struct ocgc_agg {
   struct ocgc_cause_row causes[OCGC_KIND_COUNT][OCGC_CAUSE_SLOTS];
   struct agg_event_counts ev;
   int error;                 /* first allocation failure, reported by poll */
+  uint64_t corrupt;          /* spans that ended before they began */
   /* what each user-event slot means to the counters (enum agg_user),
    * looked up by name once per slot; AGG_USER_UNSEEN until then */
   int8_t user_meaning[OCGC_WIRE_USER_EVENTS];

@@ -1,25 +1,34 @@
 /* cursor.c - reading events from every ring of a source, live.
  *
  * Protocol (wire.h): acquire tail; resync to head if it passed us (loss);
- * copy [pos, tail) into a private buffer in one batch; acquire fence;
- * reload head: words below it may have been overwritten during the copy and
- * are discarded as lost; decode the rest from the private copy only.
+ * copy [pos, tail) into a private buffer in one batch with pread(); acquire
+ * fence; reload head: words below it may have been overwritten during the
+ * copy and are discarded as lost; decode the rest from the private copy
+ * only.  (The acquire load of tail orders the kernel's loads for pread,
+ * which come after it in this thread; the fence orders them before the
+ * reload of head.)
  *
  * Invariants, per ring:
- * - pos is always an event boundary, head <= pos <= tail as last seen;
+ * - pos is always an event boundary, head <= pos <= tail as last seen, and
+ *   pos never moves back (a tail that does is a corrupt ring);
  * - for ocgc files, seq is the number of events that start before pos, so
- *   seen + lost + skipped == seq - seq_at_creation exactly;
+ *   seen + lost + skipped == seq - seq_at_creation exactly, and seq <= pos
+ *   (every event is at least one word);
+ * - events that start before `start' (OCGC_START_NOW: the tail when the
+ *   cursor was made) are counted as skipped, not delivered: a cursor is made
+ *   in O(1) whatever the writer does, and catches up in its polls;
  * - nothing decoded is read from the mapping: a writer (or anyone else)
  *   changing the file can make events invalid, never make us read out of
- *   bounds;
- * - every access to the mapping runs under the SIGBUS guard (guard.h), and
- *   no callback runs under it: loss found while fetching is reported after
- *   the fetch. */
+ *   bounds; the header words that are read from it are read under the
+ *   SIGBUS guard (guard.h), and no callback runs under it;
+ * - every poll ends within its budget of events and time (struct
+ *   ocgc_cursor_opts), and says when it stopped short (stats.behind). */
 
 #include <errno.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "decode.h"
 #include "guard.h"
@@ -28,10 +37,17 @@
 
 #define DEFAULT_BATCH_WORDS (UINT64_C(1) << 14) /* 128 KiB: big enough to amortise */
 #define MIN_BATCH_WORDS (2 * OCGC_WIRE_MAX_EVENT_WORDS)
+#define DEFAULT_POLL_EVENTS (UINT64_C(1) << 20)
+#define DEFAULT_POLL_NS UINT64_C(10000000) /* 10 ms */
+#define CLOCK_EVERY 64u /* events between two looks at the clock (about 20 ns each) */
+
+/* Why a poll stopped before the tails. */
+enum stop { GOING = 0, STOP_CALLER, STOP_BUDGET };
 
 struct ring_state {
   uint64_t pos;        /* next word to read */
   uint64_t seq;        /* events before pos (ocgc files) */
+  uint64_t start;      /* events before this word are skipped, not delivered */
 };
 
 struct ocgc_cursor {
@@ -45,11 +61,32 @@ struct ocgc_cursor {
   struct ocgc_cursor_stats st;
   uint64_t words_seen;       /* for the loss estimate on stock files */
   unsigned next_ring;        /* round-robin start, so one busy ring cannot starve others */
+  uint64_t max_events;       /* budget of one poll, resolved from the options */
+  uint64_t max_ns;
+  uint64_t deadline;         /* CLOCK_MONOTONIC ns at which this poll ends */
+  uint64_t work;             /* events decoded in this poll, delivered or not */
+  int out_of_time;           /* the deadline passed */
+  int limit_stop;            /* enum stop: whose limit the event limit is */
 };
 
+static uint64_t now_ns(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Whether this poll is out of time; a look at the clock each call. */
+static int past_deadline(struct ocgc_cursor *c)
+{
+  if (!c->out_of_time && now_ns() >= c->deadline) c->out_of_time = 1;
+  return c->out_of_time;
+}
+
 /* A consistent (head, events before head) pair.  ocgc files: the producer's
- * seqlock; stock files: head alone.  Returns 0 or -EAGAIN. */
-static int read_head(const struct ocgc_cursor *c, uint64_t d, uint64_t *head, uint64_t *events)
+ * seqlock; stock files: head alone.  Returns 0, -EAGAIN (the seq stayed odd
+ * or kept changing until the poll's deadline) or OCGC_E_CORRUPT. */
+static int read_head(struct ocgc_cursor *c, uint64_t d, uint64_t *head, uint64_t *events)
 {
   const struct ocgc_source *s = c->src;
   unsigned tries;
@@ -60,26 +97,53 @@ static int read_head(const struct ocgc_cursor *c, uint64_t d, uint64_t *head, ui
     *events = 0;
     return 0;
   }
-  for (tries = 0; tries < 10000; tries++) {
+  for (tries = 0; tries < 100000; tries++) {
     const uint64_t *er = src_ext_ring(s, d);
     /* Acquire: pairs with the producer's release store of the even seq. */
     uint64_t s1 = shm_load_acquire(&er[0]), s2;
-    if ((s1 & 1) && !s->gone) {
-      if (tries > 100) sched_yield();
-      continue;
+    if (tries % 64 == 63) {
+      if (past_deadline(c)) break;
+      sched_yield(); /* a producer preempted mid-update: let it run */
     }
+    if ((s1 & 1) && !s->gone) continue;
     *head = shm_load(&er[1]);
     *events = shm_load(&er[2]);
     /* Acquire fence: pairs with the producer's release fence after making
      * seq odd, so a torn pair shows up as a changed seq. */
     shm_fence_acquire();
     s2 = shm_load(&er[0]);
-    if (s1 == s2 || s->gone) return 0;
+    if (s1 == s2 || s->gone) return *events <= *head ? 0 : OCGC_E_CORRUPT;
   }
   return -EAGAIN;
 }
 
-/* Count loss now; tell the caller in report_lost(), outside the guard. */
+static uint64_t load_tail(const struct ocgc_cursor *c, unsigned d)
+{
+  /* Acquire: pairs with the writer's release store of tail, after the
+   * event words it covers. */
+  return shm_load_acquire(&src_ring_header(c->src, d)[1]);
+}
+
+/* A (head, events, tail) triple with head <= tail: tail is loaded first, and
+ * again if the writer moved head past it meanwhile.  Returns 0, -EAGAIN or
+ * OCGC_E_CORRUPT (also for a span longer than the ring). */
+static int read_span(struct ocgc_cursor *c, unsigned d, uint64_t *head, uint64_t *events,
+                     uint64_t *tail)
+{
+  unsigned tries;
+  int err;
+  for (tries = 0; tries < 1000; tries++) {
+    if ((err = read_head(c, d, head, events)) != 0) return err;
+    if (*head <= *tail) break;
+    if (tries % 64 == 63 && past_deadline(c)) return -EAGAIN;
+    *tail = load_tail(c, d);
+  }
+  if (*head > *tail || *tail - *head > c->src->l.ring_words) return OCGC_E_CORRUPT;
+  return 0;
+}
+
+/* Count events passed unread: as lost (reported by report_lost(), outside
+ * the guard) or, below the cursor's start, as skipped. */
 static void account_lost(struct ocgc_cursor *c, uint64_t words, uint64_t events, int exact)
 {
   c->st.lost_words += words;
@@ -99,27 +163,22 @@ static void report_lost(struct ocgc_cursor *c, unsigned d)
 
 /* Move ring d's position up to head if the writer overwrote what we had not
  * read.  Returns 0, or a negative error. */
-static uint64_t load_tail(const struct ocgc_cursor *c, unsigned d);
-
 static int resync(struct ocgc_cursor *c, unsigned d, uint64_t *tail)
 {
   struct ring_state *r = &c->rs[d];
   uint64_t head = 0, events = 0;
-  unsigned tries;
   int err;
-  /* A head past our tail means the writer moved on after we loaded tail:
-   * load the pair again, tail first, so that head <= tail holds and then
-   * tail - head cannot exceed the ring for an honest writer. */
-  for (tries = 0; tries < 1000; tries++) {
-    if ((err = read_head(c, d, &head, &events)) != 0) return err;
-    if (head <= *tail) break;
-    *tail = load_tail(c, d);
-  }
-  if (head > *tail || *tail - head > c->src->l.ring_words) return OCGC_E_CORRUPT;
+  if ((err = read_span(c, d, &head, &events, tail)) != 0) return err;
   if (head <= r->pos) return 0;
   if (c->src->l.has_ext) {
     if (events < r->seq) return OCGC_E_CORRUPT;
-    account_lost(c, head - r->pos, events - r->seq, 1);
+    if (head <= r->start) {
+      c->st.skipped += events - r->seq; /* written before the cursor's start */
+    } else {
+      /* Some may predate the start: the split is unknown, and a loss is
+       * what the caller must hear of. */
+      account_lost(c, head - r->pos, events - r->seq, 1);
+    }
     r->seq = events;
   } else {
     /* Stock files count loss in words; estimate events from the mean event
@@ -134,47 +193,29 @@ static int resync(struct ocgc_cursor *c, unsigned d, uint64_t *tail)
   return 0;
 }
 
-static uint64_t load_tail(const struct ocgc_cursor *c, unsigned d)
+/* Under the guard: where each ring's reading starts.  O(1) per ring: a
+ * start-from-now cursor of an ocgc file starts at head, whose event count
+ * the producer publishes, and skips what lies below the tail of now. */
+static int start_positions(struct ocgc_cursor *c)
 {
-  /* Acquire: pairs with the writer's release store of tail, after the
-   * event words it covers. */
-  return shm_load_acquire(&src_ring_header(c->src, d)[1]);
-}
-
-/* Walk headers from head to tail in place, to learn how many events stand
- * before tail (ocgc files, OCGC_START_NOW).  Retries if the writer moves
- * head during the walk. */
-static int seek_tail(struct ocgc_cursor *c, unsigned d)
-{
-  const uint64_t *data = src_ring_data(c->src, d);
-  uint64_t mask = c->src->l.ring_words - 1;
-  unsigned tries;
-  for (tries = 0; tries < 100; tries++) {
-    uint64_t tail = load_tail(c, d), head, events, head2, events2, pos, n = 0;
-    int err = read_head(c, d, &head, &events);
-    if (err) return err;
-    if (head > tail) continue; /* lapped between the loads: again */
-    if (tail - head > c->src->l.ring_words) return OCGC_E_CORRUPT;
-    for (pos = head; pos < tail;) {
-      uint64_t h = shm_load(&data[pos & mask]);
-      uint64_t len = OCGC_EV_LENGTH(h);
-      if (len == 0 || len > tail - pos) break;
-      if (OCGC_EV_IS_USER(h) || OCGC_EV_TYPE(h) != OCGC_RT_PADDING) n++;
-      pos += len;
+  const struct ocgc_source *src = c->src;
+  unsigned d;
+  int err = 0;
+  for (d = 0; d < src->l.max_domains && err == 0; d++) {
+    struct ring_state *r = &c->rs[d];
+    uint64_t head = 0, events = 0, tail = load_tail(c, d);
+    if (c->o.start == OCGC_START_NOW && !src->l.has_ext) {
+      r->pos = r->start = tail; /* no event counts to keep */
+      continue;
     }
-    shm_fence_acquire();
-    err = read_head(c, d, &head2, &events2);
-    if (err) return err;
-    if (head2 != head) continue; /* overwritten while walking: again */
-    if (pos != tail) return OCGC_E_CORRUPT;
-    c->rs[d].pos = tail;
-    c->rs[d].seq = events + n;
-    return 0;
+    if ((err = read_span(c, d, &head, &events, &tail)) != 0) break;
+    r->pos = head;
+    r->seq = events;
+    r->start = c->o.start == OCGC_START_NOW ? tail : head;
+    c->st.skipped += events;
   }
-  return -EAGAIN;
+  return err;
 }
-
-static int start_positions(struct ocgc_cursor *c);
 
 static int guarded_start(struct ocgc_cursor *c)
 {
@@ -183,11 +224,19 @@ static int guarded_start(struct ocgc_cursor *c)
   return err;
 }
 
+/* The budget of one poll (or of making the cursor). */
+static void budget_begin(struct ocgc_cursor *c)
+{
+  uint64_t now = now_ns();
+  c->work = 0;
+  c->out_of_time = 0;
+  c->deadline = c->max_ns > UINT64_MAX - now ? UINT64_MAX : now + c->max_ns;
+}
+
 int ocgc_cursor_new(struct ocgc_source *src, const struct ocgc_cursor_opts *opts,
                     struct ocgc_cursor **out)
 {
   struct ocgc_cursor *c;
-  unsigned d;
   int err = 0;
   if (src == NULL || out == NULL) return -EINVAL;
   if ((err = ocgc_source_check_size(src)) != 0) return err;
@@ -201,40 +250,21 @@ int ocgc_cursor_new(struct ocgc_source *src, const struct ocgc_cursor_opts *opts
   /* A batch never needs more than the ring holds. */
   if (c->buf_words > src->l.ring_words && src->l.ring_words >= MIN_BATCH_WORDS)
     c->buf_words = src->l.ring_words;
+  c->max_events = c->o.poll_max_events ? c->o.poll_max_events : DEFAULT_POLL_EVENTS;
+  c->max_ns = c->o.poll_max_ns ? c->o.poll_max_ns : DEFAULT_POLL_NS;
   c->buf = malloc(c->buf_words * 8);
   c->rs = calloc(src->l.max_domains, sizeof *c->rs);
   c->st.lost_exact = src->l.has_ext;
   if (c->buf == NULL || c->rs == NULL) { ocgc_cursor_free(c); return -ENOMEM; }
+  budget_begin(c);
   err = guarded_start(c);
-  if (err == -EAGAIN && ocgc_source_seq_stuck(src)) err = guarded_start(c);
+  if (err == -EAGAIN && ocgc_source_seq_stuck(src)) {
+    c->st.skipped = 0;
+    err = guarded_start(c);
+  }
   if (err != 0) { ocgc_cursor_free(c); return err; }
-  for (d = 0; d < src->l.max_domains; d++) c->st.skipped += c->rs[d].seq;
   *out = c;
   return 0;
-}
-
-/* Under the guard: where each ring's reading starts. */
-static int start_positions(struct ocgc_cursor *c)
-{
-  const struct ocgc_source *src = c->src;
-  unsigned d;
-  int err = 0;
-  for (d = 0; d < src->l.max_domains && err == 0; d++) {
-    uint64_t head, events, tail;
-    if (c->o.start == OCGC_START_NOW) {
-      if (src->l.has_ext) {
-        err = seek_tail(c, d);
-      } else {
-        tail = load_tail(c, d);
-        c->rs[d].pos = tail;
-      }
-    } else {
-      err = read_head(c, d, &head, &events);
-      c->rs[d].pos = head;
-      c->rs[d].seq = events;
-    }
-  }
-  return err;
 }
 
 void ocgc_cursor_free(struct ocgc_cursor *c)
@@ -245,26 +275,20 @@ void ocgc_cursor_free(struct ocgc_cursor *c)
   free(c);
 }
 
-/* Copy ring words [pos, pos + n) into buf (two pieces across the end). */
-static void copy_words(const struct ocgc_cursor *c, unsigned d, uint64_t pos, uint64_t n)
-{
-  const uint64_t *data = src_ring_data(c->src, d);
-  uint64_t size = c->src->l.ring_words, start = pos & (size - 1);
-  uint64_t first = n < size - start ? n : size - start;
-  memcpy(c->buf, data + start, first * 8);
-  if (n > first) memcpy(c->buf + first, data, (n - first) * 8);
-}
-
-/* The rest of ring d cannot be decoded: skip to tail, count it as lost. */
+/* The rest of ring d cannot be decoded: skip to tail (never back), count
+ * it as lost. */
 static void skip_corrupt(struct ocgc_cursor *c, unsigned d, uint64_t tail)
 {
   struct ring_state *r = &c->rs[d];
-  if (tail > r->pos) account_lost(c, tail - r->pos, 1, 0);
-  r->pos = tail;
+  c->st.corrupt++;
+  if (tail > r->pos) {
+    account_lost(c, tail - r->pos, 1, 0);
+    r->pos = tail;
+  }
   report_lost(c, d);
 }
 
-/* One batch of ring d, copied out of the mapping. */
+/* One batch of ring d, copied out of the file. */
 struct batch {
   uint64_t tail;  /* tail as last loaded */
   uint64_t base;  /* ring position of buf[0] */
@@ -272,20 +296,50 @@ struct batch {
   uint64_t i;     /* first word of the copy still valid */
 };
 
-/* Under the guard: bring the next batch of ring d into c->buf.  b->n is 0
- * when there is nothing new.  Returns 0 or a negative error. */
+/* Copy ring words [pos, pos + n) into buf (two pieces across the end). */
+static int copy_words(const struct ocgc_cursor *c, unsigned d, uint64_t pos, uint64_t n)
+{
+  const struct ocgc_source *s = c->src;
+  uint64_t size = s->l.ring_words, start = pos & (size - 1);
+  uint64_t first = n < size - start ? n : size - start;
+  uint64_t base = s->l.data_offset + (uint64_t)d * size * 8;
+  int err = ocgc_source_pread(s, base + start * 8, c->buf, first * 8);
+  if (err == 0 && n > first) err = ocgc_source_pread(s, base, c->buf + first, (n - first) * 8);
+  return err;
+}
+
+/* An ocgc file whose producer has exited has final counts: a cursor that
+ * reached a ring's tail has passed exactly as many events as the producer
+ * says it wrote there.  Anything else is a forged count. */
+static int check_final(const struct ocgc_cursor *c, unsigned d)
+{
+  const struct ocgc_source *s = c->src;
+  const struct ocgc_wire_ext *x = (const struct ocgc_wire_ext *)(s->map + OCGC_WIRE_HEADER_SIZE);
+  uint64_t written;
+  /* Acquire: pairs with the producer's release store of state at exit,
+   * after its last event and counts. */
+  if (!s->l.has_ext || shm_load_acquire(&x->state) != OCGC_STATE_EXITED) return 0;
+  written = shm_load(src_ext_ring(s, d) + offsetof(struct ocgc_wire_ext_ring, written_events) / 8);
+  if (load_tail(c, d) != c->rs[d].pos) return 0; /* not there yet (or moving: not final) */
+  return written == c->rs[d].seq ? 0 : OCGC_E_CORRUPT;
+}
+
+/* Under the guard, but for the pread: bring the next batch of ring d into
+ * c->buf.  b->n is 0 when there is nothing new.  Returns 0 or a negative
+ * error. */
 static int fetch(struct ocgc_cursor *c, unsigned d, struct batch *b)
 {
   struct ring_state *r = &c->rs[d];
   int err;
   b->tail = load_tail(c, d);
   b->n = 0;
+  if (b->tail < r->pos) return OCGC_E_CORRUPT; /* a tail moved back */
   if ((err = resync(c, d, &b->tail)) != 0) return err;
-  if (r->pos >= b->tail) return 0;
+  if (r->pos >= b->tail) return check_final(c, d);
   b->n = b->tail - r->pos;
   if (b->n > c->buf_words) b->n = c->buf_words;
   b->base = r->pos;
-  copy_words(c, d, b->base, b->n);
+  if ((err = copy_words(c, d, b->base, b->n)) != 0) return err;
   /* Acquire fence: pairs with the writer's release fence between
    * publishing a new head and overwriting the words below it. */
   shm_fence_acquire();
@@ -304,7 +358,8 @@ static int guarded_fetch(struct ocgc_cursor *c, unsigned d, struct batch *b)
 }
 
 /* Poll one ring.  Returns events delivered (>= 0) or a negative error;
- * *stop is set when a callback or the limit asked to stop. */
+ * *stop is set when a callback, the caller's limit or the budget ends the
+ * poll. */
 static int64_t poll_ring(struct ocgc_cursor *c, unsigned d, uint64_t limit, int *stop)
 {
   struct ring_state *r = &c->rs[d];
@@ -315,6 +370,7 @@ static int64_t poll_ring(struct ocgc_cursor *c, unsigned d, uint64_t limit, int 
     struct batch b = {0, 0, 0, 0};
     uint64_t i;
     int err;
+    if (past_deadline(c)) { *stop = STOP_BUDGET; return delivered; }
     err = guarded_fetch(c, d, &b);
     if (err == -EAGAIN && !c->src->gone && ocgc_source_seq_stuck(c->src))
       err = guarded_fetch(c, d, &b); /* killed mid-publication: read what it left */
@@ -326,14 +382,14 @@ static int64_t poll_ring(struct ocgc_cursor *c, unsigned d, uint64_t limit, int 
       struct ocgc_event ev;
       int padding;
       int64_t len = ocgc_decode(c->buf + i, b.n - i, &ev, &padding);
-      uint64_t slot = (b.base + i) & mask;
+      uint64_t at = b.base + i, slot = at & mask;
       if (len == 0) {
         if (b.n == b.tail - b.base) len = OCGC_E_CORRUPT; /* cut short by tail itself */
         else break;                                       /* by the batch: next round */
       }
       if (len < 0 || slot + (uint64_t)len > mask + 1 ||
           (padding && slot + (uint64_t)len != mask + 1)) {
-        r->pos = b.base + i;
+        r->pos = at;
         skip_corrupt(c, d, b.tail);
         return OCGC_E_CORRUPT;
       }
@@ -341,37 +397,57 @@ static int64_t poll_ring(struct ocgc_cursor *c, unsigned d, uint64_t limit, int 
       r->pos = b.base + i;
       if (padding) continue;
       r->seq++;
-      c->st.seen++;
-      c->words_seen += (uint64_t)len;
-      delivered++;
-      if (c->o.on_event) {
-        ev.ring = d;
-        if (ev.user) ev.name = ocgc_source_user_name(c->src, ev.id);
-        if (c->o.on_event(&ev, c->o.ctx)) *stop = 1;
+      if (++c->work % CLOCK_EVERY == 0 && past_deadline(c)) *stop = STOP_BUDGET;
+      if (at < r->start) {
+        c->st.skipped++;
+      } else {
+        c->st.seen++;
+        c->words_seen += (uint64_t)len;
+        delivered++;
+        if (c->o.on_event) {
+          ev.ring = d;
+          if (ev.user) ev.name = ocgc_source_user_name(c->src, ev.id);
+          if (c->o.on_event(&ev, c->o.ctx)) *stop = STOP_CALLER;
+        }
+        if ((uint64_t)delivered >= limit && *stop == GOING) *stop = c->limit_stop;
       }
-      if (*stop || (limit && (uint64_t)delivered >= limit)) {
-        *stop = 1;
-        return delivered;
-      }
+      if (*stop != GOING) return delivered;
     }
   }
 }
 
 int64_t ocgc_cursor_poll(struct ocgc_cursor *c, uint64_t max_events)
 {
-  uint64_t nd, k;
+  uint64_t nd, k, limit;
   int64_t total = 0;
-  int stop = 0, err;
+  int stop = GOING;
+  int err;
   if (c == NULL) return -EINVAL;
   if ((err = ocgc_source_check_size(c->src)) != 0) return err;
+  budget_begin(c);
+  c->src->poll_gen++; /* empty user-name slots may be read again */
+  c->src->polling++;
+  limit = max_events && max_events < c->max_events ? max_events : c->max_events;
+  c->limit_stop = limit == max_events ? STOP_CALLER : STOP_BUDGET;
   nd = c->src->l.max_domains;
-  for (k = 0; k < nd && !stop; k++) {
+  for (k = 0; k < nd && stop == GOING; k++) {
     unsigned d = (unsigned)((c->next_ring + k) % nd);
-    int64_t got = poll_ring(c, d, max_events ? max_events - (uint64_t)total : 0, &stop);
-    if (got < 0) return got;
+    int64_t got = poll_ring(c, d, limit - (uint64_t)total, &stop);
+    if (got < 0) {
+      c->st.behind = 1;
+      /* What was delivered stands; a ring that is only busy is read again
+       * next time, from the next ring on. */
+      c->next_ring = (unsigned)((d + 1) % nd);
+      c->src->polling--;
+      if (got == -EAGAIN && total > 0) return total;
+      return got;
+    }
     total += got;
-    if (stop) c->next_ring = (unsigned)((d + 1) % nd);
+    if (stop != GOING) c->next_ring = (unsigned)((d + 1) % nd);
   }
+  c->src->polling--;
+  c->st.behind = stop != GOING;
+  if (stop == STOP_BUDGET) c->st.cut_polls++;
   return total;
 }
 

@@ -2,8 +2,10 @@
  *
  * Invariants: the mapping is read-only and covers the whole file as it was
  * at open; the layout is validated once, from one read of each header
- * field; strings and totals are copied out of the mapping (bounded, and
- * under the producer's seqlock for totals) before anyone uses them. */
+ * field; strings are copied out with pread() and totals out of the mapping
+ * (bounded, and under the producer's seqlock) before anyone uses them;
+ * every load from the mapping is guarded (guard.h) and preceded by a size
+ * check, except for a sealed memfd, which cannot shrink. */
 
 #include <errno.h>
 #include <fcntl.h>
@@ -48,7 +50,12 @@ int ocgc_source_open_fd(int fd, const struct ocgc_open_opts *opts, struct ocgc_s
   s->map = map;
   s->size = (uint64_t)st.st_size;
   s->fd = fd;
-  if ((err = ocgc_guard_install()) != 0) { ocgc_source_close(s); return err; }
+  {
+    /* Sealed against shrinking (ocgc's memfd rings): what is mapped stays.
+     * Any other file, even a memfd, may be truncated by its owner. */
+    int seals = fcntl(fd, F_GET_SEALS);
+    s->sealed = seals >= 0 && (seals & F_SEAL_SHRINK);
+  }
   OCGC_GUARDED(map, s->size, err, ocgc_layout_parse(map, s->size, &s->l));
   if (err) { ocgc_source_close(s); return err; }
   s->ids = OCGC_IDS_52;
@@ -68,6 +75,7 @@ void ocgc_source_close(struct ocgc_source *s)
     for (i = 0; i < OCGC_WIRE_USER_EVENTS; i++) free(s->names[i]);
     free(s->names);
   }
+  free(s->name_gen);
   free(s->user_cause);
   if (s->map != NULL) munmap((void *)s->map, (size_t)s->size);
   if (s->fd >= 0) close(s->fd);
@@ -77,8 +85,30 @@ void ocgc_source_close(struct ocgc_source *s)
 int ocgc_source_check_size(const struct ocgc_source *s)
 {
   struct stat st;
+  if (s->sealed) return 0;
   if (fstat(s->fd, &st) != 0) return -errno;
   return (uint64_t)st.st_size < s->size ? OCGC_E_TRUNCATED : 0;
+}
+
+int ocgc_source_pread(const struct ocgc_source *s, uint64_t off, void *buf, uint64_t n)
+{
+  char *p = buf;
+  unsigned tries = 0;
+  if (off > s->size || n > s->size - off) return OCGC_E_TRUNCATED;
+  while (n > 0) {
+    ssize_t got = pread(s->fd, p, (size_t)n, (off_t)off);
+    if (got < 0) {
+      /* EINTR: a signal meant for the host; a few retries, then let the
+       * caller come back (the bound keeps a signal storm from holding us). */
+      if (errno == EINTR && ++tries < 16) continue;
+      return -errno;
+    }
+    if (got == 0) return OCGC_E_TRUNCATED;
+    p += got;
+    off += (uint64_t)got;
+    n -= (uint64_t)got;
+  }
+  return 0;
 }
 
 /* Copy a NUL-terminated field of at most n bytes out of the mapping (each
@@ -134,6 +164,30 @@ static int read_info(const struct ocgc_source *s, struct ocgc_source_info *info)
 
 static int read_totals(const struct ocgc_source *s, struct ocgc_totals *out);
 
+/* Whether an honest producer could have published these totals: each
+ * collection is counted once in its kind's row of the cause table, in the
+ * same update as the runtime's counter (one more while a collection of that
+ * kind is between the two), so a row never sums above its counter + 1 (a
+ * finished major cycle is a completed one). */
+static int totals_possible(const struct ocgc_totals *t)
+{
+  const uint64_t count[OCGC_KIND_COUNT] = {
+    [OCGC_KIND_MINOR] = t->minor_collections,
+    [OCGC_KIND_MAJOR_SLICE] = t->major_slices,
+    [OCGC_KIND_MAJOR_FINISH] = t->major_collections,
+    [OCGC_KIND_COMPACTION] = t->compactions,
+  };
+  unsigned k, c;
+  for (k = 0; k < OCGC_KIND_COUNT; k++) {
+    uint64_t sum = 0, most = count[k] == UINT64_MAX ? count[k] : count[k] + 1;
+    for (c = 0; c < OCGC_CAUSE_SLOTS; c++) {
+      if (t->by_cause[k][c] > most - sum) return 0; /* sum <= most: no wrap */
+      sum += t->by_cause[k][c];
+    }
+  }
+  return 1;
+}
+
 int ocgc_source_totals(const struct ocgc_source *s, struct ocgc_totals *out)
 {
   int err;
@@ -143,6 +197,7 @@ int ocgc_source_totals(const struct ocgc_source *s, struct ocgc_totals *out)
   OCGC_GUARDED(s->map, s->size, err, read_totals(s, out));
   if (err == -EAGAIN && ocgc_source_seq_stuck((struct ocgc_source *)s)) /* gone: not state */
     OCGC_GUARDED(s->map, s->size, err, read_totals(s, out));
+  if (err == 0 && !totals_possible(out)) err = OCGC_E_CORRUPT;
   return err;
 }
 
@@ -212,20 +267,34 @@ const char *ocgc_source_user_name(const struct ocgc_source *s, unsigned id)
 {
   struct ocgc_source *m = (struct ocgc_source *)s; /* the cache is not state */
   char buf[OCGC_WIRE_USER_NAME_LEN];
-  const char *p;
-  int terminated;
+  size_t len;
   if (s == NULL || id >= OCGC_WIRE_USER_EVENTS) return NULL;
   if (m->names == NULL) {
     m->names = calloc(OCGC_WIRE_USER_EVENTS, sizeof *m->names);
-    if (m->names == NULL) return NULL;
+    m->name_gen = calloc(OCGC_WIRE_USER_EVENTS, sizeof *m->name_gen);
+    if (m->names == NULL || m->name_gen == NULL) {
+      free(m->names);
+      free(m->name_gen);
+      m->names = NULL;
+      m->name_gen = NULL;
+      return NULL;
+    }
   }
   if (m->names[id] != NULL) return m->names[id];
-  /* Names are written once, when an event is registered; copy the slot so
-   * later writes to the mapping cannot unterminate what the caller holds. */
-  if (ocgc_source_check_size(s) != 0) return NULL;
-  p = s->map + s->l.names_offset + (uint64_t)id * OCGC_WIRE_USER_NAME_LEN;
-  OCGC_GUARDED(s->map, s->size, terminated, copy_field(buf, sizeof buf, p));
-  if (terminated != 1 || buf[0] == '\0') return NULL;
+  /* An empty slot may be named later (a name is written once, when its
+   * event is registered), so it is read again, but during a poll at most
+   * once: events of an unnamed slot cost no system call each.  Generation 0 is
+   * never a poll's, so a slot is always read the first time. */
+  if (m->polling) {
+    if (m->name_gen[id] == m->poll_gen + 1u) return NULL;
+    m->name_gen[id] = m->poll_gen + 1u;
+  }
+  /* pread: a copy that later writes cannot unterminate, and no fault. */
+  if (ocgc_source_pread(s, s->l.names_offset + (uint64_t)id * OCGC_WIRE_USER_NAME_LEN, buf,
+                        sizeof buf) != 0)
+    return NULL;
+  len = strnlen(buf, sizeof buf);
+  if (len == 0 || len == sizeof buf) return NULL;
   m->names[id] = strdup(buf);
   return m->names[id];
 }

@@ -10,10 +10,15 @@
 struct ocgc_source {
   const char *map;       /* read-only shared mapping of the whole file */
   uint64_t size;         /* bytes mapped */
-  int fd;                /* kept to notice truncation (fstat) */
+  int fd;                /* ring data is read with pread(); fstat notices truncation */
+  int sealed;            /* a memfd sealed against shrinking: the mapping
+                            cannot fault and the size need not be checked */
   struct ocgc_layout l;
   enum ocgc_ids ids;
   char **names;          /* private copies of user event names, by slot */
+  uint32_t *name_gen;    /* by slot: poll_gen when an empty slot was last read */
+  uint32_t poll_gen;     /* bumped by each cursor poll (the name cache) */
+  int polling;           /* a cursor poll is running: empty slots cached */
   int8_t *user_cause;    /* by slot: cause, -1 none, -2 not looked up yet */
   int8_t phase_kind[64]; /* by phase id: collection kind or -1 */
   int gone;              /* the producer is dead: its seqlocks are final, odd
@@ -53,5 +58,10 @@ int ocgc_source_open_fd(int fd, const struct ocgc_open_opts *opts, struct ocgc_s
 
 /* Returns 0, or OCGC_E_TRUNCATED if the file is now shorter than mapped. */
 int ocgc_source_check_size(const struct ocgc_source *s);
+
+/* Copy file bytes [off, off + n) into buf with pread(), which cannot fault
+ * whatever the owner does to the file.  Returns 0, OCGC_E_TRUNCATED (the
+ * file ends before off + n) or -errno. */
+int ocgc_source_pread(const struct ocgc_source *s, uint64_t off, void *buf, uint64_t n);
 
 #endif /* OCGC_SOURCE_H */

@@ -239,14 +239,13 @@ static int print_aggregate(struct ocgc_source *src, unsigned max_polls)
   struct ocgc_snapshot *snap;
   struct ocgc_counters c;
   const struct ocgc_hist *h;
-  unsigned k, cause, polls = 0;
-  int64_t got;
+  unsigned k, cause;
   int err = ocgc_agg_new(src, NULL, &agg);
   if (err) return err;
-  do got = ocgc_agg_poll(agg); while (got > 0 && ++polls < max_polls);
-  if (got < 0 || (err = ocgc_agg_snapshot(agg, &snap)) != 0) {
+  if ((err = ocgc_drain_agg(agg, max_polls, NULL)) != 0 ||
+      (err = ocgc_agg_snapshot(agg, &snap)) != 0) {
     ocgc_agg_free(agg);
-    return got < 0 ? (int)got : err;
+    return err;
   }
   ocgc_snapshot_counters(snap, &c);
   printf("agg.exact %d\n", c.exact);
@@ -322,9 +321,8 @@ int cmd_dump(int argc, char **argv)
   struct dump *d;
   const char *what;
   char label[32];
-  uint64_t polls, max_polls;
+  unsigned max_polls;
   int opt, err, pid = 0;
-  int64_t got;
 
   d = calloc(1, sizeof *d);
   if (d == NULL) { fprintf(stderr, "ocgc dump: out of memory\n"); return OCGC_EXIT_ERROR; }
@@ -389,18 +387,13 @@ int cmd_dump(int argc, char **argv)
   co.on_event = on_event;
   co.on_lost = on_lost;
   co.ctx = d;
-  /* Enough polls to drain every ring a few times over (a poll copies at
-   * most its batch, 64 Ki words by default); a live producer that keeps
-   * writing cannot keep us here for ever. */
+  /* Enough polls to drain every ring a few times over; a live producer
+   * that keeps writing cannot keep us here for ever. */
   max_polls = 16;
   if (ocgc_source_info(d->src, &info) == 0)
-    max_polls += 4 * info.max_domains * (info.ring_words / 65536 + 1);
+    max_polls = ocgc_drain_polls(info.max_domains, info.ring_words);
   err = ocgc_cursor_new(d->src, &co, &cur);
-  if (err == 0) {
-    polls = 0;
-    do got = ocgc_cursor_poll(cur, 0); while (got > 0 && ++polls < max_polls);
-    if (got < 0) err = (int)got;
-  }
+  if (err == 0) err = ocgc_drain_cursor(cur, max_polls, NULL);
   if (err) {
     fprintf(stderr, "ocgc dump: %s: %s\n", what, ocgc_strerror(err));
   } else {

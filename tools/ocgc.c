@@ -43,6 +43,9 @@ int main(int argc, char **argv)
     printf("ocgc %s (libocgc %s)\n", PACKAGE_VERSION, ocgc_version());
     return 0;
   }
+  /* This program owns its signals: a ring file truncated under a read of
+   * its header becomes an error instead of killing us (consumer.h). */
+  if (ocgc_sigbus_install() != 0) fprintf(stderr, "ocgc: cannot install a SIGBUS handler\n");
   for (i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
     if (strcmp(argv[1], cmds[i].name) == 0) return cmds[i].run(argc - 1, argv + 1);
   fprintf(stderr, "ocgc: unknown command '%s'; 'ocgc --help' lists them\n", argv[1]);

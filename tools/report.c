@@ -84,7 +84,7 @@ static int follow_window(struct rep_follow *f, uint64_t duration, struct rep_met
     if (now - t0 >= duration) break;
     ocgc_sleep_ns(duration - (now - t0) < POLL_NS ? duration - (now - t0) : POLL_NS);
   }
-  return rep_follow_drain(f);
+  return rep_follow_drain(f, &stop_sig);
 }
 
 int cmd_report(int argc, char **argv)
@@ -170,7 +170,7 @@ int cmd_report(int argc, char **argv)
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
   } else {
-    err = rep_follow_drain(&f);
+    err = rep_follow_drain(&f, NULL);
   }
   if (err == 0) err = ocgc_agg_snapshot(f.agg, &snap);
   if (err == 0) {

@@ -30,8 +30,9 @@ int rep_follow_init(struct rep_follow *f, struct ocgc_source *src,
 /* One poll of both readers: events the aggregator read, or a negative error. */
 int64_t rep_follow_poll(struct rep_follow *f);
 /* Poll until nothing is left, at most a bounded number of times (a live
- * producer that keeps writing cannot hold us); 0 or a negative error. */
-int rep_follow_drain(struct rep_follow *f);
+ * producer that keeps writing cannot hold us), and no more once *stop
+ * (may be NULL) is set; 0 or a negative error. */
+int rep_follow_drain(struct rep_follow *f, const volatile sig_atomic_t *stop);
 void rep_follow_fini(struct rep_follow *f);
 
 /* What the report says about where its figures come from. */

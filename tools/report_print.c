@@ -44,17 +44,13 @@ int64_t rep_follow_poll(struct rep_follow *f)
   return ocgc_agg_poll(f->agg);
 }
 
-int rep_follow_drain(struct rep_follow *f)
+int rep_follow_drain(struct rep_follow *f, const volatile sig_atomic_t *stop)
 {
   struct ocgc_source_info info;
-  uint64_t polls = 0, max_polls = 16;
-  int64_t got;
-  /* Enough polls to read every ring a few times over (a poll copies at
-   * most 64 Ki words per ring). */
+  unsigned max_polls = 16;
   if (ocgc_source_info(f->src, &info) == 0)
-    max_polls += 4 * info.max_domains * (info.ring_words / 65536 + 1);
-  do got = rep_follow_poll(f); while (got > 0 && ++polls < max_polls);
-  return got < 0 ? (int)got : 0;
+    max_polls = ocgc_drain_polls(info.max_domains, info.ring_words);
+  return ocgc_drain_agg(f->agg, max_polls, stop);
 }
 
 void rep_follow_fini(struct rep_follow *f)

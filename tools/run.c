@@ -325,7 +325,7 @@ int cmd_run(int argc, char **argv)
               "-runtime-variant _ocgc (or run by ocamlrun_ocgc); no report\n", argv[optind]);
     goto out;
   }
-  if ((err = rep_follow_drain(&r.f)) == 0 && (err = ocgc_agg_snapshot(r.f.agg, &snap)) == 0) {
+  if ((err = rep_follow_drain(&r.f, NULL)) == 0 && (err = ocgc_agg_snapshot(r.f.agg, &snap)) == 0) {
     m.mode = REP_RUN;
     m.command = argv + optind;
     if ((err = rep_print(out, json, &m, &r.f, NULL, snap)) != 0)

@@ -315,13 +315,10 @@ static void sleep_until(uint64_t when)
 }
 
 /* Read everything written since the last poll (bounded: a producer that
- * writes as fast as we read cannot keep us here). */
+ * writes as fast as we read cannot keep us here, nor from a signal). */
 static int drain(struct ocgc_agg *agg)
 {
-  int64_t got;
-  unsigned polls = 0;
-  do got = ocgc_agg_poll(agg); while (got > 0 && ++polls < 64);
-  return got < 0 ? (int)got : 0;
+  return ocgc_drain_agg(agg, 64, &stop_signal);
 }
 
 static unsigned table_height(void)

@@ -292,10 +292,7 @@ static void draw(struct top *tp, const char *message)
  * producer writing flat out cannot keep us from the keyboard). */
 static int poll_agg(struct top *tp)
 {
-  int64_t got;
-  unsigned polls = 0;
-  do got = ocgc_agg_poll(tp->agg); while (got > 0 && ++polls < 64);
-  return got < 0 ? (int)got : 0;
+  return ocgc_drain_agg(tp->agg, 64, &stop_signal);
 }
 
 /* A new snapshot, and the rates since the one before. */

@@ -107,3 +107,37 @@ void ocgc_sleep_ns(uint64_t ns)
   ts.tv_nsec = (long)(ns % 1000000000u);
   nanosleep(&ts, NULL);
 }
+
+int ocgc_drain_agg(struct ocgc_agg *agg, unsigned max_polls, const volatile sig_atomic_t *stop)
+{
+  struct ocgc_cursor_stats st;
+  unsigned polls = 0;
+  for (;;) {
+    int64_t got = ocgc_agg_poll(agg);
+    if (got == -EAGAIN) return 0;
+    if (got < 0) return (int)got;
+    ocgc_agg_cursor_stats(agg, &st);
+    if (!st.behind || ++polls >= max_polls || (stop != NULL && *stop)) return 0;
+  }
+}
+
+int ocgc_drain_cursor(struct ocgc_cursor *cur, unsigned max_polls,
+                      const volatile sig_atomic_t *stop)
+{
+  struct ocgc_cursor_stats st;
+  unsigned polls = 0;
+  for (;;) {
+    int64_t got = ocgc_cursor_poll(cur, 0);
+    if (got == -EAGAIN) return 0;
+    if (got < 0) return (int)got;
+    ocgc_cursor_stats(cur, &st);
+    if (!st.behind || ++polls >= max_polls || (stop != NULL && *stop)) return 0;
+  }
+}
+
+unsigned ocgc_drain_polls(uint64_t rings, uint64_t ring_words)
+{
+  /* A poll delivers up to 1 Mi events (at least 2 words each) in 10 ms. */
+  uint64_t n = 16 + 4 * rings * (ring_words / (UINT64_C(1) << 21) + 1);
+  return n > 100000 ? 100000 : (unsigned)n;
+}

@@ -3,6 +3,7 @@
 #ifndef OCGC_TOOLS_UTIL_H
 #define OCGC_TOOLS_UTIL_H
 
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -37,5 +38,19 @@ uint64_t ocgc_now_ns(void);
 /* Sleep [ns] nanoseconds; a signal cuts it short (callers look at their
  * stop flags in their loops). */
 void ocgc_sleep_ns(uint64_t ns);
+
+/* Read until caught up: poll again while the last poll stopped short
+ * (the cursor's budget, stats.behind), at most [max_polls] times, and not
+ * once more after *stop became nonzero (so a signal ends a drain within
+ * one poll's budget, 10 ms, whatever the target writes).  Returns 0 or the
+ * poll's error; -EAGAIN (a producer holding its seqlock) is no error: the
+ * next drain reads on. */
+int ocgc_drain_agg(struct ocgc_agg *agg, unsigned max_polls, const volatile sig_atomic_t *stop);
+int ocgc_drain_cursor(struct ocgc_cursor *cur, unsigned max_polls,
+                      const volatile sig_atomic_t *stop);
+
+/* Polls that read [ring_words]-word rings of [rings] rings a few times over
+ * (what a drain of a whole file needs). */
+unsigned ocgc_drain_polls(uint64_t rings, uint64_t ring_words);
 
 #endif /* OCGC_TOOLS_UTIL_H */

@@ -47,6 +47,40 @@ enum ocgc_error {
  * the string is static. */
 OCGC_API const char *ocgc_strerror(int err);
 
+/* ---- SIGBUS: who owns it ------------------------------------------------------ */
+
+/* A ring file belongs to another process.  libocgc copies ring data with
+ * pread(2), which cannot fault, and reads only a few header words (head,
+ * tail, seqlocks, totals, the extension block) from a read-only mapping.
+ * ocgc's own rings are sealed memfds that cannot shrink, so their mapping
+ * never faults.  A plain file (stock OCaml 5, --dir) can be truncated by
+ * its owner; libocgc checks the size before every read of the mapping, but
+ * a truncation in the microseconds between that check and a header load
+ * raises SIGBUS.
+ *
+ * libocgc installs no signal handler by itself: the process's signal
+ * dispositions belong to the host program.  A host picks one of:
+ * - ocgc_sigbus_install(): libocgc's handler takes SIGBUS; faults it does
+ *   not own go to the handler that was installed before (or get the
+ *   default action, as a fault must: an ignored SIGBUS from a real fault
+ *   is reset to the default, as the kernel does).  Install it before
+ *   starting threads; a handler the host installs later replaces it
+ *   (forward to ocgc_sigbus_handle() from that one).
+ * - its own SIGBUS handler, which calls ocgc_sigbus_handle(si_addr) first;
+ * - neither, accepting that a racing truncation of an unsealed file can
+ *   kill it, as it would any program that maps files. */
+
+/** Install libocgc's SIGBUS handler, once per process (later calls do
+ * nothing).  Returns 0 or -errno. */
+OCGC_API int ocgc_sigbus_install(void);
+
+/** For a host's own SIGBUS handler (SA_SIGINFO, SA_NODEFER): if [addr]
+ * (siginfo's si_addr) lies in a mapping libocgc is reading in this very
+ * thread, this does not return: it ends libocgc's read, which fails with
+ * OCGC_E_TRUNCATED.  Otherwise it returns 0 and the fault is the host's.
+ * Async-signal-safe. */
+OCGC_API int ocgc_sigbus_handle(const void *addr);
+
 /* ---- sources: an opened ring file ------------------------------------------ */
 
 struct ocgc_source;
@@ -175,17 +209,33 @@ struct ocgc_cursor_opts {
   ocgc_lost_fn on_lost;          /**< may be NULL */
   void *ctx;                     /**< passed to the callbacks */
   size_t batch_words;            /**< copy buffer per poll, 0 = 16 Ki words */
+  /** The budget of one ocgc_cursor_poll(), so that no writer, however fast
+   * or hostile, can hold a poll: it delivers at most poll_max_events events
+   * (0: 1 Mi) and returns once poll_max_ns of CLOCK_MONOTONIC have passed
+   * (0: 10 ms; checked every 64 events and between batches, so a slow
+   * callback stretches it by up to 64 calls).  Set them to UINT64_MAX for
+   * no limit.  A poll cut short says so in ocgc_cursor_stats.behind. */
+  uint64_t poll_max_events;
+  uint64_t poll_max_ns;
 };
 
-/** Make a cursor over every ring of [src].  The source must outlive it. */
+/** Make a cursor over every ring of [src].  O(1) per ring whatever the
+ * writer does: an OCGC_START_NOW cursor of an ocgc file starts at the
+ * oldest event and counts those before the tail of now as skipped while
+ * its polls pass them.  The source must outlive it. */
 OCGC_API int ocgc_cursor_new(struct ocgc_source *src, const struct ocgc_cursor_opts *opts,
                              struct ocgc_cursor **out);
 OCGC_API void ocgc_cursor_free(struct ocgc_cursor *cur);
 
 /** Read what the producers have written since the last poll, calling the
- * callbacks, at most [max_events] events (0 = no limit).  Returns the number
- * of events delivered, or a negative error (OCGC_E_CORRUPT: an invalid event;
- * the cursor skips to the ring's tail and counts the rest as lost). */
+ * callbacks, at most [max_events] events (0: the budget's limit) and within
+ * the cursor's budget.  Returns the number of events delivered, or a
+ * negative error: OCGC_E_CORRUPT (an invalid event, a tail that moved back,
+ * a count no honest writer makes; the cursor skips to the ring's tail,
+ * never backwards, and counts the rest as lost), OCGC_E_TRUNCATED, or
+ * -EAGAIN (the producer kept its seqlock busy for the whole budget: poll
+ * again later).  When a poll stops before the tails (the budget, the
+ * limit, a callback or an error), stats.behind is 1: poll again. */
 OCGC_API int64_t ocgc_cursor_poll(struct ocgc_cursor *cur, uint64_t max_events);
 
 /** What a cursor has accounted for, over all rings since it was made. */
@@ -199,6 +249,9 @@ struct ocgc_cursor_stats {
                             the cursor has read up to the tail */
   int lost_exact;      /**< 1 if lost is exact (ocgc files) */
   uint64_t lost_words; /**< words overwritten before being read */
+  int behind;          /**< the last poll stopped before the tail of some ring */
+  uint64_t cut_polls;  /**< polls ended by the budget (poll_max_*) */
+  uint64_t corrupt;    /**< impossible data met (each also counted as lost) */
 };
 OCGC_API void ocgc_cursor_stats(const struct ocgc_cursor *cur, struct ocgc_cursor_stats *out);
 
@@ -296,14 +349,22 @@ struct ocgc_agg_opts {
   size_t sz;                  /**< sizeof(struct ocgc_agg_opts) */
   enum ocgc_cursor_start start; /**< where its cursor starts */
   uint64_t pause_gap_ns;      /**< default 20000 (20 us) */
+  uint64_t poll_max_events;   /**< its cursor's budget (struct ocgc_cursor_opts) */
+  uint64_t poll_max_ns;
 };
 
 OCGC_API int ocgc_agg_new(struct ocgc_source *src, const struct ocgc_agg_opts *opts,
                           struct ocgc_agg **out);
 OCGC_API void ocgc_agg_free(struct ocgc_agg *agg);
-/** Read and aggregate what was written since the last poll.  Returns the
- * number of events read, or a negative error. */
+/** Read and aggregate what was written since the last poll, within the
+ * cursor's budget.  Returns the number of events read, or a negative error
+ * as ocgc_cursor_poll(), and OCGC_E_CORRUPT also when a span of the poll
+ * ended before it began (it is dropped; the rest of the poll counts). */
 OCGC_API int64_t ocgc_agg_poll(struct ocgc_agg *agg);
+
+/** The statistics of the aggregator's cursor (behind: poll again at once),
+ * with corrupt also counting the impossible spans it dropped. */
+OCGC_API void ocgc_agg_cursor_stats(const struct ocgc_agg *agg, struct ocgc_cursor_stats *out);
 
 /** Counters at one moment.  Bytes and times are cumulative since the
  * producer started (ocgc files) or since the cursor's start (stock). */

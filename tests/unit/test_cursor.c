@@ -486,8 +486,9 @@ START_TEST(start_now)
   pat_write_range(&t.f, 0, 0, 10);
   s = tf_open(&t, OCGC_IDS_AUTO);
   c = cursor(s, &r, OCGC_START_NOW, 0);
-  ck_assert_uint_eq(stats(c).skipped, has_ext ? 10 : 0);
+  /* skipped grows as the polls pass what came before the start */
   ck_assert_int_eq(ocgc_cursor_poll(c, 0), 0);
+  ck_assert_uint_eq(stats(c).skipped, has_ext ? 10 : 0);
   pat_write_range(&t.f, 0, 10, 5);
   ck_assert_int_eq(ocgc_cursor_poll(c, 0), 5);
   expect_range(&r, 0, 5, 10);
@@ -517,8 +518,8 @@ START_TEST(start_now_after_overwrite)
   ck_assert_uint_gt(t.f.rings[0].head, 0);
   s = tf_open(&t, OCGC_IDS_AUTO);
   c = cursor(s, &r, OCGC_START_NOW, 0);
-  ck_assert_uint_eq(stats(c).skipped, has_ext ? 1003 : 0);
   ck_assert_int_eq(ocgc_cursor_poll(c, 0), 0);
+  ck_assert_uint_eq(stats(c).skipped, has_ext ? 1003 : 0);
   pat_write_range(&t.f, 0, 1003, 4);
   ck_assert_int_eq(ocgc_cursor_poll(c, 0), 4);
   expect_range(&r, 0, 4, 1003);
@@ -1136,7 +1137,7 @@ START_TEST(source_totals)
   for (k = 0; k < OCGC_KIND_COUNT; k++) w->kind_time_ns[k] = 14 + k;
   w->updated_ns = 18;
   for (k = 0; k < OCGC_KIND_COUNT; k++)
-    for (c = 0; c < OCGC_CAUSE_SLOTS; c++) w->by_cause[k][c] = 1000 * k + c + 1;
+    for (c = 0; c < OCGC_CAUSE_SLOTS; c++) w->by_cause[k][c] = c == 2 ? k + 1 : 0;
   w->seq = 2;
   s = tf_open(&t, OCGC_IDS_AUTO);
   ck_assert_int_eq(ocgc_source_totals(s, &tot), 0);
@@ -1156,7 +1157,7 @@ START_TEST(source_totals)
   for (k = 0; k < OCGC_KIND_COUNT; k++) ck_assert_uint_eq(tot.kind_time_ns[k], 14 + k);
   ck_assert_uint_eq(tot.updated_ns, 18);
   for (k = 0; k < OCGC_KIND_COUNT; k++)
-    for (c = 0; c < OCGC_CAUSE_SLOTS; c++) ck_assert_uint_eq(tot.by_cause[k][c], 1000 * k + c + 1);
+    for (c = 0; c < OCGC_CAUSE_SLOTS; c++) ck_assert_uint_eq(tot.by_cause[k][c], c == 2 ? k + 1 : 0);
   /* a live producer in the middle of an update: seq odd (for longer than
    * readers wait) */
   identify_as_self(&t);
@@ -1173,12 +1174,21 @@ START_TEST(source_totals)
   t.f.ext->cause_slots = OCGC_CAUSE_COUNT;
   bc = (uint64_t *)((char *)w + offsetof(struct ocgc_wire_totals, by_cause));
   for (k = 0; k < OCGC_KIND_COUNT; k++)
-    for (c = 0; c < OCGC_CAUSE_COUNT; c++) bc[k * OCGC_CAUSE_COUNT + c] = 100 * k + c;
+    for (c = 0; c < OCGC_CAUSE_COUNT; c++) bc[k * OCGC_CAUSE_COUNT + c] = c == 1 + k ? k + 1 : 0;
   s = tf_open(&t, OCGC_IDS_AUTO);
   ck_assert_int_eq(ocgc_source_totals(s, &tot), 0);
   for (k = 0; k < OCGC_KIND_COUNT; k++)
     for (c = 0; c < OCGC_CAUSE_SLOTS; c++)
-      ck_assert_uint_eq(tot.by_cause[k][c], c < OCGC_CAUSE_COUNT ? 100 * k + c : 0);
+      ck_assert_uint_eq(tot.by_cause[k][c], c < OCGC_CAUSE_COUNT && c == 1 + k ? k + 1 : 0);
+
+  /* a cause table no producer writes: a row summing above its kind's
+   * counter (+1 for a collection between the two), or wrapping around */
+  bc[0 * OCGC_CAUSE_COUNT + 3] = 2; /* minor: 1 + 2 > 1 + 1 */
+  ck_assert_int_eq(ocgc_source_totals(s, &tot), OCGC_E_CORRUPT);
+  bc[0 * OCGC_CAUSE_COUNT + 3] = 0;
+  ck_assert_int_eq(ocgc_source_totals(s, &tot), 0);
+  bc[1 * OCGC_CAUSE_COUNT + 0] = UINT64_MAX; /* slices: 2 + 2^64-1 wraps to 1 */
+  ck_assert_int_eq(ocgc_source_totals(s, &tot), OCGC_E_CORRUPT);
   ocgc_source_close(s);
   rg_close(&t.f);
 
@@ -1664,6 +1674,191 @@ END_TEST
 
 /* ---- the suite ---------------------------------------------------------------------------- */
 
+/* ---- bounded work and impossible values (issue 9) ----------------------------------- */
+
+/* The event budget: a poll delivers at most poll_max_events, says it is
+ * behind, and the next polls read on from there, nothing lost or twice. */
+START_TEST(budget_events)
+{
+  struct tf t;
+  struct rec r = {0};
+  struct ocgc_source *s;
+  struct ocgc_cursor_opts o = OCGC_OPTS_INIT(struct ocgc_cursor_opts);
+  struct ocgc_cursor *c = NULL;
+  struct ocgc_cursor_stats st;
+  unsigned polls = 0;
+
+  tf_create(&t, 1, 1, 4096);
+  pat_write_range(&t.f, 0, 0, 500);
+  s = tf_open(&t, OCGC_IDS_AUTO);
+  o.on_event = on_event;
+  o.ctx = &r;
+  o.poll_max_events = 100;
+  ck_assert_int_eq(ocgc_cursor_new(s, &o, &c), 0);
+  ck_assert_int_eq(ocgc_cursor_poll(c, 0), 100);
+  st = stats(c);
+  ck_assert_int_eq(st.behind, 1);
+  ck_assert_uint_eq(st.cut_polls, 1);
+  ck_assert_int_eq(ocgc_cursor_poll(c, 30), 30); /* the caller's own, smaller limit */
+  st = stats(c);
+  ck_assert_int_eq(st.behind, 1);
+  ck_assert_uint_eq(st.cut_polls, 1);           /* not the budget's doing */
+  while (stats(c).behind && polls++ < 10) ck_assert_int_ge(ocgc_cursor_poll(c, 0), 0);
+  ck_assert_int_eq(stats(c).behind, 0);
+  ck_assert_uint_eq(r.n, 500);
+  expect_range(&r, 0, 500, 0);
+  ocgc_cursor_free(c);
+  ocgc_source_close(s);
+  rg_close(&t.f);
+  rec_free(&r);
+}
+END_TEST
+
+/* The time budget: a slow consumer cannot turn one poll into a long one. */
+static int slow_event(const struct ocgc_event *ev, void *ctx)
+{
+  struct timespec ts = {0, 1000000}; /* 1 ms */
+  (void)ev;
+  ++*(unsigned *)ctx;
+  nanosleep(&ts, NULL);
+  return 0;
+}
+
+START_TEST(budget_time)
+{
+  struct tf t;
+  struct ocgc_source *s;
+  struct ocgc_cursor_opts o = OCGC_OPTS_INIT(struct ocgc_cursor_opts);
+  struct ocgc_cursor *c = NULL;
+  unsigned calls = 0;
+  int64_t got;
+
+  tf_create(&t, 1, 1, 8192);
+  pat_write_range(&t.f, 0, 0, 1000);
+  s = tf_open(&t, OCGC_IDS_AUTO);
+  o.on_event = slow_event;
+  o.ctx = &calls;
+  o.poll_max_ns = 5000000; /* 5 ms: the clock is read every 64 events */
+  ck_assert_int_eq(ocgc_cursor_new(s, &o, &c), 0);
+  got = ocgc_cursor_poll(c, 0);
+  ck_assert_int_gt(got, 0);
+  ck_assert_int_le(got, 64);
+  ck_assert_int_eq(stats(c).behind, 1);
+  ck_assert_uint_eq(stats(c).cut_polls, 1);
+  ocgc_cursor_free(c);
+  ocgc_source_close(s);
+  rg_close(&t.f);
+}
+END_TEST
+
+/* Start-from-now against a writer that never stops, on a ring it laps all
+ * the time: making the cursor is O(1) and always succeeds, and the counts
+ * still add up once the writer stops. */
+START_TEST(start_now_under_flood)
+{
+  struct tf t;
+  struct ocgc_source *s;
+  struct ocgc_cursor_opts o = OCGC_OPTS_INIT(struct ocgc_cursor_opts);
+  struct ocgc_cursor *c[20];
+  struct writer_arg a;
+  pthread_t th;
+  unsigned k, polls;
+
+  tf_create(&t, 1, 1, 1u << 16);
+  s = tf_open(&t, OCGC_IDS_AUTO);
+  o.start = OCGC_START_NOW;
+  a.f = &t.f;
+  a.from = 0;
+  a.n = 3000000;
+  a.done = 0;
+  ck_assert_int_eq(pthread_create(&th, NULL, writer_main, &a), 0);
+  for (k = 0; k < 20; k++) {
+    int err = ocgc_cursor_new(s, &o, &c[k]);
+    ck_assert_msg(err == 0, "cursor %u: %s", k, ocgc_strerror(err));
+    ck_assert_int_ge(ocgc_cursor_poll(c[k], 0), 0);
+  }
+  pthread_join(th, NULL);
+  for (k = 0; k < 20; k++) {
+    struct ocgc_cursor_stats st;
+    polls = 0;
+    do {
+      int64_t n = ocgc_cursor_poll(c[k], 0);
+      ck_assert_msg(n >= 0, "cursor %u: %s", k, ocgc_strerror((int)n));
+    } while (stats(c[k]).behind && ++polls < 1000);
+    st = stats(c[k]);
+    ck_assert_int_eq(st.behind, 0);
+    ck_assert_uint_eq(st.seen + st.lost + st.skipped, a.n);
+    ocgc_cursor_free(c[k]);
+  }
+  ocgc_source_close(s);
+  rg_close(&t.f);
+}
+END_TEST
+
+/* A tail moved back is corrupt, and what was delivered is never delivered
+ * again, however the tail moves afterwards. */
+START_TEST(tail_rewind_not_redelivered)
+{
+  struct tf t;
+  struct rec r = {0};
+  struct ocgc_source *s;
+  struct ocgc_cursor *c;
+  uint64_t tail;
+
+  tf_create(&t, 1, 1, 1024);
+  pat_write_range(&t.f, 0, 0, 10);
+  s = tf_open(&t, OCGC_IDS_AUTO);
+  c = cursor(s, &r, OCGC_START_OLDEST, 0);
+  ck_assert_int_eq(ocgc_cursor_poll(c, 0), 10);
+  tail = t.f.rings[0].rh->tail;
+  t.f.rings[0].rh->tail = pat_words(0, 4);
+  ck_assert_int_eq(ocgc_cursor_poll(c, 0), OCGC_E_CORRUPT);
+  ck_assert_uint_eq(stats(c).corrupt, 1);
+  ck_assert_int_eq(ocgc_cursor_poll(c, 0), OCGC_E_CORRUPT);
+  t.f.rings[0].rh->tail = tail;
+  ck_assert_int_eq(ocgc_cursor_poll(c, 0), 0);
+  ck_assert_uint_eq(r.n, 10);
+  pat_write_range(&t.f, 0, 10, 3);
+  ck_assert_int_eq(ocgc_cursor_poll(c, 0), 3);
+  expect_range(&r, 0, 13, 0);
+  ocgc_cursor_free(c);
+  ocgc_source_close(s);
+  rg_close(&t.f);
+  rec_free(&r);
+}
+END_TEST
+
+/* Counts no writer makes: more events before head than words, and an
+ * exited producer whose final count disagrees with its events. */
+START_TEST(impossible_counts)
+{
+  struct tf t;
+  struct rec r = {0};
+  struct ocgc_source *s;
+  struct ocgc_cursor_opts o = OCGC_OPTS_INIT(struct ocgc_cursor_opts);
+  struct ocgc_cursor *c = NULL;
+
+  tf_create(&t, 1, 1, 1024);
+  pat_write_range(&t.f, 0, 0, 10);
+  t.f.rings[0].er->head_events = UINT64_MAX - 4; /* "skipped 2^64-5" */
+  s = tf_open(&t, OCGC_IDS_AUTO);
+  ck_assert_int_eq(ocgc_cursor_new(s, &o, &c), OCGC_E_CORRUPT);
+  t.f.rings[0].er->head_events = 0;
+  c = cursor(s, &r, OCGC_START_OLDEST, 0);
+  ck_assert_int_eq(ocgc_cursor_poll(c, 0), 10);
+  /* exited, and says it wrote 3 where 10 were read */
+  t.f.rings[0].er->written_events = 3;
+  __atomic_store_n(&t.f.ext->state, OCGC_STATE_EXITED, __ATOMIC_RELEASE);
+  ck_assert_int_eq(ocgc_cursor_poll(c, 0), OCGC_E_CORRUPT);
+  t.f.rings[0].er->written_events = 10;
+  ck_assert_int_eq(ocgc_cursor_poll(c, 0), 0);
+  ocgc_cursor_free(c);
+  ocgc_source_close(s);
+  rg_close(&t.f);
+  rec_free(&r);
+}
+END_TEST
+
 Suite *cursor_suite(void);
 Suite *cursor_suite(void)
 {
@@ -1685,12 +1880,15 @@ Suite *cursor_suite(void)
   tcase_add_test(tc, several_cursors);
   tcase_add_loop_test(tc, several_rings, 0, 2);
   tcase_add_test(tc, cursor_arguments);
+  tcase_add_test(tc, budget_events);
+  tcase_add_test(tc, budget_time);
   suite_add_tcase(s, tc);
 
   tc = tcase_create("concurrent");
   tcase_add_unchecked_fixture(tc, setup, teardown);
   tcase_set_timeout(tc, 120);
   tcase_add_loop_test(tc, concurrent_writer, 0, 2);
+  tcase_add_test(tc, start_now_under_flood);
   suite_add_tcase(s, tc);
 
   tc = tcase_create("corrupt");
@@ -1699,6 +1897,8 @@ Suite *cursor_suite(void)
   tcase_add_loop_test(tc, head_tail_inconsistent, 0, 2);
   tcase_add_test(tc, head_events_backwards);
   tcase_add_test(tc, ext_seq_stuck_odd);
+  tcase_add_test(tc, tail_rewind_not_redelivered);
+  tcase_add_test(tc, impossible_counts);
   tcase_add_loop_test(tc, truncated_after_open, 0, 2);
   tcase_add_test(tc, truncated_written);
   tcase_add_test(tc, truncated_user_name);
