@@ -144,6 +144,10 @@ enum pmode {
   P_ODD_COMM,  /* a correct ring, and a command name with ") (" in it */
   P_STOCK_LATE,/* as OCaml 5 makes its file: in place, sized (zeros), and
                   the header written [delay] ms later */
+  P_FORGED_LINK,/* maps no ring, but plants <pid>.events, a link to a
+                  correct ring of its own identity (forged.events) that it
+                  unmapped: a reader that follows the link would attach */
+  P_LINK_ZERO, /* maps no ring; <pid>.events is a link to /dev/zero */
 };
 
 #define N_EVENTS 5
@@ -215,6 +219,12 @@ static int make_ring(const char *dir, const char *name, enum pmode mode)
   }
   if (mode == P_DELETED && unlink(final) != 0) return -1;
   if (mode == P_MEMFD && move_to_memfd(&f, dir, final) != 0) return -1;
+  if (mode == P_FORGED_LINK) {
+    char link[4096];
+    rg_close(&f);
+    snprintf(link, sizeof link, "%s/%d.events", dir, (int)getpid());
+    if (symlink(final, link) != 0) return -1;
+  }
   /* else: the mapping stays until the child dies */
   return 0;
 }
@@ -255,7 +265,15 @@ static void spawn(struct child *c, const char *dir, enum pmode mode, unsigned de
       char name[64];
       if (mode == P_OTHER) snprintf(name, sizeof name, "ring.events");
       else if (mode == P_ESCAPED) snprintf(name, sizeof name, "a\\012b.events");
+      else if (mode == P_FORGED_LINK) snprintf(name, sizeof name, "forged.events");
       else snprintf(name, sizeof name, "%d.events", (int)getpid());
+      if (mode == P_LINK_ZERO) {
+        char link[4096];
+        snprintf(link, sizeof link, "%s/%d.events", dir, (int)getpid());
+        if (symlink("/dev/zero", link) != 0) ok = 'E';
+        if (write(fds[1], &ok, 1) != 1) _exit(1);
+        for (;;) pause();
+      }
       if (mode == P_ESCAPED) {
         char decoy[4096];
         snprintf(decoy, sizeof decoy, "%s/a\nb.events", dir);
@@ -660,6 +678,22 @@ END_TEST
 
 /* ---- the folder option --------------------------------------------------------------- */
 
+/* In a folder, the target's entry is a link to a file of its choosing: it
+ * is never followed, so no forged ring (nor a device) is read in place of
+ * what the process maps; only the process's own memory map is searched. */
+START_TEST(dir_links_not_followed)
+{
+  struct ocgc_attach_opts o = OCGC_OPTS_INIT(struct ocgc_attach_opts);
+  struct ocgc_source *s = NULL;
+  struct child c = start(tmp, _i ? P_LINK_ZERO : P_FORGED_LINK);
+  o.dir = tmp;
+  o.wait_ms = 20;
+  ck_assert_int_eq(ocgc_source_open_pid(c.pid, &o, &s), OCGC_E_NORING);
+  ck_assert_ptr_null(s);
+  stop(&c);
+}
+END_TEST
+
 START_TEST(dir_option)
 {
   struct child c = start(tmp, P_OK);
@@ -830,6 +864,7 @@ Suite *attach_suite(void)
   tcase_add_test(tc, stock_file);
   tcase_add_test(tc, check_alive);
   tcase_add_test(tc, dir_option);
+  tcase_add_loop_test(tc, dir_links_not_followed, 0, 2);
   suite_add_tcase(s, tc);
 
   tc = tcase_create("wait");
