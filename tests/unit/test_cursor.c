@@ -9,6 +9,7 @@
 #include <check.h>
 #include <errno.h>
 #include <pthread.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1293,6 +1294,88 @@ END_TEST
 
 /* Names are copied out of the mapping; empty and out-of-range slots give
  * NULL; events carry their slot's name. */
+/* The library's fstat() and pread() calls, counted: this suite is linked
+ * with -Wl,--wrap=fstat,--wrap=pread (unit.am), which routes the calls of
+ * the library's objects through these. */
+static unsigned long fstat_calls, pread_calls;
+int __real_fstat(int fd, struct stat *st);
+int __wrap_fstat(int fd, struct stat *st);
+ssize_t __real_pread(int fd, void *buf, size_t n, off_t off);
+ssize_t __wrap_pread(int fd, void *buf, size_t n, off_t off);
+
+int __wrap_fstat(int fd, struct stat *st)
+{
+  __atomic_add_fetch(&fstat_calls, 1, __ATOMIC_RELAXED);
+  return __real_fstat(fd, st);
+}
+
+ssize_t __wrap_pread(int fd, void *buf, size_t n, off_t off)
+{
+  __atomic_add_fetch(&pread_calls, 1, __ATOMIC_RELAXED);
+  return __real_pread(fd, buf, n, off);
+}
+
+static unsigned long syscalls_counted(void)
+{
+  return __atomic_load_n(&fstat_calls, __ATOMIC_RELAXED) +
+         __atomic_load_n(&pread_calls, __ATOMIC_RELAXED);
+}
+
+/* Events of an unnamed user slot cost no system call each: the empty slot
+ * is read once per poll (it was an fstat per event). */
+struct names_seen {
+  unsigned events, named;
+  const char *last;
+};
+
+static int note_name(const struct ocgc_event *ev, void *ctx)
+{
+  struct names_seen *n = ctx;
+  n->events++;
+  if (ev->name != NULL) {
+    n->named++;
+    n->last = ev->name;
+  }
+  return 0;
+}
+
+START_TEST(unnamed_slot_no_syscall_per_event)
+{
+  struct tf t;
+  struct names_seen n = {0, 0, NULL};
+  struct ocgc_source *s;
+  struct ocgc_cursor_opts o = OCGC_OPTS_INIT(struct ocgc_cursor_opts);
+  struct ocgc_cursor *c = NULL;
+  unsigned long before, after;
+  unsigned i;
+
+  tf_create(&t, 1, 1, 1u << 16);
+  for (i = 0; i < 10000; i++)
+    rg_write1(&t.f, 0, OCGC_EV_HEADER(3, 1, OCGC_USER_INT, 77), i, i);
+  s = tf_open(&t, OCGC_IDS_AUTO);
+  o.on_event = note_name;
+  o.ctx = &n;
+  ck_assert_int_eq(ocgc_cursor_new(s, &o, &c), 0);
+  before = syscalls_counted();
+  ck_assert_int_eq(ocgc_cursor_poll(c, 0), 10000);
+  after = syscalls_counted();
+  ck_assert_uint_eq(n.named, 0);
+  /* an fstat per poll, a pread per batch (two at the ring's end) and one
+   * for the empty slot */
+  ck_assert_uint_gt(after - before, 0); /* the counting works */
+  ck_assert_uint_le(after - before, 8);
+  /* named later: seen from the next poll on */
+  rg_set_name(&t.f, 77, "late.name");
+  rg_write1(&t.f, 0, OCGC_EV_HEADER(3, 1, OCGC_USER_INT, 77), 10000, 1);
+  ck_assert_int_eq(ocgc_cursor_poll(c, 0), 1);
+  ck_assert_uint_eq(n.named, 1);
+  ck_assert_str_eq(n.last, "late.name");
+  ocgc_cursor_free(c);
+  ocgc_source_close(s);
+  rg_close(&t.f);
+}
+END_TEST
+
 START_TEST(user_names)
 {
   struct tf t;
@@ -1914,6 +1997,7 @@ Suite *cursor_suite(void)
   tcase_add_test(tc, totals_seqlock_consistent);
   tcase_add_test(tc, source_written);
   tcase_add_test(tc, user_names);
+  tcase_add_test(tc, unnamed_slot_no_syscall_per_event);
   tcase_add_test(tc, user_name_unterminated);
   tcase_add_test(tc, open_opts_sz);
   suite_add_tcase(s, tc);
