@@ -1,7 +1,7 @@
 /* ls.c - `ocgc ls`: the processes on this host that ocgc can attach to,
  * and the ring files left behind by processes that are gone.
  *
- * What it owns: one listing, built in two passes and printed sorted by pid
+ * What it owns: one listing, built in three passes and printed sorted by pid
  * (then path):
  * 1. every process in /proc whose memory map holds a ring
  *    (ocgc_open_ring(): a shared writable mapping of a *.events file in
@@ -16,6 +16,16 @@
  *    gone; other links (ocgc publishes its memfd ring as a link
  *    DIR/PID.events -> /proc/PID/fd/N) dangle, or lead to a file that is no
  *    ring any more: stale.  Links are stat'ed, never opened.
+ * 3. what every process of the host maps (hostmaps.c: each /proc/PID/maps
+ *    read once, after passes 1 and 2, as close to --prune as can be).  The
+ *    pid in a ring's header, or in a link's name, is the pid in the
+ *    producer's own pid namespace: from here a live container's ring looks
+ *    stale (its pid is dead, or another process's).  So a folder's entry
+ *    that pass 1 did not find is still in use if some process maps the file
+ *    (device and inode), or what the link leads to, or, for a link
+ *    <P>.events, a memfd named ocgc:<P>.events: which namespace's P that is
+ *    cannot be told, so the link is kept (a stale link costs nothing;
+ *    removing a live one blinds every reader).
  * With --no-default-dirs the listing is what the --dir folders hold: only
  * the entries pass 2 marked.  So a caller that names its own folder sees
  * its own programs only, whatever other OCaml programs come and go on the
@@ -27,21 +37,31 @@
  * meanwhile.
  *
  * States: "running" (ocgc file whose producer is the live process it names,
- * or any ring a live process maps), "exited" (the producer exited normally,
- * OCAML_RUNTIME_EVENTS_PRESERVE kept the file), "stale" (the producer was
- * killed, or its pid now names another process), "stock" (an OCaml 5 file
- * found in a folder: it carries no identity, so whether its process lives
- * cannot be told), "corrupt" and "denied" (files that cannot be read).
+ * or any ring a live process maps as its producer), "exited" (the producer
+ * exited normally, OCAML_RUNTIME_EVENTS_PRESERVE kept the file), "stale"
+ * (the producer was killed, or its pid now names another process), "stock"
+ * (an OCaml 5 file found in a folder: it carries no identity, so whether
+ * its process lives cannot be told), "mapped" (would be exited, stale or
+ * stock, but pass 3 found a process that maps the file, or what the link
+ * leads to), "foreign" (a stale link <P>.events while a process maps
+ * ocgc:<P>.events: most likely a producer in another pid namespace),
+ * "corrupt" and "denied" (files that cannot be read).  --json says also
+ * "mapped_by": the pid (as this host numbers it) of a process that pass 3
+ * found mapping the entry, or null.
  *
  * --prune removes exited and stale ocgc files and stale links found in the
  * folders, only if they belong to the caller: never another user's, never
- * the target of a link, never a file some process maps, never a stock file
- * (no identity: it might be live).  The name may be taken over between the
- * check and the removal by a new process that got the same pid (the
- * producer replaces a stale entry by renaming its new one over it), so the
- * entry is first renamed to a private name, checked to still be the one
- * that was classified, and only then unlinked; if it is not, it is renamed
- * back (without replacing anything).
+ * the target of a link, never a file some process maps (pass 1 or 3),
+ * never a link kept by pass 3, never a stock file (no identity: it might
+ * be live), and nothing at all unless pass 3 read every maps it may read
+ * whole (within its bounds; the maps of other users' processes that we may
+ * not read are skipped, as pass 1 skips them).  It says on stderr what it
+ * removed, and why it kept what pass 3 saved.  The name may be taken over
+ * between the check and the removal by a new process that got the same pid
+ * (the producer replaces a stale entry by renaming its new one over it), so
+ * the entry is first renamed to a private name, checked to still be the
+ * one that was classified, and only then unlinked; if it is not, it is
+ * renamed back (without replacing anything).
  *
  * Other users' processes whose maps we may not read are left out silently,
  * as ps leaves out what it cannot see; `ocgc ls` run as root sees them. */
@@ -59,6 +79,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "hostmaps.h"
 #include "util.h"
 
 #define EVENTS_SUFFIX ".events"
@@ -74,6 +95,12 @@ struct entry {
   int in_dir;            /* found in one of the folders read (pass 2) */
   int link;              /* path is a link in a folder, not a ring file */
   int dangling;          /* a link that leads nowhere */
+  int have_target;       /* a link whose target stat'ed: tdev, tino */
+  dev_t tdev;
+  ino_t tino;
+  enum { KEPT_NO, KEPT_FILE, KEPT_MEMFD } kept; /* why the host scan keeps it */
+  int mapped_by;         /* then: a pid (host numbering) that maps it */
+  const char *classified; /* the state before the host scan */
   const char *state;
   int has_info, has_ext;
   char program[64], ocaml[16], ocgc[16];
@@ -292,8 +319,8 @@ static int probe_link(struct listing *l, int dfd, const char *name, const char *
 {
   struct entry *e;
   struct stat st;
-  int denied = 0, dangling = 0;
-  if (fstatat(dfd, name, &st, 0) == 0) {
+  int denied = 0, dangling = 0, found;
+  if ((found = fstatat(dfd, name, &st, 0) == 0)) {
     if (S_ISREG(st.st_mode) && (e = find_file(l, &st)) != NULL) return found_in_dir(e, path, 1);
   } else {
     denied = errno == EACCES || errno == EPERM;
@@ -303,6 +330,12 @@ static int probe_link(struct listing *l, int dfd, const char *name, const char *
   e->in_dir = 1;
   e->link = 1;
   e->dangling = dangling;
+  /* What it leads to, for the host scan: a process may map it. */
+  e->have_target = found;
+  if (found) {
+    e->tdev = st.st_dev;
+    e->tino = st.st_ino;
+  }
   e->state = denied ? "denied" : "stale";
   return 0;
 }
@@ -369,6 +402,38 @@ static int cmp_entry(const void *a, const void *b)
   return strcmp(x->path, y->path);
 }
 
+/* ---- what the host maps ---------------------------------------------------------- */
+
+/* States that say the file's process is gone: what --prune removes. */
+static int gone_state(const char *state)
+{
+  return strcmp(state, "exited") == 0 || strcmp(state, "stale") == 0;
+}
+
+/* The folders' entries that a process of the host maps, whatever their
+ * pid says (see the top of the file): the file itself, what a link leads
+ * to, or for a link <P>.events the memory ring ocgc:<P>.events. */
+static void apply_hostmaps(struct listing *l, const struct hostmaps *h)
+{
+  size_t i;
+  for (i = 0; i < l->n; i++) {
+    struct entry *e = &l->v[i];
+    int by = 0;
+    if (!e->in_dir || e->mapped) continue;
+    if (!e->link) by = hostmaps_file(h, e->dev, e->ino);
+    else if (e->have_target) by = hostmaps_file(h, e->tdev, e->tino);
+    if (by > 0) e->kept = KEPT_FILE;
+    else if (e->link && (by = hostmaps_memfd(h, e->pid)) > 0) e->kept = KEPT_MEMFD;
+    else continue;
+    e->mapped_by = by;
+    e->classified = e->state;
+    /* corrupt and denied still say the most useful thing */
+    if (gone_state(e->state) || strcmp(e->state, "stock") == 0 ||
+        strcmp(e->state, "unknown") == 0)
+      e->state = e->kept == KEPT_FILE ? "mapped" : "foreign";
+  }
+}
+
 /* ---- --prune -------------------------------------------------------------------- */
 
 /* ocgc files and links that lead nowhere (never a stock file: no
@@ -410,8 +475,7 @@ static int still_same(const struct entry *e, const char *tmp)
 
 static int prunable(const struct entry *e)
 {
-  return removable_kind(e) && e->uid == getuid() &&
-         (strcmp(e->state, "exited") == 0 || strcmp(e->state, "stale") == 0);
+  return removable_kind(e) && e->kept == KEPT_NO && e->uid == getuid() && gone_state(e->state);
 }
 
 /* Remove e's file if the name still holds it (see the top of the file).
@@ -437,15 +501,41 @@ static int prune_file(const struct entry *e)
   return 1;
 }
 
-static void prune(struct listing *l)
+/* Say why an entry that looked gone is kept. */
+static void say_kept(const struct entry *e)
+{
+  char path[OCGC_ESC_SIZE(PATH_MAX)];
+  ocgc_esc(e->path, path, sizeof path);
+  if (e->kept == KEPT_MEMFD)
+    fprintf(stderr, "ocgc ls: keeping %s: process %d maps the memory ring ocgc:%d.events "
+                    "(pid %d of another pid namespace?)\n",
+            path, e->mapped_by, e->pid, e->pid);
+  else
+    fprintf(stderr, "ocgc ls: keeping %s: process %d maps %s\n", path, e->mapped_by,
+            e->link ? "what it leads to" : "it");
+}
+
+/* [h]: what the host maps, or NULL if /proc could not be read ([herr]). */
+static void prune(struct listing *l, const struct hostmaps *h, int herr)
 {
   char path[OCGC_ESC_SIZE(PATH_MAX)]; /* e->path, escaped, for messages */
   size_t i, j = 0;
+  /* Unless every process's maps was read, any file may be in use. */
+  if (h == NULL || !hostmaps_complete(h)) {
+    if (h == NULL)
+      fprintf(stderr, "ocgc ls: not pruning: cannot read the memory maps in /proc: %s\n",
+              strerror(-herr));
+    else
+      fprintf(stderr, "ocgc ls: not pruning: the memory maps of this host are too many to "
+                      "read them all, so any file may be in use\n");
+    note_rc(l, OCGC_EXIT_ERROR);
+    return;
+  }
   for (i = 0; i < l->n; i++) {
     struct entry *e = &l->v[i];
     int err;
-    if (removable_kind(e) && e->uid != getuid() &&
-        (strcmp(e->state, "exited") == 0 || strcmp(e->state, "stale") == 0))
+    if (removable_kind(e) && e->kept != KEPT_NO && gone_state(e->classified)) say_kept(e);
+    if (removable_kind(e) && e->uid != getuid() && gone_state(e->state))
       fprintf(stderr, "ocgc ls: not removing %s: it belongs to uid %u, not to you\n",
               ocgc_esc(e->path, path, sizeof path), (unsigned)e->uid);
     if (!prunable(e)) {
@@ -517,9 +607,12 @@ static void print_json(const struct listing *l)
     else printf(", \"ring_bytes\": null");
     if (e->have_written) printf(", \"written\": %" PRIu64, e->written);
     else printf(", \"written\": null");
-    printf(", \"state\": \"%s\", \"code\": %s, \"mapped\": %s, \"uid\": %u, \"path\": ", e->state,
+    printf(", \"state\": \"%s\", \"code\": %s, \"mapped\": %s, ", e->state,
            !e->has_ext ? "null" : e->native ? "\"native\"" : "\"bytecode\"",
-           e->mapped ? "true" : "false", (unsigned)e->uid);
+           e->mapped || e->kept == KEPT_FILE ? "true" : "false");
+    if (e->mapped_by > 0) printf("\"mapped_by\": %d, ", e->mapped_by);
+    else printf("\"mapped_by\": null, ");
+    printf("\"uid\": %u, \"path\": ", (unsigned)e->uid);
     ocgc_json_string(stdout, e->path);
     printf("}\n");
   }
@@ -542,19 +635,25 @@ static void ls_usage(FILE *f)
           "files), RING_KiB (ring size), WRITTEN (events written so far), STATE, PATH.\n"
           "STATE is running (attachable), exited (it exited; the file was kept),\n"
           "stale (killed, or its pid now names another process), stock (an OCaml 5\n"
-          "file no live process maps: it says nothing of its process), corrupt or\n"
-          "denied (the file cannot be read).\n\n"
+          "file no live process maps: it says nothing of its process), mapped (its\n"
+          "pid says gone, but a process maps the file, or what the link leads to:\n"
+          "a reader, or a producer in another pid namespace), foreign (a link\n"
+          "PID.events that leads nowhere from here while a process maps the memory\n"
+          "ring ocgc:PID.events: a producer whose pid PID is another namespace's),\n"
+          "corrupt or denied (the file cannot be read).\n\n"
           "  --json             one JSON object per line and per file instead\n"
           "  --prune            remove the exited and stale files that belong to you,\n"
-          "                     and your links that lead nowhere (never a file a\n"
-          "                     process maps, never a stock file);\n"
-          "                     says on stderr what it removed\n"
+          "                     and your links that lead nowhere (never a file any\n"
+          "                     process on the host maps, whatever its pid says,\n"
+          "                     never a mapped or foreign entry, never a stock\n"
+          "                     file); says on stderr what it removed and kept\n"
           "  --dir DIR          look in DIR too (OCAML_RUNTIME_EVENTS_DIR); repeatable\n"
           "  --no-default-dirs  list only the rings in the --dir folders (live\n"
           "                     processes whose ring is elsewhere are left out)\n"
           "  --help             this text\n\n"
           "Exit status 0, also when nothing is found (then the table has only its\n"
-          "header).\n");
+          "header); 5 when --prune removed nothing because it could not read the\n"
+          "memory maps of the host (all of them, within its bounds).\n");
 }
 
 int cmd_ls(int argc, char **argv)
@@ -571,7 +670,8 @@ int cmd_ls(int argc, char **argv)
   const char *dirs[MAX_DIRS];
   char defaults[3][PATH_MAX];
   unsigned ndirs = 0, i;
-  int opt, json = 0, do_prune = 0, no_defaults = 0, err;
+  struct hostmaps *hm = NULL;
+  int opt, json = 0, do_prune = 0, no_defaults = 0, err, herr = 0;
   size_t k;
 
   optind = 1;
@@ -621,17 +721,24 @@ int cmd_ls(int argc, char **argv)
     }
     l.n = j;
   }
+  if (err == 0) {
+    /* Read last, as close to the pruning as can be. */
+    herr = hostmaps_scan(NULL, NULL, &hm);
+    if (herr == -ENOMEM) err = herr;
+    else if (hm != NULL) apply_hostmaps(&l, hm);
+  }
   if (err) {
     fprintf(stderr, "ocgc ls: %s\n", strerror(-err));
     note_rc(&l, OCGC_EXIT_ERROR);
   } else {
-    if (do_prune) prune(&l);
+    if (do_prune) prune(&l, hm, herr);
     if (l.n > 1) qsort(l.v, l.n, sizeof l.v[0], cmp_entry);
     if (json) print_json(&l);
     else print_table(&l);
     fflush(stdout);
     if (ferror(stdout)) note_rc(&l, OCGC_EXIT_ERROR);
   }
+  hostmaps_free(hm);
   for (k = 0; k < l.n; k++) free(l.v[k].path);
   free(l.v);
   return l.rc;
