@@ -29,9 +29,9 @@ static int poll_some(struct ocgc_agg *agg)
 
 int main(int argc, char **argv)
 {
-  struct ocgc_source *src;
-  struct ocgc_agg *agg;
-  struct ocgc_snapshot *prev, *now;
+  struct ocgc_source *src = NULL;
+  struct ocgc_agg *agg = NULL;
+  struct ocgc_snapshot *prev = NULL, *now = NULL;
   /* Live figures: from now on, not from the oldest events still in the ring. */
   struct ocgc_agg_opts ao = {.sz = sizeof ao, .start = OCGC_START_NOW};
   int pid, seconds, i, err;
@@ -50,17 +50,16 @@ int main(int argc, char **argv)
     return 1;
   }
   if ((err = ocgc_agg_new(src, &ao, &agg)) != 0 || (err = poll_some(agg)) < 0 ||
-      (err = ocgc_agg_snapshot(agg, &prev)) != 0) {
-    fprintf(stderr, "gcwatch: %s\n", ocgc_strerror(err));
-    return 1;
-  }
+      (err = ocgc_agg_snapshot(agg, &prev)) != 0)
+    goto out;
   printf("%8s %8s %10s %7s %9s %9s %9s\n", "minor/s", "slices/s", "alloc_MB/s",
          "gc_%", "p50_us", "p99_us", "max_us");
   for (i = 0; i < seconds; i++) {
     struct ocgc_rates r;
     const struct ocgc_hist *pauses;
     sleep(1);
-    if (poll_some(agg) < 0 || ocgc_agg_snapshot(agg, &now) != 0) break;
+    /* A corrupt or truncated ring ends the watch, saying so. */
+    if ((err = poll_some(agg)) < 0 || (err = ocgc_agg_snapshot(agg, &now)) != 0) break;
     pauses = ocgc_snapshot_pauses(now);
     if (ocgc_rates(prev, now, &r) == 0)
       printf("%8.1f %8.1f %10.1f %7.2f %9.1f %9.1f %9.1f\n",
@@ -71,10 +70,13 @@ int main(int argc, char **argv)
     fflush(stdout);
     ocgc_snapshot_free(prev);
     prev = now;
+    now = NULL;
     if (ocgc_source_check_alive(src) != 0) break; /* the process exited */
   }
+out:
+  if (err != 0) fprintf(stderr, "gcwatch: process %d: %s\n", pid, ocgc_strerror(err));
   ocgc_snapshot_free(prev);
   ocgc_agg_free(agg);
   ocgc_source_close(src);
-  return 0;
+  return err != 0;
 }

@@ -52,6 +52,11 @@ struct ocgc_agg {
   struct agg_event_counts ev;
   int error;                 /* first allocation failure, reported by poll */
   uint64_t corrupt;          /* spans that ended before they began */
+  /* The producer's totals as last read consistently, for a snapshot taken
+   * while the producer keeps them busy (snapshot.c). */
+  struct ocgc_totals last_totals;
+  uint64_t last_totals_ns;
+  int have_totals;
   /* what each user-event slot means to the counters (enum agg_user),
    * looked up by name once per slot; AGG_USER_UNSEEN until then */
   int8_t user_meaning[OCGC_WIRE_USER_EVENTS];

@@ -1,12 +1,10 @@
 /* cursor.c - reading events from every ring of a source, live.
  *
  * Protocol (wire.h): acquire tail; resync to head if it passed us (loss);
- * copy [pos, tail) into a private buffer in one batch with pread(); acquire
- * fence; reload head: words below it may have been overwritten during the
- * copy and are discarded as lost; decode the rest from the private copy
- * only.  (The acquire load of tail orders the kernel's loads for pread,
- * which come after it in this thread; the fence orders them before the
- * reload of head.)
+ * copy [pos, tail) into a private buffer in one batch with pread(), between
+ * two full fences (see fetch()); reload head: words below it may have been
+ * overwritten during the copy and are discarded as lost; decode the rest
+ * from the private copy only.
  *
  * Invariants, per ring:
  * - pos is always an event boundary, head <= pos <= tail as last seen, and
@@ -67,6 +65,8 @@ struct ocgc_cursor {
   uint64_t work;             /* events decoded in this poll, delivered or not */
   int out_of_time;           /* the deadline passed */
   int limit_stop;            /* enum stop: whose limit the event limit is */
+  int inexact;               /* made while the producer held its seqlock:
+                                no event counts, loss estimated (as stock) */
 };
 
 static uint64_t now_ns(void)
@@ -170,7 +170,7 @@ static int resync(struct ocgc_cursor *c, unsigned d, uint64_t *tail)
   int err;
   if ((err = read_span(c, d, &head, &events, tail)) != 0) return err;
   if (head <= r->pos) return 0;
-  if (c->src->l.has_ext) {
+  if (c->src->l.has_ext && !c->inexact) {
     if (events < r->seq) return OCGC_E_CORRUPT;
     if (head <= r->start) {
       c->st.skipped += events - r->seq; /* written before the cursor's start */
@@ -204,6 +204,12 @@ static int start_positions(struct ocgc_cursor *c)
   for (d = 0; d < src->l.max_domains && err == 0; d++) {
     struct ring_state *r = &c->rs[d];
     uint64_t head = 0, events = 0, tail = load_tail(c, d);
+    if (c->inexact) { /* no counts to be had: positions from the header */
+      head = shm_load_acquire(&src_ring_header(src, d)[0]);
+      if (head > tail || tail - head > src->l.ring_words) { err = OCGC_E_CORRUPT; break; }
+      r->pos = r->start = c->o.start == OCGC_START_NOW ? tail : head;
+      continue;
+    }
     if (c->o.start == OCGC_START_NOW && !src->l.has_ext) {
       r->pos = r->start = tail; /* no event counts to keep */
       continue;
@@ -258,8 +264,16 @@ int ocgc_cursor_new(struct ocgc_source *src, const struct ocgc_cursor_opts *opts
   if (c->buf == NULL || c->rs == NULL) { ocgc_cursor_free(c); return -ENOMEM; }
   budget_begin(c);
   err = guarded_start(c);
-  if (err == -EAGAIN && ocgc_source_seq_stuck(src)) {
+  if (err == -EAGAIN && !c->out_of_time && ocgc_source_seq_stuck(src)) {
     c->st.skipped = 0;
+    err = guarded_start(c);
+  }
+  if (err == -EAGAIN) {
+    /* A live producer keeps its seqlock busy: start without its counts,
+     * and count loss as for stock files (estimated), rather than fail. */
+    c->st.skipped = 0;
+    c->inexact = 1;
+    c->st.lost_exact = 0;
     err = guarded_start(c);
   }
   if (err != 0) { ocgc_cursor_free(c); return err; }
@@ -318,7 +332,7 @@ static int check_final(const struct ocgc_cursor *c, unsigned d)
   uint64_t written;
   /* Acquire: pairs with the producer's release store of state at exit,
    * after its last event and counts. */
-  if (!s->l.has_ext || shm_load_acquire(&x->state) != OCGC_STATE_EXITED) return 0;
+  if (!s->l.has_ext || c->inexact || shm_load_acquire(&x->state) != OCGC_STATE_EXITED) return 0;
   written = shm_load(src_ext_ring(s, d) + offsetof(struct ocgc_wire_ext_ring, written_events) / 8);
   if (load_tail(c, d) != c->rs[d].pos) return 0; /* not there yet (or moving: not final) */
   return written == c->rs[d].seq ? 0 : OCGC_E_CORRUPT;
@@ -339,10 +353,17 @@ static int fetch(struct ocgc_cursor *c, unsigned d, struct batch *b)
   b->n = b->tail - r->pos;
   if (b->n > c->buf_words) b->n = c->buf_words;
   b->base = r->pos;
+  /* Full fences on both sides of the copy, not acquire ones: the copy's
+   * loads are made by the kernel with string moves, for which x86 documents
+   * weaker ordering than for plain loads, and a copy that read a word before
+   * the tail load that published it, or after the head load that should
+   * tell us it was overwritten, would decode old events as new.  Two
+   * fences per batch cost nothing next to the system call. */
+  __atomic_thread_fence(__ATOMIC_SEQ_CST); /* tail load before the copy */
   if ((err = copy_words(c, d, b->base, b->n)) != 0) return err;
-  /* Acquire fence: pairs with the writer's release fence between
-   * publishing a new head and overwriting the words below it. */
-  shm_fence_acquire();
+  /* Pairs with the writer's release fence between publishing a new head
+   * and overwriting the words below it: the copy before the head reload. */
+  __atomic_thread_fence(__ATOMIC_SEQ_CST);
   if ((err = resync(c, d, &b->tail)) != 0) return err;
   b->i = r->pos - b->base; /* words of the copy overwritten meanwhile */
   return 0;
@@ -372,8 +393,11 @@ static int64_t poll_ring(struct ocgc_cursor *c, unsigned d, uint64_t limit, int 
     int err;
     if (past_deadline(c)) { *stop = STOP_BUDGET; return delivered; }
     err = guarded_fetch(c, d, &b);
-    if (err == -EAGAIN && !c->src->gone && ocgc_source_seq_stuck(c->src))
-      err = guarded_fetch(c, d, &b); /* killed mid-publication: read what it left */
+    /* A seqlock that stayed busy for all the tries (not merely until the
+     * deadline) may be a producer killed mid-publication: if it is dead,
+     * what it left is final, read as it is. */
+    if (err == -EAGAIN && !c->out_of_time && !c->src->gone && ocgc_source_seq_stuck(c->src))
+      err = guarded_fetch(c, d, &b);
     report_lost(c, d);
     if (err == OCGC_E_CORRUPT) { skip_corrupt(c, d, b.tail); return err; }
     if (err) return err;
@@ -433,13 +457,18 @@ int64_t ocgc_cursor_poll(struct ocgc_cursor *c, uint64_t max_events)
   for (k = 0; k < nd && stop == GOING; k++) {
     unsigned d = (unsigned)((c->next_ring + k) % nd);
     int64_t got = poll_ring(c, d, limit - (uint64_t)total, &stop);
+    if (got == -EAGAIN) {
+      /* A producer that held its seqlock for the whole budget (preempted,
+       * or hostile) only ends the poll early: what was delivered stands,
+       * and the next poll starts from the next ring. */
+      c->st.busy_polls++;
+      stop = STOP_BUDGET;
+      got = 0;
+    }
     if (got < 0) {
       c->st.behind = 1;
-      /* What was delivered stands; a ring that is only busy is read again
-       * next time, from the next ring on. */
       c->next_ring = (unsigned)((d + 1) % nd);
       c->src->polling--;
-      if (got == -EAGAIN && total > 0) return total;
       return got;
     }
     total += got;

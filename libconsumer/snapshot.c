@@ -80,6 +80,17 @@ static int fill_counters(struct ocgc_agg *a, struct ocgc_counters *c, uint64_t o
     counters_from_totals(c, &t);
     c->time_ns = info.state == OCGC_STATE_RUNNING ? now_ns()
                  : info.exited_ns > a->ev.last_ts ? info.exited_ns : a->ev.last_ts;
+    a->last_totals = t;
+    a->last_totals_ns = c->time_ns;
+    a->have_totals = 1;
+  } else if (info.has_ext && err == -EAGAIN && a->have_totals) {
+    /* The producer kept its totals busy for the whole read: the last
+     * consistent ones, as of when they were read (rates stay right). */
+    counters_from_totals(c, &a->last_totals);
+    c->time_ns = a->last_totals_ns;
+  } else if (info.has_ext && err == -EAGAIN) {
+    counters_from_events(c, &a->ev);
+    c->time_ns = a->ev.last_ts;
   } else if (info.has_ext && err != -ENODATA) {
     return err;
   } else {

@@ -222,7 +222,10 @@ struct ocgc_cursor_opts {
 /** Make a cursor over every ring of [src].  O(1) per ring whatever the
  * writer does: an OCGC_START_NOW cursor of an ocgc file starts at the
  * oldest event and counts those before the tail of now as skipped while
- * its polls pass them.  The source must outlive it. */
+ * its polls pass them.  Against a live producer that holds its seqlock
+ * for the whole budget, the cursor is still made, without exact counts
+ * (lost_exact 0, loss estimated as for stock files).  The source must
+ * outlive it. */
 OCGC_API int ocgc_cursor_new(struct ocgc_source *src, const struct ocgc_cursor_opts *opts,
                              struct ocgc_cursor **out);
 OCGC_API void ocgc_cursor_free(struct ocgc_cursor *cur);
@@ -232,10 +235,11 @@ OCGC_API void ocgc_cursor_free(struct ocgc_cursor *cur);
  * the cursor's budget.  Returns the number of events delivered, or a
  * negative error: OCGC_E_CORRUPT (an invalid event, a tail that moved back,
  * a count no honest writer makes; the cursor skips to the ring's tail,
- * never backwards, and counts the rest as lost), OCGC_E_TRUNCATED, or
- * -EAGAIN (the producer kept its seqlock busy for the whole budget: poll
- * again later).  When a poll stops before the tails (the budget, the
- * limit, a callback or an error), stats.behind is 1: poll again. */
+ * never backwards, and counts the rest as lost) or OCGC_E_TRUNCATED.  A
+ * producer holding its seqlock for the whole budget only ends the poll
+ * early (stats.busy_polls).  When a poll stops before the tails (the
+ * budget, the limit, a callback or an error), stats.behind is 1: poll
+ * again. */
 OCGC_API int64_t ocgc_cursor_poll(struct ocgc_cursor *cur, uint64_t max_events);
 
 /** What a cursor has accounted for, over all rings since it was made. */
@@ -252,6 +256,7 @@ struct ocgc_cursor_stats {
   int behind;          /**< the last poll stopped before the tail of some ring */
   uint64_t cut_polls;  /**< polls ended by the budget (poll_max_*) */
   uint64_t corrupt;    /**< impossible data met (each also counted as lost) */
+  uint64_t busy_polls; /**< polls ended early by a producer holding its seqlock */
 };
 OCGC_API void ocgc_cursor_stats(const struct ocgc_cursor *cur, struct ocgc_cursor_stats *out);
 
@@ -402,6 +407,10 @@ struct ocgc_cause_row {
  * caller keeps as long as it likes (compare two for rates). */
 struct ocgc_snapshot;
 
+/** Copy what the aggregator knows now.  A producer that keeps its totals
+ * busy for the whole read does not make this fail: the counters are then
+ * its last consistent totals (time_ns says when they were read), or the
+ * events' own counts (exact 0) if none was ever read. */
 OCGC_API int ocgc_agg_snapshot(struct ocgc_agg *agg, struct ocgc_snapshot **out);
 OCGC_API void ocgc_snapshot_free(struct ocgc_snapshot *snap);
 OCGC_API void ocgc_snapshot_counters(const struct ocgc_snapshot *snap, struct ocgc_counters *out);

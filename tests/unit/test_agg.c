@@ -349,6 +349,33 @@ START_TEST(ring_stop_closes_pause)
 }
 END_TEST
 
+/* A span that ends before it begins is no duration: the poll says
+ * corrupt, the span is dropped, the rest is counted. */
+START_TEST(end_before_begin_is_corrupt)
+{
+  struct tf t;
+  struct ocgc_snapshot *s;
+  struct ocgc_counters c;
+  struct ocgc_cursor_stats st;
+  tf_create(&t, 0, 4096);
+  minor(&t, 1000, 1100, 800, 80);
+  rg_write1(&t.f, 0, SPAN(1, OCGC_PH_MINOR), 5000, 0);
+  rg_write1(&t.f, 0, SPAN(0, OCGC_PH_MINOR), 4000, 0); /* 1.8e19 ns, as unsigned */
+  minor(&t, 6000, 6100, 800, 80);
+  tf_open(&t, 20000);
+  ck_assert_int_eq(ocgc_agg_poll(t.agg), OCGC_E_CORRUPT);
+  ocgc_agg_cursor_stats(t.agg, &st);
+  ck_assert_uint_eq(st.corrupt, 1);
+  ck_assert_int_ge(ocgc_agg_poll(t.agg), 0);
+  ck_assert_int_eq(ocgc_agg_snapshot(t.agg, &s), 0);
+  ocgc_snapshot_counters(s, &c);
+  ck_assert_uint_eq(c.event_collections[OCGC_KIND_MINOR], 2);
+  ck_assert_uint_eq(ocgc_hist_max(ocgc_snapshot_kind(s, OCGC_KIND_MINOR)), 100);
+  ocgc_snapshot_free(s);
+  tf_close(&t);
+}
+END_TEST
+
 static Suite *agg_suite(void)
 {
   Suite *s = suite_create("agg");
@@ -363,6 +390,7 @@ static Suite *agg_suite(void)
   tcase_add_test(tc, snapshots_are_copies);
   tcase_add_test(tc, no_pairing_across_loss);
   tcase_add_test(tc, ring_stop_closes_pause);
+  tcase_add_test(tc, end_before_begin_is_corrupt);
   suite_add_tcase(s, tc);
   return s;
 }
