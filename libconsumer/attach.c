@@ -2,8 +2,9 @@
  * open it, and tell whether it still belongs to that very process.
  *
  * Owns ocgc_open_ring(), ocgc_find_ring(), ocgc_source_open_pid() and
- * ocgc_source_check_alive(), and the parsing of the /proc files they read
- * (/proc/PID/maps, /proc/PID/stat, /proc/sys/kernel/random/boot_id).
+ * ocgc_source_check_alive(), and the reading of the /proc files they use
+ * (/proc/PID/maps, whose lines mapsline.c parses, /proc/PID/stat,
+ * /proc/sys/kernel/random/boot_id).
  * It keeps no state: every call reads /proc afresh, so any number of
  * threads may call it at once.
  *
@@ -55,6 +56,7 @@
 #include <unistd.h>
 
 #include "ocgc/consumer.h"
+#include "mapsline.h"
 #include "source.h"
 
 #define DEFAULT_WAIT_MS 200u
@@ -142,35 +144,10 @@ static int boot_id(char *out, size_t n)
 
 /* ---- finding the ring in /proc/PID/maps ---------------------------------------------- */
 
-/* Skip one whitespace-separated field and the blanks after it. */
-static const char *skip_field(const char *p)
-{
-  while (*p != '\0' && *p != ' ' && *p != '\t') p++;
-  while (*p == ' ' || *p == '\t') p++;
-  return p;
-}
-
 static int has_suffix(const char *s, size_t len, const char *suf)
 {
   size_t n = strlen(suf);
   return len >= n && memcmp(s + len - n, suf, n) == 0;
-}
-
-/* The kernel writes a newline in a path as "\012" (seq_file_path() with
- * "\n" to escape); undo that in place.  Returns the new length. */
-static size_t unescape_path(char *s)
-{
-  char *r = s, *w = s;
-  while (*r != '\0') {
-    if (r[0] == '\\' && r[1] == '0' && r[2] == '1' && r[3] == '2') {
-      *w++ = '\n';
-      r += 4;
-    } else {
-      *w++ = *r++;
-    }
-  }
-  *w = '\0';
-  return (size_t)(w - s);
 }
 
 /* A ring mapping found in /proc/PID/maps. */
@@ -187,36 +164,20 @@ struct ring_map {
  * modified in place). */
 static int score_line(char *line, int pid, struct ring_map *m)
 {
-  const char *perms, *p;
-  char own[32], *name, *base, *end;
-  unsigned long major, minor, ino;
+  struct ocgc_maps_line f;
+  char own[32], *name, *base;
   size_t len;
 
-  /* address perms offset dev inode [path] */
-  m->start = strtoul(line, &end, 16);
-  if (*end != '-') return 0;
-  m->end = strtoul(end + 1, NULL, 16);
-  perms = skip_field(line);
-  if (strlen(perms) < 4 || perms[1] != 'w' || perms[3] != 's') return 0;
-  p = skip_field(perms);
-  p = skip_field(p);
-  if (sscanf(p, "%lx:%lx", &major, &minor) != 2) return 0;
-  p = skip_field(p);
-  ino = strtoul(p, NULL, 10);
-  p = skip_field(p);
-  if (*p != '/') return 0; /* anonymous, [heap], [stack], ... */
-  m->dev = makedev(major, minor);
-  m->ino = (ino_t)ino;
-  name = line + (p - line);
-  len = strcspn(name, "\n");
-  name[len] = '\0';
-  m->deleted = 0;
-  if (has_suffix(name, len, DELETED_SUFFIX)) {
-    len -= strlen(DELETED_SUFFIX);
-    name[len] = '\0';
-    m->deleted = 1;
-  }
-  len = unescape_path(name);
+  if (ocgc_maps_parse_line(line, &f) != 0) return 0;
+  if (f.perms[1] != 'w' || f.perms[3] != 's') return 0;
+  if (f.path == NULL || *f.path != '/') return 0; /* anonymous, [heap], [stack], ... */
+  m->start = f.start;
+  m->end = f.end;
+  m->dev = makedev(f.dev_major, f.dev_minor);
+  m->ino = (ino_t)f.inode;
+  m->deleted = f.deleted;
+  name = f.path;
+  len = f.path_len;
   if (!has_suffix(name, len, EVENTS_SUFFIX) || len == strlen(EVENTS_SUFFIX)) return 0;
   if (strncmp(name, MEMFD_PREFIX, strlen(MEMFD_PREFIX)) == 0) {
     /* ocgc's memfd: "/memfd:ocgc:<pid>.events" */
@@ -322,7 +283,7 @@ static int names_map(int dfd, const char *name, const struct ring_map *m)
   text[n] = '\0';
   len = strlen(text);
   if (has_suffix(text, len, DELETED_SUFFIX)) text[len - strlen(DELETED_SUFFIX)] = '\0';
-  unescape_path(text);
+  ocgc_maps_unescape(text);
   return strcmp(text, m->path) == 0;
 }
 

@@ -231,7 +231,7 @@ static void print_summary(struct dump *d, const struct ocgc_cursor_stats *st)
 /* The same events through libocgc's aggregator: counters (exact from the
  * producer's totals when the file has them), pause percentiles, durations
  * per collection kind, and the cause table. */
-static int print_aggregate(struct ocgc_source *src, unsigned max_polls)
+static int print_aggregate(struct ocgc_source *src)
 {
   static const double pcts[] = {50, 90, 99, 99.9};
   static const char *const pct_names[] = {"p50", "p90", "p99", "p99_9"};
@@ -242,7 +242,7 @@ static int print_aggregate(struct ocgc_source *src, unsigned max_polls)
   unsigned k, cause;
   int err = ocgc_agg_new(src, NULL, &agg);
   if (err) return err;
-  if ((err = ocgc_drain_agg(agg, max_polls, NULL)) != 0 ||
+  if ((err = ocgc_drain_agg(agg, ocgc_drain_events(src), NULL)) != 0 ||
       (err = ocgc_agg_snapshot(agg, &snap)) != 0) {
     ocgc_agg_free(agg);
     return err;
@@ -316,12 +316,10 @@ int cmd_dump(int argc, char **argv)
   struct ocgc_attach_opts ao = OCGC_OPTS_INIT(struct ocgc_attach_opts);
   struct ocgc_cursor_opts co = OCGC_OPTS_INIT(struct ocgc_cursor_opts);
   struct ocgc_cursor_stats st;
-  struct ocgc_source_info info;
   struct ocgc_cursor *cur = NULL;
   struct dump *d;
   const char *what;
   char label[32];
-  unsigned max_polls;
   int opt, err, pid = 0;
 
   d = calloc(1, sizeof *d);
@@ -387,19 +385,16 @@ int cmd_dump(int argc, char **argv)
   co.on_event = on_event;
   co.on_lost = on_lost;
   co.ctx = d;
-  /* Enough polls to drain every ring a few times over; a live producer
-   * that keeps writing cannot keep us here for ever. */
-  max_polls = 16;
-  if (ocgc_source_info(d->src, &info) == 0)
-    max_polls = ocgc_drain_polls(info.max_domains, info.ring_words);
+  /* The whole file; a live producer that keeps writing cannot keep us
+   * here for ever. */
   err = ocgc_cursor_new(d->src, &co, &cur);
-  if (err == 0) err = ocgc_drain_cursor(cur, max_polls, NULL);
+  if (err == 0) err = ocgc_drain_cursor(cur, ocgc_drain_events(d->src), NULL);
   if (err) {
     fprintf(stderr, "ocgc dump: %s: %s\n", what, ocgc_strerror(err));
   } else {
     ocgc_cursor_stats(cur, &st);
     print_summary(d, &st);
-    err = print_aggregate(d->src, max_polls);
+    err = print_aggregate(d->src);
     if (err) fprintf(stderr, "ocgc dump: %s: %s\n", what, ocgc_strerror(err));
   }
   ocgc_cursor_free(cur);

@@ -46,11 +46,7 @@ int64_t rep_follow_poll(struct rep_follow *f)
 
 int rep_follow_drain(struct rep_follow *f, const volatile sig_atomic_t *stop)
 {
-  struct ocgc_source_info info;
-  unsigned max_polls = 16;
-  if (ocgc_source_info(f->src, &info) == 0)
-    max_polls = ocgc_drain_polls(info.max_domains, info.ring_words);
-  return ocgc_drain_agg(f->agg, max_polls, stop);
+  return ocgc_drain_agg(f->agg, ocgc_drain_events(f->src), stop);
 }
 
 void rep_follow_fini(struct rep_follow *f)

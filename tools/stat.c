@@ -316,9 +316,11 @@ static void sleep_until(uint64_t when)
 
 /* Read everything written since the last poll (bounded: a producer that
  * writes as fast as we read cannot keep us here, nor from a signal). */
+static uint64_t drain_max; /* ocgc_drain_events() of the source */
+
 static int drain(struct ocgc_agg *agg)
 {
-  return ocgc_drain_agg(agg, 64, &stop_signal);
+  return ocgc_drain_agg(agg, drain_max, &stop_signal);
 }
 
 static unsigned table_height(void)
@@ -429,6 +431,7 @@ int cmd_stat(int argc, char **argv)
   err = ocgc_cmd_open("stat", pid, dir, NULL, &src);
   if (err) return ocgc_exit_code(err);
   ao.start = OCGC_START_NOW;
+  drain_max = ocgc_drain_events(src);
   err = ocgc_agg_new(src, &ao, &agg);
   if (err == 0) err = ocgc_agg_snapshot(agg, &prev);
   if (err) {

@@ -292,7 +292,7 @@ static void draw(struct top *tp, const char *message)
  * producer writing flat out cannot keep us from the keyboard). */
 static int poll_agg(struct top *tp)
 {
-  return ocgc_drain_agg(tp->agg, 64, &stop_signal);
+  return ocgc_drain_agg(tp->agg, ocgc_drain_events(tp->src), &stop_signal);
 }
 
 /* A new snapshot, and the rates since the one before. */

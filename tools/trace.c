@@ -8,11 +8,34 @@
  *   pid = the producer's pid, tid = the ring index, name = the phase name;
  *   a collection's cause (announced just before its begin, at the same
  *   timestamp) is its "cause" argument.
- * - Spans are paired per ring with a stack.  The spans of one outermost
- *   span are held back until it ends and then written sorted by start,
- *   parents before children, because viewers nest same-timestamp "X"
- *   events in the order they read them.  Invariant: every X has a
- *   non-negative dur, and the X events of a ring nest properly.
+ * - Spans are paired per ring with a stack (MAX_DEPTH deep; begins past it
+ *   are counted and their ends skipped).  The spans of one outermost span
+ *   are held back until it ends and then written sorted by start, parents
+ *   before children (then in begin order), because viewers nest
+ *   same-timestamp events in the order they read them.  Invariant: every X
+ *   has a non-negative dur, and the X events of a ring nest properly.
+ * - What is held back is bounded, whatever the target writes (an outer
+ *   span begun and never ended would otherwise hold every span after it):
+ *   at most --max-held spans (default MAX_HELD_DEFAULT, 64 Ki, 2 MiB) in
+ *   all rings together.  When an event would pass that, the ring holding
+ *   the most is written early: its held spans, sorted as above, as X
+ *   events, and the spans still open around them as "B" events merged into
+ *   that order (args.early = true); each of those gets its "E" when it
+ *   ends (or is cut: args.cut on the E).  Nothing is cut or split, the
+ *   nesting stays proper and the same-timestamp order too.  A thread
+ *   instant "slices written early" (args: spans, open, max_held) marks the
+ *   place, stderr says so once, and otherData.written_early counts them.
+ *   Invariant: stack[0..nopen) of a ring are written as B (their E
+ *   pending), the rest not yet; while depth == nopen nothing is held, so
+ *   the spans of an open span written early stream out as their own
+ *   subtrees end.  Memory: each ring's array holds at most max_held + 1 +
+ *   MAX_DEPTH spans, is freed after a flush when larger than KEEP_CAP, and
+ *   grows by doubling: at most about 2 x max_held + KEEP_CAP x rings spans
+ *   are allocated in all, and qsort's buffer for one ring's.  Nothing else
+ *   here grows with what the target writes: per ring a fixed state (its
+ *   stack, 2 KiB; at most 4096 rings), names and counter tracks written as
+ *   they come, metadata one line per ring, a fixed user-event table
+ *   (OCGC_WIRE_USER_EVENTS bytes).
  * - A loss (on_lost, or events overwritten before a --file read began)
  *   closes the ring's open spans at its last timestamp (args.cut = "events
  *   lost") and puts a global instant "events lost" at the next event's
@@ -47,6 +70,9 @@
 #include "util.h"
 
 #define MAX_DEPTH 64
+#define MAX_HELD_DEFAULT 65536u     /* spans held back in all rings (32 B each) */
+#define MAX_HELD_LIMIT (1u << 24)   /* the most --max-held takes: 512 MiB */
+#define KEEP_CAP 16                 /* a ring's array at most this big outlives a flush */
 #define POLL_NS UINT64_C(10000000) /* 10 ms: keeps a default-sized ring from wrapping */
 
 /* ---- output: a buffer over write(2) that keeps the first error ------------- */
@@ -136,17 +162,22 @@ enum cut { CUT_NONE, CUT_LOSS, CUT_END, CUT_UNTERMINATED };
 
 struct span {
   uint64_t ts, end;
-  unsigned id, depth;
-  int user;
-  int cause; /* enum ocgc_cause, or -1 */
-  enum cut cut;
+  uint64_t seq;           /* begin order on its ring: orders same-start siblings */
+  int16_t cause;          /* enum ocgc_cause, or -1 */
+  uint16_t id;            /* 13 bits in the header (OCGC_EV_ID) */
+  uint8_t depth;          /* < MAX_DEPTH */
+  uint8_t user;
+  uint8_t cut;            /* enum cut */
+  uint8_t open;           /* still open: written as a B event (flush_early) */
 };
 
 struct ring {
   struct span stack[MAX_DEPTH];
   unsigned depth;
-  unsigned overflow;          /* begins past MAX_DEPTH, whose ends we skip */
-  struct span *done;          /* closed spans of the current outermost span */
+  unsigned nopen;             /* stack[0..nopen) written as B events, E pending */
+  uint64_t overflow;          /* begins past MAX_DEPTH, whose ends we skip */
+  uint64_t seq;               /* spans begun on this ring */
+  struct span *done;          /* closed spans held back (not written yet) */
   size_t ndone, cap;
   int pending_cause;
   uint64_t pending_ts;
@@ -177,6 +208,11 @@ struct trace {
   /* what the summary line says */
   uint64_t spans, markers, lost, unmatched, cut;
   int oom;
+  size_t max_held;            /* --max-held */
+  size_t held;                /* closed spans held back, all rings */
+  uint64_t early;             /* flush_early calls */
+  int warned;                 /* the stderr line about them was written */
+  int closing;                /* in close_all: no flush_early */
 };
 
 static const char *span_name(const struct trace *t, const struct span *s, char *buf, size_t n)
@@ -194,29 +230,55 @@ static const char *span_name(const struct trace *t, const struct span *s, char *
   return buf;
 }
 
+static const char *const cut_names[] = {NULL, "events lost", "end of trace", "end not seen"};
+
+/* An X event, or a B event for a span still open (s->open). */
 static void emit_span(struct trace *t, unsigned ring, const struct span *s)
 {
-  static const char *const cuts[] = {NULL, "events lost", "end of trace", "end not seen"};
   char buf[32];
   struct out *o = t->o;
-  uint64_t dur = s->end >= s->ts ? s->end - s->ts : 0;
-  ev_start(o, span_name(t, s, buf, sizeof buf), s->user ? "user" : "gc", "X", s->ts, t->pid);
-  out_printf(o, ",\"tid\":%u,\"dur\":%" PRIu64 ".%03u", ring, dur / 1000,
-             (unsigned)(dur % 1000));
-  if (s->cause >= 0 || s->cut != CUT_NONE) {
-    const char *sep = "";
+  const char *sep = "";
+  ev_start(o, span_name(t, s, buf, sizeof buf), s->user ? "user" : "gc", s->open ? "B" : "X",
+           s->ts, t->pid);
+  out_printf(o, ",\"tid\":%u", ring);
+  if (!s->open) {
+    uint64_t dur = s->end >= s->ts ? s->end - s->ts : 0;
+    out_printf(o, ",\"dur\":%" PRIu64 ".%03u", dur / 1000, (unsigned)(dur % 1000));
+  }
+  if (s->cause >= 0 || s->cut != CUT_NONE || s->open) {
     out_printf(o, ",\"args\":{");
     if (s->cause >= 0) {
       const char *c = ocgc_cause_name((unsigned)s->cause);
       out_printf(o, "\"cause\":\"%s\"", c ? c : "unknown");
       sep = ",";
     }
-    if (s->cut != CUT_NONE) out_printf(o, "%s\"cut\":\"%s\"", sep, cuts[s->cut]);
+    if (s->cut != CUT_NONE) {
+      out_printf(o, "%s\"cut\":\"%s\"", sep, cut_names[s->cut]);
+      sep = ",";
+    }
+    if (s->open) out_printf(o, "%s\"early\":true", sep);
     out_printf(o, "}");
   }
   out_printf(o, "}");
-  t->spans++;
+  t->spans++; /* a B and its E are one slice */
   if (s->cut != CUT_NONE) t->cut++;
+}
+
+/* The E event of a span written as B.  Never before its B: a hostile
+ * timestamp going backwards gives a zero-length slice, as for X. */
+static void emit_end(struct trace *t, unsigned ring, const struct span *s, uint64_t end,
+                     enum cut cut)
+{
+  char buf[32];
+  struct out *o = t->o;
+  ev_start(o, span_name(t, s, buf, sizeof buf), s->user ? "user" : "gc", "E",
+           end >= s->ts ? end : s->ts, t->pid);
+  out_printf(o, ",\"tid\":%u", ring);
+  if (cut != CUT_NONE) {
+    out_printf(o, ",\"args\":{\"cut\":\"%s\"}", cut_names[cut]);
+    t->cut++;
+  }
+  out_printf(o, "}");
 }
 
 static int span_order(const void *a, const void *b)
@@ -224,46 +286,126 @@ static int span_order(const void *a, const void *b)
   const struct span *x = a, *y = b;
   if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
   if (x->depth != y->depth) return x->depth < y->depth ? -1 : 1;
+  if (x->seq != y->seq) return x->seq < y->seq ? -1 : 1;
   return 0;
 }
 
-/* The outermost span of ring r ended: write its tree, parents first. */
-static void flush_tree(struct trace *t, unsigned ring)
+/* Room for [extra] more spans in ring r's array.  Returns 0, or -1 with
+ * t->oom set. */
+static int hold_room(struct trace *t, struct ring *r, size_t extra)
+{
+  size_t need = r->ndone + extra, cap = r->cap ? r->cap : KEEP_CAP;
+  struct span *p;
+  if (need <= r->cap) return 0;
+  while (cap < need) cap *= 2;
+  /* held <= max_held + 1 and the open spans of a flush_early: no more */
+  if (cap > t->max_held + 1 + MAX_DEPTH && need <= t->max_held + 1 + MAX_DEPTH)
+    cap = t->max_held + 1 + MAX_DEPTH;
+  p = realloc(r->done, cap * sizeof *p);
+  if (p == NULL) { t->oom = 1; return -1; }
+  r->done = p;
+  r->cap = cap;
+  return 0;
+}
+
+/* Write what ring [ring] holds, sorted: parents first, same-start
+ * siblings in begin order. */
+static void flush_held(struct trace *t, unsigned ring)
 {
   struct ring *r = &t->rings[ring];
   size_t i;
   if (r->ndone == 0) return; /* (done may still be NULL: qsort wants a pointer) */
   qsort(r->done, r->ndone, sizeof r->done[0], span_order);
-  for (i = 0; i < r->ndone; i++) emit_span(t, ring, &r->done[i]);
+  for (i = 0; i < r->ndone; i++) {
+    emit_span(t, ring, &r->done[i]);
+    if (!r->done[i].open) t->held--;
+  }
   r->ndone = 0;
+  if (r->cap > KEEP_CAP) {
+    /* Only a long tree needed it: give it back, so that the arrays of
+     * all rings together stay within about twice max_held. */
+    free(r->done);
+    r->done = NULL;
+    r->cap = 0;
+  }
 }
 
-static void close_span(struct trace *t, struct ring *r, const struct span *s, uint64_t end,
+/* Too much is held: write ring [ring]'s held spans now, and the spans
+ * still open around them as B events (their E comes when they end). */
+static void flush_early(struct trace *t, unsigned ring)
+{
+  struct ring *r = &t->rings[ring];
+  size_t nheld = r->ndone;
+  unsigned k, nopen = r->depth - r->nopen;
+  if (hold_room(t, r, nopen) != 0) return;
+  for (k = r->nopen; k < r->depth; k++) {
+    r->done[r->ndone] = r->stack[k];
+    r->done[r->ndone].open = 1;
+    r->ndone++;
+  }
+  flush_held(t, ring);
+  r->nopen = r->depth;
+  ev_start(t->o, "slices written early", "ocgc", "i", r->last_ts, t->pid);
+  out_printf(t->o, ",\"tid\":%u,\"s\":\"t\",\"args\":{\"spans\":%zu,\"open\":%u,"
+             "\"max_held\":%zu}}", ring, nheld, nopen, t->max_held);
+  t->markers++;
+  t->early++;
+  if (!t->warned) {
+    t->warned = 1;
+    fprintf(stderr, "ocgc trace: more than %zu slices held back inside slices that stay open "
+            "(ring %u): written early, the open ones as begin/end events (marked \"slices "
+            "written early\"; --max-held raises the limit)\n", t->max_held, ring);
+  }
+}
+
+/* The ring holding the most (there is one: t->held > 0). */
+static unsigned fullest_ring(const struct trace *t)
+{
+  unsigned i, best = 0;
+  for (i = 1; i < t->nrings; i++)
+    if (t->rings[i].ndone > t->rings[best].ndone) best = i;
+  return best;
+}
+
+/* Span s, just popped off ring [ring]'s stack (at index r->depth), ends
+ * at [end]. */
+static void close_span(struct trace *t, unsigned ring, const struct span *s, uint64_t end,
                        enum cut cut)
 {
-  if (r->ndone == r->cap) {
-    size_t cap = r->cap ? 2 * r->cap : 64;
-    struct span *p = realloc(r->done, cap * sizeof *p);
-    if (p == NULL) { t->oom = 1; return; }
-    r->done = p;
-    r->cap = cap;
+  struct ring *r = &t->rings[ring];
+  struct span *d;
+  if (r->depth < r->nopen) {
+    /* Written as B: nothing is held inside it (depth was nopen), but
+     * should something be, it must come before the E. */
+    flush_held(t, ring);
+    emit_end(t, ring, s, end, cut);
+    r->nopen = r->depth;
+    return;
   }
-  r->done[r->ndone] = *s;
-  r->done[r->ndone].end = end;
-  r->done[r->ndone].cut = cut;
-  r->ndone++;
+  if (hold_room(t, r, 1) != 0) return;
+  d = &r->done[r->ndone++];
+  *d = *s;
+  d->end = end;
+  d->cut = (uint8_t)cut;
+  t->held++;
+  if (r->depth == r->nopen) flush_held(t, ring); /* its whole tree is here */
+  else if (t->held > t->max_held && !t->closing) flush_early(t, fullest_ring(t));
 }
 
 /* Close every open span of ring [ring] at its last timestamp. */
 static void close_all(struct trace *t, unsigned ring, enum cut cut)
 {
   struct ring *r = &t->rings[ring];
+  /* All of it is written below: no early write on the way (at most
+   * MAX_DEPTH more are held meanwhile). */
+  t->closing = 1;
   while (r->depth > 0) {
     r->depth--;
-    close_span(t, r, &r->stack[r->depth], r->last_ts, cut);
+    close_span(t, ring, &r->stack[r->depth], r->last_ts, cut);
   }
+  t->closing = 0;
   r->overflow = 0;
-  flush_tree(t, ring);
+  flush_held(t, ring);
 }
 
 static void span_begin(struct trace *t, unsigned ring, const struct ocgc_event *ev, int kind)
@@ -274,12 +416,14 @@ static void span_begin(struct trace *t, unsigned ring, const struct ocgc_event *
   s = &r->stack[r->depth];
   memset(s, 0, sizeof *s);
   s->ts = ev->timestamp;
-  s->id = ev->id;
-  s->user = (int)ev->user;
-  s->depth = r->depth;
+  s->id = (uint16_t)ev->id;
+  s->user = ev->user != 0;
+  s->depth = (uint8_t)r->depth;
+  s->seq = r->seq++;
   s->cause = -1;
   if (kind >= 0) {
-    if (r->pending_cause >= 0 && r->pending_ts == ev->timestamp) s->cause = r->pending_cause;
+    if (r->pending_cause >= 0 && r->pending_ts == ev->timestamp)
+      s->cause = (int16_t)(r->pending_cause > INT16_MAX ? INT16_MAX : r->pending_cause);
     r->pending_cause = -1;
   }
   r->depth++;
@@ -291,7 +435,7 @@ static void span_end(struct trace *t, unsigned ring, const struct ocgc_event *ev
   unsigned i;
   if (r->overflow > 0) { r->overflow--; return; }
   for (i = r->depth; i > 0; i--)
-    if (r->stack[i - 1].id == ev->id && r->stack[i - 1].user == (int)ev->user) break;
+    if (r->stack[i - 1].id == ev->id && r->stack[i - 1].user == (ev->user != 0)) break;
   if (i == 0) {
     /* Its begin came before the attach or was lost: nothing to pair. */
     t->unmatched++;
@@ -301,11 +445,10 @@ static void span_end(struct trace *t, unsigned ring, const struct ocgc_event *ev
    * that the nesting stays proper. */
   while (r->depth > i) {
     r->depth--;
-    close_span(t, r, &r->stack[r->depth], ev->timestamp, CUT_UNTERMINATED);
+    close_span(t, ring, &r->stack[r->depth], ev->timestamp, CUT_UNTERMINATED);
   }
   r->depth--;
-  close_span(t, r, &r->stack[r->depth], ev->timestamp, CUT_NONE);
-  if (r->depth == 0) flush_tree(t, ring);
+  close_span(t, ring, &r->stack[r->depth], ev->timestamp, CUT_NONE);
 }
 
 static void emit_lost(struct trace *t, unsigned ring, uint64_t ts, uint64_t n, int exact,
@@ -476,8 +619,8 @@ static void on_stop_signal(int sig)
 static void trace_usage(FILE *f)
 {
   fprintf(f,
-          "usage: ocgc trace [--duration D] [--dir DIR] PID -o OUT.json\n"
-          "       ocgc trace --file FILE -o OUT.json\n\n"
+          "usage: ocgc trace [--duration D] [--dir DIR] [--max-held N] PID -o OUT.json\n"
+          "       ocgc trace [--max-held N] --file FILE -o OUT.json\n\n"
           "Write a Chrome/Perfetto JSON trace (Trace Event Format; open it in\n"
           "ui.perfetto.dev or chrome://tracing) of the GC events of the running\n"
           "OCaml process PID, followed from now for D (default 10s) or until the\n"
@@ -491,6 +634,11 @@ static void trace_usage(FILE *f)
           "cycles; and a global instant \"events lost\" (args.count, args.exact)\n"
           "wherever the ring overwrote events before they were read: slices cut\n"
           "by a loss end at the loss, with args.cut.\n\n"
+          "The slices inside a slice are held back until it ends, so that they\n"
+          "can be written sorted; at most N in all (--max-held).  Past that\n"
+          "(a span that never ends), the slices held are written at once, the\n"
+          "slices still open around them as begin/end events (args.early), with\n"
+          "an instant \"slices written early\" there.\n\n"
           "  -o, --output OUT    where to write (required); '-' for stdout.  OUT is\n"
           "                      written whole or not at all (a temporary file is\n"
           "                      renamed over it); a failed write exits with %d\n"
@@ -498,8 +646,10 @@ static void trace_usage(FILE *f)
           "  -f, --file FILE     read the ring file FILE instead of a process\n"
           "  --dir DIR           look for DIR/PID.events instead of searching the\n"
           "                      process's memory map\n"
+          "  --max-held N        slices held back at most, in all (default %u,\n"
+          "                      32 bytes each; 1 to %u)\n"
           "  -h, --help          this text\n",
-          OCGC_EXIT_ERROR);
+          OCGC_EXIT_ERROR, MAX_HELD_DEFAULT, MAX_HELD_LIMIT);
 }
 
 /* The temporary file next to [path], created with mkstemp; its name goes in
@@ -565,18 +715,10 @@ static void write_trailer(struct trace *t, const struct ocgc_source_info *info,
     out_json_string(o, info->ocgc_version);
   }
   out_printf(o, ",\"events_seen\":%" PRIu64 ",\"events_lost\":%" PRIu64
-             ",\"events_skipped\":%" PRIu64 ",\"lost_exact\":%s}}\n",
-             st->seen, st->lost, st->skipped, st->lost_exact ? "true" : "false");
-}
-
-/* Read everything there is now (bounded: a producer that keeps writing
- * cannot hold us).  Returns 0 or a negative error. */
-static int drain(struct ocgc_cursor *cur, uint64_t max_polls)
-{
-  uint64_t polls = 0;
-  int64_t got;
-  do got = ocgc_cursor_poll(cur, 0); while (got > 0 && ++polls < max_polls);
-  return got < 0 ? (int)got : 0;
+             ",\"events_skipped\":%" PRIu64 ",\"lost_exact\":%s,\"max_held\":%zu"
+             ",\"written_early\":%" PRIu64 "}}\n",
+             st->seen, st->lost, st->skipped, st->lost_exact ? "true" : "false", t->max_held,
+             t->early);
 }
 
 /* Is the process we follow still there?  ocgc files say so themselves;
@@ -595,6 +737,7 @@ int cmd_trace(int argc, char **argv)
     {"duration", required_argument, NULL, 'd'},
     {"file", required_argument, NULL, 'f'},
     {"dir", required_argument, NULL, 'D'},
+    {"max-held", required_argument, NULL, 'M'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
   };
@@ -608,11 +751,12 @@ int cmd_trace(int argc, char **argv)
   struct sigaction sa, old_int, old_term, old_pipe;
   const char *output = NULL, *file = NULL, *dir = NULL;
   char *tmp = NULL, label[48];
-  uint64_t duration = UINT64_C(10000000000), max_polls;
+  uint64_t duration = UINT64_C(10000000000), max_events;
   int opt, pid = 0, err = 0, rc = 0, fd = -1;
   unsigned i;
 
   memset(&t, 0, sizeof t);
+  t.max_held = MAX_HELD_DEFAULT;
   label[0] = '\0';
   optind = 1;
   while ((opt = getopt_long(argc, argv, "o:d:f:h", longopts, NULL)) != -1) {
@@ -627,6 +771,20 @@ int cmd_trace(int argc, char **argv)
       break;
     case 'f': file = optarg; break;
     case 'D': dir = optarg; break;
+    case 'M': {
+      char *end;
+      unsigned long n;
+      errno = 0;
+      n = strtoul(optarg, &end, 10);
+      if (errno != 0 || end == optarg || *end != '\0' || optarg[0] == '-' || n < 1 ||
+          n > MAX_HELD_LIMIT) {
+        fprintf(stderr, "ocgc trace: --max-held takes a number of slices from 1 to %u, "
+                "not '%s'\n", MAX_HELD_LIMIT, optarg);
+        return OCGC_EXIT_USAGE;
+      }
+      t.max_held = (size_t)n;
+      break;
+    }
     case 'h': trace_usage(stdout); return 0;
     default: trace_usage(stderr); return OCGC_EXIT_USAGE;
     }
@@ -696,9 +854,7 @@ int cmd_trace(int argc, char **argv)
     t.skipped_exact = st.lost_exact;
   }
   write_header(&t, &info);
-  /* Enough polls to drain every ring a few times over (a poll copies at
-   * most 64 Ki words). */
-  max_polls = 16 + 4 * (uint64_t)t.nrings * (info.ring_words / 65536 + 1);
+  max_events = ocgc_drain_events(src);
 
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = on_stop_signal;
@@ -710,7 +866,7 @@ int cmd_trace(int argc, char **argv)
   sigaction(SIGPIPE, &sa, &old_pipe);
 
   if (file != NULL) {
-    err = drain(cur, max_polls);
+    err = ocgc_drain_cursor(cur, max_events, &stop_requested);
   } else {
     uint64_t deadline = ocgc_now_ns() + duration;
     if (isatty(STDERR_FILENO))
@@ -719,10 +875,12 @@ int cmd_trace(int argc, char **argv)
     for (;;) {
       /* Alive before the drain: events written before an exit are read. */
       int alive = still_alive(src, pid);
-      if ((err = drain(cur, max_polls)) != 0 || !alive || stop_requested || o->err ||
-          t.oom || ocgc_now_ns() >= deadline)
+      /* Gone: nothing more is written, read what is left whole. */
+      err = ocgc_drain_cursor(cur, max_events, &stop_requested);
+      if (err != 0 || !alive || stop_requested || o->err || t.oom || ocgc_now_ns() >= deadline)
         break;
-      ocgc_sleep_ns(POLL_NS);
+      ocgc_cursor_stats(cur, &st);
+      if (!st.behind) ocgc_sleep_ns(POLL_NS); /* else read on at once */
     }
   }
   sigaction(SIGINT, &old_int, NULL);
@@ -759,9 +917,11 @@ int cmd_trace(int argc, char **argv)
   if (tmp != NULL) { free(tmp); tmp = NULL; } /* renamed: nothing to remove */
   {
     uint64_t lost = t.lost + (file != NULL ? st.skipped : 0);
-    fprintf(stderr, "ocgc trace: wrote %s: %" PRIu64 " slices, %" PRIu64 " events lost%s\n",
+    fprintf(stderr, "ocgc trace: wrote %s: %" PRIu64 " slices, %" PRIu64 " events lost%s",
             strcmp(output, "-") == 0 ? "stdout" : output, t.spans, lost,
             lost ? " (marked \"events lost\")" : "");
+    if (t.early) fprintf(stderr, ", %" PRIu64 " early writes of held slices", t.early);
+    fprintf(stderr, "\n");
   }
   goto out;
 

@@ -108,36 +108,58 @@ void ocgc_sleep_ns(uint64_t ns)
   nanosleep(&ts, NULL);
 }
 
-int ocgc_drain_agg(struct ocgc_agg *agg, unsigned max_polls, const volatile sig_atomic_t *stop)
+/* Events a cursor has passed: what a drain counts as progress. */
+static uint64_t passed(const struct ocgc_cursor_stats *st)
+{
+  return st->seen + st->skipped + st->lost;
+}
+
+/* The loop of both drains; [poll] polls and fills *st. */
+static int drain(int64_t (*poll)(void *, struct ocgc_cursor_stats *), void *h,
+                 uint64_t max_events, const volatile sig_atomic_t *stop)
 {
   struct ocgc_cursor_stats st;
-  unsigned polls = 0;
+  uint64_t first = 0, last = 0;
+  unsigned idle = 0, polls = 0;
   for (;;) {
-    int64_t got = ocgc_agg_poll(agg);
-    if (got == -EAGAIN) return 0;
+    int64_t got = poll(h, &st);
     if (got < 0) return (int)got;
-    ocgc_agg_cursor_stats(agg, &st);
-    if (!st.behind || ++polls >= max_polls || (stop != NULL && *stop)) return 0;
+    if (polls++ == 0) first = last = passed(&st) - (uint64_t)got;
+    idle = passed(&st) == last ? idle + 1 : 0;
+    last = passed(&st);
+    if (!st.behind || last - first >= max_events || idle >= 100 || (stop != NULL && *stop))
+      return 0;
   }
 }
 
-int ocgc_drain_cursor(struct ocgc_cursor *cur, unsigned max_polls,
+static int64_t poll_agg(void *h, struct ocgc_cursor_stats *st)
+{
+  int64_t got = ocgc_agg_poll(h);
+  ocgc_agg_cursor_stats(h, st);
+  return got;
+}
+
+static int64_t poll_cursor(void *h, struct ocgc_cursor_stats *st)
+{
+  int64_t got = ocgc_cursor_poll(h, 0);
+  ocgc_cursor_stats(h, st);
+  return got;
+}
+
+int ocgc_drain_agg(struct ocgc_agg *agg, uint64_t max_events, const volatile sig_atomic_t *stop)
+{
+  return drain(poll_agg, agg, max_events, stop);
+}
+
+int ocgc_drain_cursor(struct ocgc_cursor *cur, uint64_t max_events,
                       const volatile sig_atomic_t *stop)
 {
-  struct ocgc_cursor_stats st;
-  unsigned polls = 0;
-  for (;;) {
-    int64_t got = ocgc_cursor_poll(cur, 0);
-    if (got == -EAGAIN) return 0;
-    if (got < 0) return (int)got;
-    ocgc_cursor_stats(cur, &st);
-    if (!st.behind || ++polls >= max_polls || (stop != NULL && *stop)) return 0;
-  }
+  return drain(poll_cursor, cur, max_events, stop);
 }
 
-unsigned ocgc_drain_polls(uint64_t rings, uint64_t ring_words)
+uint64_t ocgc_drain_events(const struct ocgc_source *src)
 {
-  /* A poll delivers up to 1 Mi events (at least 2 words each) in 10 ms. */
-  uint64_t n = 16 + 4 * rings * (ring_words / (UINT64_C(1) << 21) + 1);
-  return n > 100000 ? 100000 : (unsigned)n;
+  struct ocgc_source_info info;
+  if (ocgc_source_info(src, &info) != 0) return UINT64_C(1) << 22;
+  return 4 * (info.max_domains ? info.max_domains : 1) * (info.ring_words / 2 + 1);
 }

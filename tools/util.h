@@ -40,17 +40,18 @@ uint64_t ocgc_now_ns(void);
 void ocgc_sleep_ns(uint64_t ns);
 
 /* Read until caught up: poll again while the last poll stopped short
- * (the cursor's budget, stats.behind), at most [max_polls] times, and not
- * once more after *stop became nonzero (so a signal ends a drain within
- * one poll's budget, 10 ms, whatever the target writes).  Returns 0 or the
- * poll's error; -EAGAIN (a producer holding its seqlock) is no error: the
- * next drain reads on. */
-int ocgc_drain_agg(struct ocgc_agg *agg, unsigned max_polls, const volatile sig_atomic_t *stop);
-int ocgc_drain_cursor(struct ocgc_cursor *cur, unsigned max_polls,
+ * (the cursor's budget: stats.behind), until [max_events] events were
+ * passed (seen, skipped or lost), 100 polls in a row made no progress (a
+ * producer holding its seqlock), or *stop (may be NULL) became nonzero:
+ * a signal ends a drain within one poll's budget, 10 ms, whatever the
+ * target writes.  Returns 0 or the poll's error. */
+int ocgc_drain_agg(struct ocgc_agg *agg, uint64_t max_events, const volatile sig_atomic_t *stop);
+int ocgc_drain_cursor(struct ocgc_cursor *cur, uint64_t max_events,
                       const volatile sig_atomic_t *stop);
 
-/* Polls that read [ring_words]-word rings of [rings] rings a few times over
- * (what a drain of a whole file needs). */
-unsigned ocgc_drain_polls(uint64_t rings, uint64_t ring_words);
+/* A drain bound for [src]: four times the events its rings can hold (two
+ * words each at least), so a whole file is read, and a producer writing as
+ * fast as we read cannot hold a drain beyond that. */
+uint64_t ocgc_drain_events(const struct ocgc_source *src);
 
 #endif /* OCGC_TOOLS_UTIL_H */

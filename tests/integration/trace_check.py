@@ -1,7 +1,10 @@
 # trace_check.py - read a Chrome/Perfetto JSON trace written by `ocgc trace`
-# and print "key value" facts that tests/integration/cmd_trace.sh checks:
-# whether it loads, B/E pairing and X nesting per (pid, tid), slice counts
-# per name, causes, loss markers, counter sums.  Usage: trace_check.py FILE
+# and print "key value" facts that tests/integration/cmd_trace.sh and
+# trace_bounded.sh check: whether it loads, B/E pairing, nesting per
+# (pid, tid) of the X events and B/E pairs together, same-timestamp reading
+# order, slice counts per name, causes, cuts, loss markers, counter sums.
+# A B/E pair counts as one slice (ts of the B, dur up to the E, args of
+# both).  Usage: trace_check.py FILE
 import json
 import sys
 from collections import Counter, defaultdict
@@ -22,23 +25,50 @@ def main():
     ph = Counter(e.get("ph") for e in evs)
     for k in sorted(ph):
         print("ph.%s %d" % (k, ph[k]))
-    # B/E: matched per (pid, tid), properly nested
+    # B/E: matched per (pid, tid), properly nested; each pair becomes a
+    # complete slice (with the B's place in the file) for the checks below
     stacks = defaultdict(list)
     bad_be = 0
-    for e in sorted((e for e in evs if e.get("ph") in ("B", "E")), key=lambda e: e["ts"]):
+    pairs = []
+    order = sorted(((e, i) for i, e in enumerate(evs) if e.get("ph") in ("B", "E")),
+                   key=lambda p: p[0]["ts"])
+    for e, i in order:
         key = (e.get("pid"), e.get("tid"))
         if e["ph"] == "B":
-            stacks[key].append(e.get("name"))
-        elif not stacks[key] or (e.get("name") and stacks[key][-1] != e["name"]):
+            stacks[key].append((e, i))
+        elif not stacks[key] or (e.get("name") and stacks[key][-1][0].get("name") != e["name"]):
             bad_be += 1
         else:
-            stacks[key].pop()
+            b, bi = stacks[key].pop()
+            args = dict(b.get("args", {}))
+            args.update(e.get("args", {}))
+            pairs.append(({"name": b.get("name"), "ph": "X", "ts": b["ts"],
+                           "dur": e["ts"] - b["ts"], "pid": b.get("pid"),
+                           "tid": b.get("tid"), "args": args}, bi))
     bad_be += sum(len(s) for s in stacks.values())
     print("be.unmatched", bad_be)
+    print("be.pairs", len(pairs))
     # X: non-negative durations, properly nested per (pid, tid)
-    xs = [e for e in evs if e.get("ph") == "X"]
-    print("x.negative_dur", sum(1 for e in xs if e.get("dur", -1) < 0))
+    xs_read = [(e, i) for i, e in enumerate(evs) if e.get("ph") == "X"]
+    print("x.negative_dur", sum(1 for e, _ in xs_read if e.get("dur", -1) < 0))
+    # Same-timestamp reading order: a viewer nests events that start
+    # together in the order it reads them, so a slice read after one that
+    # starts with it and ends sooner (but not at once) is nested wrongly.
     eps = 0.0015  # us: the three decimals of ts and dur
+    half_ns = 0.0005  # us: what tells two durations apart after float rounding
+    xs_read = sorted(xs_read + pairs, key=lambda p: p[1])
+    xs = [e for e, _ in xs_read]
+    bad_order = 0
+    first = {}
+    for e in xs:
+        key = (e.get("pid"), e.get("tid"), e["ts"])
+        d = e.get("dur", 0)
+        shortest = first.get(key)
+        if shortest is not None and shortest + half_ns < d:
+            bad_order += 1
+        if d > half_ns and (shortest is None or d < shortest):
+            first[key] = d
+    print("x.parent_after_child", bad_order)
     bad_nest = 0
     by_thread = defaultdict(list)
     for e in xs:
@@ -74,6 +104,11 @@ def main():
     print("lost.count", sum(int(e.get("args", {}).get("count", 0)) for e in lost))
     print("lost.exact", int(all(e.get("args", {}).get("exact") is True for e in lost)))
     print("lost.before_start", sum(1 for e in lost if "when" in e.get("args", {})))
+    early = [e for e in evs if e.get("ph") == "i" and e.get("name") == "slices written early"]
+    print("early.markers", len(early))
+    print("early.rings", len(set((e.get("pid"), e.get("tid")) for e in early)))
+    print("early.spans_max", max([int(e.get("args", {}).get("spans", 0)) for e in early] or [0]))
+    print("early.open_slices", sum(1 for e in xs if e.get("args", {}).get("early") is True))
     inst = Counter(e["name"] for e in evs if e.get("ph") == "i")
     for k in sorted(inst):
         print("instant.%s %d" % (k.replace(" ", "_"), inst[k]))

@@ -174,7 +174,9 @@ void rg_write(struct rg_file *f, unsigned d, uint64_t header, uint64_t ts,
   uint64_t len = OCGC_EV_LENGTH(header), off = r->tail & r->mask, i;
   uint64_t *p;
 
-  if (len == 0 || len >= r->size) abort(); /* a bug in the test itself */
+  /* An event and the padding before it (up to len - 1 words) must fit in
+   * the ring together: longer ones are a bug in the test itself. */
+  if (len == 0 || 2 * len > r->size) abort();
   if (off + len > r->size || r->tail + len - r->head > r->mask) {
     make_room(r, len);
     off = r->tail & r->mask;

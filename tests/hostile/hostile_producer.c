@@ -1,0 +1,492 @@
+/* hostile_producer.c - a live process with an ocgc ring that lies, for
+ * tests/hostile/hostile_live.sh (issue 9).
+ *
+ *   hostile_producer DIR MODE [SECONDS [RING_LOG2]]
+ *
+ * It creates DIR/<its pid>.events as a regular file laid out by the test
+ * ring writer (tests/unit/ringgen.[ch]) with its own real identity (pid,
+ * /proc start time, boot id, state running), so that attach by pid, with
+ * --dir or through /proc/PID/maps, accepts it as a live producer.  It
+ * keeps the file mapped shared read-write, prints "ready PID" on stdout
+ * once the ring holds events, then writes in MODE until killed:
+ *
+ *   flood     valid GC events as fast as it can (minor collections with
+ *             their cause and counters, major slices, cycle ends): the ring
+ *             wraps constantly; head, the (head_pos, head_events) seqlock,
+ *             written_events and the totals stay honest.
+ *   scribble  flood, interleaved with lies: head and tail set to wild
+ *             values, tail rewound, event lengths 0 or huge, garbage words,
+ *             impossible totals (by-cause sums above the collections,
+ *             counters going backwards), head_events above written, spans
+ *             that end before they begin, seqlocks left odd for a while.
+ *   truncate  flood, with the file cut shorter (to 0, into the header, the
+ *             extension block, the ring, the name table) and grown back to
+ *             full size (or beyond) in a loop.
+ *   all       the three in turn, ROTATE_MS each.
+ *
+ * "scribble:N" tells only lie N (0..NLIES-1, see scribble_once()), to find
+ * which lie a reader trips on.
+ *
+ * Invariants:
+ * - it never becomes the reason a test hangs: alarm(SECONDS) (default 60)
+ *   ends it, SIGTERM/SIGINT end it at the next loop turn (removing its
+ *   file), and no loop waits on anything but the clock;
+ * - it never faults on its own mapping: while the file is shorter than the
+ *   mapping it touches none of it, and before writing again it sets the
+ *   size back and copies back the image it saved, so honest phases are
+ *   honest again;
+ * - after a lie it restores what the writer knows (ringgen's rg_ring state
+ *   and its own copy of the totals), so every lie is temporary and the
+ *   ring stays readable between them. */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ringgen.h"
+
+#define ROTATE_MS 300u
+#define SLICE_EVERY 4u   /* a major slice after every 4th minor collection */
+#define CYCLE_EVERY 256u /* a major cycle ends every 256 minor collections */
+
+enum mode { M_FLOOD, M_SCRIBBLE, M_TRUNCATE, M_ALL };
+
+#define NLIES 12
+
+static volatile sig_atomic_t stop_sig;
+static int only_lie = -1; /* scribble:N */
+static void on_stop(int sig) { stop_sig = sig; }
+
+/* The writer's own copy of the totals: what it republishes after a lie. */
+static struct ocgc_wire_totals honest;
+
+static struct rg_file F;
+static struct rg_ring *R;
+static unsigned slot_slice_due, slot_cycle_end;
+static uint64_t rng_state, last_ts, collections;
+
+static uint64_t rnd(void)
+{
+  /* xorshift64*: any sequence will do, it only has to differ per run */
+  rng_state ^= rng_state >> 12;
+  rng_state ^= rng_state << 25;
+  rng_state ^= rng_state >> 27;
+  return rng_state * UINT64_C(2685821657736338717);
+}
+
+static uint64_t now_ns(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * UINT64_C(1000000000) + (uint64_t)ts.tv_nsec;
+}
+
+/* Timestamps of one ring never decrease, even when writes outrun the
+ * clock's resolution. */
+static uint64_t stamp(void)
+{
+  uint64_t t = now_ns();
+  if (t <= last_ts) t = last_ts + 1;
+  last_ts = t;
+  return t;
+}
+
+static void sleep_ms(unsigned ms)
+{
+  struct timespec ts = {.tv_sec = ms / 1000u, .tv_nsec = (long)(ms % 1000u) * 1000000L};
+  nanosleep(&ts, NULL);
+}
+
+/* ---- identity --------------------------------------------------------------------- */
+
+/* Field 22 of /proc/self/stat, parsed after the last ')' as attach.c does
+ * (the command name may hold anything). */
+static uint64_t own_start_time(void)
+{
+  char buf[2048];
+  const char *p;
+  ssize_t n;
+  int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC), field;
+  if (fd < 0) return 0;
+  n = read(fd, buf, sizeof buf - 1);
+  close(fd);
+  if (n <= 0) return 0;
+  buf[n] = '\0';
+  p = strrchr(buf, ')');
+  if (p == NULL) return 0;
+  p += 2; /* field 3 */
+  for (field = 3; field < 22 && p != NULL; field++) {
+    p = strchr(p, ' ');
+    if (p != NULL) p++;
+  }
+  return p != NULL ? strtoull(p, NULL, 10) : 0;
+}
+
+static void own_identity(struct ocgc_wire_ext *x)
+{
+  struct timespec rt, mono;
+  ssize_t n;
+  int fd;
+
+  x->pid = (uint64_t)getpid();
+  x->start_time = own_start_time();
+  memset(x->boot_id, 0, sizeof x->boot_id);
+  fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC);
+  if (fd >= 0) {
+    n = read(fd, x->boot_id, sizeof x->boot_id - 1);
+    close(fd);
+    if (n > 0) x->boot_id[strcspn(x->boot_id, "\n")] = '\0';
+    else x->boot_id[0] = '\0';
+  }
+  clock_gettime(CLOCK_REALTIME, &rt);
+  clock_gettime(CLOCK_MONOTONIC, &mono);
+  x->realtime_offset_ns = ((int64_t)rt.tv_sec - (int64_t)mono.tv_sec) * INT64_C(1000000000) +
+                          ((int64_t)rt.tv_nsec - (int64_t)mono.tv_nsec);
+  x->created_ns = now_ns();
+  memset(x->program, 0, sizeof x->program);
+  memcpy(x->program, "hostile_producer", sizeof "hostile_producer");
+  __atomic_store_n(&x->state, (uint64_t)OCGC_STATE_RUNNING, __ATOMIC_RELEASE);
+}
+
+/* ---- honest writing ------------------------------------------------------------------ */
+
+/* Publish the writer's totals under their seqlock (the producer's
+ * protocol): the scalar fields, the by-cause cells the flood moves, and
+ * after a lie ([all]) the whole table. */
+static void publish_totals(int all)
+{
+  struct ocgc_wire_totals *t = F.totals;
+  uint64_t seq = honest.seq;
+  const uint64_t *src = &honest.minor_collections;
+  uint64_t *dst = &t->minor_collections;
+  size_t i, n = (size_t)(&honest.updated_ns - src) + 1;
+
+  if (all) n = (sizeof *t - sizeof t->seq) / sizeof(uint64_t);
+  __atomic_store_n(&t->seq, seq + 1, __ATOMIC_RELAXED);
+  __atomic_thread_fence(__ATOMIC_RELEASE);
+  for (i = 0; i < n; i++) __atomic_store_n(&dst[i], src[i], __ATOMIC_RELAXED);
+  if (!all) {
+    __atomic_store_n(&t->by_cause[OCGC_KIND_MINOR][OCGC_CAUSE_MINOR_HEAP_FULL],
+                     honest.by_cause[OCGC_KIND_MINOR][OCGC_CAUSE_MINOR_HEAP_FULL],
+                     __ATOMIC_RELAXED);
+    __atomic_store_n(&t->by_cause[OCGC_KIND_MAJOR_SLICE][OCGC_CAUSE_MAJOR_SLICE_DUE],
+                     honest.by_cause[OCGC_KIND_MAJOR_SLICE][OCGC_CAUSE_MAJOR_SLICE_DUE],
+                     __ATOMIC_RELAXED);
+  }
+  honest.seq = seq + 2;
+  __atomic_store_n(&t->seq, honest.seq, __ATOMIC_RELEASE);
+}
+
+/* Put back what the writer knows about its ring: head, tail, the seqlocked
+ * pair and the count written. */
+static void restore_ring(void)
+{
+  struct ocgc_wire_ext_ring *er = R->er;
+  __atomic_store_n(&er->seq, R->seq + 1, __ATOMIC_RELAXED);
+  __atomic_thread_fence(__ATOMIC_RELEASE);
+  __atomic_store_n(&er->head_pos, R->head, __ATOMIC_RELAXED);
+  __atomic_store_n(&er->head_events, R->head_events, __ATOMIC_RELAXED);
+  __atomic_store_n(&er->written_events, R->written, __ATOMIC_RELAXED);
+  __atomic_store_n(&R->rh->head, R->head, __ATOMIC_RELEASE);
+  __atomic_store_n(&R->rh->tail, R->tail, __ATOMIC_RELEASE);
+  R->seq += 2;
+  __atomic_store_n(&er->seq, R->seq, __ATOMIC_RELEASE);
+}
+
+static void ev(unsigned type, unsigned id, uint64_t ts)
+{
+  rg_write(&F, 0, OCGC_EV_HEADER(2, 0, type, id), ts, NULL);
+}
+
+static void counter(unsigned id, uint64_t ts, uint64_t v)
+{
+  rg_write1(&F, 0, OCGC_EV_HEADER(3, 0, OCGC_RT_COUNTER, id), ts, v);
+}
+
+static void user_int(unsigned slot, uint64_t ts, uint64_t v)
+{
+  rg_write1(&F, 0, OCGC_EV_HEADER(3, 1, OCGC_USER_INT, slot), ts, v);
+}
+
+/* One minor collection, and after some of them a major slice or the end
+ * of a cycle, as the patched runtime writes them, totals included. */
+static void one_collection(void)
+{
+  uint64_t t0 = stamp(), t1;
+
+  counter(OCGC_CT_FORCE_MINOR_ALLOC_SMALL, t0, 1);
+  ev(OCGC_RT_BEGIN, OCGC_PH_MINOR, t0);
+  counter(OCGC_CT_MINOR_ALLOCATED, t0, 256 * 1024 * 8);
+  counter(OCGC_CT_MINOR_PROMOTED, t0, 1024 * 8);
+  t1 = stamp();
+  ev(OCGC_RT_END, OCGC_PH_MINOR, t1);
+  honest.minor_collections++;
+  honest.minor_words += 256 * 1024;
+  honest.promoted_words += 1024;
+  honest.major_words += 1024;
+  honest.by_cause[OCGC_KIND_MINOR][OCGC_CAUSE_MINOR_HEAP_FULL]++;
+  honest.kind_time_ns[OCGC_KIND_MINOR] += t1 - t0;
+  honest.gc_time_ns += t1 - t0;
+  collections++;
+  if (collections % SLICE_EVERY == 0) {
+    t0 = stamp();
+    user_int(slot_slice_due, t0, 1);
+    ev(OCGC_RT_BEGIN, OCGC_PH_MAJOR_SLICE, t0);
+    t1 = stamp();
+    ev(OCGC_RT_END, OCGC_PH_MAJOR_SLICE, t1);
+    honest.major_slices++;
+    honest.by_cause[OCGC_KIND_MAJOR_SLICE][OCGC_CAUSE_MAJOR_SLICE_DUE]++;
+    honest.kind_time_ns[OCGC_KIND_MAJOR_SLICE] += t1 - t0;
+    honest.gc_time_ns += t1 - t0;
+  }
+  if (collections % CYCLE_EVERY == 0) {
+    honest.major_collections++;
+    user_int(slot_cycle_end, stamp(), honest.major_collections);
+  }
+  honest.updated_ns = last_ts;
+  publish_totals(0);
+}
+
+static void flood_for(uint64_t ns)
+{
+  uint64_t end = now_ns() + ns;
+  unsigned i;
+  while (!stop_sig && now_ns() < end)
+    for (i = 0; i < 64; i++) one_collection();
+}
+
+/* ---- lies ---------------------------------------------------------------------------- */
+
+/* Rewrite the header of the event just written (whose true length is the
+ * number of words it occupies) to claim [len] words. */
+static void relabel_last(uint64_t true_len, uint64_t len, unsigned type, unsigned id)
+{
+  uint64_t pos = (R->tail - true_len) & R->mask;
+  __atomic_store_n(&R->data[pos], OCGC_EV_HEADER(len, 0, type, id), __ATOMIC_RELAXED);
+}
+
+/* One lie, held for a while, then taken back. */
+static void scribble_once(void)
+{
+  struct ocgc_wire_totals *t = F.totals;
+  struct ocgc_wire_ext_ring *er = R->er;
+  uint64_t ts, i, n;
+  unsigned hold = (unsigned)(rnd() % 20); /* ms */
+
+  switch (only_lie >= 0 ? (uint64_t)only_lie : rnd() % NLIES) {
+  case 0: /* head far away (ahead of tail, or wrapped) */
+    __atomic_store_n(&R->rh->head, rnd() % 2 ? UINT64_MAX - rnd() % 64 : R->tail + (rnd() >> 20),
+                     __ATOMIC_RELEASE);
+    sleep_ms(hold);
+    break;
+  case 1: /* tail far ahead: more words "written" than the ring holds */
+    __atomic_store_n(&R->rh->tail,
+                     rnd() % 2 ? UINT64_MAX - rnd() % 64 : R->tail + R->size * (2 + rnd() % 1000),
+                     __ATOMIC_RELEASE);
+    sleep_ms(hold);
+    break;
+  case 2: /* tail rewound behind where readers already are */
+    __atomic_store_n(&R->rh->tail, R->tail - 1 - rnd() % (R->size * 4), __ATOMIC_RELEASE);
+    sleep_ms(hold);
+    break;
+  case 3: /* head after tail */
+    __atomic_store_n(&R->rh->head, R->tail + 1 + rnd() % 1000, __ATOMIC_RELEASE);
+    sleep_ms(hold);
+    break;
+  case 4: /* an event claiming 0 words */
+    ev(OCGC_RT_BEGIN, OCGC_PH_MINOR, stamp());
+    relabel_last(2, 0, OCGC_RT_BEGIN, OCGC_PH_MINOR);
+    break;
+  case 5: /* an event claiming the longest length, or past the ring's end */
+    n = rnd() % 2 ? OCGC_WIRE_MAX_EVENT_WORDS - 1 : 4 + rnd() % 1000;
+    counter(OCGC_CT_MINOR_ALLOCATED, stamp(), 0);
+    relabel_last(3, n, OCGC_RT_COUNTER, OCGC_CT_MINOR_ALLOCATED);
+    break;
+  case 6: /* garbage words among the events: unknown types, ids, reserved bits */
+    n = 1 + rnd() % 32;
+    for (i = 0; i < n; i++) counter(OCGC_CT_MINOR_PROMOTED, stamp(), 0);
+    for (i = 0; i < n * 3; i++)
+      __atomic_store_n(&R->data[(R->tail - 1 - i) & R->mask], rnd(), __ATOMIC_RELAXED);
+    break;
+  case 7: /* impossible totals: causes above collections, counts going back */
+    __atomic_store_n(&t->seq, honest.seq + 1, __ATOMIC_RELAXED);
+    __atomic_thread_fence(__ATOMIC_RELEASE);
+    __atomic_store_n(&t->by_cause[OCGC_KIND_MINOR][OCGC_CAUSE_EXPLICIT],
+                     honest.minor_collections + 1000 + rnd() % 1000000, __ATOMIC_RELAXED);
+    __atomic_store_n(&t->minor_collections, honest.minor_collections / 2, __ATOMIC_RELAXED);
+    __atomic_store_n(&t->major_slices, UINT64_MAX - rnd() % 16, __ATOMIC_RELAXED);
+    __atomic_store_n(&t->gc_time_ns, UINT64_MAX / (1 + rnd() % 4), __ATOMIC_RELAXED);
+    __atomic_store_n(&t->seq, honest.seq + 2, __ATOMIC_RELEASE);
+    honest.seq += 2;
+    sleep_ms(hold + 20);
+    break;
+  case 8: /* lost count above what was written; written going back */
+    __atomic_store_n(&er->seq, R->seq + 1, __ATOMIC_RELAXED);
+    __atomic_thread_fence(__ATOMIC_RELEASE);
+    __atomic_store_n(&er->head_events, R->written + 1 + (rnd() >> 8), __ATOMIC_RELAXED);
+    __atomic_store_n(&er->head_pos, R->tail + (rnd() >> 30), __ATOMIC_RELAXED);
+    __atomic_store_n(&er->written_events, R->written / 3, __ATOMIC_RELAXED);
+    R->seq += 2;
+    __atomic_store_n(&er->seq, R->seq, __ATOMIC_RELEASE);
+    sleep_ms(hold);
+    break;
+  case 9: /* spans that end before they begin, ends without beginnings, and
+           * timestamps that go back by an hour */
+    ts = stamp();
+    for (i = 0; i < 16; i++) {
+      ev(OCGC_RT_BEGIN, OCGC_PH_MINOR, ts);
+      ev(OCGC_RT_END, OCGC_PH_MINOR, ts - UINT64_C(3600000000000) - rnd() % 1000000);
+      ev(OCGC_RT_END, OCGC_PH_MAJOR_SLICE, ts - rnd() % 1000000);
+      ev(OCGC_RT_BEGIN, OCGC_PH_COMPACT, rnd());
+    }
+    break;
+  case 10: /* seqlocks left odd (a writer that stopped mid-update, alive) */
+    __atomic_store_n(&er->seq, R->seq + 1, __ATOMIC_RELEASE);
+    __atomic_store_n(&t->seq, honest.seq + 1, __ATOMIC_RELEASE);
+    sleep_ms(50 + (unsigned)(rnd() % 250));
+    break;
+  case 11: /* the totals' seqlock moving all the time, as fast as we can */
+    n = 100000 + rnd() % 100000;
+    for (i = 0; i < n && !stop_sig; i++) {
+      __atomic_store_n(&t->seq, honest.seq + 1, __ATOMIC_RELEASE);
+      __atomic_store_n(&t->seq, honest.seq + 2, __ATOMIC_RELEASE);
+      honest.seq += 2;
+    }
+    break;
+  }
+  /* Take the lie back: the writer's state and totals are the truth (a
+   * length lie stays in the ring until the writer overwrites it). */
+  restore_ring();
+  publish_totals(1);
+}
+
+/* Cut the file, wait, and put it back as it was (image restored), or
+ * grown past the mapping first. */
+static void truncate_once(void)
+{
+  const struct ocgc_wire_header *h = F.hdr;
+  static char *image;
+  uint64_t cuts[9], len;
+  unsigned hold = 1 + (unsigned)(rnd() % 10);
+
+  if (image == NULL && (image = malloc(F.size)) == NULL) return;
+  cuts[0] = 0;
+  cuts[1] = 32;
+  cuts[2] = OCGC_WIRE_HEADER_SIZE;
+  cuts[3] = h->headers_offset - 8;  /* inside the extension block */
+  cuts[4] = h->data_offset + 8;     /* just into the ring */
+  cuts[5] = h->data_offset + h->ring_size_bytes / 2;
+  cuts[6] = h->custom_events_offset; /* the name table gone */
+  cuts[7] = F.size - 4096;
+  cuts[8] = F.size + 4096 * (1 + rnd() % 64); /* grown past the mapping */
+  len = cuts[rnd() % 9];
+  memcpy(image, F.map, F.size);
+  if (ftruncate(F.fd, (off_t)len) != 0) return;
+  /* Not a store into the mapping until it is whole again. */
+  sleep_ms(hold);
+  if (ftruncate(F.fd, (off_t)F.size) != 0) {
+    fprintf(stderr, "hostile_producer: cannot restore the size: %s\n", strerror(errno));
+    exit(1);
+  }
+  memcpy(F.map, image, F.size);
+}
+
+/* ---- main ----------------------------------------------------------------------------- */
+
+static int parse_mode(const char *s, enum mode *m)
+{
+  if (strcmp(s, "flood") == 0) *m = M_FLOOD;
+  else if (strcmp(s, "scribble") == 0) *m = M_SCRIBBLE;
+  else if (strncmp(s, "scribble:", 9) == 0 && s[9] >= '0' && s[9] <= '9') {
+    only_lie = atoi(s + 9);
+    if (only_lie >= NLIES) return -1;
+    *m = M_SCRIBBLE;
+  }
+  else if (strcmp(s, "truncate") == 0) *m = M_TRUNCATE;
+  else if (strcmp(s, "all") == 0) *m = M_ALL;
+  else return -1;
+  return 0;
+}
+
+int main(int argc, char **argv)
+{
+  struct sigaction sa;
+  char path[4096];
+  enum mode mode, cur;
+  unsigned seconds = 60, log2 = 16;
+  uint64_t phase_end;
+  int err;
+
+  if (argc < 3 || argc > 5 || parse_mode(argv[2], &mode) != 0) {
+    fprintf(stderr, "usage: hostile_producer DIR flood|scribble[:N]|truncate|all "
+            "[SECONDS [RING_LOG2]]\n");
+    return 2;
+  }
+  if (argc > 3) seconds = (unsigned)strtoul(argv[3], NULL, 10);
+  if (argc > 4) log2 = (unsigned)strtoul(argv[4], NULL, 10);
+  if (seconds == 0 || seconds > 3600 || log2 < 10 || log2 > 24) {
+    fprintf(stderr, "hostile_producer: SECONDS is 1..3600, RING_LOG2 10..24\n");
+    return 2;
+  }
+  /* The default action of SIGALRM ends us whatever we are doing. */
+  alarm(seconds);
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_stop;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGTERM, &sa, NULL);
+  sigaction(SIGINT, &sa, NULL);
+
+  if (snprintf(path, sizeof path, "%s/%d.events", argv[1], (int)getpid()) >= (int)sizeof path) {
+    fprintf(stderr, "hostile_producer: folder name too long\n");
+    return 2;
+  }
+  err = rg_create(&F, path, 1, 1, UINT64_C(1) << log2);
+  if (err != 0) {
+    fprintf(stderr, "hostile_producer: cannot create %s: %s\n", path, strerror(-err));
+    return 1;
+  }
+  R = &F.rings[0];
+  own_identity(F.ext);
+  slot_slice_due = 0;
+  slot_cycle_end = 1;
+  rg_set_name(&F, slot_slice_due, OCGC_UEV_CAUSE_PREFIX "major_slice_due");
+  rg_set_name(&F, slot_cycle_end, OCGC_UEV_CYCLE_END);
+  rng_state = now_ns() ^ ((uint64_t)getpid() << 32) ^ UINT64_C(0x9e3779b97f4a7c15);
+  honest.heap_words = honest.top_heap_words = 1u << 20;
+  honest.heap_chunks = 1;
+  rg_write1(&F, 0, OCGC_EV_HEADER(3, 0, OCGC_RT_LIFECYCLE, OCGC_LC_RING_START), stamp(),
+            (uint64_t)getpid());
+  one_collection();
+  printf("ready %d\n", (int)getpid()); /* "key value", as the tests read it */
+  fflush(stdout);
+
+  cur = mode == M_ALL ? M_FLOOD : mode;
+  phase_end = now_ns() + ROTATE_MS * UINT64_C(1000000);
+  while (!stop_sig) {
+    switch (cur) {
+    case M_FLOOD: flood_for(UINT64_C(5000000)); break;
+    case M_SCRIBBLE:
+      flood_for(UINT64_C(500000) + rnd() % UINT64_C(5000000));
+      if (!stop_sig) scribble_once();
+      break;
+    case M_TRUNCATE:
+      flood_for(UINT64_C(1000000) + rnd() % UINT64_C(10000000));
+      if (!stop_sig) truncate_once();
+      break;
+    case M_ALL: break;
+    }
+    if (mode == M_ALL && now_ns() >= phase_end) {
+      cur = cur == M_FLOOD ? M_SCRIBBLE : cur == M_SCRIBBLE ? M_TRUNCATE : M_FLOOD;
+      phase_end = now_ns() + ROTATE_MS * UINT64_C(1000000);
+    }
+  }
+  /* Asked to stop: leave nothing behind. */
+  unlink(path);
+  rg_close(&F);
+  return 0;
+}
