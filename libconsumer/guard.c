@@ -59,7 +59,10 @@ static void pass_on(int sig, siginfo_t *info, void *uctx)
 
 static void on_sigbus(int sig, siginfo_t *info, void *uctx)
 {
-  if (info != NULL) ocgc_sigbus_handle(info->si_addr);
+  /* Only a fault (si_code > 0, set by the kernel) has an address: a SIGBUS
+   * sent with kill() or sigqueue() carries the sender's pid and uid where
+   * si_addr would be, which must not end a read as truncated. */
+  if (info != NULL && info->si_code > 0) ocgc_sigbus_handle(info->si_addr);
   pass_on(sig, info, uctx);
 }
 

@@ -114,17 +114,19 @@ static uint64_t passed(const struct ocgc_cursor_stats *st)
   return st->seen + st->skipped + st->lost;
 }
 
-/* The loop of both drains; [poll] polls and fills *st. */
-static int drain(int64_t (*poll)(void *, struct ocgc_cursor_stats *), void *h,
-                 uint64_t max_events, const volatile sig_atomic_t *stop)
+/* The loop of both drains; [poll] polls, [stats] fills *st. */
+static int drain(int64_t (*poll)(void *), void (*stats)(const void *, struct ocgc_cursor_stats *),
+                 void *h, uint64_t max_events, const volatile sig_atomic_t *stop)
 {
   struct ocgc_cursor_stats st;
-  uint64_t first = 0, last = 0;
-  unsigned idle = 0, polls = 0;
+  uint64_t first, last;
+  unsigned idle = 0;
+  stats(h, &st);
+  first = last = passed(&st);
   for (;;) {
-    int64_t got = poll(h, &st);
+    int64_t got = poll(h);
     if (got < 0) return (int)got;
-    if (polls++ == 0) first = last = passed(&st) - (uint64_t)got;
+    stats(h, &st);
     idle = passed(&st) == last ? idle + 1 : 0;
     last = passed(&st);
     if (!st.behind || last - first >= max_events || idle >= 100 || (stop != NULL && *stop))
@@ -132,29 +134,20 @@ static int drain(int64_t (*poll)(void *, struct ocgc_cursor_stats *), void *h,
   }
 }
 
-static int64_t poll_agg(void *h, struct ocgc_cursor_stats *st)
-{
-  int64_t got = ocgc_agg_poll(h);
-  ocgc_agg_cursor_stats(h, st);
-  return got;
-}
-
-static int64_t poll_cursor(void *h, struct ocgc_cursor_stats *st)
-{
-  int64_t got = ocgc_cursor_poll(h, 0);
-  ocgc_cursor_stats(h, st);
-  return got;
-}
+static int64_t poll_agg(void *h) { return ocgc_agg_poll(h); }
+static int64_t poll_cursor(void *h) { return ocgc_cursor_poll(h, 0); }
+static void stats_agg(const void *h, struct ocgc_cursor_stats *st) { ocgc_agg_cursor_stats(h, st); }
+static void stats_cursor(const void *h, struct ocgc_cursor_stats *st) { ocgc_cursor_stats(h, st); }
 
 int ocgc_drain_agg(struct ocgc_agg *agg, uint64_t max_events, const volatile sig_atomic_t *stop)
 {
-  return drain(poll_agg, agg, max_events, stop);
+  return drain(poll_agg, stats_agg, agg, max_events, stop);
 }
 
 int ocgc_drain_cursor(struct ocgc_cursor *cur, uint64_t max_events,
                       const volatile sig_atomic_t *stop)
 {
-  return drain(poll_cursor, cur, max_events, stop);
+  return drain(poll_cursor, stats_cursor, cur, max_events, stop);
 }
 
 uint64_t ocgc_drain_events(const struct ocgc_source *src)

@@ -74,8 +74,9 @@ OCGC_API const char *ocgc_strerror(int err);
  * nothing).  Returns 0 or -errno. */
 OCGC_API int ocgc_sigbus_install(void);
 
-/** For a host's own SIGBUS handler (SA_SIGINFO, SA_NODEFER): if [addr]
- * (siginfo's si_addr) lies in a mapping libocgc is reading in this very
+/** For a host's own SIGBUS handler (SA_SIGINFO, SA_NODEFER), for a fault
+ * (si_code > 0: a sent signal has no address): if [addr] (siginfo's
+ * si_addr) lies in a mapping libocgc is reading in this very
  * thread, this does not return: it ends libocgc's read, which fails with
  * OCGC_E_TRUNCATED.  Otherwise it returns 0 and the fault is the host's.
  * Async-signal-safe. */

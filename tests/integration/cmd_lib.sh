@@ -73,7 +73,11 @@ wait_lines() {
 }
 
 rc_of() { cat "$WORK/$1.rc" 2>/dev/null; }
-lines_of() { wc -l <"$WORK/$1" | tr -d ' '; }
+# lines_of FILE: lines in $WORK/FILE; 0 while it does not exist (a command
+# started in the background opens its output a moment later)
+lines_of() {
+  if test -e "$WORK/$1"; then wc -l <"$WORK/$1" | tr -d ' '; else echo 0; fi
+}
 
 # check_error TAG CODE TEXT: the command failed with exit status CODE and
 # one line on stderr that holds TEXT, and printed nothing on stdout
