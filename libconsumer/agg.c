@@ -1,23 +1,17 @@
-/* agg.c - the aggregator: events in, pauses, histograms, causes, counters.
+/* agg.c - the aggregator: a cursor and a collection stream in, histograms,
+ * causes, pauses and counters out.
  *
- * Invariants, per ring:
- * - begin/end events are paired on a stack; an end closes the innermost
- *   open span of its phase (spans above it, whose ends were lost, are
- *   dropped; an end whose begin was lost is ignored);
- * - a pause opens when a collection begins with no collection open and the
- *   previous pause ended more than pause_gap_ns before; otherwise the
- *   collection extends the current pause (a minor collection and the major
- *   slice right after it are one stop of the mutator).  A pause is recorded
- *   when the next one opens, at RING_STOP, or (provisionally, in the copy
- *   only) when a snapshot is taken;
- * - a cause event is claimed by the next collection that begins on its
- *   ring; a collection with none is "unknown";
+ * What it owns is counting: how spans pair, what a collection's cause is
+ * and what a pause is are the stream's rules (stream.c), taken whole.
+ * Invariants:
  * - a collection is counted (counters, its kind's histogram, the cause
- *   table) when it ends, as the runtime counts it;
- * - after lost events a ring's open spans and pause are discarded: nothing
- *   is paired across a gap;
- * - a span that ends before it begins is counted as corrupt, never as a
- *   duration, and the poll that met it fails with OCGC_E_CORRUPT.
+ *   table) when the stream delivers it, i.e. when it ends, as the runtime
+ *   counts it: one still running at a snapshot is in none of the figures;
+ * - a phase's histogram holds the spans that ended by their own end event;
+ * - a pause is recorded when the stream delivers it; a snapshot adds the
+ *   one a ring is building, in its copy only;
+ * - a poll in which the stream met a span that ended before it began
+ *   fails with OCGC_E_CORRUPT (the rest of the poll counts).
  * One aggregator must not be used by two threads at once. */
 
 #include <errno.h>
@@ -27,87 +21,43 @@
 
 #include "agg.h"
 
-#define DEFAULT_PAUSE_GAP_NS 20000u
-
 static void note_error(struct ocgc_agg *a, int err)
 {
   if (a->error == 0) a->error = err;
 }
 
-static void record(struct ocgc_agg *a, struct ocgc_hist **h, uint64_t ns)
+static void on_span(const struct ocgc_span *s, void *ctx)
 {
-  if (*h == NULL && ocgc_hist_new(h) != 0) {
+  struct ocgc_agg *a = ctx;
+  if (s->user || s->cut != OCGC_CUT_NONE || s->id >= AGG_MAX_PHASES) return;
+  if (a->phases[s->id] == NULL && ocgc_hist_new(&a->phases[s->id]) != 0) {
     note_error(a, -ENOMEM);
     return;
   }
-  ocgc_hist_record(*h, ns);
+  ocgc_hist_record(a->phases[s->id], s->end - s->begin);
 }
 
-static void close_pause(struct ocgc_agg *a, struct agg_ring *r)
+static void on_collection(const struct ocgc_collection *c, void *ctx)
 {
-  uint64_t ns = r->pause_end >= r->pause_begin ? r->pause_end - r->pause_begin : 0;
-  ocgc_hist_record(a->pauses, ns);
+  struct ocgc_agg *a = ctx;
+  unsigned kind = (unsigned)c->span.kind, cause = (unsigned)c->span.cause;
+  uint64_t ns = c->span.end - c->span.begin;
+  struct ocgc_cause_row *row;
+  if (kind >= OCGC_KIND_COUNT || cause >= OCGC_CAUSE_SLOTS) return;
+  row = &a->causes[kind][cause];
+  a->ev.collections[kind]++;
+  ocgc_hist_record(a->kinds[kind], ns);
+  row->count++;
+  row->total_ns += ns;
+  if (ns > row->worst_ns) row->worst_ns = ns;
+}
+
+static void on_pause(const struct ocgc_pause *p, void *ctx)
+{
+  struct ocgc_agg *a = ctx;
+  ocgc_hist_record(a->pauses, p->duration_ns);
   a->ev.pauses++;
-  a->ev.gc_time_ns += ns;
-  r->in_pause = 0;
-}
-
-static void collection_begins(struct ocgc_agg *a, struct agg_ring *r, uint64_t ts)
-{
-  if (r->collections_open++ > 0) return;
-  if (r->in_pause && ts >= r->pause_end && ts - r->pause_end <= a->pause_gap_ns) return;
-  if (r->in_pause) close_pause(a, r);
-  r->in_pause = 1;
-  r->pause_begin = r->pause_end = ts;
-}
-
-static void on_begin(struct ocgc_agg *a, struct agg_ring *r, const struct ocgc_event *ev)
-{
-  int kind = ocgc_event_kind(a->src, ev, NULL);
-  struct agg_span *sp;
-  if (r->depth >= AGG_MAX_DEPTH) return; /* deeper than any runtime nests: drop */
-  sp = &r->stack[r->depth++];
-  sp->phase = ev->id;
-  sp->kind = kind;
-  sp->begin = ev->timestamp;
-  sp->cause = OCGC_CAUSE_UNKNOWN;
-  if (kind >= 0) {
-    if (r->pending_cause >= 0) sp->cause = r->pending_cause;
-    r->pending_cause = -1;
-    collection_begins(a, r, ev->timestamp);
-  }
-}
-
-static void on_end(struct ocgc_agg *a, struct agg_ring *r, const struct ocgc_event *ev)
-{
-  struct agg_span sp;
-  uint64_t ns;
-  unsigned i = r->depth;
-  while (i > 0 && r->stack[i - 1].phase != ev->id) i--;
-  if (i == 0) return; /* its begin was lost */
-  for (; r->depth > i; r->depth--)
-    if (r->stack[r->depth - 1].kind >= 0 && r->collections_open > 0) r->collections_open--;
-  sp = r->stack[--r->depth];
-  if (ev->timestamp < sp.begin) {
-    /* Ends before it begins: no clock does that, only a forged ring. */
-    a->corrupt++;
-    if (sp.kind >= 0 && r->collections_open > 0) r->collections_open--;
-    return;
-  }
-  ns = ev->timestamp - sp.begin;
-  if (sp.phase < AGG_MAX_PHASES) record(a, &a->phases[sp.phase], ns);
-  if (sp.kind < 0) return;
-  /* Counted when it ends, as the runtime counts it: a collection still
-   * running at a snapshot is in none of the figures yet. */
-  a->ev.collections[sp.kind]++;
-  ocgc_hist_record(a->kinds[sp.kind], ns);
-  {
-    struct ocgc_cause_row *row = &a->causes[sp.kind][sp.cause];
-    row->count++;
-    row->total_ns += ns;
-    if (ns > row->worst_ns) row->worst_ns = ns;
-  }
-  if (r->collections_open > 0 && --r->collections_open == 0) r->pause_end = ev->timestamp;
+  a->ev.gc_time_ns += p->duration_ns;
 }
 
 static int user_meaning(struct ocgc_agg *a, unsigned slot)
@@ -149,35 +99,15 @@ static void on_user(struct ocgc_agg *a, const struct ocgc_event *ev)
 static int on_event(const struct ocgc_event *ev, void *ctx)
 {
   struct ocgc_agg *a = ctx;
-  struct agg_ring *r;
-  int cause;
-  if (ev->ring >= a->nrings) return 0;
-  r = &a->rings[ev->ring];
   if (a->ev.first_ts == 0) a->ev.first_ts = ev->timestamp;
   if (ev->timestamp > a->ev.last_ts) a->ev.last_ts = ev->timestamp;
+  ocgc_stream_event(a->stream, ev);
   if (ev->user) {
-    if ((cause = ocgc_event_cause(a->src, ev)) >= 0) r->pending_cause = cause;
-    else on_user(a, ev);
-    return 0;
-  }
-  /* Spans first: they are most of the events and never announce a cause. */
-  switch (ev->type) {
-  case OCGC_RT_BEGIN: on_begin(a, r, ev); break;
-  case OCGC_RT_END: on_end(a, r, ev); break;
-  case OCGC_RT_COUNTER:
-    if ((cause = ocgc_event_cause(a->src, ev)) >= 0) {
-      r->pending_cause = cause;
-      break;
-    }
+    if (ocgc_event_cause(a->src, ev) < 0) on_user(a, ev);
+  } else if (ev->type == OCGC_RT_COUNTER) {
     /* MINOR_PROMOTED and MINOR_ALLOCATED keep their ids in 5.2 and 5.3 */
     if (ev->id == OCGC_CT_MINOR_ALLOCATED) a->ev.allocated_bytes += ev->value;
     else if (ev->id == OCGC_CT_MINOR_PROMOTED) a->ev.promoted_bytes += ev->value;
-    break;
-  case OCGC_RT_LIFECYCLE:
-    if (ev->id == OCGC_LC_RING_STOP && r->in_pause && r->collections_open == 0)
-      close_pause(a, r);
-    break;
-  default: break;
   }
   return 0;
 }
@@ -185,25 +115,19 @@ static int on_event(const struct ocgc_event *ev, void *ctx)
 static void on_lost(unsigned ring, uint64_t lost, int exact, void *ctx)
 {
   struct ocgc_agg *a = ctx;
-  struct agg_ring *r;
   (void)lost;
   (void)exact;
-  if (ring >= a->nrings) return;
-  r = &a->rings[ring];
-  r->depth = 0;
-  r->collections_open = 0;
-  r->pending_cause = -1;
-  r->in_pause = 0; /* its true extent is unknown: not recorded */
+  ocgc_stream_lost(a->stream, ring);
 }
 
-int ocgc_agg_open_pause(const struct ocgc_agg *a, unsigned ring, uint64_t *ns)
+static int make_stream(struct ocgc_agg *a)
 {
-  const struct agg_ring *r;
-  if (ring >= a->nrings) return 0;
-  r = &a->rings[ring];
-  if (!r->in_pause || r->collections_open > 0) return 0;
-  *ns = r->pause_end >= r->pause_begin ? r->pause_end - r->pause_begin : 0;
-  return 1;
+  struct ocgc_stream_opts so = OCGC_OPTS_INIT(struct ocgc_stream_opts);
+  so.on_span = on_span;
+  so.on_collection = on_collection;
+  so.on_pause = on_pause;
+  so.ctx = a;
+  return ocgc_stream_new(a->src, &so, &a->stream);
 }
 
 int ocgc_agg_new(struct ocgc_source *src, const struct ocgc_agg_opts *opts,
@@ -211,25 +135,20 @@ int ocgc_agg_new(struct ocgc_source *src, const struct ocgc_agg_opts *opts,
 {
   struct ocgc_agg_opts o = OCGC_OPTS_INIT(struct ocgc_agg_opts);
   struct ocgc_cursor_opts co = OCGC_OPTS_INIT(struct ocgc_cursor_opts);
-  struct ocgc_source_info info;
   struct ocgc_agg *a;
-  unsigned i, k;
+  unsigned k;
   int err;
 
   if (src == NULL || out == NULL) return -EINVAL;
   if (opts != NULL) memcpy(&o, opts, opts->sz < sizeof o ? opts->sz : sizeof o);
-  if ((err = ocgc_source_info(src, &info)) != 0) return err;
   a = calloc(1, sizeof *a);
   if (a == NULL) return -ENOMEM;
   a->src = src;
-  a->pause_gap_ns = o.pause_gap_ns ? o.pause_gap_ns : DEFAULT_PAUSE_GAP_NS;
-  a->nrings = (unsigned)info.max_domains;
-  a->rings = calloc(a->nrings, sizeof *a->rings);
   memset(a->user_meaning, AGG_USER_UNSEEN, sizeof a->user_meaning);
-  err = a->rings == NULL ? -ENOMEM : ocgc_hist_new(&a->pauses);
+  err = ocgc_hist_new(&a->pauses);
   for (k = 0; k < OCGC_KIND_COUNT && err == 0; k++) err = ocgc_hist_new(&a->kinds[k]);
+  if (err == 0) err = make_stream(a);
   if (err) { ocgc_agg_free(a); return err; }
-  for (i = 0; i < a->nrings; i++) a->rings[i].pending_cause = -1;
   co.start = o.start;
   if (o.sz >= offsetof(struct ocgc_agg_opts, poll_max_ns) + sizeof o.poll_max_ns) {
     co.poll_max_events = o.poll_max_events;
@@ -248,11 +167,18 @@ void ocgc_agg_free(struct ocgc_agg *a)
   unsigned k;
   if (a == NULL) return;
   ocgc_cursor_free(a->cur);
+  ocgc_stream_free(a->stream);
   ocgc_hist_free(a->pauses);
   for (k = 0; k < OCGC_KIND_COUNT; k++) ocgc_hist_free(a->kinds[k]);
   for (k = 0; k < AGG_MAX_PHASES; k++) ocgc_hist_free(a->phases[k]);
-  free(a->rings);
   free(a);
+}
+
+static uint64_t stream_corrupt(const struct ocgc_agg *a)
+{
+  struct ocgc_stream_stats ss;
+  ocgc_stream_stats(a->stream, &ss);
+  return ss.corrupt;
 }
 
 int64_t ocgc_agg_poll(struct ocgc_agg *a)
@@ -260,10 +186,10 @@ int64_t ocgc_agg_poll(struct ocgc_agg *a)
   int64_t n;
   uint64_t corrupt;
   if (a == NULL) return -EINVAL;
-  corrupt = a->corrupt;
+  corrupt = stream_corrupt(a);
   n = ocgc_cursor_poll(a->cur, 0);
   if (n >= 0 && a->error) return a->error;
-  if (n >= 0 && a->corrupt != corrupt) return OCGC_E_CORRUPT;
+  if (n >= 0 && stream_corrupt(a) != corrupt) return OCGC_E_CORRUPT;
   return n;
 }
 
@@ -271,5 +197,5 @@ void ocgc_agg_cursor_stats(const struct ocgc_agg *a, struct ocgc_cursor_stats *o
 {
   if (a == NULL || out == NULL) return;
   ocgc_cursor_stats(a->cur, out);
-  out->corrupt += a->corrupt;
+  out->corrupt += stream_corrupt(a);
 }

@@ -8,24 +8,6 @@
 #include "ocgc/consumer.h"
 
 #define AGG_MAX_PHASES OCGC_PHASE_MAX /* phase ids of every numbering fit */
-#define AGG_MAX_DEPTH 32   /* spans open at once on one ring */
-
-struct agg_span {
-  unsigned phase;
-  int kind;                /* collection kind, or -1 for a plain phase */
-  int cause;               /* collections: the cause announced before */
-  uint64_t begin;
-};
-
-/* Per ring: open spans, and the pause being built. */
-struct agg_ring {
-  struct agg_span stack[AGG_MAX_DEPTH];
-  unsigned depth;
-  unsigned collections_open; /* collection spans on the stack */
-  int pending_cause;         /* announced, not yet claimed; -1 none */
-  int in_pause;
-  uint64_t pause_begin, pause_end;
-};
 
 /* What the aggregator counts from the events themselves (all files). */
 struct agg_event_counts {
@@ -42,16 +24,13 @@ struct agg_event_counts {
 struct ocgc_agg {
   struct ocgc_source *src;
   struct ocgc_cursor *cur;
-  uint64_t pause_gap_ns;
-  struct agg_ring *rings;
-  unsigned nrings;
+  struct ocgc_stream *stream;  /* spans, collections and pauses (stream.c) */
   struct ocgc_hist *pauses;
   struct ocgc_hist *kinds[OCGC_KIND_COUNT];
   struct ocgc_hist *phases[AGG_MAX_PHASES]; /* made on first sight */
   struct ocgc_cause_row causes[OCGC_KIND_COUNT][OCGC_CAUSE_SLOTS];
   struct agg_event_counts ev;
   int error;                 /* first allocation failure, reported by poll */
-  uint64_t corrupt;          /* spans that ended before they began */
   /* The producer's totals as last read consistently, for a snapshot taken
    * while the producer keeps them busy (snapshot.c). */
   struct ocgc_totals last_totals;
@@ -70,9 +49,5 @@ enum agg_user {
   AGG_USER_HEAP,
   AGG_USER_DIRECT_ALLOC,
 };
-
-/* The pause a ring is building, if it can no longer grow when nothing more
- * comes; for snapshots, which record it in their copy only. */
-int ocgc_agg_open_pause(const struct ocgc_agg *agg, unsigned ring, uint64_t *ns);
 
 #endif /* OCGC_AGG_H */

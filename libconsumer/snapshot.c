@@ -102,6 +102,7 @@ static int fill_counters(struct ocgc_agg *a, struct ocgc_counters *c, uint64_t o
   c->first_event_ns = a->ev.first_ts;
   c->last_event_ns = a->ev.last_ts;
   c->pauses = a->ev.pauses + open_pauses;
+  c->pause_rule = ocgc_stream_pause_rule(a->stream);
   ocgc_cursor_stats(a->cur, &st);
   c->events_seen = st.seen;
   c->events_lost = st.lost;
@@ -112,10 +113,14 @@ static int fill_counters(struct ocgc_agg *a, struct ocgc_counters *c, uint64_t o
 int ocgc_agg_snapshot(struct ocgc_agg *a, struct ocgc_snapshot **out)
 {
   struct ocgc_snapshot *s;
-  uint64_t open = 0, open_ns = 0, ns;
-  unsigned k, r;
+  struct ocgc_source_info info;
+  struct ocgc_pause p;
+  uint64_t open = 0, open_ns = 0;
+  unsigned k, r, rings;
   int err;
   if (a == NULL || out == NULL) return -EINVAL;
+  if ((err = ocgc_source_info(a->src, &info)) != 0) return err;
+  rings = (unsigned)info.max_domains;
   s = calloc(1, sizeof *s);
   if (s == NULL) return -ENOMEM;
   err = copy_hist(&s->pauses, a->pauses);
@@ -123,11 +128,11 @@ int ocgc_agg_snapshot(struct ocgc_agg *a, struct ocgc_snapshot **out)
   for (k = 0; k < AGG_MAX_PHASES && err == 0; k++)
     if (a->phases[k] != NULL) err = copy_hist(&s->phases[k], a->phases[k]);
   /* A pause that has ended but could still grow counts now, in the copy. */
-  for (r = 0; r < a->nrings && err == 0; r++)
-    if (ocgc_agg_open_pause(a, r, &ns)) {
-      ocgc_hist_record(s->pauses, ns);
+  for (r = 0; r < rings && err == 0; r++)
+    if (ocgc_stream_pending_pause(a->stream, r, &p)) {
+      ocgc_hist_record(s->pauses, p.duration_ns);
       open++;
-      open_ns += ns;
+      open_ns += p.duration_ns;
     }
   if (err == 0) err = fill_counters(a, &s->c, open, open_ns);
   if (err) { ocgc_snapshot_free(s); return err; }

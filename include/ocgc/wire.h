@@ -289,6 +289,14 @@ static inline const char *ocgc_cause_name(unsigned cause) {
 #define OCGC_UEV_HEAP_SHRINK "ocgc.heap.shrink"       /* heap words after shrinking */
 #define OCGC_UEV_DIRECT_ALLOC "ocgc.major_alloc.direct" /* words allocated directly in the
                                                           major heap since the last report */
+/* A unit event (OCGC_USER_UNIT) written just before the cause event of a
+ * collection that continues the stop of the mutator the previous collection
+ * began: the runtime ran no OCaml code between them (a minor collection and
+ * the major slice of one caml_gc_dispatch, the collections of one Gc.* call).
+ * A collection without it begins a new stop.  A file whose name table has
+ * this name marks every stop so; readers group collections into pauses by
+ * it (libocgc's OCGC_PAUSE_MARKS). */
+#define OCGC_UEV_STOP_JOIN "ocgc.stop.join"
 
 /* ---------------------------------------------------------------------- */
 /* The ocgc extension block                                               */

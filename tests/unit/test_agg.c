@@ -24,7 +24,7 @@ struct tf {
 };
 
 /* Slots of the user events these tests use. */
-enum { U_SLICE_DUE, U_CYCLE_END, U_HEAP_GROW, U_EXPLICIT };
+enum { U_SLICE_DUE, U_CYCLE_END, U_HEAP_GROW, U_EXPLICIT, U_STOP_JOIN };
 
 static void setup(void) { tmp = tu_mkdtemp(); }
 static void teardown(void) { tu_rmtree(tmp); free(tmp); tmp = NULL; }
@@ -44,12 +44,10 @@ static void tf_create(struct tf *t, int has_ext, uint64_t ring_words)
   rg_set_name(&t->f, U_EXPLICIT, "ocgc.cause.explicit");
 }
 
-static void tf_open(struct tf *t, uint64_t gap)
+static void tf_open(struct tf *t)
 {
-  struct ocgc_agg_opts o = OCGC_OPTS_INIT(struct ocgc_agg_opts);
-  o.pause_gap_ns = gap;
   ck_assert_int_eq(ocgc_source_open_path(t->path, NULL, &t->src), 0);
-  ck_assert_int_eq(ocgc_agg_new(t->src, &o, &t->agg), 0);
+  ck_assert_int_eq(ocgc_agg_new(t->src, NULL, &t->agg), 0);
 }
 
 static void tf_close(struct tf *t)
@@ -62,6 +60,7 @@ static void tf_close(struct tf *t)
 #define SPAN(b, id) OCGC_EV_HEADER(2, 0, (b) ? OCGC_RT_BEGIN : OCGC_RT_END, id)
 #define COUNTER(id) OCGC_EV_HEADER(3, 0, OCGC_RT_COUNTER, id)
 #define UINT(slot) OCGC_EV_HEADER(3, 1, OCGC_USER_INT, slot)
+#define UNIT(slot) OCGC_EV_HEADER(2, 1, OCGC_USER_UNIT, slot)
 
 static void span(struct tf *t, unsigned id, uint64_t b, uint64_t e)
 {
@@ -95,7 +94,9 @@ static struct ocgc_snapshot *snap(struct tf *t)
   return s;
 }
 
-START_TEST(minor_then_slice_is_one_pause)
+/* A file without stop marks (stock OCaml 5): nothing proves that two
+ * collections are one stop, however close, so each is a pause. */
+START_TEST(unmarked_collections_are_pauses_of_their_own)
 {
   struct tf t;
   struct ocgc_snapshot *s;
@@ -103,13 +104,13 @@ START_TEST(minor_then_slice_is_one_pause)
   struct ocgc_counters c;
   tf_create(&t, 0, 4096);
   minor(&t, 1000, 1100, 800, 80);
-  slice(&t, 1105, 1300);           /* 5 ns later: the same stop */
-  minor(&t, 5000000, 5000050, 800, 8); /* 5 ms later: a new stop */
-  tf_open(&t, 20000);
+  slice(&t, 1105, 1300);           /* 5 ns later, but no mark */
+  minor(&t, 5000000, 5000050, 800, 8);
+  tf_open(&t);
   s = snap(&t);
   h = ocgc_snapshot_pauses(s);
-  ck_assert_uint_eq(ocgc_hist_count(h), 2);
-  ck_assert_uint_eq(ocgc_hist_max(h), 300); /* 1000..1300 */
+  ck_assert_uint_eq(ocgc_hist_count(h), 3);
+  ck_assert_uint_eq(ocgc_hist_max(h), 195);
   ck_assert_uint_eq(ocgc_hist_min(h), 50);
   ck_assert_uint_eq(ocgc_hist_count(ocgc_snapshot_kind(s, OCGC_KIND_MINOR)), 2);
   ck_assert_uint_eq(ocgc_hist_max(ocgc_snapshot_kind(s, OCGC_KIND_MINOR)), 100);
@@ -119,8 +120,9 @@ START_TEST(minor_then_slice_is_one_pause)
   ck_assert_uint_eq(ocgc_hist_max(ocgc_snapshot_phase(s, OCGC_PH_MINOR_LOCAL_ROOTS)), 10);
   ck_assert_ptr_null(ocgc_snapshot_phase(s, OCGC_PH_COMPACT));
   ocgc_snapshot_counters(s, &c);
-  ck_assert_uint_eq(c.pauses, 2);
-  ck_assert_uint_eq(c.gc_time_ns, 350);
+  ck_assert_int_eq(c.pause_rule, OCGC_PAUSE_NESTING);
+  ck_assert_uint_eq(c.pauses, 3);
+  ck_assert_uint_eq(c.gc_time_ns, 345);
   ck_assert_uint_eq(c.collections[OCGC_KIND_MINOR], 2);
   ck_assert_uint_eq(c.collections[OCGC_KIND_MAJOR_SLICE], 1);
   ck_assert_uint_eq(c.allocated_bytes, 1600);
@@ -131,16 +133,34 @@ START_TEST(minor_then_slice_is_one_pause)
 }
 END_TEST
 
-START_TEST(gap_option_splits_pauses)
+/* An ocgc file marks the collections that continue a stop: the minor and
+ * the slice of one dispatch are one pause, whose length is the time the
+ * two collections took (not the 5 ns of runtime between them), and a mark
+ * at another timestamp than its collection's joins nothing. */
+START_TEST(marked_stops_are_one_pause)
 {
   struct tf t;
   struct ocgc_snapshot *s;
-  tf_create(&t, 0, 4096);
-  minor(&t, 1000, 1100, 8, 0);
-  slice(&t, 1200, 1300); /* 100 ns after: apart when the gap is 50 ns */
-  tf_open(&t, 50);
+  const struct ocgc_hist *h;
+  struct ocgc_counters c;
+  tf_create(&t, 1, 4096);
+  rg_set_name(&t.f, U_STOP_JOIN, OCGC_UEV_STOP_JOIN);
+  minor(&t, 1000, 1100, 800, 80);
+  rg_write1(&t.f, 0, UNIT(U_STOP_JOIN), 1105, 0);
+  slice(&t, 1105, 1300);
+  minor(&t, 5000000, 5000050, 800, 8);
+  rg_write1(&t.f, 0, UNIT(U_STOP_JOIN), 5000060, 0); /* not at its collection's time */
+  slice(&t, 5000070, 5000100);
+  tf_open(&t);
   s = snap(&t);
-  ck_assert_uint_eq(ocgc_hist_count(ocgc_snapshot_pauses(s)), 2);
+  h = ocgc_snapshot_pauses(s);
+  ocgc_snapshot_counters(s, &c);
+  ck_assert_int_eq(c.pause_rule, OCGC_PAUSE_MARKS);
+  ck_assert_uint_eq(ocgc_hist_count(h), 3);
+  ck_assert_uint_eq(c.pauses, 3);
+  ck_assert_uint_eq(ocgc_hist_max(h), 295); /* 100 + 195 */
+  ck_assert_uint_eq(ocgc_hist_min(h), 30);
+  ck_assert_uint_eq(ocgc_hist_sum(h), 100 + 195 + 50 + 30);
   ocgc_snapshot_free(s);
   tf_close(&t);
 }
@@ -158,7 +178,7 @@ START_TEST(cause_table)
   rg_write1(&t.f, 0, UINT(U_EXPLICIT), 6000000, 1);
   span(&t, OCGC_PH_MAJOR_FINISH_CYCLE, 6000000, 6005000);
   span(&t, OCGC_PH_COMPACT, 7000000, 7000100); /* no cause before it */
-  tf_open(&t, 20000);
+  tf_open(&t);
   s = snap(&t);
   ck_assert_int_eq(ocgc_snapshot_cause(s, OCGC_KIND_MINOR, OCGC_CAUSE_MINOR_HEAP_FULL, &row), 0);
   ck_assert_uint_eq(row.count, 2);
@@ -202,7 +222,7 @@ START_TEST(exact_counters_from_totals)
   tot->gc_time_ns = 777;
   tot->by_cause[OCGC_KIND_MAJOR_FINISH][OCGC_CAUSE_EXPLICIT] = 4;
   tot->by_cause[OCGC_KIND_MAJOR_FINISH][OCGC_CAUSE_SHUTDOWN] = 1;
-  tf_open(&t, 20000);
+  tf_open(&t);
   s = snap(&t);
   ocgc_snapshot_counters(s, &c);
   ck_assert_int_eq(c.exact, 1);
@@ -235,7 +255,7 @@ START_TEST(counters_from_events)
   rg_write1(&t.f, 0, UINT(U_CYCLE_END), 20, 1);
   rg_write1(&t.f, 0, UINT(U_CYCLE_END), 30, 2);
   rg_write1(&t.f, 0, UINT(U_HEAP_GROW), 40, 500);
-  tf_open(&t, 20000);
+  tf_open(&t);
   s = snap(&t);
   ocgc_snapshot_counters(s, &c);
   ck_assert_uint_eq(c.major_cycles, 2);
@@ -254,7 +274,7 @@ START_TEST(rates_between_snapshots)
   struct ocgc_rates r;
   tf_create(&t, 0, 4096);
   minor(&t, 1000000000, 1000001000, 1000, 100);
-  tf_open(&t, 20000);
+  tf_open(&t);
   s1 = snap(&t);
   /* two seconds later: 4 minors, 1 slice, 8000 bytes allocated, 2000 promoted */
   minor(&t, 2000000000, 2000002000, 2000, 500);
@@ -287,7 +307,7 @@ START_TEST(snapshots_are_copies)
   struct ocgc_counters c;
   tf_create(&t, 0, 4096);
   minor(&t, 1000, 1100, 8, 0);
-  tf_open(&t, 20000);
+  tf_open(&t);
   s1 = snap(&t);
   ck_assert_uint_eq(ocgc_hist_count(ocgc_snapshot_pauses(s1)), 1);
   minor(&t, 9000000, 9000100, 8, 0);
@@ -312,7 +332,7 @@ START_TEST(no_pairing_across_loss)
   struct ocgc_counters c;
   uint64_t i;
   tf_create(&t, 1, 64);
-  tf_open(&t, 20000);
+  tf_open(&t);
   rg_write1(&t.f, 0, SPAN(1, OCGC_PH_MINOR), 100, 0); /* its end is never read */
   ck_assert_int_ge(ocgc_agg_poll(t.agg), 0);
   for (i = 0; i < 200; i++) rg_write1(&t.f, 0, COUNTER(OCGC_CT_MINOR_ALLOCATED), 200 + i, 8);
@@ -338,7 +358,7 @@ START_TEST(ring_stop_closes_pause)
   tf_create(&t, 0, 4096);
   minor(&t, 1000, 1100, 8, 0);
   rg_write1(&t.f, 0, OCGC_EV_HEADER(2, 0, OCGC_RT_LIFECYCLE, OCGC_LC_RING_STOP), 2000, 0);
-  tf_open(&t, 20000);
+  tf_open(&t);
   s = snap(&t);
   ck_assert_uint_eq(ocgc_hist_count(ocgc_snapshot_pauses(s)), 1);
   ocgc_snapshot_free(s);
@@ -362,7 +382,7 @@ START_TEST(end_before_begin_is_corrupt)
   rg_write1(&t.f, 0, SPAN(1, OCGC_PH_MINOR), 5000, 0);
   rg_write1(&t.f, 0, SPAN(0, OCGC_PH_MINOR), 4000, 0); /* 1.8e19 ns, as unsigned */
   minor(&t, 6000, 6100, 800, 80);
-  tf_open(&t, 20000);
+  tf_open(&t);
   ck_assert_int_eq(ocgc_agg_poll(t.agg), OCGC_E_CORRUPT);
   ocgc_agg_cursor_stats(t.agg, &st);
   ck_assert_uint_eq(st.corrupt, 1);
@@ -381,8 +401,8 @@ static Suite *agg_suite(void)
   Suite *s = suite_create("agg");
   TCase *tc = tcase_create("core");
   tcase_add_checked_fixture(tc, setup, teardown);
-  tcase_add_test(tc, minor_then_slice_is_one_pause);
-  tcase_add_test(tc, gap_option_splits_pauses);
+  tcase_add_test(tc, unmarked_collections_are_pauses_of_their_own);
+  tcase_add_test(tc, marked_stops_are_one_pause);
   tcase_add_test(tc, cause_table);
   tcase_add_test(tc, exact_counters_from_totals);
   tcase_add_test(tc, counters_from_events);

@@ -1,0 +1,394 @@
+/* stream.c - the collection stream: the one place where spans are paired,
+ * causes claimed and collections grouped into pauses (consumer.h states the
+ * rules; every consumer, ocgc's tools and the aggregator, uses these).
+ *
+ * Invariants, per ring:
+ * - stack[0..depth) are the open spans, outermost first; colls_open counts
+ *   the collections among them, so a collection is outermost iff it began
+ *   with colls_open == 0;
+ * - a span leaves the stack exactly once: delivered (on_span, and
+ *   on_collection if it is a collection that ended by its own event), or
+ *   counted as corrupt when it would end before it began;
+ * - a pause is open (in_pause) from the begin of the outermost collection
+ *   that started it until it is delivered or dropped; its duration is the
+ *   sum of the outermost collections that ended inside it, so it never
+ *   exceeds the GC time they account for.  A cut outermost collection
+ *   drops it: a pause of unknown extent is never recorded;
+ * - a pending cause or join mark is consumed by the next collection begin
+ *   on the ring, which takes it only at the mark's own timestamp.
+ * Ring states are allocated on a ring's first event: a stock file names 128
+ * rings, most never used.  Nothing else grows with the input. */
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ocgc/consumer.h"
+
+/* What a user-event slot means to the stream, looked up by name once. */
+enum slot_meaning { SLOT_UNSEEN = 0, SLOT_OTHER, SLOT_JOIN, SLOT_SLICE_WORK };
+
+struct open_span {
+  struct ocgc_span s;
+  int outermost;              /* collections: none was open around it */
+  uint64_t allocated, promoted, work;
+};
+
+struct ring_state {
+  struct open_span stack[OCGC_STREAM_MAX_DEPTH];
+  unsigned depth;
+  unsigned too_deep;          /* begins past the stack: skip as many ends */
+  unsigned colls_open;        /* collections on the stack */
+  int have_cause, have_join;
+  int cause;
+  uint64_t cause_ts, join_ts;
+  int in_pause;
+  struct ocgc_pause pause;
+  uint64_t last_ts;           /* newest timestamp met: where cuts end */
+  uint64_t seq;
+};
+
+struct ocgc_stream {
+  const struct ocgc_source *src;
+  struct ocgc_stream_opts o;
+  enum ocgc_pause_rule rule;
+  unsigned nrings;
+  struct ring_state **rings;  /* made on a ring's first event */
+  unsigned char slots[OCGC_WIRE_USER_EVENTS]; /* enum slot_meaning */
+  struct ocgc_stream_stats stats;
+};
+
+/* ---- what an event is to the stream ---------------------------------------- */
+
+static enum slot_meaning slot_meaning(struct ocgc_stream *st, unsigned slot)
+{
+  const char *name;
+  if (slot >= OCGC_WIRE_USER_EVENTS) return SLOT_OTHER;
+  if (st->slots[slot] != SLOT_UNSEEN) return (enum slot_meaning)st->slots[slot];
+  name = ocgc_source_user_name(st->src, slot);
+  if (name == NULL) return SLOT_OTHER; /* not registered yet: look again later */
+  st->slots[slot] = strcmp(name, OCGC_UEV_STOP_JOIN) == 0     ? SLOT_JOIN
+                    : strcmp(name, OCGC_UEV_SLICE_WORK) == 0 ? SLOT_SLICE_WORK
+                                                              : SLOT_OTHER;
+  return (enum slot_meaning)st->slots[slot];
+}
+
+/* Marks are the producer's promise to mark every stop, made by registering
+ * the mark's name with the rest of its names, before any collection.  An
+ * ocgc producer registers its names in the first slots, contiguously; a
+ * stock file has no ocgc extension and makes no such promise. */
+static enum ocgc_pause_rule choose_rule(const struct ocgc_source *src)
+{
+  struct ocgc_source_info info;
+  unsigned slot;
+  if (ocgc_source_info(src, &info) != 0 || !info.has_ext) return OCGC_PAUSE_NESTING;
+  for (slot = 0; slot < OCGC_WIRE_USER_EVENTS; slot++) {
+    const char *name = ocgc_source_user_name(src, slot);
+    if (name == NULL) break;
+    if (strcmp(name, OCGC_UEV_STOP_JOIN) == 0) return OCGC_PAUSE_MARKS;
+  }
+  return OCGC_PAUSE_NESTING;
+}
+
+/* ---- pauses ------------------------------------------------------------------ */
+
+static void deliver_pause(struct ocgc_stream *st, struct ring_state *r)
+{
+  r->in_pause = 0;
+  st->stats.pauses++;
+  if (st->o.on_pause) st->o.on_pause(&r->pause, st->o.ctx);
+}
+
+/* An outermost collection begins at [ts]: it joins the open pause only when
+ * the producer marked it so, at its own timestamp. */
+static void outermost_begins(struct ocgc_stream *st, struct ring_state *r, unsigned ring,
+                             uint64_t ts)
+{
+  int joins = st->rule == OCGC_PAUSE_MARKS && r->have_join && r->join_ts == ts && r->in_pause;
+  r->have_join = 0;
+  if (joins) return;
+  if (r->in_pause) deliver_pause(st, r);
+  memset(&r->pause, 0, sizeof r->pause);
+  r->pause.ring = ring;
+  r->pause.begin = r->pause.end = ts;
+  r->pause.rule = st->rule;
+  r->in_pause = 1;
+}
+
+static void outermost_ends(struct ocgc_stream *st, struct ring_state *r, const struct ocgc_span *s)
+{
+  if (!r->in_pause) return;
+  if (s->cut != OCGC_CUT_NONE) {
+    r->in_pause = 0; /* its extent is unknown: not a pause anyone measured */
+    return;
+  }
+  r->pause.duration_ns += s->end - s->begin;
+  r->pause.end = s->end;
+  r->pause.collections++;
+  if (st->rule == OCGC_PAUSE_NESTING) deliver_pause(st, r);
+}
+
+/* ---- spans ------------------------------------------------------------------- */
+
+/* Take the top span off ring r's stack, ending at [end]. */
+static void close_top(struct ocgc_stream *st, struct ring_state *r, uint64_t end,
+                      enum ocgc_span_cut cut)
+{
+  struct open_span *os = &r->stack[--r->depth];
+  struct ocgc_span *s = &os->s;
+  int coll = s->kind >= 0;
+  if (coll) r->colls_open--;
+  if (end < s->begin) {
+    if (cut == OCGC_CUT_NONE) {
+      /* No clock runs backwards: only a forged ring ends a span so. */
+      st->stats.corrupt++;
+      if (coll && os->outermost) r->in_pause = 0;
+      return;
+    }
+    end = s->begin; /* cut at a timestamp that went back: a zero-length span */
+  }
+  s->end = end;
+  s->cut = cut;
+  st->stats.spans++;
+  if (st->o.on_span) st->o.on_span(s, st->o.ctx);
+  if (!coll) return;
+  if (cut == OCGC_CUT_NONE) {
+    struct ocgc_collection c = {*s, os->outermost, os->allocated, os->promoted, os->work};
+    st->stats.collections++;
+    if (st->o.on_collection) st->o.on_collection(&c, st->o.ctx);
+  }
+  if (os->outermost) outermost_ends(st, r, s);
+}
+
+static void cut_all(struct ocgc_stream *st, struct ring_state *r, enum ocgc_span_cut cut)
+{
+  while (r->depth > 0) close_top(st, r, r->last_ts, cut);
+  r->too_deep = 0;
+}
+
+static void span_begins(struct ocgc_stream *st, struct ring_state *r, const struct ocgc_event *ev)
+{
+  int kind = ev->user ? -1 : ocgc_event_kind(st->src, ev, NULL);
+  struct open_span *os;
+  if (kind >= 0) {
+    /* Whatever it is, the next collection begin consumes the marks. */
+    int cause = r->have_cause && r->cause_ts == ev->timestamp ? r->cause : OCGC_CAUSE_UNKNOWN;
+    r->have_cause = 0;
+    if (r->colls_open == 0) outermost_begins(st, r, ev->ring, ev->timestamp);
+    else r->have_join = 0;
+    if (r->depth < OCGC_STREAM_MAX_DEPTH) {
+      r->stack[r->depth].s.cause = cause;
+      r->stack[r->depth].outermost = r->colls_open == 0;
+    }
+  }
+  if (r->depth >= OCGC_STREAM_MAX_DEPTH) {
+    r->too_deep++;
+    st->stats.too_deep++;
+    if (kind >= 0 && r->colls_open == 0) r->in_pause = 0; /* never ends: no pause */
+    return;
+  }
+  os = &r->stack[r->depth++];
+  os->s.ring = ev->ring;
+  os->s.user = ev->user != 0;
+  os->s.id = ev->id;
+  os->s.depth = r->depth - 1;
+  os->s.kind = kind;
+  if (kind < 0) os->s.cause = -1;
+  os->s.begin = os->s.end = ev->timestamp;
+  os->s.seq = r->seq++;
+  os->s.cut = OCGC_CUT_NONE;
+  os->allocated = os->promoted = os->work = 0;
+  if (kind >= 0) r->colls_open++;
+}
+
+static void span_ends(struct ocgc_stream *st, struct ring_state *r, const struct ocgc_event *ev)
+{
+  unsigned i = r->depth;
+  unsigned user = ev->user != 0;
+  if (r->too_deep > 0) { r->too_deep--; return; }
+  while (i > 0 && (r->stack[i - 1].s.id != ev->id || r->stack[i - 1].s.user != user)) i--;
+  if (i == 0) {
+    st->stats.unmatched_ends++; /* its begin was lost, or came before we looked */
+    return;
+  }
+  while (r->depth > i) close_top(st, r, ev->timestamp, OCGC_CUT_UNTERMINATED);
+  close_top(st, r, ev->timestamp, OCGC_CUT_NONE);
+}
+
+/* The innermost open collection, to which an amount belongs, or NULL. */
+static struct open_span *innermost_collection(struct ring_state *r)
+{
+  unsigned i = r->depth;
+  while (i > 0 && r->stack[i - 1].s.kind < 0) i--;
+  return i > 0 ? &r->stack[i - 1] : NULL;
+}
+
+static void on_counter(struct ocgc_stream *st, struct ring_state *r, const struct ocgc_event *ev)
+{
+  struct open_span *c;
+  int cause = ocgc_event_cause(st->src, ev);
+  if (cause >= 0) {
+    r->have_cause = 1;
+    r->cause = cause;
+    r->cause_ts = ev->timestamp;
+    return;
+  }
+  /* MINOR_ALLOCATED and MINOR_PROMOTED keep their ids in 5.2 and 5.3 */
+  if (ev->id != OCGC_CT_MINOR_ALLOCATED && ev->id != OCGC_CT_MINOR_PROMOTED) return;
+  if ((c = innermost_collection(r)) == NULL) return;
+  if (ev->id == OCGC_CT_MINOR_ALLOCATED) c->allocated += ev->value;
+  else c->promoted += ev->value;
+}
+
+static void on_user(struct ocgc_stream *st, struct ring_state *r, const struct ocgc_event *ev)
+{
+  struct open_span *c;
+  int cause;
+  switch (ev->type) {
+  case OCGC_USER_SPAN_BEGIN: span_begins(st, r, ev); return;
+  case OCGC_USER_SPAN_END: span_ends(st, r, ev); return;
+  case OCGC_USER_UNIT:
+    if (slot_meaning(st, ev->id) == SLOT_JOIN) {
+      r->have_join = 1;
+      r->join_ts = ev->timestamp;
+    }
+    return;
+  case OCGC_USER_INT:
+    if ((cause = ocgc_event_cause(st->src, ev)) >= 0) {
+      r->have_cause = 1;
+      r->cause = cause;
+      r->cause_ts = ev->timestamp;
+    } else if (slot_meaning(st, ev->id) == SLOT_SLICE_WORK &&
+               (c = innermost_collection(r)) != NULL) {
+      c->work += ev->value;
+    }
+    return;
+  default: return;
+  }
+}
+
+/* ---- the API ------------------------------------------------------------------- */
+
+static struct ring_state *ring_of(struct ocgc_stream *st, unsigned ring)
+{
+  if (ring >= st->nrings) return NULL;
+  if (st->rings[ring] == NULL) st->rings[ring] = calloc(1, sizeof *st->rings[ring]);
+  return st->rings[ring];
+}
+
+int ocgc_stream_new(const struct ocgc_source *src, const struct ocgc_stream_opts *opts,
+                    struct ocgc_stream **out)
+{
+  struct ocgc_source_info info;
+  struct ocgc_stream *st;
+  int err;
+  if (src == NULL || out == NULL) return -EINVAL;
+  if ((err = ocgc_source_info(src, &info)) != 0) return err;
+  if ((st = calloc(1, sizeof *st)) == NULL) return -ENOMEM;
+  st->o.sz = sizeof st->o;
+  if (opts != NULL) memcpy(&st->o, opts, opts->sz < sizeof st->o ? opts->sz : sizeof st->o);
+  st->src = src;
+  st->nrings = (unsigned)info.max_domains;
+  st->rule = choose_rule(src);
+  if ((st->rings = calloc(st->nrings ? st->nrings : 1, sizeof *st->rings)) == NULL) {
+    free(st);
+    return -ENOMEM;
+  }
+  *out = st;
+  return 0;
+}
+
+void ocgc_stream_free(struct ocgc_stream *st)
+{
+  unsigned i;
+  if (st == NULL) return;
+  for (i = 0; i < st->nrings; i++) free(st->rings[i]);
+  free(st->rings);
+  free(st);
+}
+
+void ocgc_stream_event(struct ocgc_stream *st, const struct ocgc_event *ev)
+{
+  struct ring_state *r;
+  if (st == NULL || ev == NULL || ev->ring >= st->nrings) return;
+  if ((r = ring_of(st, ev->ring)) == NULL) {
+    st->stats.dropped++;
+    return;
+  }
+  if (ev->timestamp > r->last_ts) r->last_ts = ev->timestamp;
+  if (ev->user) {
+    on_user(st, r, ev);
+    return;
+  }
+  switch (ev->type) {
+  case OCGC_RT_BEGIN: span_begins(st, r, ev); break;
+  case OCGC_RT_END: span_ends(st, r, ev); break;
+  case OCGC_RT_COUNTER: on_counter(st, r, ev); break;
+  case OCGC_RT_LIFECYCLE:
+    /* The ring's writer stopped: its last stop is over. */
+    if (ev->id == OCGC_LC_RING_STOP && r->in_pause && r->colls_open == 0)
+      deliver_pause(st, r);
+    break;
+  default: break;
+  }
+}
+
+void ocgc_stream_lost(struct ocgc_stream *st, unsigned ring)
+{
+  struct ring_state *r;
+  if (st == NULL || ring >= st->nrings || (r = st->rings[ring]) == NULL) return;
+  r->in_pause = 0; /* before the cuts: a lost stretch ends no pause */
+  cut_all(st, r, OCGC_CUT_LOST);
+  r->have_cause = r->have_join = 0;
+}
+
+void ocgc_stream_finish(struct ocgc_stream *st)
+{
+  unsigned i;
+  if (st == NULL) return;
+  for (i = 0; i < st->nrings; i++) {
+    struct ring_state *r = st->rings[i];
+    if (r == NULL) continue;
+    if (r->in_pause && r->colls_open == 0) deliver_pause(st, r);
+    cut_all(st, r, OCGC_CUT_END);
+    r->have_cause = r->have_join = 0;
+  }
+}
+
+enum ocgc_pause_rule ocgc_stream_pause_rule(const struct ocgc_stream *st)
+{
+  return st != NULL ? st->rule : OCGC_PAUSE_NESTING;
+}
+
+int ocgc_stream_pending_pause(const struct ocgc_stream *st, unsigned ring, struct ocgc_pause *out)
+{
+  const struct ring_state *r;
+  if (st == NULL || out == NULL || ring >= st->nrings || (r = st->rings[ring]) == NULL) return 0;
+  if (!r->in_pause || r->colls_open > 0 || r->pause.collections == 0) return 0;
+  *out = r->pause;
+  return 1;
+}
+
+unsigned ocgc_stream_depth(const struct ocgc_stream *st, unsigned ring)
+{
+  if (st == NULL || ring >= st->nrings || st->rings[ring] == NULL) return 0;
+  return st->rings[ring]->depth;
+}
+
+int ocgc_stream_open_span(const struct ocgc_stream *st, unsigned ring, unsigned i,
+                          struct ocgc_span *out)
+{
+  const struct ring_state *r;
+  if (st == NULL || out == NULL || ring >= st->nrings || (r = st->rings[ring]) == NULL ||
+      i >= r->depth)
+    return -EINVAL;
+  *out = r->stack[i].s;
+  out->end = r->last_ts > out->begin ? r->last_ts : out->begin;
+  return 0;
+}
+
+void ocgc_stream_stats(const struct ocgc_stream *st, struct ocgc_stream_stats *out)
+{
+  if (st == NULL || out == NULL) return;
+  *out = st->stats;
+}

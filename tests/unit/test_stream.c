@@ -1,0 +1,350 @@
+/* test_stream.c - the collection stream's rules, each on its own: span
+ * pairing (unterminated, unmatched, too deep, corrupt), the cause's
+ * timestamp rule, amounts, pauses by marks and by nesting, loss, finish,
+ * and the open spans a reader can ask for.  Events are fed by hand to a
+ * stream over a ringgen file (which gives the source, its numbering and
+ * its names), so each rule is seen without a cursor in between. */
+
+#include <check.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ocgc/consumer.h"
+#include "ringgen.h"
+#include "testutil.h"
+
+enum { U_JOIN, U_EXPLICIT, U_WORK, U_MINE };
+
+#define MAX_SEEN 64
+
+struct fx {
+  char dir_path[512];
+  struct rg_file f;
+  struct ocgc_source *src;
+  struct ocgc_stream *st;
+  struct ocgc_span spans[MAX_SEEN];
+  struct ocgc_collection colls[MAX_SEEN];
+  struct ocgc_pause pauses[MAX_SEEN];
+  unsigned nspans, ncolls, npauses;
+};
+
+static char *tmp;
+static struct fx F;
+
+static void on_span(const struct ocgc_span *s, void *ctx)
+{
+  struct fx *x = ctx;
+  if (x->nspans < MAX_SEEN) x->spans[x->nspans++] = *s;
+}
+
+static void on_coll(const struct ocgc_collection *c, void *ctx)
+{
+  struct fx *x = ctx;
+  if (x->ncolls < MAX_SEEN) x->colls[x->ncolls++] = *c;
+}
+
+static void on_pause(const struct ocgc_pause *p, void *ctx)
+{
+  struct fx *x = ctx;
+  if (x->npauses < MAX_SEEN) x->pauses[x->npauses++] = *p;
+}
+
+/* A source with [rings] rings; [marks]: an ocgc file that registers the
+ * stop mark (else a stock file, which has no marks). */
+static void open_fx(int marks, unsigned rings)
+{
+  struct ocgc_stream_opts o = OCGC_OPTS_INIT(struct ocgc_stream_opts);
+  int r;
+  memset(&F, 0, sizeof F);
+  tu_path(F.dir_path, sizeof F.dir_path, tmp, "s.events");
+  r = rg_create(&F.f, F.dir_path, marks, rings, 4096);
+  ck_assert_msg(r == 0, "rg_create: %s", strerror(-r));
+  if (marks) rg_set_name(&F.f, U_JOIN, OCGC_UEV_STOP_JOIN);
+  rg_set_name(&F.f, U_EXPLICIT, "ocgc.cause.explicit");
+  rg_set_name(&F.f, U_WORK, OCGC_UEV_SLICE_WORK);
+  rg_set_name(&F.f, U_MINE, "my.span");
+  ck_assert_int_eq(ocgc_source_open_path(F.dir_path, NULL, &F.src), 0);
+  o.on_span = on_span;
+  o.on_collection = on_coll;
+  o.on_pause = on_pause;
+  o.ctx = &F;
+  ck_assert_int_eq(ocgc_stream_new(F.src, &o, &F.st), 0);
+}
+
+static void setup(void) { tmp = tu_mkdtemp(); }
+
+static void teardown(void)
+{
+  ocgc_stream_free(F.st);
+  ocgc_source_close(F.src);
+  rg_close(&F.f);
+  tu_rmtree(tmp);
+  free(tmp);
+  tmp = NULL;
+}
+
+static void feed(unsigned ring, unsigned user, unsigned type, unsigned id, uint64_t ts,
+                 uint64_t value)
+{
+  struct ocgc_event ev;
+  memset(&ev, 0, sizeof ev);
+  ev.ring = ring;
+  ev.user = user;
+  ev.type = type;
+  ev.id = id;
+  ev.timestamp = ts;
+  ev.value = value;
+  ocgc_stream_event(F.st, &ev);
+}
+
+static void begin(unsigned id, uint64_t ts) { feed(0, 0, OCGC_RT_BEGIN, id, ts, 0); }
+static void end(unsigned id, uint64_t ts) { feed(0, 0, OCGC_RT_END, id, ts, 0); }
+static void join(uint64_t ts) { feed(0, 1, OCGC_USER_UNIT, U_JOIN, ts, 0); }
+
+static void cause_full(uint64_t ts)
+{
+  feed(0, 0, OCGC_RT_COUNTER, OCGC_CT_FORCE_MINOR_ALLOC_SMALL, ts, 1);
+}
+
+static struct ocgc_stream_stats stats(void)
+{
+  struct ocgc_stream_stats s;
+  ocgc_stream_stats(F.st, &s);
+  return s;
+}
+
+/* An end closes the innermost open span of its id; spans above it close
+ * with it, cut; an end with nothing to close is counted and dropped. */
+START_TEST(pairing)
+{
+  open_fx(0, 1);
+  begin(OCGC_PH_MINOR, 100);
+  begin(OCGC_PH_MINOR_LOCAL_ROOTS, 110);
+  feed(0, 1, OCGC_USER_SPAN_BEGIN, U_MINE, 120, 0);
+  end(OCGC_PH_MINOR, 200);
+  end(OCGC_PH_MAJOR_SLICE, 210);
+  ck_assert_uint_eq(F.nspans, 3);
+  ck_assert_uint_eq(F.spans[0].user, 1);
+  ck_assert_int_eq(F.spans[0].cut, OCGC_CUT_UNTERMINATED);
+  ck_assert_uint_eq(F.spans[0].depth, 2);
+  ck_assert_uint_eq(F.spans[0].end, 200);
+  ck_assert_int_eq(F.spans[1].cut, OCGC_CUT_UNTERMINATED);
+  ck_assert_int_eq(F.spans[1].kind, -1);
+  ck_assert_int_eq(F.spans[1].cause, -1);
+  ck_assert_int_eq(F.spans[2].cut, OCGC_CUT_NONE);
+  ck_assert_int_eq(F.spans[2].kind, OCGC_KIND_MINOR);
+  ck_assert_uint_eq(F.spans[2].begin, 100);
+  ck_assert_uint_eq(F.spans[2].end, 200);
+  ck_assert_uint_lt(F.spans[2].seq, F.spans[1].seq);
+  ck_assert_uint_eq(F.ncolls, 1);
+  ck_assert_uint_eq(stats().unmatched_ends, 1);
+  ck_assert_uint_eq(ocgc_stream_depth(F.st, 0), 0);
+}
+END_TEST
+
+/* A cause belongs to the collection that begins next at its timestamp,
+ * and to no later one. */
+START_TEST(cause_at_its_timestamp)
+{
+  open_fx(0, 1);
+  cause_full(100);
+  begin(OCGC_PH_MINOR, 100);
+  end(OCGC_PH_MINOR, 150);
+  cause_full(300);
+  begin(OCGC_PH_MINOR, 301); /* not at the cause's time */
+  end(OCGC_PH_MINOR, 350);
+  begin(OCGC_PH_MINOR, 400); /* the cause was consumed: none */
+  end(OCGC_PH_MINOR, 450);
+  feed(0, 1, OCGC_USER_INT, U_EXPLICIT, 500, 1);
+  begin(OCGC_PH_MAJOR_FINISH_CYCLE, 500);
+  end(OCGC_PH_MAJOR_FINISH_CYCLE, 600);
+  ck_assert_uint_eq(F.ncolls, 4);
+  ck_assert_int_eq(F.colls[0].span.cause, OCGC_CAUSE_MINOR_HEAP_FULL);
+  ck_assert_int_eq(F.colls[1].span.cause, OCGC_CAUSE_UNKNOWN);
+  ck_assert_int_eq(F.colls[2].span.cause, OCGC_CAUSE_UNKNOWN);
+  ck_assert_int_eq(F.colls[3].span.cause, OCGC_CAUSE_EXPLICIT);
+  ck_assert_int_eq(F.colls[3].span.kind, OCGC_KIND_MAJOR_FINISH);
+}
+END_TEST
+
+/* Counters and slice work inside a collection are its amounts; a
+ * collection inside another is not outermost. */
+START_TEST(amounts_and_nesting)
+{
+  open_fx(0, 1);
+  begin(OCGC_PH_MAJOR_SLICE, 100);
+  begin(OCGC_PH_MINOR, 110);
+  feed(0, 0, OCGC_RT_COUNTER, OCGC_CT_MINOR_ALLOCATED, 110, 4096);
+  feed(0, 0, OCGC_RT_COUNTER, OCGC_CT_MINOR_PROMOTED, 150, 512);
+  end(OCGC_PH_MINOR, 150);
+  feed(0, 1, OCGC_USER_INT, U_WORK, 190, 777);
+  end(OCGC_PH_MAJOR_SLICE, 200);
+  ck_assert_uint_eq(F.ncolls, 2);
+  ck_assert_int_eq(F.colls[0].outermost, 0);
+  ck_assert_uint_eq(F.colls[0].allocated_bytes, 4096);
+  ck_assert_uint_eq(F.colls[0].promoted_bytes, 512);
+  ck_assert_int_eq(F.colls[1].outermost, 1);
+  ck_assert_uint_eq(F.colls[1].slice_work_words, 777);
+  ck_assert_uint_eq(F.colls[1].allocated_bytes, 0);
+  /* one pause: the outermost collection, not the sum with the inner one */
+  ck_assert_uint_eq(F.npauses, 1);
+  ck_assert_uint_eq(F.pauses[0].duration_ns, 100);
+  ck_assert_uint_eq(F.pauses[0].collections, 1);
+  ck_assert_int_eq(F.pauses[0].rule, OCGC_PAUSE_NESTING);
+}
+END_TEST
+
+/* With marks, a pause is its joined collections: their summed time, from
+ * the first begin to the last end; it is delivered when the next stop
+ * begins, and is pending (for snapshots) until then. */
+START_TEST(marks_make_pauses)
+{
+  struct ocgc_pause p;
+  open_fx(1, 1);
+  ck_assert_int_eq(ocgc_stream_pause_rule(F.st), OCGC_PAUSE_MARKS);
+  cause_full(100);
+  begin(OCGC_PH_MINOR, 100);
+  end(OCGC_PH_MINOR, 150);
+  ck_assert_int_eq(ocgc_stream_pending_pause(F.st, 0, &p), 1);
+  ck_assert_uint_eq(p.duration_ns, 50);
+  join(160);
+  begin(OCGC_PH_MAJOR_SLICE, 160);
+  ck_assert_int_eq(ocgc_stream_pending_pause(F.st, 0, &p), 0); /* a collection is open */
+  end(OCGC_PH_MAJOR_SLICE, 260);
+  ck_assert_uint_eq(F.npauses, 0);
+  begin(OCGC_PH_MINOR, 1000); /* no mark: a new stop */
+  end(OCGC_PH_MINOR, 1010);
+  ck_assert_uint_eq(F.npauses, 1);
+  ck_assert_uint_eq(F.pauses[0].begin, 100);
+  ck_assert_uint_eq(F.pauses[0].end, 260);
+  ck_assert_uint_eq(F.pauses[0].duration_ns, 150);
+  ck_assert_uint_eq(F.pauses[0].collections, 2);
+  ck_assert_uint_le(F.pauses[0].duration_ns, F.pauses[0].end - F.pauses[0].begin);
+  feed(0, 0, OCGC_RT_LIFECYCLE, OCGC_LC_RING_STOP, 2000, 0);
+  ck_assert_uint_eq(F.npauses, 2);
+  ck_assert_uint_eq(F.pauses[1].duration_ns, 10);
+  ocgc_stream_finish(F.st);
+  ck_assert_uint_eq(F.npauses, 2);
+}
+END_TEST
+
+/* Without marks (a stock file), a join-like event means nothing. */
+START_TEST(no_marks_no_joins)
+{
+  open_fx(0, 1);
+  ck_assert_int_eq(ocgc_stream_pause_rule(F.st), OCGC_PAUSE_NESTING);
+  begin(OCGC_PH_MINOR, 100);
+  end(OCGC_PH_MINOR, 150);
+  join(150);
+  begin(OCGC_PH_MAJOR_SLICE, 150);
+  end(OCGC_PH_MAJOR_SLICE, 250);
+  ck_assert_uint_eq(F.npauses, 2);
+}
+END_TEST
+
+/* Loss cuts the ring's open spans at its last timestamp, drops its pause,
+ * and pairs nothing across; other rings are untouched. */
+START_TEST(loss_cuts_one_ring)
+{
+  struct ocgc_span s;
+  open_fx(1, 2);
+  begin(OCGC_PH_MINOR, 100);
+  end(OCGC_PH_MINOR, 150);
+  join(160);
+  begin(OCGC_PH_MAJOR_SLICE, 160);
+  feed(0, 0, OCGC_RT_COUNTER, OCGC_CT_MINOR_ALLOCATED, 170, 8);
+  feed(1, 0, OCGC_RT_BEGIN, OCGC_PH_MINOR, 165, 0);
+  ck_assert_uint_eq(ocgc_stream_depth(F.st, 1), 1);
+  ck_assert_int_eq(ocgc_stream_open_span(F.st, 1, 0, &s), 0);
+  ck_assert_uint_eq(s.begin, 165);
+  ck_assert_int_eq(ocgc_stream_open_span(F.st, 1, 1, &s), -EINVAL);
+  ocgc_stream_lost(F.st, 0);
+  ck_assert_uint_eq(F.nspans, 2);
+  ck_assert_int_eq(F.spans[1].cut, OCGC_CUT_LOST);
+  ck_assert_uint_eq(F.spans[1].end, 170);
+  ck_assert_uint_eq(F.ncolls, 1); /* the cut slice is no collection */
+  end(OCGC_PH_MAJOR_SLICE, 300); /* its begin is behind the gap */
+  ck_assert_uint_eq(stats().unmatched_ends, 1);
+  ocgc_stream_finish(F.st);
+  ck_assert_uint_eq(F.npauses, 0); /* the pause of ring 0 was dropped */
+  ck_assert_uint_eq(F.nspans, 3);
+  ck_assert_uint_eq(F.spans[2].ring, 1);
+  ck_assert_int_eq(F.spans[2].cut, OCGC_CUT_END);
+}
+END_TEST
+
+/* A span that ends before it begins is counted, never delivered, and its
+ * pause is dropped. */
+START_TEST(end_before_begin)
+{
+  open_fx(0, 1);
+  begin(OCGC_PH_MINOR, 500);
+  end(OCGC_PH_MINOR, 400);
+  ck_assert_uint_eq(stats().corrupt, 1);
+  ck_assert_uint_eq(F.nspans + F.ncolls + F.npauses, 0);
+  begin(OCGC_PH_MINOR, 600);
+  end(OCGC_PH_MINOR, 700);
+  ck_assert_uint_eq(F.npauses, 1);
+  ck_assert_uint_eq(F.pauses[0].duration_ns, 100);
+}
+END_TEST
+
+/* Begins past the depth limit are counted and as many ends skipped; the
+ * memory stays fixed whatever the producer nests. */
+START_TEST(too_deep)
+{
+  unsigned i;
+  open_fx(0, 1);
+  for (i = 0; i < OCGC_STREAM_MAX_DEPTH + 10; i++) begin(OCGC_PH_MAJOR_MARK, 100 + i);
+  ck_assert_uint_eq(ocgc_stream_depth(F.st, 0), OCGC_STREAM_MAX_DEPTH);
+  ck_assert_uint_eq(stats().too_deep, 10);
+  for (i = 0; i < 10; i++) end(OCGC_PH_MAJOR_MARK, 1000);
+  ck_assert_uint_eq(F.nspans, 0);
+  end(OCGC_PH_MAJOR_MARK, 1001);
+  ck_assert_uint_eq(F.nspans, 1);
+  ck_assert_uint_eq(ocgc_stream_depth(F.st, 0), OCGC_STREAM_MAX_DEPTH - 1);
+}
+END_TEST
+
+/* Events of rings the source does not have are ignored. */
+START_TEST(ring_out_of_range)
+{
+  open_fx(0, 1);
+  feed(5, 0, OCGC_RT_BEGIN, OCGC_PH_MINOR, 100, 0);
+  feed(5, 0, OCGC_RT_END, OCGC_PH_MINOR, 200, 0);
+  ocgc_stream_lost(F.st, 5);
+  ck_assert_uint_eq(F.nspans, 0);
+  ck_assert_uint_eq(ocgc_stream_depth(F.st, 5), 0);
+}
+END_TEST
+
+static Suite *stream_suite(void)
+{
+  Suite *s = suite_create("stream");
+  TCase *tc = tcase_create("rules");
+  tcase_add_checked_fixture(tc, setup, teardown);
+  tcase_add_test(tc, pairing);
+  tcase_add_test(tc, cause_at_its_timestamp);
+  tcase_add_test(tc, amounts_and_nesting);
+  tcase_add_test(tc, marks_make_pauses);
+  tcase_add_test(tc, no_marks_no_joins);
+  tcase_add_test(tc, loss_cuts_one_ring);
+  tcase_add_test(tc, end_before_begin);
+  tcase_add_test(tc, too_deep);
+  tcase_add_test(tc, ring_out_of_range);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void)
+{
+  SRunner *sr = srunner_create(stream_suite());
+  int failed;
+  srunner_run_all(sr, CK_NORMAL);
+  failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed == 0 ? 0 : 1;
+}
