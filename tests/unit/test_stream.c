@@ -78,9 +78,11 @@ static void setup(void) { tmp = tu_mkdtemp(); }
 
 static void teardown(void)
 {
-  ocgc_stream_free(F.st);
-  ocgc_source_close(F.src);
-  rg_close(&F.f);
+  if (F.src != NULL) {
+    ocgc_stream_free(F.st);
+    ocgc_source_close(F.src);
+    rg_close(&F.f);
+  }
   tu_rmtree(tmp);
   free(tmp);
   tmp = NULL;
@@ -321,6 +323,94 @@ START_TEST(ring_out_of_range)
 }
 END_TEST
 
+/* ---- the fixtures: real files of stock OCaml 5.2 ---------------------------- */
+
+struct fxsum {
+  struct ocgc_stream *st;
+  uint64_t outer_ns, outer, pause_ns, pauses, colls[OCGC_KIND_COUNT];
+};
+
+static int fx_event(const struct ocgc_event *ev, void *ctx)
+{
+  ocgc_stream_event(((struct fxsum *)ctx)->st, ev);
+  return 0;
+}
+
+static void fx_lost(unsigned ring, uint64_t lost, int exact, void *ctx)
+{
+  (void)lost;
+  (void)exact;
+  ocgc_stream_lost(((struct fxsum *)ctx)->st, ring);
+}
+
+static void fx_coll(const struct ocgc_collection *c, void *ctx)
+{
+  struct fxsum *x = ctx;
+  x->colls[c->span.kind]++;
+  if (!c->outermost) return;
+  x->outer++;
+  x->outer_ns += c->span.end - c->span.begin;
+}
+
+static void fx_pause(const struct ocgc_pause *p, void *ctx)
+{
+  struct fxsum *x = ctx;
+  x->pauses++;
+  x->pause_ns += p->duration_ns;
+  ck_assert_int_eq(p->rule, OCGC_PAUSE_NESTING);
+  ck_assert_uint_eq(p->collections, 1);
+}
+
+/* Reads fixture [name] whole through a stream; returns its sums. */
+static struct fxsum read_fixture(const char *name)
+{
+  struct ocgc_cursor_opts co = OCGC_OPTS_INIT(struct ocgc_cursor_opts);
+  struct ocgc_stream_opts so = OCGC_OPTS_INIT(struct ocgc_stream_opts);
+  struct ocgc_source *src;
+  struct ocgc_cursor *cur;
+  struct fxsum x;
+  char xz[600], file[600];
+  memset(&x, 0, sizeof x);
+  ck_assert_ptr_nonnull(tu_srcdir());
+  snprintf(xz, sizeof xz, "%s/tests/fixtures/ocaml5.2/%s.events.xz", tu_srcdir(), name);
+  tu_path(file, sizeof file, tmp, "f.events");
+  ck_assert_int_eq(tu_unxz(xz, file), 0);
+  ck_assert_int_eq(ocgc_source_open_path(file, NULL, &src), 0);
+  so.on_collection = fx_coll;
+  so.on_pause = fx_pause;
+  so.ctx = &x;
+  ck_assert_int_eq(ocgc_stream_new(src, &so, &x.st), 0);
+  co.on_event = fx_event;
+  co.on_lost = fx_lost;
+  co.ctx = &x;
+  ck_assert_int_eq(ocgc_cursor_new(src, &co, &cur), 0);
+  while (ocgc_cursor_poll(cur, 0) > 0) {}
+  ocgc_stream_finish(x.st);
+  ck_assert_int_eq(ocgc_stream_pause_rule(x.st), OCGC_PAUSE_NESTING);
+  ocgc_cursor_free(cur);
+  ocgc_stream_free(x.st);
+  x.st = NULL;
+  ocgc_source_close(src);
+  return x;
+}
+
+/* Stock files have no marks: one pause per outermost collection, and the
+ * pauses add up to exactly the time in outermost collections. */
+START_TEST(fixtures)
+{
+  static const char *const names[] = {"full-3695", "2021", "pt-3447", "instr-3452"};
+  struct fxsum x = read_fixture(names[_i]);
+  ck_assert_uint_gt(x.outer, 0);
+  ck_assert_uint_eq(x.pauses, x.outer);
+  ck_assert_uint_eq(x.pause_ns, x.outer_ns);
+  if (_i == 0) { /* as `ocgc dump` counts its spans: every begin has its end */
+    ck_assert_uint_eq(x.colls[OCGC_KIND_MINOR], 2963);
+    ck_assert_uint_eq(x.colls[OCGC_KIND_MAJOR_SLICE], 2872);
+    ck_assert_uint_eq(x.colls[OCGC_KIND_MAJOR_FINISH], 102);
+  }
+}
+END_TEST
+
 static Suite *stream_suite(void)
 {
   Suite *s = suite_create("stream");
@@ -335,6 +425,11 @@ static Suite *stream_suite(void)
   tcase_add_test(tc, end_before_begin);
   tcase_add_test(tc, too_deep);
   tcase_add_test(tc, ring_out_of_range);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("fixtures");
+  tcase_add_checked_fixture(tc, setup, teardown);
+  tcase_set_timeout(tc, 60);
+  tcase_add_loop_test(tc, fixtures, 0, 4);
   suite_add_tcase(s, tc);
   return s;
 }
