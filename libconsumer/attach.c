@@ -2,11 +2,11 @@
  * open it, and tell whether it still belongs to that very process.
  *
  * Owns ocgc_open_ring(), ocgc_find_ring(), ocgc_source_open_pid() and
- * ocgc_source_check_alive(), and the reading of the /proc files they use
- * (/proc/PID/maps, whose lines mapsline.c parses, /proc/PID/stat,
- * /proc/sys/kernel/random/boot_id).
- * It keeps no state: every call reads /proc afresh, so any number of
- * threads may call it at once.
+ * ocgc_source_check_alive(), and a source's owner (attach.h): which
+ * mapping of /proc/PID/maps is a ring, and how a ring is reached and
+ * judged.  Reading /proc is procfs.c's.
+ * It keeps no state but what a source remembers of its owner: every call
+ * reads /proc afresh, so any number of threads may call it at once.
  *
  * Invariants and choices:
  * - A process's ring is a *shared, writable* mapping of a file whose name
@@ -34,11 +34,16 @@
  *   start times (field 22 of /proc/PID/stat, clock ticks after boot) are
  *   not within one boot.  (They tick at only 100 Hz: two processes may
  *   share one, but never with the same pid, which would take the whole pid
- *   space to wrap within the tick.)  The stat line is parsed after the
- *   *last* ')', since the command name may hold spaces and parentheses.
- *   A zombie counts as dead: its ring will never be written again.
+ *   space to wrap within the tick.)  A zombie counts as dead.
  * - The identity is checked *after* the file is opened, so a pid reused
  *   between finding the file and opening it is caught.
+ * - An ocgc file names its producer (pid, start time, boot id, state).  A
+ *   stock OCaml 5 file names nobody, so a source opened by pid remembers
+ *   its process (pid, and the start time read after the open) and the
+ *   file's dev:inode, and that process is its producer while it still
+ *   maps that very file shared and writable.  Our descriptor keeps the
+ *   inode alive, so its number cannot pass to another file meanwhile.
+ *   Nothing the target names is opened for this: its maps are only read.
  * - If the current boot id cannot be read, the boot check is skipped (pid +
  *   start time still identify the process within the boot we are in).
  */
@@ -48,7 +53,6 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -56,7 +60,9 @@
 #include <unistd.h>
 
 #include "ocgc/consumer.h"
+#include "attach.h"
 #include "mapsline.h"
+#include "procfs.h"
 #include "source.h"
 
 #define DEFAULT_WAIT_MS 200u
@@ -65,82 +71,6 @@
 #define DELETED_SUFFIX " (deleted)"
 #define MEMFD_PREFIX "/memfd:"
 #define FD_SCAN_MAX 65536u
-
-/* ---- small /proc readers --------------------------------------------------------- */
-
-/* Read a whole small file into buf (NUL-terminated, cut at n - 1 bytes).
- * Returns the length, or -errno. */
-static ssize_t read_small(const char *path, char *buf, size_t n)
-{
-  size_t len = 0;
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return -errno;
-  while (len + 1 < n) {
-    ssize_t got = read(fd, buf + len, n - 1 - len);
-    if (got < 0) {
-      int err = errno;
-      if (err == EINTR) continue;
-      close(fd);
-      return -err;
-    }
-    if (got == 0) break;
-    len += (size_t)got;
-  }
-  close(fd);
-  buf[len] = '\0';
-  return (ssize_t)len;
-}
-
-/* What /proc/PID/stat says about a process. */
-struct proc_ident {
-  char state;          /* field 3: R, S, D, Z, X, ... */
-  uint64_t start_time; /* field 22 */
-};
-
-/* Returns 0, -ESRCH (no such process, or a zombie or dead one: it will never
- * write again), or another -errno.  The stat line is
- *   pid (comm) state ppid ... starttime ...
- * and comm is whatever the process called itself, ')' included, so the
- * fields start after the last ')'. */
-static int proc_ident(int pid, struct proc_ident *out)
-{
-  char path[64], buf[2048];
-  const char *p;
-  char *end;
-  ssize_t len;
-  int field;
-
-  if (pid <= 0) return -ESRCH;
-  snprintf(path, sizeof path, "/proc/%d/stat", pid);
-  len = read_small(path, buf, sizeof buf);
-  if (len == -ENOENT || len == -ESRCH) return -ESRCH;
-  if (len < 0) return (int)len;
-  p = strrchr(buf, ')');
-  if (p == NULL || p[1] != ' ') return -EIO;
-  p += 2; /* field 3 */
-  out->state = *p;
-  /* Fields are single-space separated after comm; walk to field 22. */
-  for (field = 3; field < 22; field++) {
-    p = strchr(p, ' ');
-    if (p == NULL) return -EIO;
-    p++;
-  }
-  if (*p < '0' || *p > '9') return -EIO;
-  errno = 0;
-  out->start_time = strtoull(p, &end, 10);
-  if (errno != 0 || (*end != ' ' && *end != '\n' && *end != '\0')) return -EIO;
-  if (out->state == 'Z' || out->state == 'X' || out->state == 'x') return -ESRCH;
-  return 0;
-}
-
-/* The current boot id, without its newline.  Returns 0 or -errno. */
-static int boot_id(char *out, size_t n)
-{
-  ssize_t len = read_small("/proc/sys/kernel/random/boot_id", out, n);
-  if (len < 0) return (int)len;
-  out[strcspn(out, "\n")] = '\0';
-  return out[0] != '\0' ? 0 : -EIO;
-}
 
 /* ---- finding the ring in /proc/PID/maps ---------------------------------------------- */
 
@@ -193,61 +123,46 @@ static int score_line(char *line, int pid, struct ring_map *m)
   return strcmp(base, own) == 0 ? 2 : 1;
 }
 
+/* find_map()'s search: the best ring mapping so far. */
+struct map_search {
+  int pid;
+  struct ring_map *best;
+  char *buf;
+  size_t n;
+  int score, found;
+};
+
+static int consider_line(char *line, void *ctx)
+{
+  struct map_search *q = ctx;
+  struct ring_map m;
+  int sc = score_line(line, q->pid, &m);
+  if (sc == 0) return 0;
+  /* A file reachable by its path beats one that is not; then the better
+   * name wins; on a tie, the first (lowest address) one. */
+  if (!q->found || (q->best->deleted && !m.deleted) ||
+      (q->best->deleted == m.deleted && sc > q->score)) {
+    if (strlen(m.path) >= q->n) return -ENAMETOOLONG;
+    memcpy(q->buf, m.path, strlen(m.path) + 1);
+    *q->best = m;
+    q->best->path = q->buf;
+    q->score = sc;
+    q->found = 1;
+  }
+  return 0;
+}
+
 /* The best ring mapping of [pid]; its path is copied into buf.  Returns 0,
  * -ESRCH, -EACCES, OCGC_E_NORING, -ENAMETOOLONG or another -errno. */
 static int find_map(int pid, struct ring_map *best, char *buf, size_t n)
 {
-  char maps[64], *line = NULL;
-  size_t cap = 0;
-  int best_score = 0, found = 0, err = 0;
-  struct proc_ident id;
-  FILE *f;
-  int fd;
-
-  if (pid <= 0) return -ESRCH;
-  snprintf(maps, sizeof maps, "/proc/%d/maps", pid);
-  fd = open(maps, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    err = errno;
-    if (err == ENOENT || err == ESRCH) return -ESRCH;
-    /* The kernel checks ptrace read access at open (EACCES) or, on old
-     * kernels, at read; some LSMs say EPERM. */
-    return err == EPERM ? -EACCES : -err;
-  }
-  f = fdopen(fd, "r");
-  if (f == NULL) { err = -errno; close(fd); return err; }
-  errno = 0;
-  for (;;) {
-    struct ring_map m;
-    int sc;
-    ssize_t got = getline(&line, &cap, f);
-    if (got < 0) {
-      if (ferror(f)) {
-        int e = errno;
-        err = e == EACCES || e == EPERM ? -EACCES : e != 0 ? -e : -EIO;
-      }
-      break;
-    }
-    sc = score_line(line, pid, &m);
-    if (sc == 0) continue;
-    /* A file reachable by its path beats one that is not; then the better
-     * name wins; on a tie, the first (lowest address) one. */
-    if (!found || (best->deleted && !m.deleted) ||
-        (best->deleted == m.deleted && sc > best_score)) {
-      if (strlen(m.path) >= n) { err = -ENAMETOOLONG; break; }
-      memcpy(buf, m.path, strlen(m.path) + 1);
-      *best = m;
-      best->path = buf;
-      best_score = sc;
-      found = 1;
-    }
-  }
-  free(line);
-  fclose(f);
-  if (err == 0 && !found) {
+  struct map_search q = {pid, best, buf, n, 0, 0};
+  struct ocgc_proc_ident id;
+  int err = ocgc_proc_maps_each(pid, consider_line, &q);
+  if (err == 0 && !q.found) {
     /* A zombie's map is empty, as is that of a process that died while
      * we read: say it is gone rather than ringless. */
-    int e = proc_ident(pid, &id);
+    int e = ocgc_proc_ident(pid, &id);
     err = e == -ESRCH ? -ESRCH : OCGC_E_NORING;
   }
   return err;
@@ -407,29 +322,55 @@ static void sleep_ms(unsigned ms)
  * the live process it names: 0, OCGC_E_STALE, or another error. */
 static int ident_matches(const struct ocgc_source_info *info)
 {
-  struct proc_ident id;
+  struct ocgc_proc_ident id;
   char boot[64];
   int err;
 
   if (info->state != OCGC_STATE_RUNNING) return OCGC_E_STALE;
   if (info->pid == 0 || info->pid > INT_MAX) return OCGC_E_STALE;
   /* Boot first: after a reboot pid and start time mean nothing. */
-  if (boot_id(boot, sizeof boot) == 0 && strcmp(boot, info->boot_id) != 0)
+  if (ocgc_proc_boot_id(boot, sizeof boot) == 0 && strcmp(boot, info->boot_id) != 0)
     return OCGC_E_STALE;
-  err = proc_ident((int)info->pid, &id);
+  err = ocgc_proc_ident((int)info->pid, &id);
   if (err == -ESRCH) return OCGC_E_STALE;
   if (err != 0) return err;
   return id.start_time == info->start_time ? 0 : OCGC_E_STALE;
 }
 
-/* The file belongs to [pid], which runs it now.  Stock OCaml 5 files carry
- * no identity: finding them in the process's maps is all we can check. */
-static int check_owner(const struct ocgc_source *src, int pid)
+/* Whether the process that mapped the stock ring [src] when it was opened
+ * (pid and start time remembered then) still maps that very file (its
+ * dev:inode, which cannot be reused while our descriptor holds it): 0,
+ * OCGC_E_STALE, or another error.  The maps are read before the start
+ * time, so a pid reused meanwhile is caught by the start time.  Another
+ * user's maps may not be readable: then the start time alone tells. */
+static int stock_alive(const struct ocgc_source *src)
+{
+  struct ocgc_proc_ident id;
+  int err;
+
+  if (!src->pid_start_ok) return OCGC_E_STALE; /* gone already at open */
+  err = ocgc_proc_maps_file(src->pid, src->dev, src->ino);
+  if (err == 0 || err == -ESRCH) return OCGC_E_STALE;
+  if (err < 0 && err != -EACCES) return err;
+  err = ocgc_proc_ident(src->pid, &id);
+  if (err == -ESRCH) return OCGC_E_STALE;
+  if (err != 0) return err;
+  return id.start_time == src->pid_start ? 0 : OCGC_E_STALE;
+}
+
+void ocgc_source_set_owner(struct ocgc_source *src, int pid, int start_ok, uint64_t start)
+{
+  src->pid = pid;
+  src->pid_start_ok = start_ok;
+  src->pid_start = start_ok ? start : 0;
+}
+
+int ocgc_source_check_owner(const struct ocgc_source *src, int pid)
 {
   struct ocgc_source_info info;
   int err = ocgc_source_info(src, &info);
   if (err != 0) return err;
-  if (!info.has_ext) return 0;
+  if (!info.has_ext) return src->pid == pid ? stock_alive(src) : OCGC_E_STALE;
   if (info.pid != (uint64_t)pid) return OCGC_E_STALE;
   return ident_matches(&info);
 }
@@ -440,7 +381,7 @@ static int try_open(int pid, const struct attach_cfg *c, struct ocgc_source **ou
 {
   struct ocgc_open_opts oo = OCGC_OPTS_INIT(struct ocgc_open_opts);
   char path[PATH_MAX];
-  struct proc_ident id;
+  struct ocgc_proc_ident id;
   int fd, err;
 
   oo.ids = c->ids;
@@ -453,11 +394,11 @@ static int try_open(int pid, const struct attach_cfg *c, struct ocgc_source **ou
     if (fd >= 0) return ocgc_source_open_fd(fd, &oo, out); /* maybe stale: checked later */
     err = -errno;
     /* No file: only a live process may still make one. */
-    if (err == -ENOENT) return proc_ident(pid, &id) == -ESRCH ? -ESRCH : OCGC_E_NORING;
+    if (err == -ENOENT) return ocgc_proc_ident(pid, &id) == -ESRCH ? -ESRCH : OCGC_E_NORING;
     if (err != -ELOOP) return err;
     /* A link: a memfd ring's publication, reached through the process; if
      * that process is gone, the link is all that is left of its ring. */
-    if (proc_ident(pid, &id) == -ESRCH) return OCGC_E_STALE;
+    if (ocgc_proc_ident(pid, &id) == -ESRCH) return OCGC_E_STALE;
   }
   fd = ocgc_open_ring(pid, path, sizeof path);
   if (fd < 0) return fd;
@@ -468,6 +409,7 @@ int ocgc_source_open_pid(int pid, const struct ocgc_attach_opts *opts,
                          struct ocgc_source **out)
 {
   struct ocgc_source *src = NULL;
+  struct ocgc_proc_ident id = {0, 0};
   struct attach_cfg c;
   uint64_t deadline;
   int err;
@@ -482,8 +424,11 @@ int ocgc_source_open_pid(int pid, const struct ocgc_attach_opts *opts,
          now_ms() < deadline)
     sleep_ms(POLL_MS);
   if (err != 0) return err;
+  /* After the open: a pid reused before it is caught by the check. */
+  err = ocgc_proc_ident(pid, &id);
+  ocgc_source_set_owner(src, pid, err == 0, id.start_time);
   if (!c.allow_stale) {
-    err = check_owner(src, pid);
+    err = ocgc_source_check_owner(src, pid);
     if (err != 0) {
       ocgc_source_close(src);
       return err;
@@ -501,6 +446,6 @@ int ocgc_source_check_alive(const struct ocgc_source *src)
   if (src == NULL) return -EINVAL;
   err = ocgc_source_info(src, &info);
   if (err != 0) return err;
-  if (!info.has_ext) return -ENODATA;
-  return ident_matches(&info);
+  if (info.has_ext) return ident_matches(&info);
+  return src->pid > 0 ? stock_alive(src) : -ENODATA;
 }

@@ -47,9 +47,22 @@
  * (one per thread, or a lock around it); readers do not write, so several
  * threads may read one histogram that no thread is writing.
  *
+ * Subtraction (ocgc_hist_sub) is merge's inverse for a src that is an
+ * earlier copy of dst: it is checked to be one (no figure of src above
+ * dst's) before anything changes, so a failed call leaves dst as it was.
+ * The difference's values are known only by bucket, so its min and max are
+ * bucket bounds, except that a min below (max above) everything src holds
+ * was recorded after the copy and stays exact; both stay inside their
+ * buckets, which keeps the span invariant above.
+ *
+ * Iteration (struct ocgc_hist_iter) walks [index(min), index(max)] once,
+ * reporting each non-empty bucket's own bounds (not capped at max), which
+ * are what count_le agrees with.
+ *
  * NULL: ocgc_hist_free(NULL) and the mutators do nothing, the readers see
  * NULL as an empty histogram (so ocgc_hist_count(ocgc_snapshot_phase(...))
- * works for a phase never seen), new/merge/copy return -EINVAL. */
+ * works for a phase never seen, and iterating over it yields nothing),
+ * new/merge/copy/sub return -EINVAL. */
 
 #include <errno.h>
 #include <math.h>
@@ -96,12 +109,22 @@ static inline unsigned bucket_index(uint64_t v)
 
 /* The inverse: index = shift*1024 + sub with sub in [1024, 2048) for
  * shift >= 1, so idx >> 10 == shift + 1; below 2048, shift 0 and sub = idx. */
-static inline uint64_t bucket_top(unsigned idx)
+static inline unsigned bucket_shift(unsigned idx)
 {
   unsigned shift = idx >> SUB_BITS;
-  shift = shift ? shift - 1 : 0;
-  uint64_t low = (uint64_t)(idx - (shift << SUB_BITS)) << shift;
-  return low + ((UINT64_C(1) << shift) - 1);
+  return shift ? shift - 1 : 0;
+}
+
+/* The lowest value of bucket idx, and the highest. */
+static inline uint64_t bucket_low(unsigned idx)
+{
+  unsigned shift = bucket_shift(idx);
+  return (uint64_t)(idx - (shift << SUB_BITS)) << shift;
+}
+
+static inline uint64_t bucket_top(unsigned idx)
+{
+  return bucket_low(idx) + ((UINT64_C(1) << bucket_shift(idx)) - 1);
 }
 
 static void hist_clear(struct ocgc_hist *h)
@@ -202,6 +225,99 @@ int ocgc_hist_copy(struct ocgc_hist *dst, const struct ocgc_hist *src)
   dst->max = src->max;
   dst->sum = src->sum;
   dst->clamped = src->clamped;
+  return 0;
+}
+
+/* A figure of dst that saturated is "at least UINT64_MAX": what is left
+ * after taking src away is unknown, so it stays saturated. */
+static inline uint64_t sat_sub(uint64_t a, uint64_t b)
+{
+  return a == UINT64_MAX ? a : a - b;
+}
+
+/* Whether src can be an earlier state of dst: nothing in it exceeds dst. */
+static int is_ancestor(const struct ocgc_hist *dst, const struct ocgc_hist *src)
+{
+  unsigned i, lo, hi;
+  if (src->count > dst->count || src->sum > dst->sum || src->clamped > dst->clamped)
+    return 0;
+  if (!src->count) return 1;
+  if (!dst->count || src->min < dst->min || src->max > dst->max) return 0;
+  lo = bucket_index(src->min);
+  hi = bucket_index(src->max);
+  for (i = lo; i <= hi; i++)
+    if (src->counts[i] > dst->counts[i]) return 0;
+  return 1;
+}
+
+/* After a subtraction: min and max from the buckets left (see the header).
+ * A value recorded after the copy that is below everything in it (or above)
+ * is dst's own exact min (max); otherwise only its bucket is known. */
+static void fix_extremes(struct ocgc_hist *h, uint64_t src_min, uint64_t src_max,
+                         uint64_t old_min, uint64_t old_max)
+{
+  unsigned lo = bucket_index(old_min), hi = bucket_index(old_max);
+  if (!h->count) {
+    h->min = UINT64_MAX;
+    h->max = h->sum = h->clamped = 0;
+    return;
+  }
+  while (lo < hi && !h->counts[lo]) lo++;
+  while (hi > lo && !h->counts[hi]) hi--;
+  if (old_min < src_min) h->min = old_min;
+  else h->min = bucket_low(lo) > old_min ? bucket_low(lo) : old_min;
+  if (old_max > src_max) h->max = old_max;
+  else h->max = bucket_top(hi) < old_max ? bucket_top(hi) : old_max;
+}
+
+int ocgc_hist_sub(struct ocgc_hist *dst, const struct ocgc_hist *src)
+{
+  uint64_t old_min, old_max, src_min, src_max;
+  unsigned i, lo, hi;
+  if (!dst || !src) return -EINVAL;
+  if (!is_ancestor(dst, src)) return -ERANGE;
+  if (!src->count) return 0;
+  /* src may be dst itself: read what it says before dst changes. */
+  old_min = dst->min;
+  old_max = dst->max;
+  src_min = src->min;
+  src_max = src->max;
+  lo = bucket_index(src_min);
+  hi = bucket_index(src_max);
+  for (i = lo; i <= hi; i++) dst->counts[i] = sat_sub(dst->counts[i], src->counts[i]);
+  dst->count = sat_sub(dst->count, src->count);
+  dst->sum = sat_sub(dst->sum, src->sum);
+  dst->clamped = sat_sub(dst->clamped, src->clamped);
+  fix_extremes(dst, src_min, src_max, old_min, old_max);
+  return 0;
+}
+
+int ocgc_hist_iter_init(struct ocgc_hist_iter *it, const struct ocgc_hist *h)
+{
+  if (!it) return -EINVAL;
+  memset(it, 0, sizeof *it);
+  it->priv_hist = h;
+  if (h && h->count) {
+    it->priv_next = bucket_index(h->min);
+    it->priv_end = bucket_index(h->max) + 1;
+  }
+  return 0;
+}
+
+int ocgc_hist_iter_next(struct ocgc_hist_iter *it)
+{
+  const struct ocgc_hist *h;
+  if (!it || !(h = it->priv_hist)) return 0;
+  /* Bounded by the array whatever the caller did to the fields. */
+  while (it->priv_next < it->priv_end && it->priv_next < HIST_BUCKETS) {
+    unsigned i = it->priv_next++;
+    if (!h->counts[i]) continue;
+    it->lowest = bucket_low(i);
+    it->highest = bucket_top(i);
+    it->count = h->counts[i];
+    it->cumulative = sat_add(it->cumulative, h->counts[i]);
+    return 1;
+  }
   return 0;
 }
 

@@ -50,6 +50,8 @@ int ocgc_source_open_fd(int fd, const struct ocgc_open_opts *opts, struct ocgc_s
   s->map = map;
   s->size = (uint64_t)st.st_size;
   s->fd = fd;
+  s->dev = (uint64_t)st.st_dev;
+  s->ino = (uint64_t)st.st_ino;
   {
     /* Sealed against shrinking (ocgc's memfd rings): what is mapped stays.
      * Any other file, even a memfd, may be truncated by its owner. */

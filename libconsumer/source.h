@@ -23,6 +23,10 @@ struct ocgc_source {
   int8_t phase_kind[64]; /* by phase id: collection kind or -1 */
   int gone;              /* the producer is dead: its seqlocks are final, odd
                             or not (ocgc_source_seq_stuck) */
+  uint64_t dev, ino;     /* the file's, at open (fstat) */
+  int pid;               /* opened by pid (attach.h): that process, else 0 */
+  int pid_start_ok;      /* pid_start was read: the process lived after the open */
+  uint64_t pid_start;    /* its /proc start time */
 };
 
 /* A seqlock read of an ocgc file gave up (-EAGAIN): the seq stayed odd or

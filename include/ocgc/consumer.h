@@ -294,16 +294,108 @@ OCGC_API int ocgc_open_ring(int pid, char *path, size_t n);
 /** Open the ring of the live process [pid] (found as ocgc_find_ring() does,
  * or as DIR/PID.events), after checking that the file belongs to that very
  * process: for ocgc files the pid, the /proc start time and the boot id in
- * the extension block must match, and the state must be running.  Errors:
+ * the extension block must match, and the state must be running; a stock
+ * OCaml 5 file must be mapped (shared, writable) by that process.  The
+ * source remembers the process (pid and start time, read after the open)
+ * and the file (device and inode) for ocgc_source_check_alive().  Errors:
  * -ESRCH, -EACCES, OCGC_E_NORING, OCGC_E_STALE (exited, or the pid now
- * names another process), OCGC_E_CORRUPT, OCGC_E_VERSION. */
+ * names another process, or no longer maps a stock file),
+ * OCGC_E_CORRUPT, OCGC_E_VERSION. */
 OCGC_API int ocgc_source_open_pid(int pid, const struct ocgc_attach_opts *opts,
                                   struct ocgc_source **out);
 
-/** Whether the producer of an ocgc file is still the live process it names:
- * 0 if so; OCGC_E_STALE if it exited (state) or its pid is dead or reused;
- * -ENODATA for stock files (no identity to check). */
+/** Whether the ring's producer is still alive and still its producer: 0 if
+ * so, OCGC_E_STALE if not, another negative error if it cannot be told.
+ * - ocgc files: the live process the extension block names (pid, start
+ *   time, boot id), whose state says running;
+ * - stock OCaml 5 files opened by ocgc_source_open_pid(): the very process
+ *   it was opened from (same pid and start time) still maps that very file
+ *   (device and inode in its /proc/PID/maps; if its maps may not be read,
+ *   as another user's, the start time alone tells);
+ * - stock files opened by path: -ENODATA (no identity to check).
+ * Reads /proc (a few small files; the maps for a stock file): call it once
+ * per refresh, not per event. */
 OCGC_API int ocgc_source_check_alive(const struct ocgc_source *src);
+
+/* ---- listing: the processes that write rings, the folders rings go to ----- */
+
+/** Folder [i] of the caller's default ring folders, in the order ocgc's
+ * producer prefers them (the same rule as runtime_patch/src/ocgc_file.c
+ * default_dir(), with the effective uid and secure_getenv()):
+ *   $XDG_RUNTIME_DIR/ocgc, if XDG_RUNTIME_DIR is an absolute path to a
+ *     folder owned by the effective uid;
+ *   /dev/shm/ocgc-EUID, if /dev/shm is a folder;
+ *   /tmp/ocgc-EUID.
+ * A candidate whose condition fails is left out, so folder 0 is where a
+ * program started now with the caller's environment puts its ring, and the
+ * later ones are where a program of the same user started elsewhere (no
+ * XDG_RUNTIME_DIR: a service, su) puts it: read them all to find every ring
+ * of this user.  A folder is given whether or not it exists.  Writes the
+ * path to buf[0..n) and returns 0; -ENOENT past the last folder (so loop
+ * until it); -ENAMETOOLONG; -EINVAL for a NULL buf or n == 0. */
+OCGC_API int ocgc_default_dir(unsigned i, char *buf, size_t n);
+
+/** How a listed process's ring stands, as ocgc_source_open_pid() would
+ * judge it. */
+enum ocgc_list_state {
+  OCGC_LIST_RUNNING = 0,    /**< it writes this ring: attachable */
+  OCGC_LIST_EXITED = 1,     /**< an ocgc file whose producer says it exited */
+  OCGC_LIST_STALE = 2,      /**< an ocgc file that names a dead process or
+                                 another one (a forked child still mapping
+                                 its parent's ring) */
+  OCGC_LIST_UNREADABLE = 3, /**< the ring cannot be read now (err): corrupt,
+                                 or a stock file whose header is not yet written */
+};
+
+/** A process that maps a ring.  Everything is valid only during the
+ * callback. */
+struct ocgc_list_entry {
+  int pid;
+  uint64_t start_time;        /**< its /proc/PID/stat start time (with the
+                                   pid, its identity within this boot) */
+  const char *path;           /**< a path that named the ring when it was
+                                   opened, as ocgc_open_ring() gives it (maybe
+                                   /proc/PID/fd/N or /proc/PID/map_files/...) */
+  uint64_t dev, ino;          /**< the ring file's device and inode */
+  int has_ext;                /**< 1: an ocgc file; 0: stock OCaml 5 (or
+                                   unreadable) */
+  enum ocgc_list_state state;
+  int err;                    /**< OCGC_LIST_UNREADABLE: why; else 0 */
+  /** ocgc files: the program its extension block names (maybe empty);
+   * other rings: /proc/PID/comm.  Untrusted bytes of the target's choosing
+   * (any byte but NUL, no encoding promised), not escaped: escape them
+   * before printing them to a terminal or into JSON. */
+  const char *program;
+  /** The ring, opened (NULL when unreadable), for ocgc_source_info(),
+   * ocgc_source_written() ...; ocgc_source_check_alive() knows its process,
+   * as for a source from ocgc_source_open_pid().  Closed after the
+   * callback: to follow the process, ocgc_source_open_pid(pid). */
+  struct ocgc_source *src;
+};
+
+/** Called once per listed process; return nonzero to end the listing. */
+typedef int (*ocgc_list_fn)(const struct ocgc_list_entry *e, void *ctx);
+
+/** What a listing met. */
+struct ocgc_list_stats {
+  uint64_t processes; /**< processes in /proc looked at */
+  uint64_t listed;    /**< callbacks made */
+  uint64_t vanished;  /**< gone, a zombie, or the pid reused, before or
+                           while they were read: skipped */
+  uint64_t denied;    /**< their maps may not be read (another user's,
+                           unless root): skipped */
+  uint64_t failed;    /**< could not be read for another reason: skipped */
+};
+
+/** List the processes of this host (of the caller's /proc) that write a
+ * ring: each whose memory map holds one, found and opened as
+ * ocgc_open_ring() does (the caller's own process too, if it writes one),
+ * calling [fn] once for each, in /proc's order.  Each process's maps are
+ * read once.  Returns the number listed (fn's calls), or a negative error:
+ * -EINVAL (fn NULL), -ENOMEM, or /proc's -errno.  [stats] (may be NULL)
+ * says what was skipped.  Not a snapshot of one instant: processes start
+ * and end while it reads. */
+OCGC_API int ocgc_list(ocgc_list_fn fn, void *ctx, struct ocgc_list_stats *stats);
 
 /* ---- the collection stream: spans paired, causes claimed, pauses built ------ */
 
@@ -473,6 +565,49 @@ OCGC_API uint64_t ocgc_hist_percentile(const struct ocgc_hist *h, double pct);
 /** How many recorded values are <= [ns] (as the buckets can tell, within
  * 0.1%): for cumulative exports such as Prometheus's le buckets. */
 OCGC_API uint64_t ocgc_hist_count_le(const struct ocgc_hist *h, uint64_t ns);
+
+/** dst -= src, bucket by bucket: what was recorded into [dst] since [src]
+ * was copied from it (ocgc_hist_copy), e.g. one interval's values from two
+ * cumulative snapshots: copy the newer, subtract the older, then read
+ * percentiles, counts and buckets of the interval alone, exact to bucket
+ * precision (0.1%).  count, sum and clamped subtract exactly (a figure that
+ * had saturated at UINT64_MAX stays there).  min and max of the difference
+ * are exact when the interval holds a new smallest (largest) value, the
+ * common case for a max worth reading; otherwise only their bucket is
+ * known, and min is that bucket's lowest value (at most 0.1% below the
+ * truth) and max its highest (at most 0.1% above), never beyond dst's own
+ * min and max.  src == dst empties dst.  Returns 0; -EINVAL if either is
+ * NULL; -ERANGE, leaving dst unchanged, if src cannot be an earlier copy
+ * of dst (a bucket, the count, sum or clamped of src above dst's, or its
+ * min below or max above dst's). */
+OCGC_API int ocgc_hist_sub(struct ocgc_hist *dst, const struct ocgc_hist *src);
+
+/** Iteration over the non-empty buckets of a histogram, in increasing
+ * order: for a Prometheus histogram (an le bucket per line, cumulative) or
+ * a drawn one.  For each bucket, count_le(highest) == cumulative and, when
+ * lowest > 0, count_le(lowest - 1) == cumulative - count; the last
+ * bucket's cumulative is ocgc_hist_count().  The histogram must not change
+ * during the iteration.  Usage:
+ *   struct ocgc_hist_iter it;
+ *   ocgc_hist_iter_init(&it, h);
+ *   while (ocgc_hist_iter_next(&it)) use(it.lowest, it.highest, it.count);
+ */
+struct ocgc_hist_iter {
+  uint64_t lowest;     /**< the bucket's lowest equivalent value, ns */
+  uint64_t highest;    /**< its highest equivalent value (not capped at
+                            ocgc_hist_max(): the bucket's own bound) */
+  uint64_t count;      /**< values in it (> 0) */
+  uint64_t cumulative; /**< values in it and in every bucket below it */
+  /* Private: set by ocgc_hist_iter_init(). */
+  const struct ocgc_hist *priv_hist;
+  unsigned priv_next, priv_end;
+};
+/** Start an iteration over [h] (NULL: an empty one).  Returns 0, or
+ * -EINVAL if [it] is NULL. */
+OCGC_API int ocgc_hist_iter_init(struct ocgc_hist_iter *it, const struct ocgc_hist *h);
+/** Move to the next non-empty bucket: 1 and its fields in *it, or 0 once
+ * past the last (then again 0). */
+OCGC_API int ocgc_hist_iter_next(struct ocgc_hist_iter *it);
 
 /* ---- aggregation ------------------------------------------------------------------- */
 

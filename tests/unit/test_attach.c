@@ -1,6 +1,7 @@
 /* test_attach.c - attaching by pid (attach.c): ocgc_find_ring(),
  * ocgc_source_open_pid() and ocgc_source_check_alive() against real
- * processes.
+ * processes, stock OCaml 5 rings and reused pids included; listing them
+ * (list.c: ocgc_list()) and the default ring folders (dirs.c).
  *
  * Each test forks "producer" children that do what the patched runtime
  * does (runtime_patch/src/ocgc_file.c): build a ring file with ringgen
@@ -29,8 +30,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "attach.h"
 #include "ocgc/consumer.h"
+#include "procfs.h"
 #include "ringgen.h"
+#include "source.h"
 #include "testutil.h"
 
 /* ---- fixture: a scratch folder per test case --------------------------------------- */
@@ -58,15 +62,16 @@ static void teardown(void)
 
 /* ---- what the producer reads about itself -------------------------------------------- */
 
-/* ocgc_file.c own_start_time(): field 22 of /proc/self/stat, counted from
+/* ocgc_file.c own_start_time(): field 22 of /proc/PID/stat, counted from
  * the last ')'. */
-static uint64_t self_start_time(void)
+static uint64_t proc_start_time(pid_t pid)
 {
-  char buf[1024];
+  char path[64], buf[1024];
   ssize_t got;
   char *p;
-  int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC), field;
-  if (fd < 0) return 0;
+  int fd, field;
+  snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+  if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) return 0;
   got = read(fd, buf, sizeof buf - 1);
   close(fd);
   buf[got > 0 ? got : 0] = '\0';
@@ -193,7 +198,7 @@ static int make_ring(const char *dir, const char *name, enum pmode mode)
   if (rg_create(&f, tmpname, has_ext, 1, 1024) != 0) return -1;
   if (has_ext) {
     f.ext->pid = (uint64_t)getpid();
-    f.ext->start_time = self_start_time();
+    f.ext->start_time = proc_start_time(getpid());
     self_boot_id(boot, sizeof boot);
     memset(f.ext->boot_id, 0, sizeof f.ext->boot_id);
     memcpy(f.ext->boot_id, boot, strlen(boot) < 39 ? strlen(boot) : 39);
@@ -621,19 +626,162 @@ START_TEST(opts_sz)
 }
 END_TEST
 
-/* Stock OCaml 5 files carry no identity: opened as found, no liveness. */
+/* The producer of [s] is killed: stale as a zombie, and once reaped. */
+static void check_dies(struct child *c, const struct ocgc_source *s)
+{
+  uint64_t t0;
+  ck_assert_int_eq(kill(c->pid, SIGKILL), 0);
+  for (t0 = ms_now(); proc_state(c->pid) != 'Z' && ms_now() - t0 < 5000;) ms_sleep(2);
+  ck_assert_int_eq(proc_state(c->pid), 'Z');
+  ck_assert_int_eq(ocgc_source_check_alive(s), OCGC_E_STALE);
+  ck_assert_int_eq(waitpid(c->pid, NULL, 0), c->pid);
+  c->pid = -1;
+  ck_assert_int_eq(ocgc_source_check_alive(s), OCGC_E_STALE);
+}
+
+/* Stock OCaml 5 files carry no identity: a source opened by pid remembers
+ * its process and file, and is alive while that process maps that file;
+ * opened by path there is nothing to check. */
 START_TEST(stock_file)
 {
   struct child c = start(tmp, P_STOCK);
-  struct ocgc_source *s = NULL;
+  struct ocgc_source *s = NULL, *byname = NULL;
   struct ocgc_source_info info;
 
   ck_assert_int_eq(ocgc_source_open_pid(c.pid, NULL, &s), 0);
   ck_assert_int_eq(ocgc_source_info(s, &info), 0);
   ck_assert_int_eq(info.has_ext, 0);
-  ck_assert_int_eq(ocgc_source_check_alive(s), -ENODATA);
+  ck_assert_int_eq(ocgc_source_check_alive(s), 0);
+  ck_assert_int_eq(ocgc_source_check_alive(s), 0);
+  ck_assert_int_eq(ocgc_source_open_path(c.path, NULL, &byname), 0);
+  ck_assert_int_eq(ocgc_source_check_alive(byname), -ENODATA);
+  ocgc_source_close(byname);
+  /* a zombie maps nothing; then the pid names nobody */
+  check_dies(&c, s);
   ocgc_source_close(s);
   stop(&c);
+}
+END_TEST
+
+/* A stock file named after a live process that does not map it (nothing,
+ * or another file under that name): stale, found by device and inode, not
+ * by name. */
+START_TEST(stock_not_mapped)
+{
+  struct ocgc_attach_opts o = opts_wait(20);
+  struct child c = start(tmp, P_NONE), d;
+  struct ocgc_source *s = NULL;
+  char path[4096], other[4096];
+  struct rg_file f;
+
+  snprintf(path, sizeof path, "%s/%d.events", tmp, (int)c.pid);
+  ck_assert_int_eq(rg_create(&f, path, 0, 1, 1024), 0);
+  rg_close(&f);
+  o.dir = tmp;
+  ck_assert_int_eq(ocgc_source_open_pid(c.pid, &o, &s), OCGC_E_STALE);
+  ck_assert_ptr_null(s);
+  o.allow_stale = 1;
+  ck_assert_int_eq(ocgc_source_open_pid(c.pid, &o, &s), 0);
+  ck_assert_int_eq(ocgc_source_check_alive(s), OCGC_E_STALE);
+  ocgc_source_close(s);
+  stop(&c);
+  unlink(path);
+
+  /* a producer whose file was replaced under its name */
+  d = start(tmp, P_STOCK);
+  tu_path(other, sizeof other, tmp, "other.events");
+  ck_assert_int_eq(rg_create(&f, other, 0, 1, 1024), 0);
+  rg_close(&f);
+  ck_assert_int_eq(rename(other, d.path), 0);
+  o.allow_stale = 0;
+  ck_assert_int_eq(ocgc_source_open_pid(d.pid, &o, &s), OCGC_E_STALE);
+  /* through its maps, the file it does map */
+  ck_assert_int_eq(ocgc_source_open_pid(d.pid, NULL, &s), 0);
+  ck_assert_int_eq(ocgc_source_check_alive(s), 0);
+  ocgc_source_close(s);
+  stop(&d);
+}
+END_TEST
+
+/* In the parent, before a fork: make the kernel give the next child [want]
+ * (/proc/sys/kernel/ns_last_pid, which needs privileges).  0 or -1. */
+static int next_pid_is(pid_t want)
+{
+  char buf[32];
+  int n = snprintf(buf, sizeof buf, "%d", (int)want - 1), ok;
+  int fd = open("/proc/sys/kernel/ns_last_pid", O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  ok = write(fd, buf, (size_t)n) == n;
+  close(fd);
+  return ok ? 0 : -1;
+}
+
+/* Fork a child that maps the existing file [path] shared and writable, as
+ * a stock producer maps its ring, and waits.  With [want] > 0 the child
+ * must get that very pid: returns 0 if it could not be had (no privilege,
+ * or other processes took it first), else 1. */
+static int spawn_mapper(struct child *c, const char *path, pid_t want)
+{
+  struct stat st;
+  unsigned tries;
+  ck_assert_int_eq(stat(path, &st), 0);
+  for (tries = 0; tries < 50; tries++) {
+    int fds[2];
+    if (want > 0 && next_pid_is(want) != 0) return 0;
+    ck_assert_int_eq(pipe(fds), 0);
+    c->pid = fork();
+    ck_assert_int_ge(c->pid, 0);
+    if (c->pid == 0) {
+      int fd = open(path, O_RDWR | O_CLOEXEC);
+      prctl(PR_SET_PDEATHSIG, SIGKILL);
+      alarm(120);
+      if (fd < 0 || mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0) ==
+                        MAP_FAILED || write(fds[1], "R", 1) != 1)
+        _exit(1);
+      for (;;) pause();
+    }
+    close(fds[1]);
+    c->ready = fds[0];
+    if (want <= 0 || c->pid == want) {
+      wait_ready(c);
+      return 1;
+    }
+    stop(c);
+  }
+  return 0;
+}
+
+/* The pid of a stock producer passes to another process: stale, even when
+ * that process maps the very same file (only the start time tells). */
+START_TEST(stock_pid_reused)
+{
+  struct child a = start(tmp, P_STOCK), b;
+  struct ocgc_source *s = NULL;
+  uint64_t start;
+  pid_t pid = a.pid;
+
+  ck_assert_int_eq(ocgc_source_open_pid(a.pid, NULL, &s), 0);
+  ck_assert_int_eq(ocgc_source_check_alive(s), 0);
+  /* as if the pid had passed to a process started later */
+  start = s->pid_start;
+  ocgc_source_set_owner(s, a.pid, 1, start + 1);
+  ck_assert_int_eq(ocgc_source_check_alive(s), OCGC_E_STALE);
+  ocgc_source_set_owner(s, a.pid, 1, start);
+  ck_assert_int_eq(ocgc_source_check_alive(s), 0);
+
+  /* really: the producer dies, a later process gets its pid and maps its
+   * file (start times tick at 100 Hz: 30 ms make them differ) */
+  stop(&a);
+  ms_sleep(30);
+  if (!spawn_mapper(&b, a.path, pid)) {
+    fprintf(stderr, "test_attach: stock_pid_reused: pid %d could not be had again: "
+                    "reuse simulated only\n", (int)pid);
+  } else {
+    ck_assert_int_eq(ocgc_proc_maps_file(b.pid, s->dev, s->ino), 1);
+    ck_assert_int_eq(ocgc_source_check_alive(s), OCGC_E_STALE);
+    stop(&b);
+  }
+  ocgc_source_close(s);
 }
 END_TEST
 
@@ -643,19 +791,12 @@ START_TEST(check_alive)
 {
   struct child c = start(tmp, P_OK);
   struct ocgc_source *s = NULL;
-  uint64_t t0;
   int fd;
   char *map;
 
   ck_assert_int_eq(ocgc_source_open_pid(c.pid, NULL, &s), 0);
   ck_assert_int_eq(ocgc_source_check_alive(s), 0);
-  ck_assert_int_eq(kill(c.pid, SIGKILL), 0);
-  for (t0 = ms_now(); proc_state(c.pid) != 'Z' && ms_now() - t0 < 5000;) ms_sleep(2);
-  ck_assert_int_eq(proc_state(c.pid), 'Z');
-  ck_assert_int_eq(ocgc_source_check_alive(s), OCGC_E_STALE);
-  ck_assert_int_eq(waitpid(c.pid, NULL, 0), c.pid);
-  c.pid = -1;
-  ck_assert_int_eq(ocgc_source_check_alive(s), OCGC_E_STALE);
+  check_dies(&c, s);
   ocgc_source_close(s);
   stop(&c);
 
@@ -799,40 +940,273 @@ END_TEST
 
 /* ---- permission ------------------------------------------------------------------------- */
 
-/* Another user's process: its maps cannot be read.  As root, a child that
- * became nobody tries a root producer; otherwise pid 1, if it is not ours.
- * Says so (and passes) when neither can be tried. */
-START_TEST(permission_denied)
+/* Run [body] as another user than the producer [c]: as root, in a child
+ * that became nobody, against c; otherwise against pid 1, if it is not
+ * ours.  body returns the child's exit status (0: its checks held).  Says
+ * so (and passes) when neither can be tried. */
+static void as_another_user(struct child *c, int (*body)(pid_t target), const char *what)
 {
-  struct child c = start(tmp, P_OK);
-  pid_t p;
+  pid_t p = fork();
   int status = 0;
 
-  p = fork();
   ck_assert_int_ge(p, 0);
   if (p == 0) {
-    char path[4096];
-    struct ocgc_source *s = NULL;
-    int target = c.pid;
+    struct stat st;
     if (getuid() == 0) {
       if (setgid(65534) != 0 || setuid(65534) != 0) _exit(77);
-    } else {
-      struct stat st;
-      if (stat("/proc/1", &st) != 0 || st.st_uid == getuid()) _exit(77);
-      target = 1;
+      _exit(body(c->pid));
     }
-    if (ocgc_find_ring(target, path, sizeof path) != -EACCES) _exit(1);
-    if (ocgc_source_open_pid(target, NULL, &s) != -EACCES) _exit(2);
-    _exit(0);
+    if (stat("/proc/1", &st) != 0 || st.st_uid == getuid()) _exit(77);
+    _exit(body(1));
   }
   ck_assert_int_eq(waitpid(p, &status, 0), p);
   ck_assert(WIFEXITED(status));
   if (WEXITSTATUS(status) == 77)
-    fprintf(stderr, "test_attach: permission_denied not tried (cannot change user)\n");
+    fprintf(stderr, "test_attach: %s not tried (cannot change user)\n", what);
   else
-    ck_assert_msg(WEXITSTATUS(status) == 0, "another user's process: check %d failed",
-                  WEXITSTATUS(status));
+    ck_assert_msg(WEXITSTATUS(status) == 0, "%s: check %d failed", what, WEXITSTATUS(status));
+  stop(c);
+}
+
+static int denied_attach(pid_t target)
+{
+  char path[4096];
+  struct ocgc_source *s = NULL;
+  if (ocgc_find_ring(target, path, sizeof path) != -EACCES) return 1;
+  if (ocgc_source_open_pid(target, NULL, &s) != -EACCES) return 2;
+  return 0;
+}
+
+/* Another user's process: its maps cannot be read. */
+START_TEST(permission_denied)
+{
+  struct child c = start(tmp, P_OK);
+  as_another_user(&c, denied_attach, "permission_denied");
+}
+END_TEST
+
+/* ---- listing the processes that write rings ------------------------------------------ */
+
+#define MAX_SEEN 16
+
+/* What a listing said about the pids a test follows. */
+struct seen {
+  pid_t pids[MAX_SEEN];
+  unsigned npids;
+  struct ocgc_list_entry e[MAX_SEEN]; /* pointers cleared: valid only in the callback */
+  int listed[MAX_SEEN];
+  int alive[MAX_SEEN];                /* ocgc_source_check_alive(e->src) */
+  char program[MAX_SEEN][128];
+  char path[MAX_SEEN][4096];
+  unsigned calls, stop_after;
+};
+
+static int on_listed(const struct ocgc_list_entry *e, void *ctx)
+{
+  struct seen *s = ctx;
+  unsigned i;
+  s->calls++;
+  for (i = 0; i < s->npids; i++) {
+    if (e->pid != s->pids[i]) continue;
+    s->listed[i]++;
+    s->e[i] = *e;
+    s->e[i].path = NULL;
+    s->e[i].program = NULL;
+    s->e[i].src = NULL;
+    snprintf(s->program[i], sizeof s->program[i], "%s", e->program);
+    snprintf(s->path[i], sizeof s->path[i], "%s", e->path);
+    s->alive[i] = e->src != NULL ? ocgc_source_check_alive(e->src) : 1;
+  }
+  return s->stop_after != 0 && s->calls >= s->stop_after;
+}
+
+/* /proc/PID/comm without its newline. */
+static void comm_of(pid_t pid, char *buf, size_t n)
+{
+  char path[64];
+  FILE *f;
+  snprintf(path, sizeof path, "/proc/%d/comm", (int)pid);
+  buf[0] = '\0';
+  if ((f = fopen(path, "r")) != NULL) {
+    if (fgets(buf, (int)n, f) == NULL) buf[0] = '\0';
+    fclose(f);
+  }
+  buf[strcspn(buf, "\n")] = '\0';
+}
+
+/* Each kind of producer is listed as ocgc_source_open_pid() judges it;
+ * processes without a ring, or with a reader's mapping, are not. */
+START_TEST(list_processes)
+{
+  static const enum pmode modes[] = {P_OK, P_MEMFD, P_STOCK, P_EXITED, P_BAD_PID, P_NONE,
+                                     P_READONLY};
+  enum { N = sizeof modes / sizeof modes[0] };
+  static const int listed[N] = {1, 1, 1, 1, 1, 0, 0};
+  static const enum ocgc_list_state states[N] = {
+    OCGC_LIST_RUNNING, OCGC_LIST_RUNNING, OCGC_LIST_RUNNING, OCGC_LIST_EXITED,
+    OCGC_LIST_STALE, 0, 0};
+  struct seen *s = calloc(1, sizeof *s);
+  struct child c[N];
+  struct ocgc_list_stats st;
+  char comm[64], prefix[64];
+  struct stat fst;
+  unsigned i;
+  int n;
+
+  ck_assert_ptr_nonnull(s);
+  for (i = 0; i < N; i++) {
+    c[i] = start(tmp, modes[i]);
+    s->pids[s->npids++] = c[i].pid;
+  }
+  n = ocgc_list(on_listed, s, &st);
+  ck_assert_int_ge(n, 5);
+  ck_assert_uint_eq((uint64_t)n, st.listed);
+  ck_assert_uint_eq(s->calls, (unsigned)n);
+  ck_assert_uint_ge(st.processes, st.listed + st.vanished + st.denied + st.failed);
+  for (i = 0; i < N; i++) {
+    ck_assert_msg(s->listed[i] == listed[i], "mode %u listed %d times", i, s->listed[i]);
+    if (!listed[i]) continue;
+    ck_assert_msg(s->e[i].state == states[i], "mode %u: state %d", i, (int)s->e[i].state);
+    ck_assert_int_eq(s->e[i].err, 0);
+    ck_assert_int_eq(s->e[i].has_ext, modes[i] != P_STOCK);
+    ck_assert_msg(same_file(s->path[i], c[i].path), "mode %u: %s", i, s->path[i]);
+    ck_assert_int_eq(stat(c[i].path, &fst), 0);
+    ck_assert_uint_eq(s->e[i].dev, (uint64_t)fst.st_dev);
+    ck_assert_uint_eq(s->e[i].ino, (uint64_t)fst.st_ino);
+    ck_assert_uint_eq(s->e[i].start_time, proc_start_time(c[i].pid));
+    /* the source knows its process, stock files included */
+    ck_assert_int_eq(s->alive[i], states[i] == OCGC_LIST_RUNNING ? 0 : OCGC_E_STALE);
+    if (modes[i] == P_STOCK) comm_of(c[i].pid, comm, sizeof comm);
+    ck_assert_str_eq(s->program[i], modes[i] == P_STOCK ? comm : "ringgen");
+  }
+  snprintf(prefix, sizeof prefix, "/proc/%d/", (int)c[1].pid);
+  ck_assert_msg(strncmp(s->path[1], prefix, strlen(prefix)) == 0, "memfd at %s", s->path[1]);
+  for (i = 0; i < N; i++) stop(&c[i]);
+  unlink(c[1].path);
+  free(s);
+}
+END_TEST
+
+/* The callback ends the listing; no callback is an error. */
+START_TEST(list_stop_and_errors)
+{
+  struct child c = start(tmp, P_OK), d = start(tmp, P_STOCK);
+  struct seen *s = calloc(1, sizeof *s);
+  struct ocgc_list_stats st;
+  ck_assert_ptr_nonnull(s);
+  s->stop_after = 1;
+  ck_assert_int_eq(ocgc_list(on_listed, s, NULL), 1);
+  ck_assert_uint_eq(s->calls, 1);
+  memset(&st, 0xff, sizeof st);
+  ck_assert_int_eq(ocgc_list(NULL, NULL, &st), -EINVAL);
+  ck_assert_uint_eq(st.listed + st.processes, 0);
   stop(&c);
+  stop(&d);
+  free(s);
+}
+END_TEST
+
+/* A ring that cannot be read yet (a stock file before its header) is
+ * listed as unreadable, with the reason and the process's name. */
+START_TEST(list_unreadable)
+{
+  struct seen *s = calloc(1, sizeof *s);
+  char path[4096], comm[64];
+  struct child c;
+  uint64_t t0;
+
+  ck_assert_ptr_nonnull(s);
+  spawn(&c, tmp, P_STOCK_LATE, 100000); /* the header never comes */
+  for (t0 = ms_now(); ocgc_find_ring(c.pid, path, sizeof path) != 0 && ms_now() - t0 < 10000;)
+    ms_sleep(2);
+  s->pids[s->npids++] = c.pid;
+  ck_assert_int_ge(ocgc_list(on_listed, s, NULL), 1);
+  ck_assert_int_eq(s->listed[0], 1);
+  ck_assert_int_eq(s->e[0].state, OCGC_LIST_UNREADABLE);
+  ck_assert_int_eq(s->e[0].err, OCGC_E_CORRUPT);
+  ck_assert_int_eq(s->alive[0], 1); /* no source given */
+  comm_of(c.pid, comm, sizeof comm);
+  ck_assert_str_eq(s->program[0], comm);
+  stop(&c);
+  free(s);
+}
+END_TEST
+
+static int denied_list(pid_t target)
+{
+  struct seen s;
+  struct ocgc_list_stats st;
+  memset(&s, 0, sizeof s);
+  s.pids[s.npids++] = target;
+  if (ocgc_list(on_listed, &s, &st) < 0) return 1;
+  if (st.denied == 0) return 2;
+  if (s.listed[0] != 0) return 3;
+  return 0;
+}
+
+/* Another user's processes are counted as denied, never listed. */
+START_TEST(list_denied)
+{
+  struct child c = start(tmp, P_OK);
+  as_another_user(&c, denied_list, "list_denied");
+}
+END_TEST
+
+/* ---- default folders --------------------------------------------------------------- */
+
+/* The folders ocgc_default_dir() gives under the current environment;
+ * returns how many. */
+static unsigned default_dirs(char out[4][4096])
+{
+  unsigned i;
+  int err = 0;
+  for (i = 0; i < 4 && (err = ocgc_default_dir(i, out[i], sizeof out[i])) == 0; i++) continue;
+  ck_assert_int_eq(err, -ENOENT);
+  return i;
+}
+
+/* The producer's rule (runtime_patch/src/ocgc_file.c default_dir()). */
+START_TEST(default_dir_rule)
+{
+  char got[4][4096], want[4][4096], xdg[4096], small[8], other[4096];
+  const char *saved = getenv("XDG_RUNTIME_DIR");
+  char *keep = saved != NULL ? strdup(saved) : NULL;
+  struct stat st;
+  unsigned n = 0, k, uid = (unsigned)geteuid();
+  int shm = stat("/dev/shm", &st) == 0 && S_ISDIR(st.st_mode);
+
+  /* an XDG folder of ours comes first */
+  setenv("XDG_RUNTIME_DIR", tmp, 1);
+  snprintf(want[n++], sizeof want[0], "%s/ocgc", tmp);
+  if (shm) snprintf(want[n++], sizeof want[0], "/dev/shm/ocgc-%u", uid);
+  snprintf(want[n++], sizeof want[0], "/tmp/ocgc-%u", uid);
+  ck_assert_uint_eq(default_dirs(got), n);
+  for (k = 0; k < n; k++) ck_assert_str_eq(got[k], want[k]);
+  ck_assert_int_eq(ocgc_default_dir(0, small, sizeof small), -ENAMETOOLONG);
+  ck_assert_int_eq(ocgc_default_dir(0, NULL, 10), -EINVAL);
+  ck_assert_int_eq(ocgc_default_dir(0, got[0], 0), -EINVAL);
+  ck_assert_int_eq(ocgc_default_dir(99, got[0], sizeof got[0]), -ENOENT);
+
+  /* XDG_RUNTIME_DIR unset, relative, not a folder, or not ours: skipped */
+  tu_path(xdg, sizeof xdg, tmp, "file");
+  ck_assert_int_eq(close(open(xdg, O_CREAT | O_WRONLY | O_CLOEXEC, 0600)), 0);
+  tu_path(other, sizeof other, tmp, subdirs[1]);
+  ck_assert_int_eq(mkdir(other, 0700), 0);
+  if (uid == 0) ck_assert_int_eq(chown(other, 65534, 65534), 0);
+  {
+    const char *bad[] = {NULL, "relative/dir", xdg, "/nonexistent", uid == 0 ? other : "/"};
+    for (k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+      if (bad[k] == NULL) unsetenv("XDG_RUNTIME_DIR");
+      else setenv("XDG_RUNTIME_DIR", bad[k], 1);
+      ck_assert_uint_eq(default_dirs(got), n - 1);
+      ck_assert_str_eq(got[0], want[1]);
+    }
+  }
+  unlink(xdg);
+  rmdir(other);
+  if (keep != NULL) setenv("XDG_RUNTIME_DIR", keep, 1);
+  else unsetenv("XDG_RUNTIME_DIR");
+  free(keep);
 }
 END_TEST
 
@@ -862,9 +1236,21 @@ Suite *attach_suite(void)
   tcase_add_loop_test(tc, stale_identity, 0, 4);
   tcase_add_test(tc, opts_sz);
   tcase_add_test(tc, stock_file);
+  tcase_add_test(tc, stock_not_mapped);
+  tcase_add_test(tc, stock_pid_reused);
   tcase_add_test(tc, check_alive);
   tcase_add_test(tc, dir_option);
   tcase_add_loop_test(tc, dir_links_not_followed, 0, 2);
+  suite_add_tcase(s, tc);
+
+  tc = tcase_create("list");
+  tcase_add_unchecked_fixture(tc, setup, teardown);
+  tcase_set_timeout(tc, 60);
+  tcase_add_test(tc, list_processes);
+  tcase_add_test(tc, list_stop_and_errors);
+  tcase_add_test(tc, list_unreadable);
+  tcase_add_test(tc, list_denied);
+  tcase_add_test(tc, default_dir_rule);
   suite_add_tcase(s, tc);
 
   tc = tcase_create("wait");

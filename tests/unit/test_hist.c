@@ -7,7 +7,9 @@
  * value is reported within 0.1% and never below itself; percentile(100) is
  * the exact max; count_le never overcounts and misses only values within
  * 0.1% below its argument; min, max, sum and count are exact; values above
- * an hour are recorded as an hour and counted as clamped. */
+ * an hour are recorded as an hour and counted as clamped.  Subtracting an
+ * earlier copy gives what a histogram of the interval alone reads (min and
+ * max to bucket precision), and iteration agrees with count_le. */
 
 #include <check.h>
 #include <errno.h>
@@ -655,6 +657,266 @@ START_TEST(reset_clears)
 }
 END_TEST
 
+/* ---- subtraction and iteration -------------------------------------------------------- */
+
+/* Walk [h]'s buckets and check what ocgc_hist_iter promises: increasing,
+ * non-overlapping, cumulative, agreeing with count_le; and, against the
+ * values recorded (sorted[0..n), clamped), that each bucket holds exactly
+ * the values between its bounds.  Returns the number of buckets. */
+static unsigned check_iter(const struct ocgc_hist *h, const uint64_t *sorted, size_t n)
+{
+  struct ocgc_hist_iter it;
+  uint64_t total = 0, prev_high = 0;
+  unsigned buckets = 0;
+  ck_assert_int_eq(ocgc_hist_iter_init(&it, h), 0);
+  while (ocgc_hist_iter_next(&it)) {
+    TU_CHECK(it.count > 0, "an empty bucket at %" PRIu64, it.lowest);
+    TU_CHECK(it.lowest <= it.highest, "bucket %" PRIu64 " upside down", it.lowest);
+    TU_CHECK(buckets == 0 || it.lowest > prev_high, "bucket %" PRIu64 " not increasing",
+             it.lowest);
+    /* its width keeps the 0.1% promise */
+    TU_CHECK(it.highest - it.lowest <= it.lowest / 1000, "bucket %" PRIu64 " too wide",
+             it.lowest);
+    total += it.count;
+    TU_CHECK(it.cumulative == total, "cumulative %" PRIu64 " != %" PRIu64, it.cumulative, total);
+    TU_CHECK(ocgc_hist_count_le(h, it.highest) == it.cumulative, "count_le(%" PRIu64 ")",
+             it.highest);
+    TU_CHECK(it.lowest == 0 || ocgc_hist_count_le(h, it.lowest - 1) == total - it.count,
+             "count_le(%" PRIu64 " - 1)", it.lowest);
+    if (sorted != NULL)
+      TU_CHECK(exact_le(sorted, n, it.highest) -
+                       (it.lowest ? exact_le(sorted, n, it.lowest - 1) : 0) == it.count,
+               "bucket %" PRIu64 " holds other values", it.lowest);
+    prev_high = it.highest;
+    buckets++;
+  }
+  ck_assert_uint_eq(total, ocgc_hist_count(h));
+  ck_assert_int_eq(ocgc_hist_iter_next(&it), 0); /* and stays done */
+  return buckets;
+}
+
+START_TEST(iterate_buckets)
+{
+  struct ocgc_hist *h = hist();
+  struct ocgc_hist_iter it;
+  uint64_t seed = 41, *vals = malloc(sizeof *vals * 20000);
+  size_t i;
+  ck_assert_ptr_nonnull(vals);
+  ck_assert_int_eq(ocgc_hist_iter_init(NULL, h), -EINVAL);
+  ck_assert_int_eq(ocgc_hist_iter_next(NULL), 0);
+  ck_assert_uint_eq(check_iter(h, NULL, 0), 0);
+  ck_assert_uint_eq(check_iter(NULL, NULL, 0), 0);
+  /* one value: one bucket, around it */
+  ocgc_hist_record(h, 123456789);
+  ocgc_hist_iter_init(&it, h);
+  ck_assert_int_eq(ocgc_hist_iter_next(&it), 1);
+  ck_assert_uint_le(it.lowest, 123456789);
+  ck_assert_uint_ge(it.highest, 123456789);
+  ck_assert_uint_eq(it.count, 1);
+  ck_assert_int_eq(ocgc_hist_iter_next(&it), 0);
+  /* every range, the extremes and clamped values included */
+  ocgc_hist_reset(h);
+  for (i = 0; i < 20000; i++) {
+    vals[i] = i < 3 ? (uint64_t[]){0, 1, HOUR + 5}[i] : log_uniform(&seed, 2e12);
+    ocgc_hist_record(h, vals[i]);
+    vals[i] = clamp_hour(vals[i]);
+  }
+  qsort(vals, 20000, sizeof *vals, cmp_u64);
+  ck_assert_uint_gt(check_iter(h, vals, 20000), 1000);
+  free(vals);
+  ocgc_hist_free(h);
+}
+END_TEST
+
+/* percentile(p) of the interval read from a difference and from a
+ * histogram that recorded only the interval: the same bucket, and the very
+ * same value below the top bucket (there the difference knows its max
+ * only by bucket). */
+static void check_pct_as_interval(const struct ocgc_hist *diff, const struct ocgc_hist *iv)
+{
+  struct ocgc_hist_iter it;
+  uint64_t k, top_low = 0;
+  ocgc_hist_iter_init(&it, iv);
+  while (ocgc_hist_iter_next(&it)) top_low = it.lowest;
+  for (k = 0; k <= 1000; k++) {
+    double p = (double)k / 10;
+    uint64_t a = ocgc_hist_percentile(diff, p), b = ocgc_hist_percentile(iv, p);
+    TU_CHECK(a == b || (a >= top_low && b >= top_low && within(a, b)),
+             "p%g: %" PRIu64 " from the difference, %" PRIu64 " from the interval", p, a, b);
+  }
+}
+
+/* Both hold the same buckets (bounds, counts, cumulative). */
+static void check_same_buckets(const struct ocgc_hist *a, const struct ocgc_hist *b)
+{
+  struct ocgc_hist_iter ia, ib;
+  int more;
+  ocgc_hist_iter_init(&ia, a);
+  ocgc_hist_iter_init(&ib, b);
+  do {
+    more = ocgc_hist_iter_next(&ia);
+    TU_CHECK(more == ocgc_hist_iter_next(&ib), "not as many buckets");
+    TU_CHECK(!more || (ia.lowest == ib.lowest && ia.highest == ib.highest &&
+                       ia.count == ib.count && ia.cumulative == ib.cumulative),
+             "bucket %" PRIu64 " differs", ia.lowest);
+  } while (more);
+}
+
+/* cum = before + interval; copy(cum) - before == interval, as the
+ * interval alone records it.  [wider]: the interval holds a new min and a
+ * new max, so even those are exact; else they lie inside before's range
+ * and are known by bucket. */
+static void sub_run(uint64_t seed, int wider)
+{
+  struct ocgc_hist *cum = hist(), *before = hist(), *iv = hist(), *diff = hist();
+  uint64_t *vals = malloc(sizeof *vals * 4000), lo = wider ? 50 : 1000, hi = wider ? 2e13 : 1e9;
+  size_t i;
+  ck_assert_ptr_nonnull(vals);
+  fill_random(cum, NULL, seed, 5000, 100, 1e10);
+  ck_assert_int_eq(ocgc_hist_copy(before, cum), 0);
+  for (i = 0; i < 4000; i++) {
+    vals[i] = lo + log_uniform(&seed, (double)(hi - lo));
+    ocgc_hist_record(cum, vals[i]);
+    ocgc_hist_record(iv, vals[i]);
+    vals[i] = clamp_hour(vals[i]);
+  }
+  qsort(vals, 4000, sizeof *vals, cmp_u64);
+  ck_assert_int_eq(ocgc_hist_copy(diff, cum), 0);
+  ck_assert_int_eq(ocgc_hist_sub(diff, before), 0);
+  ck_assert_uint_eq(ocgc_hist_count(diff), 4000);
+  ck_assert_uint_eq(ocgc_hist_sum(diff), ocgc_hist_sum(iv));
+  ck_assert_uint_eq(ocgc_hist_clamped(diff), ocgc_hist_clamped(iv));
+  check_same_buckets(diff, iv);
+  check_iter(diff, vals, 4000);
+  check_pct_as_interval(diff, iv);
+  /* min and max: never beyond the truth's bucket, on the safe side */
+  ck_assert(within(vals[0], ocgc_hist_min(diff)));
+  ck_assert(within(ocgc_hist_max(diff), vals[3999]));
+  if (wider) check_same(diff, iv); /* then everything is exact */
+  free(vals);
+  ocgc_hist_free(cum);
+  ocgc_hist_free(before);
+  ocgc_hist_free(iv);
+  ocgc_hist_free(diff);
+}
+
+START_TEST(sub_gives_the_interval)
+{
+  sub_run(51 + (uint64_t)_i, _i % 2);
+}
+END_TEST
+
+/* What the interval reads when it is empty, everything, or one value. */
+START_TEST(sub_edges)
+{
+  struct ocgc_hist *h = hist(), *c = hist(), *e = hist(), *ref = hist();
+  fill_random(h, ref, 61, 3000, 1, 1e12);
+  ocgc_hist_record(h, HOUR + 9);
+  ocgc_hist_record(ref, HOUR + 9);
+  /* nothing recorded since: empty */
+  ck_assert_int_eq(ocgc_hist_copy(c, h), 0);
+  ck_assert_int_eq(ocgc_hist_sub(c, h), 0);
+  check_empty(c);
+  /* an empty src: unchanged; into itself: empty */
+  ck_assert_int_eq(ocgc_hist_sub(h, e), 0);
+  check_same(h, ref);
+  ck_assert_int_eq(ocgc_hist_copy(c, h), 0);
+  ck_assert_int_eq(ocgc_hist_sub(c, c), 0);
+  check_empty(c);
+  ck_assert_int_eq(ocgc_hist_sub(e, e), 0);
+  check_empty(e);
+  /* everything since an empty start */
+  ck_assert_int_eq(ocgc_hist_copy(c, h), 0);
+  ck_assert_int_eq(ocgc_hist_sub(c, e), 0);
+  check_same(c, ref);
+  /* one value inside the old range: the difference is its bucket */
+  ck_assert_int_eq(ocgc_hist_copy(c, h), 0);
+  ocgc_hist_record(c, 7777777);
+  ck_assert_int_eq(ocgc_hist_sub(c, h), 0);
+  ck_assert_uint_eq(ocgc_hist_count(c), 1);
+  ck_assert_uint_eq(ocgc_hist_sum(c), 7777777);
+  ck_assert_uint_eq(ocgc_hist_clamped(c), 0);
+  ck_assert(within(7777777, ocgc_hist_min(c)));
+  ck_assert(within(ocgc_hist_max(c), 7777777));
+  ck_assert_uint_eq(ocgc_hist_percentile(c, 50), ocgc_hist_max(c));
+  /* and it goes on recording from there */
+  ocgc_hist_record(c, 1);
+  ocgc_hist_record(c, HOUR);
+  ck_assert_uint_eq(ocgc_hist_min(c), 1);
+  ck_assert_uint_eq(ocgc_hist_max(c), HOUR);
+  ck_assert_uint_eq(ocgc_hist_count_le(c, 7777777 * 2), 2);
+  ocgc_hist_free(h);
+  ocgc_hist_free(c);
+  ocgc_hist_free(e);
+  ocgc_hist_free(ref);
+}
+END_TEST
+
+/* src is not an earlier copy of dst: refused, dst untouched. */
+START_TEST(sub_refuses_non_ancestor)
+{
+  struct ocgc_hist *dst = hist(), *ref = hist(), *src = hist();
+  fill_random(dst, ref, 71, 2000, 1000, 1e9);
+  ck_assert_int_eq(ocgc_hist_sub(NULL, src), -EINVAL);
+  ck_assert_int_eq(ocgc_hist_sub(dst, NULL), -EINVAL);
+  /* another history: a bucket dst does not have */
+  fill_random(src, NULL, 72, 10, 1000, 1e9);
+  ck_assert_int_eq(ocgc_hist_sub(dst, src), -ERANGE);
+  check_same(dst, ref);
+  /* a later copy: more in every figure */
+  ck_assert_int_eq(ocgc_hist_copy(src, dst), 0);
+  ocgc_hist_record(src, 5000);
+  ck_assert_int_eq(ocgc_hist_sub(dst, src), -ERANGE);
+  check_same(dst, ref);
+  /* the same buckets, yet not the same values: 4097 and 4096 share one */
+  ocgc_hist_reset(dst);
+  ocgc_hist_reset(src);
+  ocgc_hist_record(dst, 4096);
+  ocgc_hist_record(dst, 4096);
+  ocgc_hist_record(src, 4097);
+  ck_assert_int_eq(ocgc_hist_copy(ref, dst), 0);
+  ck_assert_int_eq(ocgc_hist_sub(dst, src), -ERANGE); /* sum and max above dst's */
+  check_same(dst, ref);
+  /* a min below dst's, in dst's bucket */
+  ocgc_hist_reset(dst);
+  ocgc_hist_reset(src);
+  ocgc_hist_record(dst, 4097);
+  ocgc_hist_record(dst, 4097);
+  ocgc_hist_record(src, 4096);
+  ck_assert_int_eq(ocgc_hist_copy(ref, dst), 0);
+  ck_assert_int_eq(ocgc_hist_sub(dst, src), -ERANGE);
+  check_same(dst, ref);
+  /* clamped beyond dst's */
+  ocgc_hist_reset(src);
+  ocgc_hist_reset(dst);
+  ocgc_hist_record(dst, HOUR);
+  ocgc_hist_record(src, HOUR + 1);
+  ck_assert_int_eq(ocgc_hist_sub(dst, src), -ERANGE);
+  ck_assert_uint_eq(ocgc_hist_count(dst), 1);
+  ck_assert_uint_eq(ocgc_hist_clamped(dst), 0);
+  ocgc_hist_free(dst);
+  ocgc_hist_free(ref);
+  ocgc_hist_free(src);
+}
+END_TEST
+
+/* A saturated figure stays saturated: what is left of it is unknown. */
+START_TEST(sub_saturated)
+{
+  struct ocgc_hist *h = hist(), *c = hist();
+  ocgc_hist_record(h, 1000);
+  ck_assert_int_eq(ocgc_hist_copy(c, h), 0);
+  ocgc_hist_record_n(h, UINT64_C(1) << 40, UINT64_C(1) << 30);
+  ck_assert_uint_eq(ocgc_hist_sum(h), UINT64_MAX);
+  ck_assert_int_eq(ocgc_hist_sub(h, c), 0);
+  ck_assert_uint_eq(ocgc_hist_sum(h), UINT64_MAX);
+  ck_assert_uint_eq(ocgc_hist_count(h), UINT64_C(1) << 30);
+  ck_assert_uint_eq(ocgc_hist_min(h), UINT64_C(1) << 40);
+  ocgc_hist_free(h);
+  ocgc_hist_free(c);
+}
+END_TEST
+
 /* ---- throughput: printed, never asserted ------------------------------------------- */
 
 static double now_s(void)
@@ -722,6 +984,15 @@ Suite *hist_suite(void)
   tcase_add_test(tc, merge_equals_recording_both);
   tcase_add_test(tc, copy_replaces);
   tcase_add_test(tc, reset_clears);
+  suite_add_tcase(s, tc);
+
+  tc = tcase_create("subtract and iterate");
+  tcase_set_timeout(tc, 60);
+  tcase_add_test(tc, iterate_buckets);
+  tcase_add_loop_test(tc, sub_gives_the_interval, 0, 4);
+  tcase_add_test(tc, sub_edges);
+  tcase_add_test(tc, sub_refuses_non_ancestor);
+  tcase_add_test(tc, sub_saturated);
   suite_add_tcase(s, tc);
 
   tc = tcase_create("throughput");

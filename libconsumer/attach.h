@@ -1,0 +1,20 @@
+/* attach.h - a source's owner: the process it was found in (private; the
+ * public side is ocgc_source_open_pid() and ocgc_source_check_alive()). */
+#ifndef OCGC_ATTACH_H
+#define OCGC_ATTACH_H
+
+#include <stdint.h>
+
+#include "source.h"
+
+/* Remember that [src] is the ring of process [pid], whose /proc start time
+ * read after the file was opened is [start] (start_ok 0: it was gone). */
+void ocgc_source_set_owner(struct ocgc_source *src, int pid, int start_ok, uint64_t start);
+
+/* Whether [src] is the ring of the live process [pid] (set as owner for a
+ * stock file): an ocgc file's identity names it and says running; a stock
+ * file is still mapped by it (which reads its maps).  0, OCGC_E_STALE, or
+ * another error. */
+int ocgc_source_check_owner(const struct ocgc_source *src, int pid);
+
+#endif /* OCGC_ATTACH_H */

@@ -1,0 +1,169 @@
+/* procfs.c - reading /proc for attach.c and list.c: a process's identity
+ * (/proc/PID/stat), its name (/proc/PID/comm), its memory map
+ * (/proc/PID/maps, whose lines mapsline.c parses) and the boot id.
+ *
+ * Invariants:
+ * - It keeps no state: every call reads /proc afresh, so any number of
+ *   threads may call it at once.
+ * - A process is identified by (boot id, pid, start time): pids are
+ *   reused, start times (field 22 of /proc/PID/stat, clock ticks after
+ *   boot) are not within one boot.  The stat line is parsed after the
+ *   *last* ')', since the command name may hold spaces and parentheses.
+ *   A zombie counts as dead: its ring will never be written again.
+ * - A maps file is read once, line by line, as the kernel writes it (its
+ *   size is the kernel's: one line per mapping, vm.max_map_count at most,
+ *   each path at most a page); nothing named in it is opened here.
+ * - The maps device field is major:minor in hex; it is compared with
+ *   st_dev through makedev(), never as text. */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "mapsline.h"
+#include "procfs.h"
+
+ssize_t ocgc_proc_read_small(const char *path, char *buf, size_t n)
+{
+  size_t len = 0;
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return -errno;
+  while (len + 1 < n) {
+    ssize_t got = read(fd, buf + len, n - 1 - len);
+    if (got < 0) {
+      int err = errno;
+      if (err == EINTR) continue;
+      close(fd);
+      return -err;
+    }
+    if (got == 0) break;
+    len += (size_t)got;
+  }
+  close(fd);
+  buf[len] = '\0';
+  return (ssize_t)len;
+}
+
+/* The stat line is
+ *   pid (comm) state ppid ... starttime ...
+ * and comm is whatever the process called itself, ')' included, so the
+ * fields start after the last ')'. */
+int ocgc_proc_ident(int pid, struct ocgc_proc_ident *out)
+{
+  char path[64], buf[2048];
+  const char *p;
+  char *end;
+  ssize_t len;
+  int field;
+
+  if (pid <= 0) return -ESRCH;
+  snprintf(path, sizeof path, "/proc/%d/stat", pid);
+  len = ocgc_proc_read_small(path, buf, sizeof buf);
+  if (len == -ENOENT || len == -ESRCH) return -ESRCH;
+  if (len < 0) return (int)len;
+  p = strrchr(buf, ')');
+  if (p == NULL || p[1] != ' ') return -EIO;
+  p += 2; /* field 3 */
+  out->state = *p;
+  /* Fields are single-space separated after comm; walk to field 22. */
+  for (field = 3; field < 22; field++) {
+    p = strchr(p, ' ');
+    if (p == NULL) return -EIO;
+    p++;
+  }
+  if (*p < '0' || *p > '9') return -EIO;
+  errno = 0;
+  out->start_time = strtoull(p, &end, 10);
+  if (errno != 0 || (*end != ' ' && *end != '\n' && *end != '\0')) return -EIO;
+  if (out->state == 'Z' || out->state == 'X' || out->state == 'x') return -ESRCH;
+  return 0;
+}
+
+int ocgc_proc_boot_id(char *out, size_t n)
+{
+  ssize_t len = ocgc_proc_read_small("/proc/sys/kernel/random/boot_id", out, n);
+  if (len < 0) return (int)len;
+  out[strcspn(out, "\n")] = '\0';
+  return out[0] != '\0' ? 0 : -EIO;
+}
+
+void ocgc_proc_comm(int pid, char *out, size_t n)
+{
+  char path[64];
+  snprintf(path, sizeof path, "/proc/%d/comm", pid);
+  if (ocgc_proc_read_small(path, out, n) < 0) out[0] = '\0';
+  out[strcspn(out, "\n")] = '\0';
+}
+
+/* Open /proc/PID/maps; -ESRCH, -EACCES or -errno. */
+static FILE *open_maps(int pid, int *err)
+{
+  char maps[64];
+  FILE *f;
+  int fd;
+  *err = 0;
+  if (pid <= 0) { *err = -ESRCH; return NULL; }
+  snprintf(maps, sizeof maps, "/proc/%d/maps", pid);
+  fd = open(maps, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    int e = errno;
+    /* The kernel checks ptrace read access at open (EACCES) or, on old
+     * kernels, at read; some LSMs say EPERM. */
+    *err = e == ENOENT || e == ESRCH ? -ESRCH : e == EPERM ? -EACCES : -e;
+    return NULL;
+  }
+  if ((f = fdopen(fd, "r")) == NULL) {
+    *err = -errno;
+    close(fd);
+  }
+  return f;
+}
+
+int ocgc_proc_maps_each(int pid, ocgc_maps_fn fn, void *ctx)
+{
+  char *line = NULL;
+  size_t cap = 0;
+  int err, stop = 0;
+  FILE *f = open_maps(pid, &err);
+  if (f == NULL) return err;
+  errno = 0;
+  while (stop == 0) {
+    ssize_t got = getline(&line, &cap, f);
+    if (got < 0) {
+      if (ferror(f)) {
+        int e = errno;
+        /* the process died while we read: its maps read as ESRCH */
+        err = e == EACCES || e == EPERM ? -EACCES : e == ESRCH ? -ESRCH : e != 0 ? -e : -EIO;
+      }
+      break;
+    }
+    line[strcspn(line, "\n")] = '\0';
+    stop = fn(line, ctx);
+  }
+  free(line);
+  fclose(f);
+  return stop != 0 ? stop : err;
+}
+
+struct file_query {
+  uint64_t dev, ino;
+};
+
+static int is_file_line(char *line, void *ctx)
+{
+  const struct file_query *q = ctx;
+  struct ocgc_maps_line m;
+  if (ocgc_maps_parse_line(line, &m) != 0) return 0;
+  if (m.perms[1] != 'w' || m.perms[3] != 's') return 0;
+  return (uint64_t)makedev(m.dev_major, m.dev_minor) == q->dev && (uint64_t)m.inode == q->ino;
+}
+
+int ocgc_proc_maps_file(int pid, uint64_t dev, uint64_t ino)
+{
+  struct file_query q = {dev, ino};
+  return ocgc_proc_maps_each(pid, is_file_line, &q);
+}
