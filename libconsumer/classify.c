@@ -11,20 +11,19 @@
 
 #include "source.h"
 
+/* The kinds' spans by their phase's name, which 5.2 and 5.3 share while
+ * the numbers differ: wire.h gives each kind's 5.2 phase id. */
 void ocgc_classify_init(struct ocgc_source *s)
 {
-  static const struct { const char *name; int kind; } spans[] = {
-    {"minor", OCGC_KIND_MINOR},
-    {"major_slice", OCGC_KIND_MAJOR_SLICE},
-    {"major_finish_cycle", OCGC_KIND_MAJOR_FINISH},
-    {"compact", OCGC_KIND_COMPACTION},
-  };
+#define KIND_PHASE(suffix, num, name, phase) [OCGC_KIND_##suffix] = phase,
+  static const unsigned phases[OCGC_KIND_COUNT] = {OCGC_KIND_TABLE(KIND_PHASE)};
+#undef KIND_PHASE
   unsigned id, k;
   for (id = 0; id < sizeof s->phase_kind; id++) {
     const char *n = ocgc_phase_name(s->ids, id);
     s->phase_kind[id] = -1;
-    for (k = 0; n != NULL && k < sizeof spans / sizeof spans[0]; k++)
-      if (strcmp(n, spans[k].name) == 0) s->phase_kind[id] = (int8_t)spans[k].kind;
+    for (k = 0; n != NULL && k < OCGC_KIND_COUNT; k++)
+      if (strcmp(n, ocgc_phase_name(OCGC_IDS_52, phases[k])) == 0) s->phase_kind[id] = (int8_t)k;
   }
 }
 

@@ -211,39 +211,32 @@ int ocgc_source_seq_stuck(struct ocgc_source *s)
 
 static int read_totals(const struct ocgc_source *s, struct ocgc_totals *out)
 {
-  const uint64_t *t = (const uint64_t *)(s->map + s->l.totals_offset);
+  const struct ocgc_wire_totals *t =
+      (const struct ocgc_wire_totals *)(s->map + s->l.totals_offset);
+  /* by_cause in the file's own shape: it may have more cause columns than
+   * ours (layout.c checked that they fit). */
+  const uint64_t *bc = (const uint64_t *)(s->map + s->l.totals_offset +
+                                          offsetof(struct ocgc_wire_totals, by_cause));
   unsigned tries, k, c;
   for (tries = 0; tries < 10000; tries++) {
     /* Seqlock read.  Acquire: pairs with the producer's release store of
      * the even seq that ends an update. */
-    uint64_t s1 = shm_load_acquire(&t[0]), s2;
-    const uint64_t *bc = t + offsetof(struct ocgc_wire_totals, by_cause) / 8;
+    uint64_t s1 = shm_load_acquire(&t->seq), s2;
     if ((s1 & 1) && !s->gone) {
       if (tries > 100) sched_yield();
       continue;
     }
-    out->minor_collections = shm_load(&t[1]);
-    out->major_collections = shm_load(&t[2]);
-    out->compactions = shm_load(&t[3]);
-    out->forced_major_collections = shm_load(&t[4]);
-    out->major_slices = shm_load(&t[5]);
-    out->minor_words = shm_load(&t[6]);
-    out->promoted_words = shm_load(&t[7]);
-    out->major_words = shm_load(&t[8]);
-    out->direct_major_words = shm_load(&t[9]);
-    out->heap_words = shm_load(&t[10]);
-    out->top_heap_words = shm_load(&t[11]);
-    out->heap_chunks = shm_load(&t[12]);
-    out->gc_time_ns = shm_load(&t[13]);
-    for (k = 0; k < OCGC_KIND_COUNT; k++) out->kind_time_ns[k] = shm_load(&t[14 + k]);
-    out->updated_ns = shm_load(&t[18]);
+#define LOAD_WORD(field) out->field = shm_load(&t->field);
+    OCGC_TOTALS_WORDS(LOAD_WORD)
+#undef LOAD_WORD
+    for (k = 0; k < OCGC_KIND_COUNT; k++) out->kind_time_ns[k] = shm_load(&t->kind_time_ns[k]);
     for (k = 0; k < OCGC_KIND_COUNT; k++)
       for (c = 0; c < OCGC_CAUSE_SLOTS; c++)
         out->by_cause[k][c] = c < s->l.cause_slots ? shm_load(&bc[k * s->l.cause_slots + c]) : 0;
     /* Acquire fence: the loads above complete before seq is re-read (pairs
      * with the producer's release fence after it makes seq odd). */
     shm_fence_acquire();
-    s2 = shm_load(&t[0]);
+    s2 = shm_load(&t->seq);
     if (s1 == s2 || s->gone) return 0;
   }
   return -EAGAIN;

@@ -181,98 +181,136 @@ enum ocgc_wire_counter {
 /* Collection kinds and causes                                             */
 /* ---------------------------------------------------------------------- */
 
+/* ---- the one table of kinds and causes -----------------------------------
+ * Everything that lists kinds or causes (the enums, the names, the
+ * cause->counter map, the producer's mirrors and user-event names, libocgc's
+ * span classifier) is generated from the two tables below.  Add a row at the
+ * end, with the next number: the numbers are ABI (the rows and columns of
+ * the totals' by_cause table, which readers of older files index), so a row
+ * is never renumbered or removed (tests/unit/test_wire.c pins them).  A
+ * cause fits in the spare columns (OCGC_CAUSE_SLOTS); a kind would change
+ * the totals' layout.
+ *
+ * OCGC_KIND_TABLE(X): X(SUFFIX, number, name, phase) per collection kind:
+ * OCGC_KIND_<SUFFIX> = number, its short stable name, and the OCaml 5.2
+ * phase id of its span (enum ocgc_wire_phase). */
+#define OCGC_KIND_TABLE(X)                                                      \
+  /* MINOR span: one Gc minor_collections */                                    \
+  X(MINOR, 0, "minor", OCGC_PH_MINOR)                                           \
+  /* MAJOR_SLICE span */                                                        \
+  X(MAJOR_SLICE, 1, "major_slice", OCGC_PH_MAJOR_SLICE)                         \
+  /* MAJOR_FINISH_CYCLE span: a major cycle forced to its end */                \
+  X(MAJOR_FINISH, 2, "major_finish", OCGC_PH_MAJOR_FINISH_CYCLE)                \
+  /* COMPACT span: one Gc compactions */                                        \
+  X(COMPACTION, 3, "compaction", OCGC_PH_COMPACT)
+
+/* OCGC_CAUSE_TABLE(X): X(SUFFIX, number, name, counter) per cause:
+ * OCGC_CAUSE_<SUFFIX> = number, its short stable name (the user event that
+ * carries it is OCGC_UEV_CAUSE_PREFIX + name), and the OCaml 5.2 counter id
+ * that carries it instead, or OCGC_NO_COUNTER. */
+#define OCGC_NO_COUNTER (-1)
+#define OCGC_CAUSE_TABLE(X)                                                     \
+  /* no site claimed it (a bug if seen) */                                      \
+  X(UNKNOWN, 0, "unknown", OCGC_NO_COUNTER)                                     \
+  /* minor heap full, allocation from OCaml */                                  \
+  X(MINOR_HEAP_FULL, 1, "minor_heap_full", OCGC_CT_FORCE_MINOR_ALLOC_SMALL)     \
+  /* minor heap full, allocation from C */                                      \
+  X(MINOR_HEAP_FULL_C, 2, "minor_heap_full_c", OCGC_NO_COUNTER)                 \
+  /* minor heap half full: scheduled slice */                                   \
+  X(MAJOR_SLICE_DUE, 3, "major_slice_due", OCGC_NO_COUNTER)                     \
+  /* a new major cycle must start */                                            \
+  X(MAJOR_CYCLE_START, 4, "major_cycle_start", OCGC_NO_COUNTER)                 \
+  /* caml_alloc_shr went over its budget */                                     \
+  X(ALLOC_SHR, 5, "alloc_shr", OCGC_CT_REQUEST_MAJOR_ALLOC_SHR)                 \
+  /* custom/out-of-heap resources (major) */                                    \
+  X(CUSTOM_MAJOR, 6, "custom_major", OCGC_CT_REQUEST_MAJOR_ADJUST_GC_SPEED)     \
+  /* custom blocks in the minor heap */                                         \
+  X(CUSTOM_MINOR, 7, "custom_minor", OCGC_NO_COUNTER)                           \
+  /* remembered set (ref table) overflow */                                     \
+  X(REF_TABLE, 8, "ref_table", OCGC_CT_REQUEST_MINOR_REALLOC_REF_TABLE)         \
+  /* ephemeron ref table overflow */                                            \
+  X(EPHE_REF_TABLE, 9, "ephe_ref_table", OCGC_CT_REQUEST_MINOR_REALLOC_EPHE_REF_TABLE) \
+  /* custom table overflow */                                                   \
+  X(CUSTOM_TABLE, 10, "custom_table", OCGC_CT_REQUEST_MINOR_REALLOC_CUSTOM_TABLE) \
+  /* Array.make of a young value, major array */                                \
+  X(MAKE_VECT, 11, "make_vect", OCGC_CT_FORCE_MINOR_MAKE_VECT)                  \
+  /* Weak/Ephemeron blit or get_copy */                                         \
+  X(WEAK, 12, "weak", OCGC_NO_COUNTER)                                          \
+  /* Gc.Memprof sampling */                                                     \
+  X(MEMPROF, 13, "memprof", OCGC_CT_FORCE_MINOR_MEMPROF)                        \
+  /* minor heap size changed */                                                 \
+  X(MINOR_HEAP_RESIZE, 14, "minor_heap_resize", OCGC_CT_FORCE_MINOR_SET_MINOR_HEAP_SIZE) \
+  /* allocation policy changed by Gc.set */                                     \
+  X(POLICY_CHANGE, 15, "policy_change", OCGC_NO_COUNTER)                        \
+  /* Gc.minor/major/full_major/compact/... */                                   \
+  X(EXPLICIT, 16, "explicit", OCGC_NO_COUNTER)                                  \
+  /* heap finalised at exit (OCAMLRUNPARAM=c) */                                \
+  X(SHUTDOWN, 17, "shutdown", OCGC_NO_COUNTER)                                  \
+  /* automatic compaction: free space over max */                               \
+  X(HEAP_OVERHEAD, 18, "heap_overhead", OCGC_NO_COUNTER)                        \
+  /* caml_minor_collection() from C code */                                     \
+  X(C_CALL, 19, "c_call", OCGC_NO_COUNTER)
+
+/* Row helpers (not API). */
+#define OCGC_ROW_ENUM_KIND_(suffix, num, name, phase) OCGC_KIND_##suffix = num,
+#define OCGC_ROW_ENUM_CAUSE_(suffix, num, name, counter) OCGC_CAUSE_##suffix = num,
+#define OCGC_ROW_ONE_(suffix, ...) +1
+#define OCGC_ROW_NAME_KIND_(suffix, num, name, phase) case OCGC_KIND_##suffix: return name;
+#define OCGC_ROW_NAME_CAUSE_(suffix, num, name, counter) case OCGC_CAUSE_##suffix: return name;
+#define OCGC_ROW_COUNTER_(suffix, num, name, counter) case OCGC_CAUSE_##suffix: return counter;
+
 /* What the producer counts as one collection.  Each collection is a span in
  * the ring and is preceded, at the same timestamp, by exactly one cause
  * event. */
 enum ocgc_kind {
-  OCGC_KIND_MINOR = 0,        /* MINOR span: one Gc minor_collections */
-  OCGC_KIND_MAJOR_SLICE = 1,  /* MAJOR_SLICE span */
-  OCGC_KIND_MAJOR_FINISH = 2, /* MAJOR_FINISH_CYCLE span: cycle forced to end */
-  OCGC_KIND_COMPACTION = 3,   /* COMPACT span: one Gc compactions */
-  OCGC_KIND_COUNT = 4
+  OCGC_KIND_TABLE(OCGC_ROW_ENUM_KIND_)
+  OCGC_KIND_COUNT = 0 OCGC_KIND_TABLE(OCGC_ROW_ONE_)
 };
 
 /* Short stable name of a collection kind ("minor", "major_slice",
- * "major_finish", "compaction"), or NULL. */
+ * "major_finish", "compaction"), or NULL.  (A switch: two rows with one
+ * number do not compile.) */
 static inline const char *ocgc_kind_name(unsigned kind) {
   switch (kind) {
-  case OCGC_KIND_MINOR: return "minor";
-  case OCGC_KIND_MAJOR_SLICE: return "major_slice";
-  case OCGC_KIND_MAJOR_FINISH: return "major_finish";
-  case OCGC_KIND_COMPACTION: return "compaction";
+  OCGC_KIND_TABLE(OCGC_ROW_NAME_KIND_)
   default: return NULL;
   }
 }
 
 /* Why a collection ran.  Where OCaml 5.2 has a counter for the concept, the
- * cause is written as that counter with value 1 (OCGC_CAUSE_COUNTER());
+ * cause is written as that counter with value 1 (ocgc_cause_counter());
  * otherwise as the user int event "ocgc.cause.<name>" with value 1.  The
  * numbering is ocgc's own and indexes the totals' by_cause table. */
 enum ocgc_cause {
-  OCGC_CAUSE_UNKNOWN = 0,           /* no site claimed it (a bug if seen) */
-  OCGC_CAUSE_MINOR_HEAP_FULL = 1,   /* minor heap full, allocation from OCaml */
-  OCGC_CAUSE_MINOR_HEAP_FULL_C = 2, /* minor heap full, allocation from C */
-  OCGC_CAUSE_MAJOR_SLICE_DUE = 3,   /* minor heap half full: scheduled slice */
-  OCGC_CAUSE_MAJOR_CYCLE_START = 4, /* a new major cycle must start */
-  OCGC_CAUSE_ALLOC_SHR = 5,         /* caml_alloc_shr went over its budget */
-  OCGC_CAUSE_CUSTOM_MAJOR = 6,      /* custom/out-of-heap resources (major) */
-  OCGC_CAUSE_CUSTOM_MINOR = 7,      /* custom blocks in the minor heap */
-  OCGC_CAUSE_REF_TABLE = 8,         /* remembered set (ref table) overflow */
-  OCGC_CAUSE_EPHE_REF_TABLE = 9,    /* ephemeron ref table overflow */
-  OCGC_CAUSE_CUSTOM_TABLE = 10,     /* custom table overflow */
-  OCGC_CAUSE_MAKE_VECT = 11,        /* Array.make of a young value, major array */
-  OCGC_CAUSE_WEAK = 12,             /* Weak/Ephemeron blit or get_copy */
-  OCGC_CAUSE_MEMPROF = 13,          /* Gc.Memprof sampling */
-  OCGC_CAUSE_MINOR_HEAP_RESIZE = 14,/* minor heap size changed */
-  OCGC_CAUSE_POLICY_CHANGE = 15,    /* allocation policy changed by Gc.set */
-  OCGC_CAUSE_EXPLICIT = 16,         /* Gc.minor/major/full_major/compact/... */
-  OCGC_CAUSE_SHUTDOWN = 17,         /* heap finalised at exit (OCAMLRUNPARAM=c) */
-  OCGC_CAUSE_HEAP_OVERHEAD = 18,    /* automatic compaction: free space over max */
-  OCGC_CAUSE_C_CALL = 19,           /* caml_minor_collection() from C code */
-  OCGC_CAUSE_COUNT = 20
+  OCGC_CAUSE_TABLE(OCGC_ROW_ENUM_CAUSE_)
+  OCGC_CAUSE_COUNT = 0 OCGC_CAUSE_TABLE(OCGC_ROW_ONE_)
 };
 #define OCGC_CAUSE_SLOTS 32u /* by_cause columns in the totals; room to grow */
-OCGC_STATIC_ASSERT(OCGC_CAUSE_COUNT <= OCGC_CAUSE_SLOTS, "cause slots");
 
-/* The 5.2 counter id that carries a cause, or -1 for a user event. */
+/* The numbering is dense (each number below the count, none twice: see the
+ * switches) and fits the totals. */
+#define OCGC_ROW_KIND_DENSE_(suffix, num, name, phase)                          \
+  OCGC_STATIC_ASSERT(num < OCGC_KIND_COUNT, "kind " #suffix " numbered past the count");
+#define OCGC_ROW_CAUSE_DENSE_(suffix, num, name, counter)                       \
+  OCGC_STATIC_ASSERT(num < OCGC_CAUSE_COUNT, "cause " #suffix " numbered past the count");
+OCGC_KIND_TABLE(OCGC_ROW_KIND_DENSE_)
+OCGC_CAUSE_TABLE(OCGC_ROW_CAUSE_DENSE_)
+OCGC_STATIC_ASSERT(OCGC_CAUSE_COUNT <= OCGC_CAUSE_SLOTS, "cause slots");
+OCGC_STATIC_ASSERT(OCGC_KIND_COUNT == 4, "the kinds are the totals' rows: a fifth changes the layout");
+
+/* The 5.2 counter id that carries a cause, or -1 (OCGC_NO_COUNTER) for a
+ * user event. */
 static inline int ocgc_cause_counter(unsigned cause) {
   switch (cause) {
-  case OCGC_CAUSE_MINOR_HEAP_FULL: return OCGC_CT_FORCE_MINOR_ALLOC_SMALL;
-  case OCGC_CAUSE_ALLOC_SHR: return OCGC_CT_REQUEST_MAJOR_ALLOC_SHR;
-  case OCGC_CAUSE_CUSTOM_MAJOR: return OCGC_CT_REQUEST_MAJOR_ADJUST_GC_SPEED;
-  case OCGC_CAUSE_REF_TABLE: return OCGC_CT_REQUEST_MINOR_REALLOC_REF_TABLE;
-  case OCGC_CAUSE_EPHE_REF_TABLE: return OCGC_CT_REQUEST_MINOR_REALLOC_EPHE_REF_TABLE;
-  case OCGC_CAUSE_CUSTOM_TABLE: return OCGC_CT_REQUEST_MINOR_REALLOC_CUSTOM_TABLE;
-  case OCGC_CAUSE_MAKE_VECT: return OCGC_CT_FORCE_MINOR_MAKE_VECT;
-  case OCGC_CAUSE_MEMPROF: return OCGC_CT_FORCE_MINOR_MEMPROF;
-  case OCGC_CAUSE_MINOR_HEAP_RESIZE: return OCGC_CT_FORCE_MINOR_SET_MINOR_HEAP_SIZE;
-  default: return -1;
+  OCGC_CAUSE_TABLE(OCGC_ROW_COUNTER_)
+  default: return OCGC_NO_COUNTER;
   }
 }
 
 /* Short stable name of a cause: the user event is "ocgc.cause." + name. */
 static inline const char *ocgc_cause_name(unsigned cause) {
   switch (cause) {
-  case OCGC_CAUSE_UNKNOWN: return "unknown";
-  case OCGC_CAUSE_MINOR_HEAP_FULL: return "minor_heap_full";
-  case OCGC_CAUSE_MINOR_HEAP_FULL_C: return "minor_heap_full_c";
-  case OCGC_CAUSE_MAJOR_SLICE_DUE: return "major_slice_due";
-  case OCGC_CAUSE_MAJOR_CYCLE_START: return "major_cycle_start";
-  case OCGC_CAUSE_ALLOC_SHR: return "alloc_shr";
-  case OCGC_CAUSE_CUSTOM_MAJOR: return "custom_major";
-  case OCGC_CAUSE_CUSTOM_MINOR: return "custom_minor";
-  case OCGC_CAUSE_REF_TABLE: return "ref_table";
-  case OCGC_CAUSE_EPHE_REF_TABLE: return "ephe_ref_table";
-  case OCGC_CAUSE_CUSTOM_TABLE: return "custom_table";
-  case OCGC_CAUSE_MAKE_VECT: return "make_vect";
-  case OCGC_CAUSE_WEAK: return "weak";
-  case OCGC_CAUSE_MEMPROF: return "memprof";
-  case OCGC_CAUSE_MINOR_HEAP_RESIZE: return "minor_heap_resize";
-  case OCGC_CAUSE_POLICY_CHANGE: return "policy_change";
-  case OCGC_CAUSE_EXPLICIT: return "explicit";
-  case OCGC_CAUSE_SHUTDOWN: return "shutdown";
-  case OCGC_CAUSE_HEAP_OVERHEAD: return "heap_overhead";
-  case OCGC_CAUSE_C_CALL: return "c_call";
+  OCGC_CAUSE_TABLE(OCGC_ROW_NAME_CAUSE_)
   default: return NULL;
   }
 }
@@ -423,6 +461,20 @@ OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_totals, updated_ns) == 144, "t.upda
 OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_totals, by_cause) == 256, "t.by_cause");
 OCGC_STATIC_ASSERT(sizeof(struct ocgc_wire_totals) == 256 + 8 * OCGC_KIND_COUNT * OCGC_CAUSE_SLOTS,
                "totals size");
+
+/* The one-word fields of the totals, X(field) each: all but seq,
+ * kind_time_ns, reserved and by_cause.  libocgc's struct ocgc_totals has the
+ * same names; the producer stores and readers load field by field from it. */
+#define OCGC_TOTALS_WORDS(X)                                                    \
+  X(minor_collections) X(major_collections) X(compactions)                      \
+  X(forced_major_collections) X(major_slices) X(minor_words) X(promoted_words)  \
+  X(major_words) X(direct_major_words) X(heap_words) X(top_heap_words)          \
+  X(heap_chunks) X(gc_time_ns) X(updated_ns)
+#define OCGC_ROW_WORD_(field) +1
+OCGC_STATIC_ASSERT((0 OCGC_TOTALS_WORDS(OCGC_ROW_WORD_)) ==
+                       (offsetof(struct ocgc_wire_totals, kind_time_ns) -
+                        offsetof(struct ocgc_wire_totals, minor_collections)) / 8 + 1,
+                   "OCGC_TOTALS_WORDS lists every one-word field");
 
 /* Size of the extension block for a given number of rings: fixed part, ring
  * records, totals; a multiple of 64 bytes. */

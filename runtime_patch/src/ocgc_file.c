@@ -51,6 +51,8 @@
 #include "caml/version.h"
 #include "ocgc_clock.h"
 #include "ocgc_file.h"
+#include "ocgc_hooks.h"
+#include "ocgc_names.h"
 #include "ocgc_ring.h"
 
 #define DEFAULT_RING_LOG2 16 /* OCaml 5's default: 64 Ki words, 512 KiB */
@@ -118,7 +120,8 @@ static unsigned ring_log2_from_env(void)
 }
 
 /* The default folder: private, per user, on tmpfs, so that the writer never
- * waits for a disk. */
+ * waits for a disk.  Readers find it by the same rule, in libocgc's
+ * ocgc_default_dir() (libconsumer/dirs.c): change both together. */
 static int default_dir(char *out, size_t n)
 {
   const char *xdg = caml_secure_getenv("XDG_RUNTIME_DIR");
@@ -238,8 +241,14 @@ static void copy_str(char *dst, size_t n, const char *src)
   dst[len] = '\0';
 }
 
-/* Fill the new (zeroed) mapping: header, extension, names. */
-static void fill_file(char *map, uint64_t ring_words, uint64_t ext_size)
+/* Where the extension block's records go: the one ring's right after the
+ * fixed part, the totals after it. */
+#define EXT_RING_OFFSET ((uint64_t)OCGC_WIRE_HEADER_SIZE + sizeof(struct ocgc_wire_ext))
+#define TOTALS_OFFSET (EXT_RING_OFFSET + sizeof(struct ocgc_wire_ext_ring))
+
+/* Fill the new (zeroed) mapping: header (a copy of [geometry]), extension,
+ * names. */
+static void fill_file(char *map, const struct ocgc_wire_header *geometry, uint64_t ext_size)
 {
   struct ocgc_wire_header *h = (struct ocgc_wire_header *)map;
   struct ocgc_wire_ext *x = (struct ocgc_wire_ext *)(map + OCGC_WIRE_HEADER_SIZE);
@@ -247,8 +256,7 @@ static void fill_file(char *map, uint64_t ring_words, uint64_t ext_size)
   char bootid[64];
   unsigned i;
 
-  h->version = OCGC_WIRE_VERSION;
-  (void)ocgc_wire_layout(h, 1, ring_words, ext_size);
+  *h = *geometry;
 
   clock_gettime(CLOCK_MONOTONIC, &mono);
   clock_gettime(CLOCK_REALTIME, &real);
@@ -274,11 +282,11 @@ static void fill_file(char *map, uint64_t ring_words, uint64_t ext_size)
   own_program(x->program, sizeof x->program);
   x->cause_slots = OCGC_CAUSE_SLOTS;
   x->kind_count = OCGC_KIND_COUNT;
-  x->rings_offset = OCGC_WIRE_HEADER_SIZE + sizeof(struct ocgc_wire_ext);
-  x->totals_offset = x->rings_offset + sizeof(struct ocgc_wire_ext_ring);
+  x->rings_offset = EXT_RING_OFFSET;
+  x->totals_offset = TOTALS_OFFSET;
 
-  for (i = 0; i < caml_ocgc_user_event_count; i++)
-    copy_str(map + h->custom_events_offset + (uint64_t)i * OCGC_WIRE_USER_NAME_LEN,
+  for (i = 0; i < CAML_OCGC_UEV_COUNT; i++)
+    copy_str(map + geometry->custom_events_offset + (uint64_t)i * OCGC_WIRE_USER_NAME_LEN,
              OCGC_WIRE_USER_NAME_LEN, caml_ocgc_user_event_names[i]);
 }
 
@@ -289,7 +297,7 @@ static void fill_file(char *map, uint64_t ring_words, uint64_t ext_size)
  * nobody writes. */
 static uint64_t commit_size(const struct ocgc_wire_header *h)
 {
-  uint64_t names = (uint64_t)caml_ocgc_user_event_count * OCGC_WIRE_USER_NAME_LEN;
+  uint64_t names = (uint64_t)CAML_OCGC_UEV_COUNT * OCGC_WIRE_USER_NAME_LEN;
   uint64_t end = h->custom_events_offset + names;
   return (end + 4095) & ~UINT64_C(4095);
 }
@@ -395,6 +403,23 @@ static int publish(int dfd, const char *tmp, const char *final, pid_t pid, int m
   return 0;
 }
 
+/* The ring is published: others may write into the mapping from now on, so
+ * every pointer comes from our own copy of the layout, never from the file. */
+static void use_file(char *map, const struct ocgc_wire_header *geometry, uint64_t file_size,
+                     int memfd, pid_t pid)
+{
+  struct caml_ocgc_file *f = &caml_ocgc_file;
+  caml_ocgc_ring_attach(map, geometry, EXT_RING_OFFSET);
+  f->map = map;
+  f->map_size = file_size;
+  f->commit_size = commit_size(geometry);
+  f->memfd = memfd;
+  f->ext = (struct ocgc_wire_ext *)(map + OCGC_WIRE_HEADER_SIZE);
+  f->totals = (struct ocgc_wire_totals *)(map + TOTALS_OFFSET);
+  f->pid = pid;
+  f->lazy = 0;
+}
+
 /* Create, fill and publish the ring.  Returns 0 or an errno. */
 static int create_file(void)
 {
@@ -403,11 +428,11 @@ static int create_file(void)
   struct ocgc_wire_header geometry;
   uint64_t file_size = ocgc_wire_layout(&geometry, 1, ring_words, ext_size);
   char tmp[40], final[32];
-  struct ocgc_wire_header *h;
   char *map;
   int dfd, fd, memfd, err;
   pid_t pid = getpid();
 
+  geometry.version = OCGC_WIRE_VERSION;
   dfd = open_dir(cfg.dir);
   if (dfd < 0) return errno;
   snprintf(tmp, sizeof tmp, ".%d" OCGC_EVENTS_SUFFIX ".tmp", (int)pid);
@@ -436,7 +461,7 @@ static int create_file(void)
     caml_ocgc_file.file_ino = st.st_ino;
     close(fd);
   }
-  fill_file(map, ring_words, ext_size); /* new memory reads as zeroes */
+  fill_file(map, &geometry, ext_size); /* new memory reads as zeroes */
   err = publish(dfd, tmp, final, pid, memfd);
   close(dfd);
   if (err != 0) {
@@ -444,26 +469,7 @@ static int create_file(void)
     if (memfd >= 0) close(memfd);
     return err;
   }
-
-  caml_ocgc_guard_prepare();
-  h = (struct ocgc_wire_header *)map;
-  memset(&caml_ocgc_ring, 0, sizeof caml_ocgc_ring);
-  caml_ocgc_ring.size = ring_words;
-  caml_ocgc_ring.mask = ring_words - 1;
-  caml_ocgc_ring.rh = (struct ocgc_wire_ring_header *)(map + h->headers_offset);
-  caml_ocgc_ring.er = (struct ocgc_wire_ext_ring *)(map + OCGC_WIRE_HEADER_SIZE +
-                                                    sizeof(struct ocgc_wire_ext));
-  caml_ocgc_ring.data = (uint64_t *)(map + h->data_offset);
-
-  caml_ocgc_file.map = map;
-  caml_ocgc_file.map_size = file_size;
-  caml_ocgc_file.commit_size = commit_size(h);
-  caml_ocgc_file.memfd = memfd;
-  caml_ocgc_file.ext = (struct ocgc_wire_ext *)(map + OCGC_WIRE_HEADER_SIZE);
-  caml_ocgc_file.totals =
-      (struct ocgc_wire_totals *)(map + caml_ocgc_file.ext->totals_offset);
-  caml_ocgc_file.pid = pid;
-  caml_ocgc_file.lazy = 0;
+  use_file(map, &geometry, file_size, memfd, pid);
   return 0;
 }
 
@@ -544,11 +550,11 @@ static void in_child(void)
   if (f->map != NULL) {
     /* Only our address space loses the parent's pages. */
     munmap(f->map, f->map_size);
-    memset(&caml_ocgc_ring, 0, sizeof caml_ocgc_ring);
     f->map = NULL;
     f->ext = NULL;
     f->totals = NULL;
   }
+  caml_ocgc_ring_detach();
   if (f->memfd >= 0) {
     close(f->memfd); /* the parent's ring: it is not ours to keep open */
     f->memfd = -1;
@@ -556,10 +562,6 @@ static void in_child(void)
   /* Our parent, even if it never made its own file (a double fork). */
   f->parent_pid = getppid();
   f->lazy = 1;
-  /* fork() is called by the thread that holds the runtime lock, outside
-   * any hook; the exit of a parent's other thread is not ours. */
-  caml_ocgc_guard.busy = 0;
-  caml_ocgc_guard.closed = 0;
 }
 
 int caml_ocgc_file_reopen(void)

@@ -1,5 +1,6 @@
-/* ocgc_file.h - shared between the producer's file and hook modules
- * (private to runtime/ocgc_*.c). */
+/* ocgc_file.h - the producer's ring file, as the hooks see it: the mapping
+ * and its extension block, and the forked child's lazy reopening; plus the
+ * helpers ocgc_stale.c shares (private to runtime/ocgc_*.c). */
 #ifndef CAML_OCGC_FILE_H
 #define CAML_OCGC_FILE_H
 
@@ -29,10 +30,6 @@ struct caml_ocgc_file {
 
 extern struct caml_ocgc_file caml_ocgc_file;
 
-/* User event name table, slot i = name of user event id i (ocgc_hooks.c). */
-extern const char *const caml_ocgc_user_event_names[];
-extern const unsigned caml_ocgc_user_event_count;
-
 /* In a forked child, make the child's own file; returns 0 and turns the
  * hooks off if that fails. */
 int caml_ocgc_file_reopen(void);
@@ -50,11 +47,5 @@ int caml_ocgc_is_ring_link(int dfd, const char *name, pid_t pid);
  * this user left behind (never a live process's ring; never our own pid's
  * name, which the caller replaces). */
 void caml_ocgc_sweep_stale(int dfd, pid_t self);
-
-/* ocgc_hooks.c: first events of a new ring (RING_START, and FORK_CHILD with
- * the parent's pid when parent_pid != 0), and the last (RING_STOP, final
- * totals, state EXITED). */
-void caml_ocgc_started(uint64_t parent_pid);
-void caml_ocgc_stop(void);
 
 #endif /* CAML_OCGC_FILE_H */

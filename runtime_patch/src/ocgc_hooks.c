@@ -1,13 +1,17 @@
 /* ocgc_hooks.c - what the GC hook sites mean: collection spans, the cause of
- * each collection, and the cumulative totals in the extension block.
+ * each collection, the stops of the mutator, and the cumulative totals in
+ * the extension block.
  *
  * Invariants:
  * - Each collection (minor, major slice, forced cycle end, compaction) is
- *   one span, preceded at the same timestamp by exactly one cause event.
+ *   one span, preceded at the same timestamp by exactly one cause event,
+ *   and, if it continues the stop of the mutator an earlier collection
+ *   began, by a stop-join mark before that (see "stops" below).
  * - MINOR spans are written only for collections that Gc counts, so their
  *   number equals Gc minor_collections; COMPACT spans equal Gc compactions.
- * - The cause of a collection is resolved when it begins, from state that
- *   never outlives the runtime lock's holder (see "causes" below).
+ * - The cause of a collection and its stop are resolved when it begins,
+ *   from state that never outlives the runtime lock's holder (see "causes"
+ *   and "stops" below).
  * - The totals are a seqlock-protected mirror of the runtime's own Gc
  *   counters, refreshed at the end of every collection and heap change; a
  *   collection is counted by cause when it ends, as Gc counts it, so the
@@ -28,62 +32,20 @@
 #include "caml/ocgc.h"
 #include "ocgc_clock.h"
 #include "ocgc_file.h"
+#include "ocgc_hooks.h"
+#include "ocgc_names.h"
 #include "ocgc_ring.h"
 
-/* ---- user event slots ---------------------------------------------------- */
-
-enum {
-  UEV_CAUSE_FIRST = 0, /* one slot per cause, in cause order; those with a
-                          5.2 counter are registered but never written */
-  UEV_SLICE_WORK = OCGC_CAUSE_COUNT,
-  UEV_CYCLE_START,
-  UEV_CYCLE_END,
-  UEV_FORCED_MAJOR,
-  UEV_HEAP_GROW,
-  UEV_HEAP_SHRINK,
-  UEV_DIRECT_ALLOC,
-  UEV_COUNT
-};
-
-const char *const caml_ocgc_user_event_names[UEV_COUNT] = {
-  OCGC_UEV_CAUSE_PREFIX "unknown",
-  OCGC_UEV_CAUSE_PREFIX "minor_heap_full",
-  OCGC_UEV_CAUSE_PREFIX "minor_heap_full_c",
-  OCGC_UEV_CAUSE_PREFIX "major_slice_due",
-  OCGC_UEV_CAUSE_PREFIX "major_cycle_start",
-  OCGC_UEV_CAUSE_PREFIX "alloc_shr",
-  OCGC_UEV_CAUSE_PREFIX "custom_major",
-  OCGC_UEV_CAUSE_PREFIX "custom_minor",
-  OCGC_UEV_CAUSE_PREFIX "ref_table",
-  OCGC_UEV_CAUSE_PREFIX "ephe_ref_table",
-  OCGC_UEV_CAUSE_PREFIX "custom_table",
-  OCGC_UEV_CAUSE_PREFIX "make_vect",
-  OCGC_UEV_CAUSE_PREFIX "weak",
-  OCGC_UEV_CAUSE_PREFIX "memprof",
-  OCGC_UEV_CAUSE_PREFIX "minor_heap_resize",
-  OCGC_UEV_CAUSE_PREFIX "policy_change",
-  OCGC_UEV_CAUSE_PREFIX "explicit",
-  OCGC_UEV_CAUSE_PREFIX "shutdown",
-  OCGC_UEV_CAUSE_PREFIX "heap_overhead",
-  OCGC_UEV_CAUSE_PREFIX "c_call",
-  OCGC_UEV_SLICE_WORK,
-  OCGC_UEV_CYCLE_START,
-  OCGC_UEV_CYCLE_END,
-  OCGC_UEV_FORCED_MAJOR,
-  OCGC_UEV_HEAP_GROW,
-  OCGC_UEV_HEAP_SHRINK,
-  OCGC_UEV_DIRECT_ALLOC,
-};
-const unsigned caml_ocgc_user_event_count = UEV_COUNT;
-_Static_assert(OCGC_CAUSE_C_CALL + 1 == OCGC_CAUSE_COUNT, "name table covers causes");
-
 /* ---- state ---------------------------------------------------------------- */
+
+/* All of it belongs to the thread that holds the runtime lock (see "causes"
+ * and "stops" for what is saved around a release of the lock). */
 
 #define KIND_CAUSE_SLOTS 2 /* kinds with requests and one-shot causes: minor, slice */
 #define DIRTY_MAX 8        /* collections nest at most a few deep between syncs */
 
+/* What the next collections are caused by: see "causes" below. */
 static struct {
-  /* causes: see "causes" below */
   int next[KIND_CAUSE_SLOTS];
   int pending[KIND_CAUSE_SLOTS];
   int scope;
@@ -92,7 +54,16 @@ static struct {
   int plan_trigger;           /* dispatch: the cause the allocation gave, or 0 */
   int plan_minor_due;         /* dispatch: the trigger was at the heap's start */
   int plan_idle;              /* dispatch: no major cycle was running */
-  /* collections in progress */
+} causes;
+
+/* The stop of the mutator in progress: see "stops" below. */
+static struct {
+  int depth;                  /* stop scopes open (a dispatch, a Gc.* call) */
+  int begun;                  /* an outermost collection began this stop */
+} stop;
+
+/* The collections in progress, and what they report when they begin or end. */
+static struct {
   int depth;                  /* nesting of collections of any kind */
   uint64_t outer_start;
   int kind_depth[OCGC_KIND_COUNT];
@@ -100,10 +71,14 @@ static struct {
   uint64_t kind_start[OCGC_KIND_COUNT];
   uint64_t slice_work;
   uint64_t direct_pending;    /* words not yet reported in the ring */
-  struct ocgc_wire_totals t;  /* private copy; published by sync_totals() */
+} running;
+
+/* The totals: a private copy, published by sync_totals(). */
+static struct {
+  struct ocgc_wire_totals t;
   unsigned dirty[DIRTY_MAX];  /* by_cause cells changed since the last sync */
   unsigned ndirty;            /* > DIRTY_MAX: publish them all */
-} S;
+} totals;
 
 /* Enter a hook that writes: returns nonzero when there is a ring to write
  * into and the exit handler has not taken it over; in a forked child the
@@ -127,7 +102,7 @@ static inline void leave(void)
  * collection it is timed from the collection's clock reading. */
 static inline uint64_t stamp(void)
 {
-  return S.depth > 0 ? caml_ocgc_now_inner() : caml_ocgc_now();
+  return running.depth > 0 ? caml_ocgc_now_inner() : caml_ocgc_now();
 }
 
 /* ---- totals --------------------------------------------------------------- */
@@ -135,10 +110,10 @@ static inline uint64_t stamp(void)
 static void mark_dirty(unsigned cell)
 {
   unsigned i;
-  for (i = 0; i < S.ndirty && i < DIRTY_MAX; i++)
-    if (S.dirty[i] == cell) return;
-  if (S.ndirty < DIRTY_MAX) S.dirty[S.ndirty] = cell;
-  if (S.ndirty <= DIRTY_MAX) S.ndirty++;
+  for (i = 0; i < totals.ndirty && i < DIRTY_MAX; i++)
+    if (totals.dirty[i] == cell) return;
+  if (totals.ndirty < DIRTY_MAX) totals.dirty[totals.ndirty] = cell;
+  if (totals.ndirty <= DIRTY_MAX) totals.ndirty++;
 }
 
 static void store(uint64_t *dst, uint64_t v)
@@ -146,12 +121,41 @@ static void store(uint64_t *dst, uint64_t v)
   __atomic_store_n(dst, v, __ATOMIC_RELAXED);
 }
 
-/* Mirror the runtime's counters and ours into the mapping (seqlock write;
- * readers retry while seq is odd or changes). */
+/* Publish the private copy into the mapping (seqlock write; readers retry
+ * while seq is odd or changes). */
+static void publish_totals(void)
+{
+  struct ocgc_wire_totals *t = &totals.t, *m = caml_ocgc_file.totals;
+  unsigned k, c;
+
+  t->seq += 2;
+  store(&m->seq, t->seq - 1);
+  /* Release: the odd seq is visible before any field below (pairs with the
+   * reader's acquire fence before it re-reads seq). */
+  __atomic_thread_fence(__ATOMIC_RELEASE);
+#define STORE_WORD(field) store(&m->field, t->field);
+  OCGC_TOTALS_WORDS(STORE_WORD)
+#undef STORE_WORD
+  for (k = 0; k < OCGC_KIND_COUNT; k++) store(&m->kind_time_ns[k], t->kind_time_ns[k]);
+  if (totals.ndirty > DIRTY_MAX) {
+    for (k = 0; k < OCGC_KIND_COUNT; k++)
+      for (c = 0; c < OCGC_CAUSE_COUNT; c++) store(&m->by_cause[k][c], t->by_cause[k][c]);
+  } else {
+    for (k = 0; k < totals.ndirty; k++) {
+      unsigned kind = totals.dirty[k] / OCGC_CAUSE_SLOTS;
+      unsigned cause = totals.dirty[k] % OCGC_CAUSE_SLOTS;
+      store(&m->by_cause[kind][cause], t->by_cause[kind][cause]);
+    }
+  }
+  totals.ndirty = 0;
+  /* Release: pairs with the reader's acquire load of seq. */
+  __atomic_store_n(&m->seq, t->seq, __ATOMIC_RELEASE);
+}
+
+/* Mirror the runtime's counters and ours into the mapping. */
 static void sync_totals(uint64_t now)
 {
-  struct ocgc_wire_totals *t = &S.t, *m = caml_ocgc_file.totals;
-  unsigned k, c;
+  struct ocgc_wire_totals *t = &totals.t;
 
   t->minor_collections = (uint64_t)Caml_state->stat_minor_collections;
   t->major_collections = (uint64_t)Caml_state->stat_major_collections;
@@ -165,39 +169,51 @@ static void sync_totals(uint64_t now)
   t->heap_chunks = (uint64_t)Caml_state->stat_heap_chunks;
   t->updated_ns = now;
   caml_ocgc_ring_publish_written();
+  publish_totals();
+}
 
-  t->seq += 2;
-  store(&m->seq, t->seq - 1);
-  /* Release: the odd seq is visible before any field below (pairs with the
-   * reader's acquire fence before it re-reads seq). */
-  __atomic_thread_fence(__ATOMIC_RELEASE);
-  store(&m->minor_collections, t->minor_collections);
-  store(&m->major_collections, t->major_collections);
-  store(&m->compactions, t->compactions);
-  store(&m->forced_major_collections, t->forced_major_collections);
-  store(&m->major_slices, t->major_slices);
-  store(&m->minor_words, t->minor_words);
-  store(&m->promoted_words, t->promoted_words);
-  store(&m->major_words, t->major_words);
-  store(&m->direct_major_words, t->direct_major_words);
-  store(&m->heap_words, t->heap_words);
-  store(&m->top_heap_words, t->top_heap_words);
-  store(&m->heap_chunks, t->heap_chunks);
-  store(&m->gc_time_ns, t->gc_time_ns);
-  for (k = 0; k < OCGC_KIND_COUNT; k++) store(&m->kind_time_ns[k], t->kind_time_ns[k]);
-  store(&m->updated_ns, t->updated_ns);
-  if (S.ndirty > DIRTY_MAX) {
-    for (k = 0; k < OCGC_KIND_COUNT; k++)
-      for (c = 0; c < OCGC_CAUSE_COUNT; c++) store(&m->by_cause[k][c], t->by_cause[k][c]);
-  } else {
-    for (k = 0; k < S.ndirty; k++) {
-      unsigned kind = S.dirty[k] / OCGC_CAUSE_SLOTS, cause = S.dirty[k] % OCGC_CAUSE_SLOTS;
-      store(&m->by_cause[kind][cause], t->by_cause[kind][cause]);
-    }
-  }
-  S.ndirty = 0;
-  /* Release: pairs with the reader's acquire load of seq. */
-  __atomic_store_n(&m->seq, t->seq, __ATOMIC_RELEASE);
+/* ---- stops ------------------------------------------------------------------- */
+
+/* A stop of the mutator is what readers call a pause: the time from the
+ * first collection the runtime runs after OCaml code last ran to the end
+ * of the last one before OCaml code runs again.  The producer knows its
+ * bounds: a *stop scope* is open while caml_gc_dispatch runs (it promises
+ * to call no OCaml code) and while a Gc.* primitive runs its collections;
+ * scopes nest (Gc.minor dispatches), and one stop lasts while any is open.
+ * The first outermost collection of a stop begins it; every later one
+ * writes OCGC_UEV_STOP_JOIN just before its cause.  A collection outside
+ * any scope is a stop of its own.
+ * Like the causes, the stop state belongs to the thread that holds the
+ * runtime lock: foreign_begin (OCaml code is about to run, the lock may go
+ * to another thread) ends the stop and saves the depth on the caller's own
+ * C stack; foreign_end restores the depth and begins a new stop, since the
+ * mutator ran in between.  So no stop crosses a master-lock release, no
+ * thread's collection joins another's stop, and a forked child (fork runs
+ * from OCaml code, with no scope open) starts with none. */
+
+static void stop_clear(unsigned depth)
+{
+  stop.depth = (int)depth;
+  stop.begun = 0;
+}
+
+static void stop_enter(void)
+{
+  if (stop.depth++ == 0) stop.begun = 0;
+}
+
+static void stop_leave(void)
+{
+  if (stop.depth > 0 && --stop.depth == 0) stop.begun = 0;
+}
+
+/* An outermost collection begins at [now]: mark it if it continues the
+ * stop that an earlier collection began. */
+static void stop_collection(uint64_t now)
+{
+  if (running.depth != 0 || stop.depth == 0) return;
+  if (stop.begun) caml_ocgc_emit_user_unit(CAML_OCGC_UEV_STOP_JOIN, now);
+  stop.begun = 1;
 }
 
 /* ---- causes ------------------------------------------------------------------ */
@@ -237,11 +253,11 @@ static int take_cause(int kind)
 {
   int cause = 0;
   if (kind < KIND_CAUSE_SLOTS) {
-    cause = S.next[kind];
-    S.next[kind] = 0;
+    cause = causes.next[kind];
+    causes.next[kind] = 0;
   }
-  if (cause == 0) cause = S.scope;
-  if (cause == 0 && kind < KIND_CAUSE_SLOTS) cause = S.pending[kind];
+  if (cause == 0) cause = causes.scope;
+  if (cause == 0 && kind < KIND_CAUSE_SLOTS) cause = causes.pending[kind];
   return valid_cause(cause);
 }
 
@@ -251,40 +267,40 @@ static void emit_cause(int cause, uint64_t now)
   if (counter >= 0)
     caml_ocgc_emit_counter((unsigned)counter, now, 1);
   else
-    caml_ocgc_emit_user_int(UEV_CAUSE_FIRST + (unsigned)cause, now, 1);
+    caml_ocgc_emit_user_int(CAML_OCGC_UEV_CAUSES + (unsigned)cause, now, 1);
 }
 
 void caml_ocgc_cause(int kind, int cause)
 {
   if (kind == CAML_OCGC_KIND_ALL) {
-    S.next[OCGC_KIND_MINOR] = S.next[OCGC_KIND_MAJOR_SLICE] = cause;
+    causes.next[OCGC_KIND_MINOR] = causes.next[OCGC_KIND_MAJOR_SLICE] = cause;
   } else if (kind >= 0 && kind < KIND_CAUSE_SLOTS) {
-    S.next[kind] = cause;
+    causes.next[kind] = cause;
   }
 }
 
 void caml_ocgc_request(int kind, int cause)
 {
-  if (kind >= 0 && kind < KIND_CAUSE_SLOTS && S.pending[kind] == 0)
-    S.pending[kind] = cause;
+  if (kind >= 0 && kind < KIND_CAUSE_SLOTS && causes.pending[kind] == 0)
+    causes.pending[kind] = cause;
 }
 
 void caml_ocgc_resize_minor(void)
 {
-  S.next[OCGC_KIND_MINOR] = OCGC_CAUSE_MINOR_HEAP_RESIZE;
-  S.pending[OCGC_KIND_MINOR] = 0; /* the runtime clears requested_minor_gc */
+  causes.next[OCGC_KIND_MINOR] = OCGC_CAUSE_MINOR_HEAP_RESIZE;
+  causes.pending[OCGC_KIND_MINOR] = 0; /* the runtime clears requested_minor_gc */
 }
 
 int caml_ocgc_scope_enter(int cause)
 {
-  int old = S.scope;
-  S.scope = cause;
+  int old = causes.scope;
+  causes.scope = cause;
   return old;
 }
 
 void caml_ocgc_scope_leave(int scope)
 {
-  S.scope = scope;
+  causes.scope = scope;
 }
 
 static void emit_explicit_span(int begin, unsigned id)
@@ -294,43 +310,60 @@ static void emit_explicit_span(int begin, unsigned id)
   leave();
 }
 
-/* The saved state packs the scope's cause (below 256) and its span id. */
+/* The saved state packs three small numbers, a byte each: the scope's
+ * cause (below OCGC_CAUSE_SLOTS), its span id (a 5.2 phase id, below 64)
+ * and the stop scopes open (a few at most: a dispatch inside a Gc.* call). */
+#define SAVED_SPAN_SHIFT 8
+#define SAVED_STOP_SHIFT 16
+#define SAVED_FIELD 0xff
+
 int caml_ocgc_foreign_begin(void)
 {
-  int saved = S.scope | (int)(S.scope_span << 8);
-  if (S.scope_span != 0) emit_explicit_span(0, S.scope_span);
-  S.scope = 0;
-  S.scope_span = 0;
+  int saved = causes.scope | (int)(causes.scope_span << SAVED_SPAN_SHIFT) |
+              (stop.depth & SAVED_FIELD) << SAVED_STOP_SHIFT;
+  if (causes.scope_span != 0) emit_explicit_span(0, causes.scope_span);
+  causes.scope = 0;
+  causes.scope_span = 0;
+  stop_clear(0);
   return saved;
 }
 
+/* The mutator ran meanwhile: what comes next is a new stop. */
 void caml_ocgc_foreign_end(int saved)
 {
-  S.scope = saved & 0xff;
-  S.scope_span = (unsigned)saved >> 8;
-  if (S.scope_span != 0) emit_explicit_span(1, S.scope_span);
+  causes.scope = saved & SAVED_FIELD;
+  causes.scope_span = (unsigned)saved >> SAVED_SPAN_SHIFT & SAVED_FIELD;
+  stop_clear((unsigned)saved >> SAVED_STOP_SHIFT & SAVED_FIELD);
+  if (causes.scope_span != 0) emit_explicit_span(1, causes.scope_span);
 }
 
 void caml_ocgc_alloc_trigger(int trigger)
 {
-  S.alloc_trigger = trigger;
+  causes.alloc_trigger = trigger;
 }
 
 /* caml_gc_dispatch is about to decide: note what it starts from. */
 void caml_ocgc_dispatch(void)
 {
   int minor_due = Caml_state->young_trigger == Caml_state->young_alloc_start;
-  int trigger = S.alloc_trigger;
-  S.alloc_trigger = 0;
-  S.plan_minor_due = minor_due;
-  S.plan_idle = caml_gc_phase == Phase_idle;
+  int trigger = causes.alloc_trigger;
+  stop_enter();
+  causes.alloc_trigger = 0;
+  causes.plan_minor_due = minor_due;
+  causes.plan_idle = caml_gc_phase == Phase_idle;
   /* An allocation found no room: the trigger at the heap's start means the
    * minor heap is full; at its middle, that the slice it paces is due. */
-  S.plan_trigger = trigger == 0 ? 0
-                   : !minor_due ? OCGC_CAUSE_MAJOR_SLICE_DUE
-                   : trigger == CAML_OCGC_TRIGGER_FROM_CAML ? OCGC_CAUSE_MINOR_HEAP_FULL
-                   : trigger == CAML_OCGC_TRIGGER_FROM_C ? OCGC_CAUSE_MINOR_HEAP_FULL_C
-                                                         : OCGC_CAUSE_MEMPROF;
+  causes.plan_trigger = trigger == 0 ? 0
+                        : !minor_due ? OCGC_CAUSE_MAJOR_SLICE_DUE
+                        : trigger == CAML_OCGC_TRIGGER_FROM_CAML ? OCGC_CAUSE_MINOR_HEAP_FULL
+                        : trigger == CAML_OCGC_TRIGGER_FROM_C ? OCGC_CAUSE_MINOR_HEAP_FULL_C
+                                                              : OCGC_CAUSE_MEMPROF;
+}
+
+/* caml_gc_dispatch has run its collections: its stop scope ends. */
+void caml_ocgc_dispatch_end(void)
+{
+  stop_leave();
 }
 
 /* caml_gc_dispatch clears the runtime's request flag for [kind] and runs
@@ -341,66 +374,72 @@ void caml_ocgc_dispatch_runs(int kind)
   int cause = 0;
 
   if (kind < 0 || kind >= KIND_CAUSE_SLOTS) return;
-  if (minor ? S.plan_minor_due : !S.plan_minor_due) cause = S.plan_trigger;
-  if (cause == 0) cause = S.scope;
-  if (cause == 0) cause = S.pending[kind];
+  if (minor ? causes.plan_minor_due : !causes.plan_minor_due) cause = causes.plan_trigger;
+  if (cause == 0) cause = causes.scope;
+  if (cause == 0) cause = causes.pending[kind];
   if (minor) {
     /* A minor collection nobody asked for runs on behalf of the major
      * slice that needs an empty minor heap (the requested one, or the one
      * that starts a cycle). */
-    if (cause == 0) cause = S.pending[OCGC_KIND_MAJOR_SLICE];
-  } else if (cause == 0 && !S.plan_minor_due) {
+    if (cause == 0) cause = causes.pending[OCGC_KIND_MAJOR_SLICE];
+  } else if (cause == 0 && !causes.plan_minor_due) {
     /* Whoever called, a dispatch with the trigger at the middle of the
      * minor heap runs the slice that half a heap of allocation made due. */
     cause = OCGC_CAUSE_MAJOR_SLICE_DUE;
   }
-  if (cause == 0 && S.plan_idle) cause = OCGC_CAUSE_MAJOR_CYCLE_START;
-  if (S.next[kind] == 0) S.next[kind] = cause;
-  S.pending[kind] = 0;
+  if (cause == 0 && causes.plan_idle) cause = OCGC_CAUSE_MAJOR_CYCLE_START;
+  if (causes.next[kind] == 0) causes.next[kind] = cause;
+  causes.pending[kind] = 0;
 }
 
 /* ---- collections ------------------------------------------------------------- */
 
 static void collection_enter(int kind, int cause, uint64_t now)
 {
-  if (S.depth++ == 0) S.outer_start = now;
-  if (S.kind_depth[kind]++ == 0) {
-    S.kind_start[kind] = now;
-    S.kind_cause[kind] = cause;
+  if (running.depth++ == 0) running.outer_start = now;
+  if (running.kind_depth[kind]++ == 0) {
+    running.kind_start[kind] = now;
+    running.kind_cause[kind] = cause;
   }
 }
 
 static void collection_leave(int kind, uint64_t now)
 {
-  if (S.kind_depth[kind] > 0 && --S.kind_depth[kind] == 0) {
-    int cause = S.kind_cause[kind];
-    S.t.kind_time_ns[kind] += now - S.kind_start[kind];
-    S.t.by_cause[kind][cause]++;
+  if (running.kind_depth[kind] > 0 && --running.kind_depth[kind] == 0) {
+    int cause = running.kind_cause[kind];
+    totals.t.kind_time_ns[kind] += now - running.kind_start[kind];
+    totals.t.by_cause[kind][cause]++;
     mark_dirty((unsigned)kind * OCGC_CAUSE_SLOTS + (unsigned)cause);
   }
-  if (S.depth > 0 && --S.depth == 0) S.t.gc_time_ns += now - S.outer_start;
+  if (running.depth > 0 && --running.depth == 0) totals.t.gc_time_ns += now - running.outer_start;
 }
 
 static void flush_direct(uint64_t now)
 {
-  if (S.direct_pending) {
-    caml_ocgc_emit_user_int(UEV_DIRECT_ALLOC, now, S.direct_pending);
-    S.direct_pending = 0;
+  if (running.direct_pending) {
+    caml_ocgc_emit_user_int(CAML_OCGC_UEV_DIRECT_ALLOC, now, running.direct_pending);
+    running.direct_pending = 0;
   }
 }
 
-static void collection_begin(int kind, unsigned phase, uint64_t now)
+/* The span of each kind: its 5.2 phase (wire.h's kind table). */
+#define KIND_PHASE(suffix, num, name, phase) [OCGC_KIND_##suffix] = phase,
+static const unsigned kind_phase[OCGC_KIND_COUNT] = {OCGC_KIND_TABLE(KIND_PHASE)};
+#undef KIND_PHASE
+
+static void collection_begin(int kind, uint64_t now)
 {
   int cause = take_cause(kind);
   flush_direct(now);
+  stop_collection(now);
   emit_cause(cause, now);
-  caml_ocgc_emit_span(1, phase, now);
+  caml_ocgc_emit_span(1, kind_phase[kind], now);
   collection_enter(kind, cause, now);
 }
 
-static void collection_end(int kind, unsigned phase, uint64_t now)
+static void collection_end(int kind, uint64_t now)
 {
-  caml_ocgc_emit_span(0, phase, now);
+  caml_ocgc_emit_span(0, kind_phase[kind], now);
   collection_leave(kind, now);
   sync_totals(now);
 }
@@ -410,7 +449,7 @@ void caml_ocgc_minor_begin(uintptr_t young_words)
   uint64_t now;
   if (!enter()) return;
   now = caml_ocgc_now();
-  collection_begin(OCGC_KIND_MINOR, OCGC_PH_MINOR, now);
+  collection_begin(OCGC_KIND_MINOR, now);
   caml_ocgc_emit_counter(OCGC_CT_MINOR_ALLOCATED, now, (uint64_t)young_words * 8);
   leave();
 }
@@ -421,7 +460,7 @@ void caml_ocgc_minor_end(uintptr_t promoted_words)
   if (!enter()) return;
   now = caml_ocgc_now();
   caml_ocgc_emit_counter(OCGC_CT_MINOR_PROMOTED, now, (uint64_t)promoted_words * 8);
-  collection_end(OCGC_KIND_MINOR, OCGC_PH_MINOR, now);
+  collection_end(OCGC_KIND_MINOR, now);
   leave();
 }
 
@@ -430,20 +469,20 @@ void caml_ocgc_minor_end(uintptr_t promoted_words)
  * still set (a dispatch has cleared both already). */
 void caml_ocgc_minor_none(void)
 {
-  S.next[OCGC_KIND_MINOR] = 0;
+  causes.next[OCGC_KIND_MINOR] = 0;
 }
 
 void caml_ocgc_slice_begin(void)
 {
   if (!enter()) return;
-  S.slice_work = 0;
-  collection_begin(OCGC_KIND_MAJOR_SLICE, OCGC_PH_MAJOR_SLICE, caml_ocgc_now());
+  running.slice_work = 0;
+  collection_begin(OCGC_KIND_MAJOR_SLICE, caml_ocgc_now());
   leave();
 }
 
 void caml_ocgc_slice_work(intptr_t work)
 {
-  S.slice_work = work > 0 ? (uint64_t)work : 0;
+  running.slice_work = work > 0 ? (uint64_t)work : 0;
 }
 
 void caml_ocgc_slice_end(void)
@@ -451,23 +490,23 @@ void caml_ocgc_slice_end(void)
   uint64_t now;
   if (!enter()) return;
   now = caml_ocgc_now();
-  S.t.major_slices++;
-  caml_ocgc_emit_user_int(UEV_SLICE_WORK, now, S.slice_work);
-  collection_end(OCGC_KIND_MAJOR_SLICE, OCGC_PH_MAJOR_SLICE, now);
+  totals.t.major_slices++;
+  caml_ocgc_emit_user_int(CAML_OCGC_UEV_SLICE_WORK, now, running.slice_work);
+  collection_end(OCGC_KIND_MAJOR_SLICE, now);
   leave();
 }
 
 void caml_ocgc_finish_begin(void)
 {
   if (!enter()) return;
-  collection_begin(OCGC_KIND_MAJOR_FINISH, OCGC_PH_MAJOR_FINISH_CYCLE, caml_ocgc_now());
+  collection_begin(OCGC_KIND_MAJOR_FINISH, caml_ocgc_now());
   leave();
 }
 
 void caml_ocgc_finish_end(void)
 {
   if (!enter()) return;
-  collection_end(OCGC_KIND_MAJOR_FINISH, OCGC_PH_MAJOR_FINISH_CYCLE, caml_ocgc_now());
+  collection_end(OCGC_KIND_MAJOR_FINISH, caml_ocgc_now());
   leave();
 }
 
@@ -480,22 +519,23 @@ void caml_ocgc_phase(unsigned id, int begin)
   leave();
 }
 
-/* A Gc.* primitive.  Its direct collections are explicit; whatever runs in
- * its pending actions is not, and its span is cut there (see "causes").
- * No other scope can be open when OCaml code calls a primitive, so the end
- * returns to none. */
+/* A Gc.* primitive.  Its direct collections are explicit and one stop;
+ * whatever runs in its pending actions is not, and its span is cut there
+ * (see "causes" and "stops").  No other scope can be open when OCaml code
+ * calls a primitive, so the end returns to none. */
 void caml_ocgc_explicit(unsigned id, int begin)
 {
-  S.scope = begin ? OCGC_CAUSE_EXPLICIT : 0;
-  S.scope_span = begin ? id : 0;
+  causes.scope = begin ? OCGC_CAUSE_EXPLICIT : 0;
+  causes.scope_span = begin ? id : 0;
+  stop_clear(begin ? 1 : 0);
   emit_explicit_span(begin, id);
 }
 
 void caml_ocgc_compaction(int begin)
 {
   if (!enter()) return;
-  if (begin) collection_begin(OCGC_KIND_COMPACTION, OCGC_PH_COMPACT, caml_ocgc_now());
-  else collection_end(OCGC_KIND_COMPACTION, OCGC_PH_COMPACT, caml_ocgc_now());
+  if (begin) collection_begin(OCGC_KIND_COMPACTION, caml_ocgc_now());
+  else collection_end(OCGC_KIND_COMPACTION, caml_ocgc_now());
   leave();
 }
 
@@ -511,19 +551,19 @@ static void emit_point(unsigned slot, uint64_t value)
 
 void caml_ocgc_cycle_start(void)
 {
-  emit_point(UEV_CYCLE_START, (uint64_t)Caml_state->stat_major_collections + 1);
+  emit_point(CAML_OCGC_UEV_CYCLE_START, (uint64_t)Caml_state->stat_major_collections + 1);
 }
 
 void caml_ocgc_cycle_end(void)
 {
-  emit_point(UEV_CYCLE_END, (uint64_t)Caml_state->stat_major_collections);
+  emit_point(CAML_OCGC_UEV_CYCLE_END, (uint64_t)Caml_state->stat_major_collections);
   /* sweep_slice asks for a minor collection so the next cycle can start. */
   caml_ocgc_request(OCGC_KIND_MINOR, OCGC_CAUSE_MAJOR_CYCLE_START);
 }
 
 void caml_ocgc_forced_major(void)
 {
-  emit_point(UEV_FORCED_MAJOR, (uint64_t)Caml_state->stat_forced_major_collections);
+  emit_point(CAML_OCGC_UEV_FORCED_MAJOR, (uint64_t)Caml_state->stat_forced_major_collections);
 }
 
 void caml_ocgc_heap_change(int grew)
@@ -531,7 +571,7 @@ void caml_ocgc_heap_change(int grew)
   uint64_t now;
   if (!enter()) return;
   now = stamp();
-  caml_ocgc_emit_user_int(grew ? UEV_HEAP_GROW : UEV_HEAP_SHRINK, now,
+  caml_ocgc_emit_user_int(grew ? CAML_OCGC_UEV_HEAP_GROW : CAML_OCGC_UEV_HEAP_SHRINK, now,
                           (uint64_t)Caml_state->stat_heap_wsz);
   sync_totals(now);
   leave();
@@ -540,8 +580,8 @@ void caml_ocgc_heap_change(int grew)
 /* Called once the allocation has succeeded (it may raise Out_of_memory). */
 void caml_ocgc_direct_alloc(uintptr_t wosize)
 {
-  S.direct_pending += (uint64_t)wosize + 1;
-  S.t.direct_major_words += (uint64_t)wosize + 1;
+  running.direct_pending += (uint64_t)wosize + 1;
+  totals.t.direct_major_words += (uint64_t)wosize + 1;
 }
 
 /* ---- ring start and stop -------------------------------------------------- */
@@ -551,7 +591,7 @@ void caml_ocgc_started(uint64_t parent_pid)
   uint64_t now = caml_ocgc_now();
   /* A new file (a forked child's) starts from zeroed totals: publish every
    * cell, since the counts carry over from the parent as Gc's own do. */
-  S.ndirty = DIRTY_MAX + 1;
+  totals.ndirty = DIRTY_MAX + 1;
   caml_ocgc_emit_lifecycle(OCGC_LC_RING_START, now, (uint64_t)getpid());
   if (parent_pid != 0) caml_ocgc_emit_lifecycle(OCGC_LC_FORK_CHILD, now, parent_pid);
   sync_totals(now);

@@ -1,5 +1,6 @@
-/* ocgc_ring.c - the producer ring's cold paths: wrap, overwrite, and the
- * one-writer guard's closing side.
+/* ocgc_ring.c - the producer ring's setup and cold paths: attaching the
+ * writer to a new ring, wrap, overwrite, and the one-writer guard's closing
+ * side.
  *
  * Invariants (with ocgc_ring.h): head <= tail; tail - head <= size - 1; head
  * and tail always sit on event boundaries; an event never straddles the end
@@ -11,6 +12,7 @@
 
 #define CAML_INTERNALS
 #include <errno.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -30,7 +32,7 @@ struct caml_ocgc_guard caml_ocgc_guard;
 
 static int expedited; /* MEMBARRIER_CMD_PRIVATE_EXPEDITED is registered */
 
-void caml_ocgc_guard_prepare(void)
+static void guard_prepare(void)
 {
   expedited = 0;
 #if defined(__NR_membarrier) && defined(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED)
@@ -89,6 +91,30 @@ int caml_ocgc_guard_close(void)
     nanosleep(&nap, NULL);
   }
   return 0;
+}
+
+/* ---- setup ------------------------------------------------------------------ */
+
+void caml_ocgc_ring_attach(char *map, const struct ocgc_wire_header *geometry,
+                           uint64_t ext_ring_offset)
+{
+  struct caml_ocgc_ring *r = &caml_ocgc_ring;
+  guard_prepare();
+  memset(r, 0, sizeof *r);
+  r->size = geometry->ring_size_elements;
+  r->mask = r->size - 1;
+  r->rh = (struct ocgc_wire_ring_header *)(map + geometry->headers_offset);
+  r->er = (struct ocgc_wire_ext_ring *)(map + ext_ring_offset);
+  r->data = (uint64_t *)(map + geometry->data_offset);
+}
+
+void caml_ocgc_ring_detach(void)
+{
+  memset(&caml_ocgc_ring, 0, sizeof caml_ocgc_ring);
+  /* fork() is called by the thread that holds the runtime lock, outside
+   * any hook; the exit of a parent's other thread is not ours. */
+  caml_ocgc_guard.busy = 0;
+  caml_ocgc_guard.closed = 0;
 }
 
 /* ---- overwrite -------------------------------------------------------------- */

@@ -81,9 +81,17 @@ static inline void caml_ocgc_hook_leave(void)
  * process-wide barrier is available): then the caller must not write. */
 int caml_ocgc_guard_close(void);
 
-/* At ring creation (also in a forked child, whose address space is new):
- * prepare the barrier that caml_ocgc_guard_close needs. */
-void caml_ocgc_guard_prepare(void);
+/* Point the writer at a new ring (also in a forked child, whose address
+ * space is new) and prepare the barrier that caml_ocgc_guard_close needs.
+ * [map] is the file, laid out as [geometry] says, with its ext ring record
+ * at [ext_ring_offset]: the creator's private copies, so that nothing is
+ * read back from the mapping, which others may write. */
+void caml_ocgc_ring_attach(char *map, const struct ocgc_wire_header *geometry,
+                           uint64_t ext_ring_offset);
+
+/* In a forked child, whose copy of the parent's mapping is gone: no ring
+ * until the child makes its own, and the guard open again. */
+void caml_ocgc_ring_detach(void);
 
 /* Cold path: make room for an event of [len] words at the tail, writing a
  * padding record if it would straddle the end and advancing head past whole
@@ -135,6 +143,11 @@ static inline void caml_ocgc_emit_span(int begin, unsigned phase, uint64_t ts)
 static inline void caml_ocgc_emit_counter(unsigned id, uint64_t ts, uint64_t v)
 {
   caml_ocgc_ring_write(OCGC_EV_HEADER(3, 0, OCGC_RT_COUNTER, id), ts, v);
+}
+
+static inline void caml_ocgc_emit_user_unit(unsigned slot, uint64_t ts)
+{
+  caml_ocgc_ring_write(OCGC_EV_HEADER(2, 1, OCGC_USER_UNIT, slot), ts, 0);
 }
 
 static inline void caml_ocgc_emit_user_int(unsigned slot, uint64_t ts, uint64_t v)

@@ -3,8 +3,10 @@
  * The _Static_asserts in wire.h pin offsets at compile time; this suite
  * checks what only runs: the header macros at every field's extremes, the
  * cause tables (every cause named, counter ids unique, both directions
- * agree), ocgc_wire_ext_size(), and that the id constants of wire.h are the
- * OCaml 5.2 ids (via libocgc's name tables, which are the 5.2 lists). */
+ * agree, what the X-macro tables generate agrees with their rows),
+ * ocgc_wire_ext_size(), and that the id constants of wire.h are the OCaml
+ * 5.2 ids (via libocgc's name tables, which are the 5.2 lists).  The kind
+ * and cause numbers, which are ABI, are pinned at compile time. */
 
 #include <check.h>
 #include <ctype.h>
@@ -220,6 +222,93 @@ START_TEST(cause_counter_round_trip)
 }
 END_TEST
 
+/* The numbers are ABI: the totals' by_cause rows and columns, which files
+ * already written index.  Pinned here, apart from wire.h's tables, so that
+ * renumbering a row fails to build. */
+#define PIN(c, n) _Static_assert(c == n, #c " is ABI: it stays " #n);
+PIN(OCGC_KIND_MINOR, 0) PIN(OCGC_KIND_MAJOR_SLICE, 1) PIN(OCGC_KIND_MAJOR_FINISH, 2)
+PIN(OCGC_KIND_COMPACTION, 3) PIN(OCGC_KIND_COUNT, 4)
+PIN(OCGC_CAUSE_UNKNOWN, 0) PIN(OCGC_CAUSE_MINOR_HEAP_FULL, 1)
+PIN(OCGC_CAUSE_MINOR_HEAP_FULL_C, 2) PIN(OCGC_CAUSE_MAJOR_SLICE_DUE, 3)
+PIN(OCGC_CAUSE_MAJOR_CYCLE_START, 4) PIN(OCGC_CAUSE_ALLOC_SHR, 5)
+PIN(OCGC_CAUSE_CUSTOM_MAJOR, 6) PIN(OCGC_CAUSE_CUSTOM_MINOR, 7) PIN(OCGC_CAUSE_REF_TABLE, 8)
+PIN(OCGC_CAUSE_EPHE_REF_TABLE, 9) PIN(OCGC_CAUSE_CUSTOM_TABLE, 10)
+PIN(OCGC_CAUSE_MAKE_VECT, 11) PIN(OCGC_CAUSE_WEAK, 12) PIN(OCGC_CAUSE_MEMPROF, 13)
+PIN(OCGC_CAUSE_MINOR_HEAP_RESIZE, 14) PIN(OCGC_CAUSE_POLICY_CHANGE, 15)
+PIN(OCGC_CAUSE_EXPLICIT, 16) PIN(OCGC_CAUSE_SHUTDOWN, 17) PIN(OCGC_CAUSE_HEAP_OVERHEAD, 18)
+PIN(OCGC_CAUSE_C_CALL, 19)
+#undef PIN
+
+/* What the tables generate agrees with the rows: each enum constant has the
+ * row's number, name and counter, the rows are dense, and the name
+ * functions answer for exactly the rows. */
+START_TEST(table_rows_generate_everything)
+{
+#define CAUSE_ROW(suffix, num, name, counter) {OCGC_CAUSE_##suffix, num, name, counter},
+#define KIND_ROW(suffix, num, name, phase) {OCGC_KIND_##suffix, num, name, phase},
+  static const struct { int value, num; const char *name; int extra; }
+      causes[] = {OCGC_CAUSE_TABLE(CAUSE_ROW)}, kinds[] = {OCGC_KIND_TABLE(KIND_ROW)};
+#undef CAUSE_ROW
+#undef KIND_ROW
+  unsigned i, seen = 0;
+  ck_assert_uint_eq(sizeof causes / sizeof causes[0], OCGC_CAUSE_COUNT);
+  ck_assert_uint_eq(sizeof kinds / sizeof kinds[0], OCGC_KIND_COUNT);
+  for (i = 0; i < OCGC_CAUSE_COUNT; i++) {
+    ck_assert_int_eq(causes[i].value, causes[i].num);
+    ck_assert_str_eq(ocgc_cause_name((unsigned)causes[i].num), causes[i].name);
+    ck_assert_int_eq(ocgc_cause_counter((unsigned)causes[i].num), causes[i].extra);
+    seen |= 1u << causes[i].num;
+  }
+  ck_assert_uint_eq(seen, (1u << OCGC_CAUSE_COUNT) - 1);
+  for (i = 0, seen = 0; i < OCGC_KIND_COUNT; i++) {
+    ck_assert_int_eq(kinds[i].value, kinds[i].num);
+    ck_assert_str_eq(ocgc_kind_name((unsigned)kinds[i].num), kinds[i].name);
+    seen |= 1u << kinds[i].num;
+  }
+  ck_assert_uint_eq(seen, (1u << OCGC_KIND_COUNT) - 1);
+  ck_assert_ptr_null(ocgc_kind_name(OCGC_KIND_COUNT));
+  ck_assert_ptr_null(ocgc_kind_name(~0u));
+}
+END_TEST
+
+/* Each kind's span is the 5.2 phase of that name. */
+START_TEST(kind_phases_are_the_52_spans)
+{
+  static const struct { unsigned kind; const char *phase; } want[] = {
+    {OCGC_KIND_MINOR, "minor"},
+    {OCGC_KIND_MAJOR_SLICE, "major_slice"},
+    {OCGC_KIND_MAJOR_FINISH, "major_finish_cycle"},
+    {OCGC_KIND_COMPACTION, "compact"},
+  };
+#define KIND_PHASE(suffix, num, name, phase) [OCGC_KIND_##suffix] = phase,
+  static const unsigned phase[OCGC_KIND_COUNT] = {OCGC_KIND_TABLE(KIND_PHASE)};
+#undef KIND_PHASE
+  unsigned i;
+  for (i = 0; i < sizeof want / sizeof want[0]; i++)
+    ck_assert_str_eq(ocgc_phase_name(OCGC_IDS_52, phase[want[i].kind]), want[i].phase);
+}
+END_TEST
+
+/* OCGC_TOTALS_WORDS names each one-word field of the totals once: their
+ * offsets are distinct and cover minor_collections..gc_time_ns and
+ * updated_ns. */
+START_TEST(totals_words_cover_the_fields)
+{
+#define OFFSET(field) offsetof(struct ocgc_wire_totals, field),
+  static const size_t off[] = {OCGC_TOTALS_WORDS(OFFSET)};
+#undef OFFSET
+  unsigned covered = 0, i;
+  for (i = 0; i < sizeof off / sizeof off[0]; i++) {
+    unsigned word = (unsigned)(off[i] / 8);
+    ck_assert_uint_eq(off[i] % 8, 0);
+    ck_assert_msg(!(covered & 1u << word), "word %u listed twice", word);
+    covered |= 1u << word;
+  }
+  /* words 1..13 and 18 (updated_ns); 0 is seq, 14..17 kind_time_ns */
+  ck_assert_uint_eq(covered, ((1u << 14) - 2) | 1u << 18);
+}
+END_TEST
+
 /* ---- id constants are the 5.2 ids -------------------------------------------- */
 
 START_TEST(ids_match_ocaml52)
@@ -341,7 +430,7 @@ START_TEST(user_event_names_fit)
 {
   static const char *const names[] = {
     OCGC_UEV_SLICE_WORK, OCGC_UEV_CYCLE_START, OCGC_UEV_CYCLE_END, OCGC_UEV_FORCED_MAJOR,
-    OCGC_UEV_HEAP_GROW,  OCGC_UEV_HEAP_SHRINK, OCGC_UEV_DIRECT_ALLOC,
+    OCGC_UEV_HEAP_GROW,  OCGC_UEV_HEAP_SHRINK, OCGC_UEV_DIRECT_ALLOC, OCGC_UEV_STOP_JOIN,
   };
   unsigned i;
   for (i = 0; i < sizeof names / sizeof names[0]; i++) {
@@ -375,12 +464,15 @@ Suite *wire_suite(void)
   tcase_add_test(tc, cause_names_end_at_count);
   tcase_add_test(tc, cause_counter_ids_unique_and_complete);
   tcase_add_test(tc, cause_counter_round_trip);
+  tcase_add_test(tc, table_rows_generate_everything);
+  tcase_add_test(tc, kind_phases_are_the_52_spans);
   tcase_add_test(tc, ids_match_ocaml52);
   suite_add_tcase(s, tc);
   tc = tcase_create("sizes");
   tcase_add_test(tc, ext_size_values);
   tcase_add_test(tc, ext_layout_of_producer_file);
   tcase_add_test(tc, ext_magic_bytes);
+  tcase_add_test(tc, totals_words_cover_the_fields);
   tcase_add_test(tc, user_event_names_fit);
   suite_add_tcase(s, tc);
   return s;

@@ -24,25 +24,20 @@ extern int caml_ocgc_enabled;
     if (__atomic_load_n(&caml_ocgc_enabled, __ATOMIC_RELAXED)) call;           \
   } while (0)
 
-/* ocgc's collection kinds and causes (mirrors of include/ocgc/wire.h, which
- * the runtime sources do not include). */
-#define CAML_OCGC_KIND_MINOR 0
-#define CAML_OCGC_KIND_MAJOR_SLICE 1
-#define CAML_OCGC_KIND_ALL (-1)
+/* ocgc's collection kinds and causes, under the runtime's own prefix, as
+ * the hook sites name them: CAML_OCGC_KIND_<K> and CAML_OCGC_CAUSE_<C> for
+ * every row of the tables in wire.h (which the build copies to
+ * runtime/ocgc/wire.h), and CAML_OCGC_KIND_ALL. */
+#include "../ocgc/wire.h"
 
-#define CAML_OCGC_CAUSE_ALLOC_SHR 5
-#define CAML_OCGC_CAUSE_CUSTOM_MAJOR 6
-#define CAML_OCGC_CAUSE_CUSTOM_MINOR 7
-#define CAML_OCGC_CAUSE_REF_TABLE 8
-#define CAML_OCGC_CAUSE_EPHE_REF_TABLE 9
-#define CAML_OCGC_CAUSE_CUSTOM_TABLE 10
-#define CAML_OCGC_CAUSE_MAKE_VECT 11
-#define CAML_OCGC_CAUSE_WEAK 12
-#define CAML_OCGC_CAUSE_MINOR_HEAP_RESIZE 14
-#define CAML_OCGC_CAUSE_POLICY_CHANGE 15
-#define CAML_OCGC_CAUSE_SHUTDOWN 17
-#define CAML_OCGC_CAUSE_HEAP_OVERHEAD 18
-#define CAML_OCGC_CAUSE_C_CALL 19
+#define CAML_OCGC_KIND_ROW_(suffix, num, name, phase) \
+  CAML_OCGC_KIND_##suffix = OCGC_KIND_##suffix,
+#define CAML_OCGC_CAUSE_ROW_(suffix, num, name, counter) \
+  CAML_OCGC_CAUSE_##suffix = OCGC_CAUSE_##suffix,
+enum { OCGC_KIND_TABLE(CAML_OCGC_KIND_ROW_) CAML_OCGC_KIND_ALL = -1 };
+enum { OCGC_CAUSE_TABLE(CAML_OCGC_CAUSE_ROW_) };
+#undef CAML_OCGC_KIND_ROW_
+#undef CAML_OCGC_CAUSE_ROW_
 
 /* Why caml_gc_dispatch is about to run for lack of room in the minor heap
  * (argument of caml_ocgc_alloc_trigger). */
@@ -54,8 +49,8 @@ extern int caml_ocgc_enabled;
  * ring.  Never fails the program: on error, one line on stderr. */
 void caml_ocgc_init(void);
 
-/* Spans, with OCaml 5.2 phase ids (the 4.13 eventlog probes reach them
- * through caml/ocgc_eventlog.h): a plain phase; a Gc.* call, inside which
+/* Spans, with OCaml 5.2 phase ids (OCGC_PH_*; the 4.13 eventlog probes
+ * reach them through caml/ocgc_eventlog.h): a plain phase; a Gc.* call, inside which
  * collections are "explicit"; a compaction (a collection of its own). */
 void caml_ocgc_phase(unsigned id, int begin);
 void caml_ocgc_explicit(unsigned id, int begin);
@@ -77,6 +72,8 @@ void caml_ocgc_finish_end(void);
  *   caml_gc_dispatch follows;
  * dispatch: caml_gc_dispatch is about to decide; dispatch_runs: it has
  *   cleared the runtime's request flag for [kind] and runs that collection;
+ *   dispatch_end: it returns (dispatch and dispatch_end bound one stop
+ *   scope, see "stops" in ocgc_hooks.c);
  * cause: a one-shot cause for the collection of [kind] that the caller
  *   runs next, itself;
  * resize_minor: caml_set_minor_heap_wsz empties the minor heap (and clears
@@ -87,12 +84,13 @@ void caml_ocgc_finish_end(void);
  *   scope_leave is caused by [cause]; scope_enter returns the scope to hand
  *   back to scope_leave, which the caller keeps on its own stack;
  * foreign_begin/end: around code that runs OCaml code and may give the
- *   runtime lock away (pending actions): no scope and no Gc.* span of the
- *   caller's stays open meanwhile; foreign_begin returns what foreign_end
- *   must restore.  These four work with the ring off too. */
+ *   runtime lock away (pending actions): no scope, no stop and no Gc.*
+ *   span of the caller's stays open meanwhile; foreign_begin returns what
+ *   foreign_end must restore.  These four work with the ring off too. */
 void caml_ocgc_alloc_trigger(int trigger);
 void caml_ocgc_dispatch(void);
 void caml_ocgc_dispatch_runs(int kind);
+void caml_ocgc_dispatch_end(void);
 void caml_ocgc_cause(int kind, int cause);
 void caml_ocgc_resize_minor(void);
 void caml_ocgc_request(int kind, int cause);

@@ -14,20 +14,21 @@ static inline void caml_ocgc_ev_span(int phase, int begin)
 {
   switch (phase) {
   /* plain spans, with OCaml 5.2's ids */
-  case EV_EXPLICIT_GC_SET: caml_ocgc_phase(0, begin); break;
-  case EV_EXPLICIT_GC_STAT: caml_ocgc_phase(1, begin); break;
-  case EV_MAJOR_SWEEP: caml_ocgc_phase(7, begin); break;
-  case EV_MAJOR_ROOTS: caml_ocgc_phase(8, begin); break;
-  case EV_MAJOR_MARK: caml_ocgc_phase(9, begin); break;
-  case EV_MINOR_LOCAL_ROOTS: caml_ocgc_phase(11, begin); break;
-  case EV_MINOR_FINALIZED: caml_ocgc_phase(12, begin); break;
-  case EV_MINOR_REF_TABLES: caml_ocgc_phase(35, begin); break;
+  case EV_EXPLICIT_GC_SET: caml_ocgc_phase(OCGC_PH_EXPLICIT_GC_SET, begin); break;
+  case EV_EXPLICIT_GC_STAT: caml_ocgc_phase(OCGC_PH_EXPLICIT_GC_STAT, begin); break;
+  case EV_MAJOR_SWEEP: caml_ocgc_phase(OCGC_PH_MAJOR_SWEEP, begin); break;
+  case EV_MAJOR_ROOTS: caml_ocgc_phase(OCGC_PH_MAJOR_MARK_ROOTS, begin); break;
+  case EV_MAJOR_MARK: caml_ocgc_phase(OCGC_PH_MAJOR_MARK, begin); break;
+  case EV_MINOR_LOCAL_ROOTS: caml_ocgc_phase(OCGC_PH_MINOR_LOCAL_ROOTS, begin); break;
+  case EV_MINOR_FINALIZED: caml_ocgc_phase(OCGC_PH_MINOR_FINALIZED, begin); break;
+  case EV_MINOR_REF_TABLES: caml_ocgc_phase(OCGC_PH_MINOR_REMEMBERED_SET, begin); break;
   /* Gc.* calls: every collection inside is "explicit" */
-  case EV_EXPLICIT_GC_MINOR: caml_ocgc_explicit(2, begin); break;
-  case EV_EXPLICIT_GC_MAJOR: caml_ocgc_explicit(3, begin); break;
-  case EV_EXPLICIT_GC_FULL_MAJOR: caml_ocgc_explicit(4, begin); break;
-  case EV_EXPLICIT_GC_COMPACT: caml_ocgc_explicit(5, begin); break;
-  case EV_EXPLICIT_GC_MAJOR_SLICE: caml_ocgc_explicit(13, begin); break;
+  case EV_EXPLICIT_GC_MINOR: caml_ocgc_explicit(OCGC_PH_EXPLICIT_GC_MINOR, begin); break;
+  case EV_EXPLICIT_GC_MAJOR: caml_ocgc_explicit(OCGC_PH_EXPLICIT_GC_MAJOR, begin); break;
+  case EV_EXPLICIT_GC_FULL_MAJOR: caml_ocgc_explicit(OCGC_PH_EXPLICIT_GC_FULL_MAJOR, begin); break;
+  case EV_EXPLICIT_GC_COMPACT: caml_ocgc_explicit(OCGC_PH_EXPLICIT_GC_COMPACT, begin); break;
+  case EV_EXPLICIT_GC_MAJOR_SLICE:
+    caml_ocgc_explicit(OCGC_PH_EXPLICIT_GC_MAJOR_SLICE, begin); break;
   /* each probe pair wraps one do_compaction: one Gc compaction */
   case EV_COMPACT_MAIN:
   case EV_COMPACT_RECOMPACT: caml_ocgc_compaction(begin); break;
