@@ -16,7 +16,9 @@
 # must follow until the SIGINT; with a lying producer it may instead stop
 # early, but only with an error that says the ring is corrupt or truncated
 # (exit status 4 for ocgc, nonzero for the agent), and with scribble the
-# output of each command must say "corrupt" somewhere.
+# output of each command must say "corrupt" somewhere (a run that met no
+# lie is tried once more: on a loaded machine the producer may tell none in
+# the second it runs).
 #
 # MAX_KB: against the flood (about 23 M events/s on the 2-core machine)
 # the consumers peak at 7.7-11.7 MB in the ASan/UBSan build (about 4.5 MB
@@ -91,6 +93,15 @@ consumer() {
     say "  $_tag: exit took $_ms ms after SIGINT: once more (the machine may be loaded)"
     timed "$_tag" "$_c" "$_m"
     _ms="$_ms, then `tkey $_tag exit_ms`"
+  fi
+  case $_m in scribble*) _lies=1 ;; *) _lies=0 ;; esac
+  if test $_lies = 1 && test "$_c" != gcwatch && test "`tkey $_tag early`" = 0 &&
+      ! says "$_tag" corrupt; then
+    # The producer runs at nice 10: on a loaded machine it may tell no lie
+    # in the one second a consumer reads.
+    say "  $_tag: met no lie in $AFTER_MS ms: once more (the machine may be loaded)"
+    timed "$_tag" "$_c" "$_m"
+    _ms=`tkey $_tag exit_ms`
   fi
   _st=`tstatus $_tag`; _hwm=`tkey $_tag hwm_kb`; _early=`tkey $_tag early`
   say "  $_tag: `tr '\n' ' ' <"$WORK/$_tag.time"`; stderr: `first_err $_tag`"
