@@ -1,55 +1,53 @@
-/* dump.c - `ocgc dump`: decode a ring file, print every event or a summary.
+/* dump.c - `ocgc dump`: decode a ring, print every event or a summary.
  *
  * The ring is a file named on the command line, or the ring of a live
  * process (--pid, optionally --dir), found and checked by libocgc's attach
- * API.  The summary is "key value" lines, one fact each, in a fixed order,
- * so tests and scripts can read it (documented in ocgc(1)).  Counts come
- * from the events; "totals.*" lines come from the producer's extension
- * block.  A live producer keeps writing while we read, so the number of
- * polls is bounded: the dump is of the ring as it was about when we came. */
+ * API (common.h opens it).  The summary is "key value" lines, one fact
+ * each, in a fixed order, so tests and scripts can read it (documented in
+ * ocgc(1)).  Event counts (phase.*.begin/end, counter.*, user.*,
+ * lifecycle.*) come from the events one by one; spans and causes from
+ * libocgc's collection stream (the rules every consumer shares: spans
+ * paired per ring, a cause claimed by the collection that begins at its
+ * timestamp); "totals.*" from the producer's extension block; "agg.*" from
+ * libocgc's aggregator over the same ring, which reads it through the same
+ * stream.  Invariant: on a ring that does not change while it is read (a
+ * file), every cause.KIND.CAUSE line equals agg.cause.KIND.CAUSE.count, and
+ * cause.KIND.none equals agg.cause.KIND.unknown.count (0 when absent):
+ * both count the collections that ended, by the cause the stream gave
+ * them (tests/integration/dump_agree.sh).  A live producer keeps writing
+ * while we read, so the number of polls is bounded: the dump is of the
+ * ring as it was about when we came. */
 
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd.h"
-#include "ocgc/consumer.h"
-#include "util.h"
+#include "common.h"
 
 #define MAX_PHASES 64
-#define MAX_DEPTH 64
 
 struct dump {
   struct ocgc_source *src;
+  struct ocgc_stream *stream;
   enum ocgc_ids ids;
   int print_events;
-  /* counts */
-  uint64_t events, begins[MAX_PHASES], ends[MAX_PHASES], counters[32], lifecycle[8];
+  /* event counts */
+  uint64_t begins[MAX_PHASES], ends[MAX_PHASES], counters[32], lifecycle[8];
   uint64_t counter_sum[32];
-  uint64_t by_cause[OCGC_KIND_COUNT][OCGC_CAUSE_SLOTS], uncaused[OCGC_KIND_COUNT];
   uint64_t user_count[OCGC_WIRE_USER_EVENTS];
   uint64_t user_sum[OCGC_WIRE_USER_EVENTS];
-  uint64_t unmatched_end;
-  /* span durations per phase, from begin/end pairs */
+  /* from the stream: phase spans that ended by their own end, collections */
   uint64_t span_n[MAX_PHASES], span_sum[MAX_PHASES], span_max[MAX_PHASES];
-  unsigned stack_phase[MAX_DEPTH];
-  uint64_t stack_ts[MAX_DEPTH];
-  unsigned depth;
-  /* the cause announced just before a collection */
-  int pending_cause;
-  uint64_t pending_ts;
-  uint64_t lost, lost_calls;
-  int lost_exact;
+  uint64_t by_cause[OCGC_KIND_COUNT][OCGC_CAUSE_SLOTS];
 };
 
 static void print_event(struct dump *d, const struct ocgc_event *ev)
 {
   const char *what = "?", *name = NULL;
-  char esc[OCGC_ESC_SIZE(OCGC_WIRE_USER_NAME_LEN)];
+  char esc[TOOL_ESC_SIZE(OCGC_WIRE_USER_NAME_LEN)];
   if (ev->user) {
     what = "user";
     name = ev->name;
@@ -64,107 +62,136 @@ static void print_event(struct dump *d, const struct ocgc_event *ev)
     }
   }
   printf("%" PRIu64 " %u %s %s %" PRIu64 "\n", ev->timestamp, ev->ring, what,
-         name ? ocgc_esc(name, esc, sizeof esc) : "-", ev->value);
+         name ? tool_esc(name, esc, sizeof esc) : "-", ev->value);
 }
 
-static void on_span(struct dump *d, const struct ocgc_event *ev)
-{
-  if (ev->id >= MAX_PHASES) return;
-  if (ev->type == OCGC_RT_BEGIN) {
-    d->begins[ev->id]++;
-    if (d->depth < MAX_DEPTH) {
-      d->stack_phase[d->depth] = ev->id;
-      d->stack_ts[d->depth] = ev->timestamp;
-    }
-    d->depth++;
-    return;
-  }
-  d->ends[ev->id]++;
-  if (d->depth == 0 || d->depth > MAX_DEPTH || d->stack_phase[d->depth - 1] != ev->id) {
-    d->unmatched_end++;
-    d->depth = 0; /* lost events broke the nesting: start over */
-    return;
-  }
-  d->depth--;
-  {
-    uint64_t dur = ev->timestamp - d->stack_ts[d->depth];
-    d->span_n[ev->id]++;
-    d->span_sum[ev->id] += dur;
-    if (dur > d->span_max[ev->id]) d->span_max[ev->id] = dur;
-  }
-}
 
-static int on_event(const struct ocgc_event *ev, void *ctx)
+/* ---- reading ------------------------------------------------------------------- */
+
+static void count_event(struct dump *d, const struct ocgc_event *ev)
 {
-  struct dump *d = ctx;
-  int cause, begin, kind;
-  d->events++;
-  if (d->print_events) print_event(d, ev);
-  cause = ocgc_event_cause(d->src, ev);
-  if (cause >= 0) {
-    d->pending_cause = cause;
-    d->pending_ts = ev->timestamp;
-  }
-  kind = ocgc_event_kind(d->src, ev, &begin);
-  if (kind >= 0 && begin) {
-    if (d->pending_cause >= 0 && d->pending_ts == ev->timestamp)
-      d->by_cause[kind][d->pending_cause]++;
-    else
-      d->uncaused[kind]++;
-    d->pending_cause = -1;
-  }
   if (ev->user) {
     d->user_count[ev->id]++;
     d->user_sum[ev->id] += ev->value;
-  } else if (ev->type == OCGC_RT_BEGIN || ev->type == OCGC_RT_END) {
-    on_span(d, ev);
+  } else if (ev->type == OCGC_RT_BEGIN && ev->id < MAX_PHASES) {
+    d->begins[ev->id]++;
+  } else if (ev->type == OCGC_RT_END && ev->id < MAX_PHASES) {
+    d->ends[ev->id]++;
   } else if (ev->type == OCGC_RT_COUNTER && ev->id < 32) {
     d->counters[ev->id]++;
     d->counter_sum[ev->id] += ev->value;
   } else if (ev->type == OCGC_RT_LIFECYCLE && ev->id < 8) {
     d->lifecycle[ev->id]++;
   }
+}
+
+static int on_event(const struct ocgc_event *ev, void *ctx)
+{
+  struct dump *d = ctx;
+  if (d->print_events) print_event(d, ev);
+  count_event(d, ev);
+  ocgc_stream_event(d->stream, ev);
   return 0;
 }
 
 static void on_lost(unsigned ring, uint64_t lost, int exact, void *ctx)
 {
   struct dump *d = ctx;
-  (void)ring;
-  d->lost += lost;
-  d->lost_calls++;
-  d->lost_exact = exact;
-  d->depth = 0;
-  d->pending_cause = -1;
+  (void)lost;
+  (void)exact;
+  ocgc_stream_lost(d->stream, ring);
 }
 
-static void print_summary(struct dump *d, const struct ocgc_cursor_stats *st)
+static void on_span(const struct ocgc_span *s, void *ctx)
 {
-  char esc[OCGC_ESC_SIZE(OCGC_WIRE_USER_NAME_LEN)];
-  struct ocgc_source_info info;
-  struct ocgc_totals t;
-  unsigned i, k, c;
+  struct dump *d = ctx;
+  uint64_t dur = s->end - s->begin;
+  if (s->user || s->cut != OCGC_CUT_NONE || s->id >= MAX_PHASES) return;
+  d->span_n[s->id]++;
+  d->span_sum[s->id] += dur;
+  if (dur > d->span_max[s->id]) d->span_max[s->id] = dur;
+}
 
-  if (ocgc_source_info(d->src, &info) == 0) {
-    printf("file.max_domains %" PRIu64 "\n", info.max_domains);
-    printf("file.ring_words %" PRIu64 "\n", info.ring_words);
-    printf("file.ocgc %d\n", info.has_ext);
-    printf("file.ids %s\n", info.ids == OCGC_IDS_53 ? "5.3" : "5.2");
-    if (info.has_ext) {
-      printf("producer.pid %" PRIu64 "\n", info.pid);
-      printf("producer.state %s\n", info.state == OCGC_STATE_EXITED ? "exited"
-                                    : info.state == OCGC_STATE_RUNNING ? "running" : "unknown");
-      printf("producer.program %s\n", ocgc_esc(info.program, esc, sizeof esc));
-      printf("producer.ocaml %s\n", ocgc_esc(info.ocaml_version, esc, sizeof esc));
-      printf("producer.ocgc %s\n", ocgc_esc(info.ocgc_version, esc, sizeof esc));
-      printf("producer.code %s\n", info.flags & OCGC_EXT_NATIVE ? "native" : "bytecode");
-      for (i = 0; i < info.max_domains; i++) {
-        uint64_t w;
-        if (ocgc_source_written(d->src, i, &w) == 0)
-          printf("ring.%u.written %" PRIu64 "\n", i, w);
-      }
-    }
+static void on_collection(const struct ocgc_collection *c, void *ctx)
+{
+  struct dump *d = ctx;
+  if ((unsigned)c->span.kind < OCGC_KIND_COUNT && (unsigned)c->span.cause < OCGC_CAUSE_SLOTS)
+    d->by_cause[c->span.kind][c->span.cause]++;
+}
+
+/* Every event of the ring (bounded: a live producer that keeps writing
+ * cannot keep us here for ever) through a cursor and the stream. */
+static int read_ring(struct dump *d, struct ocgc_cursor_stats *st)
+{
+  struct ocgc_cursor_opts co = OCGC_OPTS_INIT(struct ocgc_cursor_opts);
+  struct ocgc_stream_opts so = OCGC_OPTS_INIT(struct ocgc_stream_opts);
+  struct ocgc_cursor *cur = NULL;
+  int err;
+  so.on_span = on_span;
+  so.on_collection = on_collection;
+  so.ctx = d;
+  co.on_event = on_event;
+  co.on_lost = on_lost;
+  co.ctx = d;
+  if ((err = ocgc_stream_new(d->src, &so, &d->stream)) != 0 ||
+      (err = ocgc_cursor_new(d->src, &co, &cur)) != 0)
+    return err;
+  err = tool_drain_cursor(cur, tool_drain_events(d->src), NULL);
+  ocgc_stream_finish(d->stream);
+  ocgc_cursor_stats(cur, st);
+  ocgc_cursor_free(cur);
+  return err;
+}
+
+/* ---- the summary ----------------------------------------------------------------- */
+
+static void print_source(const struct dump *d)
+{
+  char esc[TOOL_ESC_SIZE(OCGC_WIRE_USER_NAME_LEN)];
+  struct ocgc_source_info info;
+  unsigned i;
+  if (ocgc_source_info(d->src, &info) != 0) return;
+  printf("file.max_domains %" PRIu64 "\n", info.max_domains);
+  printf("file.ring_words %" PRIu64 "\n", info.ring_words);
+  printf("file.ocgc %d\n", info.has_ext);
+  printf("file.ids %s\n", info.ids == OCGC_IDS_53 ? "5.3" : "5.2");
+  if (!info.has_ext) return;
+  printf("producer.pid %" PRIu64 "\n", info.pid);
+  printf("producer.state %s\n", info.state == OCGC_STATE_EXITED ? "exited"
+                                : info.state == OCGC_STATE_RUNNING ? "running" : "unknown");
+  printf("producer.program %s\n", tool_esc(info.program, esc, sizeof esc));
+  printf("producer.ocaml %s\n", tool_esc(info.ocaml_version, esc, sizeof esc));
+  printf("producer.ocgc %s\n", tool_esc(info.ocgc_version, esc, sizeof esc));
+  printf("producer.code %s\n", info.flags & OCGC_EXT_NATIVE ? "native" : "bytecode");
+  for (i = 0; i < info.max_domains; i++) {
+    uint64_t w;
+    if (ocgc_source_written(d->src, i, &w) == 0) printf("ring.%u.written %" PRIu64 "\n", i, w);
   }
+}
+
+static void print_phases(const struct dump *d)
+{
+  struct ocgc_stream_stats ss;
+  unsigned i;
+  for (i = 0; i < MAX_PHASES; i++) {
+    const char *n = ocgc_phase_name(d->ids, i);
+    if (!d->begins[i] && !d->ends[i]) continue;
+    n = n ? n : "?";
+    printf("phase.%s.begin %" PRIu64 "\n", n, d->begins[i]);
+    printf("phase.%s.end %" PRIu64 "\n", n, d->ends[i]);
+    if (!d->span_n[i]) continue;
+    printf("phase.%s.spans %" PRIu64 "\n", n, d->span_n[i]);
+    printf("phase.%s.mean_ns %" PRIu64 "\n", n, d->span_sum[i] / d->span_n[i]);
+    printf("phase.%s.max_ns %" PRIu64 "\n", n, d->span_max[i]);
+  }
+  ocgc_stream_stats(d->stream, &ss);
+  printf("phase.unmatched_end %" PRIu64 "\n", ss.unmatched_ends);
+}
+
+static void print_counts(const struct dump *d, const struct ocgc_cursor_stats *st)
+{
+  char esc[TOOL_ESC_SIZE(OCGC_WIRE_USER_NAME_LEN)];
+  unsigned i;
   printf("events.seen %" PRIu64 "\n", st->seen);
   printf("events.lost %" PRIu64 "\n", st->lost);
   printf("events.lost_exact %d\n", st->lost_exact);
@@ -172,18 +199,7 @@ static void print_summary(struct dump *d, const struct ocgc_cursor_stats *st)
   printf("events.lost_words %" PRIu64 "\n", st->lost_words);
   for (i = 0; i < 8; i++)
     if (d->lifecycle[i]) printf("lifecycle.%s %" PRIu64 "\n", ocgc_lifecycle_name(i), d->lifecycle[i]);
-  for (i = 0; i < MAX_PHASES; i++) {
-    const char *n = ocgc_phase_name(d->ids, i);
-    if (!d->begins[i] && !d->ends[i]) continue;
-    printf("phase.%s.begin %" PRIu64 "\n", n ? n : "?", d->begins[i]);
-    printf("phase.%s.end %" PRIu64 "\n", n ? n : "?", d->ends[i]);
-    if (d->span_n[i]) {
-      printf("phase.%s.spans %" PRIu64 "\n", n ? n : "?", d->span_n[i]);
-      printf("phase.%s.mean_ns %" PRIu64 "\n", n ? n : "?", d->span_sum[i] / d->span_n[i]);
-      printf("phase.%s.max_ns %" PRIu64 "\n", n ? n : "?", d->span_max[i]);
-    }
-  }
-  printf("phase.unmatched_end %" PRIu64 "\n", d->unmatched_end);
+  print_phases(d);
   for (i = 0; i < 32; i++) {
     const char *n = ocgc_counter_name(d->ids, i);
     if (!d->counters[i]) continue;
@@ -194,59 +210,60 @@ static void print_summary(struct dump *d, const struct ocgc_cursor_stats *st)
     const char *n;
     if (!d->user_count[i]) continue;
     n = ocgc_source_user_name(d->src, i);
-    n = n ? ocgc_esc(n, esc, sizeof esc) : "?";
+    n = n ? tool_esc(n, esc, sizeof esc) : "?";
     printf("user.%s.count %" PRIu64 "\n", n, d->user_count[i]);
     printf("user.%s.sum %" PRIu64 "\n", n, d->user_sum[i]);
   }
+}
+
+/* Collections by cause; "none": no cause claimed them (OCGC_CAUSE_UNKNOWN). */
+static void print_causes(const struct dump *d)
+{
+  unsigned k, c;
   for (k = 0; k < OCGC_KIND_COUNT; k++) {
     for (c = 0; c < OCGC_CAUSE_COUNT; c++)
-      if (d->by_cause[k][c])
+      if (c != OCGC_CAUSE_UNKNOWN && d->by_cause[k][c])
         printf("cause.%s.%s %" PRIu64 "\n", ocgc_kind_name(k), ocgc_cause_name(c), d->by_cause[k][c]);
-    printf("cause.%s.none %" PRIu64 "\n", ocgc_kind_name(k), d->uncaused[k]);
-  }
-  if (ocgc_source_totals(d->src, &t) == 0) {
-    printf("totals.minor_collections %" PRIu64 "\n", t.minor_collections);
-    printf("totals.major_collections %" PRIu64 "\n", t.major_collections);
-    printf("totals.compactions %" PRIu64 "\n", t.compactions);
-    printf("totals.forced_major_collections %" PRIu64 "\n", t.forced_major_collections);
-    printf("totals.major_slices %" PRIu64 "\n", t.major_slices);
-    printf("totals.minor_words %" PRIu64 "\n", t.minor_words);
-    printf("totals.promoted_words %" PRIu64 "\n", t.promoted_words);
-    printf("totals.major_words %" PRIu64 "\n", t.major_words);
-    printf("totals.direct_major_words %" PRIu64 "\n", t.direct_major_words);
-    printf("totals.heap_words %" PRIu64 "\n", t.heap_words);
-    printf("totals.top_heap_words %" PRIu64 "\n", t.top_heap_words);
-    printf("totals.heap_chunks %" PRIu64 "\n", t.heap_chunks);
-    printf("totals.gc_time_ns %" PRIu64 "\n", t.gc_time_ns);
-    for (k = 0; k < OCGC_KIND_COUNT; k++)
-      printf("totals.%s_time_ns %" PRIu64 "\n", ocgc_kind_name(k), t.kind_time_ns[k]);
-    for (k = 0; k < OCGC_KIND_COUNT; k++)
-      for (c = 0; c < OCGC_CAUSE_COUNT; c++)
-        if (t.by_cause[k][c])
-          printf("totals.cause.%s.%s %" PRIu64 "\n", ocgc_kind_name(k), ocgc_cause_name(c),
-                 t.by_cause[k][c]);
+    printf("cause.%s.none %" PRIu64 "\n", ocgc_kind_name(k), d->by_cause[k][OCGC_CAUSE_UNKNOWN]);
   }
 }
 
-/* The same events through libocgc's aggregator: counters (exact from the
- * producer's totals when the file has them), pause percentiles, durations
- * per collection kind, and the cause table. */
-static int print_aggregate(struct ocgc_source *src)
+static void print_totals(const struct dump *d)
+{
+  struct ocgc_totals t;
+  unsigned k, c;
+  if (ocgc_source_totals(d->src, &t) != 0) return;
+  printf("totals.minor_collections %" PRIu64 "\n", t.minor_collections);
+  printf("totals.major_collections %" PRIu64 "\n", t.major_collections);
+  printf("totals.compactions %" PRIu64 "\n", t.compactions);
+  printf("totals.forced_major_collections %" PRIu64 "\n", t.forced_major_collections);
+  printf("totals.major_slices %" PRIu64 "\n", t.major_slices);
+  printf("totals.minor_words %" PRIu64 "\n", t.minor_words);
+  printf("totals.promoted_words %" PRIu64 "\n", t.promoted_words);
+  printf("totals.major_words %" PRIu64 "\n", t.major_words);
+  printf("totals.direct_major_words %" PRIu64 "\n", t.direct_major_words);
+  printf("totals.heap_words %" PRIu64 "\n", t.heap_words);
+  printf("totals.top_heap_words %" PRIu64 "\n", t.top_heap_words);
+  printf("totals.heap_chunks %" PRIu64 "\n", t.heap_chunks);
+  printf("totals.gc_time_ns %" PRIu64 "\n", t.gc_time_ns);
+  for (k = 0; k < OCGC_KIND_COUNT; k++)
+    printf("totals.%s_time_ns %" PRIu64 "\n", ocgc_kind_name(k), t.kind_time_ns[k]);
+  for (k = 0; k < OCGC_KIND_COUNT; k++)
+    for (c = 0; c < OCGC_CAUSE_COUNT; c++)
+      if (t.by_cause[k][c])
+        printf("totals.cause.%s.%s %" PRIu64 "\n", ocgc_kind_name(k), ocgc_cause_name(c),
+               t.by_cause[k][c]);
+}
+
+/* ---- the aggregate ---------------------------------------------------------------- */
+
+static void print_agg_counters(const struct ocgc_snapshot *snap)
 {
   static const double pcts[] = {50, 90, 99, 99.9};
   static const char *const pct_names[] = {"p50", "p90", "p99", "p99_9"};
-  struct ocgc_agg *agg;
-  struct ocgc_snapshot *snap;
+  const struct ocgc_hist *h = ocgc_snapshot_pauses(snap);
   struct ocgc_counters c;
-  const struct ocgc_hist *h;
-  unsigned k, cause;
-  int err = ocgc_agg_new(src, NULL, &agg);
-  if (err) return err;
-  if ((err = ocgc_drain_agg(agg, ocgc_drain_events(src), NULL)) != 0 ||
-      (err = ocgc_agg_snapshot(agg, &snap)) != 0) {
-    ocgc_agg_free(agg);
-    return err;
-  }
+  unsigned k;
   ocgc_snapshot_counters(snap, &c);
   printf("agg.exact %d\n", c.exact);
   for (k = 0; k < OCGC_KIND_COUNT; k++) {
@@ -260,27 +277,48 @@ static int print_aggregate(struct ocgc_source *src)
   printf("agg.heap_bytes %" PRIu64 "\n", c.heap_bytes);
   printf("agg.gc_time_ns %" PRIu64 "\n", c.gc_time_ns);
   printf("agg.pauses %" PRIu64 "\n", c.pauses);
-  h = ocgc_snapshot_pauses(snap);
+  printf("agg.pause_rule %s\n", c.pause_rule == OCGC_PAUSE_MARKS ? "marks" : "nesting");
   for (k = 0; k < sizeof pcts / sizeof pcts[0]; k++)
     printf("agg.pause.%s_ns %" PRIu64 "\n", pct_names[k], ocgc_hist_percentile(h, pcts[k]));
   printf("agg.pause.max_ns %" PRIu64 "\n", ocgc_hist_max(h));
+}
+
+static void print_agg_kinds(const struct ocgc_snapshot *snap)
+{
+  unsigned k, cause;
   for (k = 0; k < OCGC_KIND_COUNT; k++) {
-    h = ocgc_snapshot_kind(snap, k);
-    printf("agg.kind.%s.count %" PRIu64 "\n", ocgc_kind_name(k), ocgc_hist_count(h));
-    printf("agg.kind.%s.max_ns %" PRIu64 "\n", ocgc_kind_name(k), ocgc_hist_max(h));
+    const struct ocgc_hist *h = ocgc_snapshot_kind(snap, k);
+    const char *kn = ocgc_kind_name(k);
+    printf("agg.kind.%s.count %" PRIu64 "\n", kn, ocgc_hist_count(h));
+    printf("agg.kind.%s.max_ns %" PRIu64 "\n", kn, ocgc_hist_max(h));
     for (cause = 0; cause < OCGC_CAUSE_COUNT; cause++) {
+      const char *cn = ocgc_cause_name(cause);
       struct ocgc_cause_row row;
       if (ocgc_snapshot_cause(snap, k, cause, &row) != 0 || row.count == 0) continue;
-      printf("agg.cause.%s.%s.count %" PRIu64 "\n", ocgc_kind_name(k), ocgc_cause_name(cause), row.count);
-      printf("agg.cause.%s.%s.total_ns %" PRIu64 "\n", ocgc_kind_name(k), ocgc_cause_name(cause),
-             row.total_ns);
-      printf("agg.cause.%s.%s.worst_ns %" PRIu64 "\n", ocgc_kind_name(k), ocgc_cause_name(cause),
-             row.worst_ns);
+      printf("agg.cause.%s.%s.count %" PRIu64 "\n", kn, cn, row.count);
+      printf("agg.cause.%s.%s.total_ns %" PRIu64 "\n", kn, cn, row.total_ns);
+      printf("agg.cause.%s.%s.worst_ns %" PRIu64 "\n", kn, cn, row.worst_ns);
     }
+  }
+}
+
+/* The same ring through libocgc's aggregator: counters (exact from the
+ * producer's totals when the file has them), pause percentiles, durations
+ * per collection kind, and the cause table. */
+static int print_aggregate(struct ocgc_source *src)
+{
+  struct ocgc_agg *agg;
+  struct ocgc_snapshot *snap = NULL;
+  int err = ocgc_agg_new(src, NULL, &agg);
+  if (err) return err;
+  if ((err = tool_drain_agg(agg, tool_drain_events(src), NULL)) == 0 &&
+      (err = ocgc_agg_snapshot(agg, &snap)) == 0) {
+    print_agg_counters(snap);
+    print_agg_kinds(snap);
   }
   ocgc_snapshot_free(snap);
   ocgc_agg_free(agg);
-  return 0;
+  return err;
 }
 
 static void dump_usage(FILE *f)
@@ -302,7 +340,8 @@ static void dump_usage(FILE *f)
           "dump.\n");
 }
 
-int cmd_dump(int argc, char **argv)
+/* The options and operands into t and *events: 0, or the exit code. */
+static int parse_args(int argc, char **argv, struct tool_target *t, int *events)
 {
   static const struct option longopts[] = {
     {"events", no_argument, NULL, 'e'},
@@ -312,93 +351,74 @@ int cmd_dump(int argc, char **argv)
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
   };
-  struct ocgc_open_opts oo = OCGC_OPTS_INIT(struct ocgc_open_opts);
-  struct ocgc_attach_opts ao = OCGC_OPTS_INIT(struct ocgc_attach_opts);
-  struct ocgc_cursor_opts co = OCGC_OPTS_INIT(struct ocgc_cursor_opts);
-  struct ocgc_cursor_stats st;
-  struct ocgc_cursor *cur = NULL;
-  struct dump *d;
-  const char *what;
-  char label[32];
-  int opt, err, pid = 0;
-
-  d = calloc(1, sizeof *d);
-  if (d == NULL) { fprintf(stderr, "ocgc dump: out of memory\n"); return OCGC_EXIT_ERROR; }
-  d->pending_cause = -1;
+  int opt;
   optind = 1;
   while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
     switch (opt) {
-    case 'e': d->print_events = 1; break;
+    case 'e': *events = 1; break;
     case 'i':
-      if (strcmp(optarg, "5.2") == 0) oo.ids = OCGC_IDS_52;
-      else if (strcmp(optarg, "5.3") == 0) oo.ids = OCGC_IDS_53;
-      else {
-        fprintf(stderr, "ocgc dump: --ids takes 5.2 or 5.3, not '%s'\n", optarg);
-        free(d);
-        return OCGC_EXIT_USAGE;
-      }
+      if (strcmp(optarg, "5.2") == 0) t->ids = OCGC_IDS_52;
+      else if (strcmp(optarg, "5.3") == 0) t->ids = OCGC_IDS_53;
+      else return tool_usage_error("--ids takes 5.2 or 5.3, not '%s'", optarg);
       break;
     case 'p':
-      pid = ocgc_cmd_parse_pid(optarg);
-      if (pid < 0) {
-        fprintf(stderr, "ocgc dump: --pid takes a process id, not '%s'\n", optarg);
-        free(d);
-        return OCGC_EXIT_USAGE;
-      }
+      if (tool_parse_pid(optarg) < 0)
+        return tool_usage_error("--pid takes a process id, not '%s'", optarg);
+      tool_target_pid(t, optarg, NULL);
       break;
-    case 'd': ao.dir = optarg; break;
-    case 'h': dump_usage(stdout); free(d); return 0;
-    default: dump_usage(stderr); free(d); return OCGC_EXIT_USAGE;
+    case 'd': t->dir = optarg; break;
+    case 'h': dump_usage(stdout); exit(0);
+    default: dump_usage(stderr); return TOOL_EXIT_USAGE;
     }
   }
-  if (ao.dir != NULL && pid == 0) {
-    fprintf(stderr, "ocgc dump: --dir goes with --pid\n");
-    free(d);
-    return OCGC_EXIT_USAGE;
+  if (t->dir != NULL && t->pid == 0) return tool_usage_error("--dir goes with --pid");
+  if (t->pid != 0 && optind != argc) return tool_usage_error("give --pid or a FILE, not both");
+  if (t->pid == 0 && optind != argc - 1) {
+    dump_usage(stderr);
+    return TOOL_EXIT_USAGE;
   }
-  if (pid != 0 ? optind != argc : optind != argc - 1) {
-    if (pid != 0) fprintf(stderr, "ocgc dump: give --pid or a FILE, not both\n");
-    else dump_usage(stderr);
-    free(d);
-    return OCGC_EXIT_USAGE;
+  t->file = t->pid ? NULL : argv[optind];
+  return 0;
+}
+
+/* Open the target.  A file's errors are said in libocgc's own words (as
+ * scripts expect them), a process's as common.h says them. */
+static int open_target(struct tool_target *t, struct ocgc_source **src)
+{
+  struct ocgc_open_opts oo = OCGC_OPTS_INIT(struct ocgc_open_opts);
+  int err;
+  if (t->pid > 0) return tool_exit_code(tool_target_open(t, src));
+  oo.ids = t->ids;
+  if ((err = ocgc_source_open_path(t->file, &oo, src)) != 0) return tool_target_error(t, err);
+  return 0;
+}
+
+int cmd_dump(int argc, char **argv)
+{
+  struct ocgc_cursor_stats st;
+  struct tool_target t;
+  struct dump *d;
+  int err, rc, events = 0;
+  memset(&t, 0, sizeof t);
+  if ((rc = parse_args(argc, argv, &t, &events)) != 0) return rc;
+  if ((d = calloc(1, sizeof *d)) == NULL) {
+    tool_say("out of memory");
+    return TOOL_EXIT_ERROR;
   }
-  if (pid != 0) {
-    ao.ids = oo.ids;
-    snprintf(label, sizeof label, "process %d", pid);
-    what = label;
-    err = ocgc_source_open_pid(pid, &ao, &d->src);
-    if (err) {
-      ocgc_cmd_attach_error("dump", pid, ao.dir, err);
-      free(d);
-      return ocgc_exit_code(err);
+  d->print_events = events;
+  d->ids = t.ids == OCGC_IDS_53 ? OCGC_IDS_53 : OCGC_IDS_52;
+  if ((rc = open_target(&t, &d->src)) == 0) {
+    if ((err = read_ring(d, &st)) == 0) {
+      print_source(d);
+      print_counts(d, &st);
+      print_causes(d);
+      print_totals(d);
+      err = print_aggregate(d->src);
     }
-  } else {
-    what = argv[optind];
-    err = ocgc_source_open_path(what, &oo, &d->src);
-    if (err) {
-      fprintf(stderr, "ocgc dump: %s: %s\n", what, ocgc_strerror(err));
-      free(d);
-      return ocgc_exit_code(err);
-    }
+    if (err) rc = tool_target_error(&t, err);
   }
-  d->ids = oo.ids == OCGC_IDS_53 ? OCGC_IDS_53 : OCGC_IDS_52;
-  co.on_event = on_event;
-  co.on_lost = on_lost;
-  co.ctx = d;
-  /* The whole file; a live producer that keeps writing cannot keep us
-   * here for ever. */
-  err = ocgc_cursor_new(d->src, &co, &cur);
-  if (err == 0) err = ocgc_drain_cursor(cur, ocgc_drain_events(d->src), NULL);
-  if (err) {
-    fprintf(stderr, "ocgc dump: %s: %s\n", what, ocgc_strerror(err));
-  } else {
-    ocgc_cursor_stats(cur, &st);
-    print_summary(d, &st);
-    err = print_aggregate(d->src);
-    if (err) fprintf(stderr, "ocgc dump: %s: %s\n", what, ocgc_strerror(err));
-  }
-  ocgc_cursor_free(cur);
+  ocgc_stream_free(d->stream);
   ocgc_source_close(d->src);
   free(d);
-  return ocgc_exit_code(err);
+  return rc;
 }

@@ -3,13 +3,16 @@
  *
  * What it owns: one listing, built in three passes and printed sorted by pid
  * (then path):
- * 1. every process in /proc whose memory map holds a ring
- *    (ocgc_open_ring(): a shared writable mapping of a *.events file in
- *    any folder, or ocgc's memfd ring; opened by libocgc, which checks it
- *    is the very file the maps name);
+ * 1. every process in /proc whose memory map holds a ring, as libocgc
+ *    lists them (ocgc_list(): a shared writable mapping of a *.events file
+ *    in any folder, or ocgc's memfd ring, opened as ocgc_open_ring() does,
+ *    checked to be the very file the maps name); a ring two processes map
+ *    (a forked child) is listed once.  The owner shown is the file's, when
+ *    a stat of the path libocgc found still leads to it, else unknown
+ *    (JSON null);
  * 2. the entries *.events of the default ring folders of the caller
- *    ($XDG_RUNTIME_DIR/ocgc, /dev/shm/ocgc-UID, /tmp/ocgc-UID, as the
- *    producer chooses them) and of every --dir.  A ring file or link that
+ *    (ocgc_default_dir(): $XDG_RUNTIME_DIR/ocgc, /dev/shm/ocgc-UID,
+ *    /tmp/ocgc-UID, as the producer chooses them) and of every --dir.  A ring file or link that
  *    is a ring of pass 1 (same device and inode) marks that ring as being
  *    in the folder, and gives it the folder's name when pass 1 knew it only
  *    as /proc/PID/fd/N.  Other ring files are left by processes that are
@@ -78,9 +81,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cmd.h"
+#include "common.h"
 #include "hostmaps.h"
-#include "util.h"
+#include "json.h"
 
 #define EVENTS_SUFFIX ".events"
 #define MAX_DIRS 64
@@ -113,7 +116,8 @@ struct entry {
 struct listing {
   struct entry *v;
   size_t n, cap;
-  int rc; /* exit status so far */
+  int rc;  /* exit status so far */
+  int err; /* pass 1: -ENOMEM in a callback */
 };
 
 static void note_rc(struct listing *l, int rc)
@@ -147,21 +151,8 @@ static int pid_of_name(const char *name)
   if (len <= sl || len - sl >= sizeof buf) return 0;
   memcpy(buf, name, len - sl);
   buf[len - sl] = '\0';
-  len = (size_t)ocgc_cmd_parse_pid(buf);
+  len = (size_t)tool_parse_pid(buf);
   return (int)len > 0 ? (int)len : 0;
-}
-
-/* /proc/PID/comm into buf, or "-". */
-static void comm_of(int pid, char *buf, size_t n)
-{
-  char p[64];
-  FILE *f;
-  snprintf(p, sizeof p, "/proc/%d/comm", pid);
-  copy_str(buf, n, "-");
-  if ((f = fopen(p, "r")) == NULL) return;
-  if (fgets(buf, (int)n, f) != NULL) buf[strcspn(buf, "\n")] = '\0';
-  else copy_str(buf, n, "-");
-  fclose(f);
 }
 
 /* Read what the file says about itself into e (see the top of the file
@@ -181,8 +172,7 @@ static void classify(struct entry *e, struct ocgc_source *src)
   if (!info.has_ext) {
     copy_str(e->ocaml, sizeof e->ocaml, "5");
     copy_str(e->ocgc, sizeof e->ocgc, "-");
-    if (e->mapped) comm_of(e->pid, e->program, sizeof e->program);
-    else copy_str(e->program, sizeof e->program, "-");
+    copy_str(e->program, sizeof e->program, "-"); /* pass 1 names it */
     e->state = e->mapped ? "running" : "stock";
     return;
   }
@@ -235,11 +225,10 @@ static struct entry *new_entry(struct listing *l, const char *path, const struct
   return e;
 }
 
-/* Add the ring open as [fd] and named [path] (pid: the process that maps
- * it, or 0 for a file found in a folder), and set *out to its entry.
- * Returns 0 (added), 1 (listed already: *out is that entry), 2 (not a
- * regular file: *out is NULL), or -ENOMEM. */
-static int probe_fd(struct listing *l, int fd, const char *path, int pid, struct entry **out)
+/* Add the ring file of a folder, open as [fd] and named [path], and set
+ * *out to its entry.  Returns 0 (added), 1 (listed already: *out is that
+ * entry), 2 (not a regular file: *out is NULL), or -ENOMEM. */
+static int probe_fd(struct listing *l, int fd, const char *path, struct entry **out)
 {
   struct ocgc_source *src = NULL;
   struct entry *e;
@@ -250,9 +239,8 @@ static int probe_fd(struct listing *l, int fd, const char *path, int pid, struct
   *out = NULL;
   if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return 2;
   if ((*out = find_file(l, &st)) != NULL) return 1;
-  if ((*out = e = new_entry(l, path, &st, pid)) == NULL) return -ENOMEM;
-  e->mapped = pid > 0;
-  if (!e->mapped) e->pid = pid_of_name(strrchr(path, '/') ? strrchr(path, '/') + 1 : path);
+  if ((*out = e = new_entry(l, path, &st, 0)) == NULL) return -ENOMEM;
+  e->pid = pid_of_name(strrchr(path, '/') ? strrchr(path, '/') + 1 : path);
   snprintf(fdpath, sizeof fdpath, "/proc/self/fd/%d", fd);
   err = ocgc_source_open_path(fdpath, NULL, &src);
   if (err == 0) {
@@ -260,39 +248,57 @@ static int probe_fd(struct listing *l, int fd, const char *path, int pid, struct
     ocgc_source_close(src);
   } else {
     e->state = err == -EACCES || err == -EPERM ? "denied" : "corrupt";
-    if (e->mapped) {
-      comm_of(pid, e->program, sizeof e->program);
-      e->state = "running";
-    }
   }
   return 0;
 }
 
-/* Pass 1: the rings live processes map.  Each is opened by libocgc, which
- * checks it is the very file the maps name. */
+/* The owner of the ring [le] names, if [le]'s path still leads to it (a
+ * stat, never an open), else (uid_t)-1: unknown. */
+static uid_t ring_owner(const struct ocgc_list_entry *le)
+{
+  struct stat st;
+  if (stat(le->path, &st) != 0 || (uint64_t)st.st_dev != le->dev || (uint64_t)st.st_ino != le->ino)
+    return (uid_t)-1;
+  return st.st_uid;
+}
+
+/* One ring of pass 1 (ocgc_list's callback): a new entry, unless another
+ * process maps the same file (a forked child: listed once).  0, or 1 to
+ * end the listing (l->err: -ENOMEM). */
+static int on_listed(const struct ocgc_list_entry *le, void *ctx)
+{
+  struct listing *l = ctx;
+  struct entry *e;
+  struct stat st;
+  if (le->pid == (int)getpid()) return 0;
+  memset(&st, 0, sizeof st);
+  st.st_dev = (dev_t)le->dev;
+  st.st_ino = (ino_t)le->ino;
+  if (find_file(l, &st) != NULL) return 0;
+  st.st_uid = ring_owner(le);
+  if ((e = new_entry(l, le->path, &st, le->pid)) == NULL) {
+    l->err = -ENOMEM;
+    return 1;
+  }
+  e->mapped = 1;
+  /* A live process maps it: running, whatever can be read of it. */
+  if (le->src != NULL) classify(e, le->src);
+  else e->state = "running";
+  if (le->src == NULL || !e->has_ext) copy_str(e->program, sizeof e->program, le->program);
+  return 0;
+}
+
+/* Pass 1: the rings live processes map (libocgc's listing: each opened and
+ * checked to be the very file the maps name). */
 static int scan_procs(struct listing *l)
 {
-  DIR *d = opendir("/proc");
-  struct dirent *de;
-  char path[PATH_MAX];
-  int err = 0;
-  if (d == NULL) {
-    fprintf(stderr, "ocgc ls: /proc: %s (is /proc mounted?)\n", strerror(errno));
-    note_rc(l, OCGC_EXIT_ERROR);
-    return 0;
+  int n = ocgc_list(on_listed, l, NULL);
+  if (n == -ENOMEM || l->err != 0) return l->err ? l->err : n;
+  if (n < 0) {
+    tool_say("/proc: %s (is /proc mounted?)", strerror(-n));
+    note_rc(l, TOOL_EXIT_ERROR);
   }
-  while (err == 0 && (de = readdir(d)) != NULL) {
-    int pid = ocgc_cmd_parse_pid(de->d_name), fd;
-    struct entry *seen;
-    if (pid <= 0 || pid == (int)getpid()) continue;
-    /* -ESRCH (gone), -EACCES (another user's), OCGC_E_NORING: nothing to list */
-    if ((fd = ocgc_open_ring(pid, path, sizeof path)) < 0) continue;
-    err = probe_fd(l, fd, path, pid, &seen);
-    close(fd);
-    if (err > 0) err = 0;
-  }
-  closedir(d);
-  return err;
+  return 0;
 }
 
 /* A folder's entry [name] is the ring [e] of pass 1: remember it, and show
@@ -359,7 +365,7 @@ static int probe_dir_entry(struct listing *l, int dfd, const char *name, const c
     e->state = "denied";
     return 0;
   }
-  err = probe_fd(l, fd, path, 0, &seen);
+  err = probe_fd(l, fd, path, &seen);
   close(fd);
   if (err == 1) return found_in_dir(seen, path, 0);
   if (err == 0) seen->in_dir = 1;
@@ -376,9 +382,10 @@ static int scan_dir(struct listing *l, const char *dir, int given)
   int err = 0;
   if (d == NULL) {
     if (given) {
-      fprintf(stderr, "ocgc ls: %s: %s\n", dir, strerror(errno));
-      note_rc(l, errno == ENOENT || errno == ENOTDIR ? OCGC_EXIT_NOTFOUND
-                 : errno == EACCES ? OCGC_EXIT_DENIED : OCGC_EXIT_ERROR);
+      int e = errno;
+      tool_say("%s: %s", dir, strerror(e));
+      note_rc(l, e == ENOENT || e == ENOTDIR ? TOOL_EXIT_NOTFOUND
+                 : e == EACCES ? TOOL_EXIT_DENIED : TOOL_EXIT_ERROR);
     }
     return 0;
   }
@@ -482,7 +489,7 @@ static int prunable(const struct entry *e)
  * Returns 0 (removed), 1 (not: the name now holds another file) or -errno. */
 static int prune_file(const struct entry *e)
 {
-  char tmp[PATH_MAX], esc[OCGC_ESC_SIZE(PATH_MAX)], esc2[OCGC_ESC_SIZE(PATH_MAX)];
+  char tmp[PATH_MAX], esc[TOOL_ESC_SIZE(PATH_MAX)], esc2[TOOL_ESC_SIZE(PATH_MAX)];
   const char *slash = strrchr(e->path, '/');
   int n;
   if (slash == NULL) n = snprintf(tmp, sizeof tmp, ".ocgc-prune.%d.%s", (int)getpid(), e->path);
@@ -496,39 +503,39 @@ static int prune_file(const struct entry *e)
   }
   /* Another file took the name: give it back, replacing nothing. */
   if (renameat2(AT_FDCWD, tmp, AT_FDCWD, e->path, RENAME_NOREPLACE) != 0)
-    fprintf(stderr, "ocgc ls: %s: a new file took the name while pruning; it is now %s\n",
-            ocgc_esc(e->path, esc, sizeof esc), ocgc_esc(tmp, esc2, sizeof esc2));
+    tool_say("%s: a new file took the name while pruning; it is now %s",
+            tool_esc(e->path, esc, sizeof esc), tool_esc(tmp, esc2, sizeof esc2));
   return 1;
 }
 
 /* Say why an entry that looked gone is kept. */
 static void say_kept(const struct entry *e)
 {
-  char path[OCGC_ESC_SIZE(PATH_MAX)];
-  ocgc_esc(e->path, path, sizeof path);
+  char path[TOOL_ESC_SIZE(PATH_MAX)];
+  tool_esc(e->path, path, sizeof path);
   if (e->kept == KEPT_MEMFD)
-    fprintf(stderr, "ocgc ls: keeping %s: process %d maps the memory ring ocgc:%d.events "
-                    "(pid %d of another pid namespace?)\n",
+    tool_say("keeping %s: process %d maps the memory ring ocgc:%d.events "
+                    "(pid %d of another pid namespace?)",
             path, e->mapped_by, e->pid, e->pid);
   else
-    fprintf(stderr, "ocgc ls: keeping %s: process %d maps %s\n", path, e->mapped_by,
+    tool_say("keeping %s: process %d maps %s", path, e->mapped_by,
             e->link ? "what it leads to" : "it");
 }
 
 /* [h]: what the host maps, or NULL if /proc could not be read ([herr]). */
 static void prune(struct listing *l, const struct hostmaps *h, int herr)
 {
-  char path[OCGC_ESC_SIZE(PATH_MAX)]; /* e->path, escaped, for messages */
+  char path[TOOL_ESC_SIZE(PATH_MAX)]; /* e->path, escaped, for messages */
   size_t i, j = 0;
   /* Unless every process's maps was read, any file may be in use. */
   if (h == NULL || !hostmaps_complete(h)) {
     if (h == NULL)
-      fprintf(stderr, "ocgc ls: not pruning: cannot read the memory maps in /proc: %s\n",
+      tool_say("not pruning: cannot read the memory maps in /proc: %s",
               strerror(-herr));
     else
-      fprintf(stderr, "ocgc ls: not pruning: the memory maps of this host are too many to "
-                      "read them all, so any file may be in use\n");
-    note_rc(l, OCGC_EXIT_ERROR);
+      tool_say("not pruning: the memory maps of this host are too many to "
+                      "read them all, so any file may be in use");
+    note_rc(l, TOOL_EXIT_ERROR);
     return;
   }
   for (i = 0; i < l->n; i++) {
@@ -536,23 +543,23 @@ static void prune(struct listing *l, const struct hostmaps *h, int herr)
     int err;
     if (removable_kind(e) && e->kept != KEPT_NO && gone_state(e->classified)) say_kept(e);
     if (removable_kind(e) && e->uid != getuid() && gone_state(e->state))
-      fprintf(stderr, "ocgc ls: not removing %s: it belongs to uid %u, not to you\n",
-              ocgc_esc(e->path, path, sizeof path), (unsigned)e->uid);
+      tool_say("not removing %s: it belongs to uid %u, not to you",
+              tool_esc(e->path, path, sizeof path), (unsigned)e->uid);
     if (!prunable(e)) {
       l->v[j++] = *e;
       continue;
     }
     err = prune_file(e);
     if (err == 0) {
-      fprintf(stderr, "ocgc ls: removed %s (process %d, %s)\n",
-              ocgc_esc(e->path, path, sizeof path), e->pid, e->state);
+      tool_say("removed %s (process %d, %s)",
+              tool_esc(e->path, path, sizeof path), e->pid, e->state);
       free(e->path);
       continue;
     }
     if (err < 0) {
-      fprintf(stderr, "ocgc ls: cannot remove %s: %s\n", ocgc_esc(e->path, path, sizeof path),
+      tool_say("cannot remove %s: %s", tool_esc(e->path, path, sizeof path),
               strerror(-err));
-      note_rc(l, err == -EACCES || err == -EPERM ? OCGC_EXIT_DENIED : OCGC_EXIT_ERROR);
+      note_rc(l, err == -EACCES || err == -EPERM ? TOOL_EXIT_DENIED : TOOL_EXIT_ERROR);
     }
     l->v[j++] = *e;
   }
@@ -569,8 +576,8 @@ static void print_table(const struct listing *l)
   for (i = 0; i < l->n; i++) {
     const struct entry *e = &l->v[i];
     char pid[16], ring[24], written[24];
-    char program[OCGC_ESC_SIZE(sizeof e->program)], ocaml[OCGC_ESC_SIZE(sizeof e->ocaml)];
-    char ocgc[OCGC_ESC_SIZE(sizeof e->ocgc)], path[OCGC_ESC_SIZE(PATH_MAX)];
+    char program[TOOL_ESC_SIZE(sizeof e->program)], ocaml[TOOL_ESC_SIZE(sizeof e->ocaml)];
+    char ocgc[TOOL_ESC_SIZE(sizeof e->ocgc)], path[TOOL_ESC_SIZE(PATH_MAX)];
     if (e->pid > 0) snprintf(pid, sizeof pid, "%d", e->pid);
     else copy_str(pid, sizeof pid, "-");
     if (e->has_info) snprintf(ring, sizeof ring, "%" PRIu64, e->ring_bytes / 1024);
@@ -578,43 +585,41 @@ static void print_table(const struct listing *l)
     if (e->have_written) snprintf(written, sizeof written, "%" PRIu64, e->written);
     else copy_str(written, sizeof written, "-");
     printf("%7s %-16s %-7s %-7s %8s %12s %-7s %s\n", pid,
-           ocgc_esc(e->program, program, sizeof program), ocgc_esc(e->ocaml, ocaml, sizeof ocaml),
-           ocgc_esc(e->ocgc, ocgc, sizeof ocgc), ring, written, e->state,
-           ocgc_esc(e->path, path, sizeof path));
+           tool_esc(e->program, program, sizeof program), tool_esc(e->ocaml, ocaml, sizeof ocaml),
+           tool_esc(e->ocgc, ocgc, sizeof ocgc), ring, written, e->state,
+           tool_esc(e->path, path, sizeof path));
   }
 }
 
 /* A string field, or null for "-" (unknown). */
-static void json_str_or_null(const char *s)
+static void str_or_null(struct json *j, const char *key, const char *s)
 {
-  if (strcmp(s, "-") == 0) printf("null");
-  else ocgc_json_string(stdout, s);
+  json_kv_str(j, key, strcmp(s, "-") == 0 ? NULL : s);
 }
 
+/* One JSON object a line and an entry. */
 static void print_json(const struct listing *l)
 {
+  struct json j;
   size_t i;
+  json_init_file(&j, stdout, 0);
   for (i = 0; i < l->n; i++) {
     const struct entry *e = &l->v[i];
-    if (e->pid > 0) printf("{\"pid\": %d, \"program\": ", e->pid);
-    else printf("{\"pid\": null, \"program\": ");
-    json_str_or_null(e->program);
-    printf(", \"ocaml\": ");
-    json_str_or_null(e->ocaml);
-    printf(", \"ocgc\": ");
-    json_str_or_null(e->ocgc);
-    if (e->has_info) printf(", \"ring_bytes\": %" PRIu64, e->ring_bytes);
-    else printf(", \"ring_bytes\": null");
-    if (e->have_written) printf(", \"written\": %" PRIu64, e->written);
-    else printf(", \"written\": null");
-    printf(", \"state\": \"%s\", \"code\": %s, \"mapped\": %s, ", e->state,
-           !e->has_ext ? "null" : e->native ? "\"native\"" : "\"bytecode\"",
-           e->mapped || e->kept == KEPT_FILE ? "true" : "false");
-    if (e->mapped_by > 0) printf("\"mapped_by\": %d, ", e->mapped_by);
-    else printf("\"mapped_by\": null, ");
-    printf("\"uid\": %u, \"path\": ", (unsigned)e->uid);
-    ocgc_json_string(stdout, e->path);
-    printf("}\n");
+    json_obj(&j, JSON_INLINE);
+    json_kv_u64_or_null(&j, "pid", e->pid > 0, (uint64_t)e->pid);
+    str_or_null(&j, "program", e->program);
+    str_or_null(&j, "ocaml", e->ocaml);
+    str_or_null(&j, "ocgc", e->ocgc);
+    json_kv_u64_or_null(&j, "ring_bytes", e->has_info, e->ring_bytes);
+    json_kv_u64_or_null(&j, "written", e->have_written, e->written);
+    json_kv_str(&j, "state", e->state);
+    json_kv_str(&j, "code", !e->has_ext ? NULL : e->native ? "native" : "bytecode");
+    json_kv_bool(&j, "mapped", e->mapped || e->kept == KEPT_FILE);
+    json_kv_u64_or_null(&j, "mapped_by", e->mapped_by > 0, (uint64_t)e->mapped_by);
+    json_kv_u64_or_null(&j, "uid", e->uid != (uid_t)-1, (uint64_t)e->uid);
+    json_kv_str(&j, "path", e->path);
+    json_obj_end(&j);
+    json_raw(&j, "\n");
   }
 }
 
@@ -656,7 +661,14 @@ static void ls_usage(FILE *f)
           "memory maps of the host (all of them, within its bounds).\n");
 }
 
-int cmd_ls(int argc, char **argv)
+struct ls_opts {
+  int json, prune, no_defaults;
+  const char *dirs[MAX_DIRS];
+  unsigned ndirs;
+};
+
+/* The options into *o: 0, or the exit code. */
+static int parse_args(int argc, char **argv, struct ls_opts *o)
 {
   static const struct option longopts[] = {
     {"json", no_argument, NULL, 'j'},
@@ -666,77 +678,89 @@ int cmd_ls(int argc, char **argv)
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
   };
-  struct listing l = {NULL, 0, 0, 0};
-  const char *dirs[MAX_DIRS];
-  char defaults[3][PATH_MAX];
-  unsigned ndirs = 0, i;
-  struct hostmaps *hm = NULL;
-  int opt, json = 0, do_prune = 0, no_defaults = 0, err, herr = 0;
-  size_t k;
-
+  int opt;
+  memset(o, 0, sizeof *o);
   optind = 1;
   while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
     switch (opt) {
-    case 'j': json = 1; break;
-    case 'p': do_prune = 1; break;
-    case 'n': no_defaults = 1; break;
+    case 'j': o->json = 1; break;
+    case 'p': o->prune = 1; break;
+    case 'n': o->no_defaults = 1; break;
     case 'd':
-      if (ndirs == MAX_DIRS) {
-        fprintf(stderr, "ocgc ls: at most %d --dir\n", MAX_DIRS);
-        return OCGC_EXIT_USAGE;
-      }
-      dirs[ndirs++] = optarg;
+      if (o->ndirs == MAX_DIRS) return tool_usage_error("at most %d --dir", MAX_DIRS);
+      o->dirs[o->ndirs++] = optarg;
       break;
-    case 'h': ls_usage(stdout); return 0;
-    default: ls_usage(stderr); return OCGC_EXIT_USAGE;
+    case 'h': ls_usage(stdout); exit(0);
+    default: ls_usage(stderr); return TOOL_EXIT_USAGE;
     }
   }
-  if (optind != argc) {
-    fprintf(stderr, "ocgc ls: takes no operand ('%s'); 'ocgc ls --help' tells more\n",
-            argv[optind]);
-    return OCGC_EXIT_USAGE;
-  }
+  if (optind != argc)
+    return tool_usage_error("takes no operand ('%s'); 'ocgc ls --help' tells more",
+                            argv[optind]);
+  if (o->no_defaults && o->ndirs == 0)
+    return tool_usage_error("--no-default-dirs lists only the --dir folders: name one with "
+                            "--dir DIR");
+  return 0;
+}
 
-  if (no_defaults && ndirs == 0) {
-    fprintf(stderr, "ocgc ls: --no-default-dirs lists only the --dir folders: name one "
-                    "with --dir DIR\n");
-    return OCGC_EXIT_USAGE;
+/* Pass 2 over the caller's default folders, as the producer chooses them
+ * (libocgc's ocgc_default_dir). */
+static int scan_default_dirs(struct listing *l)
+{
+  char dir[PATH_MAX];
+  unsigned i;
+  int err = 0;
+  for (i = 0; err == 0 && ocgc_default_dir(i, dir, sizeof dir) == 0; i++)
+    err = scan_dir(l, dir, 0);
+  return err;
+}
+
+/* --no-default-dirs: keep only what the folders hold. */
+static void keep_in_dirs(struct listing *l)
+{
+  size_t j = 0, k;
+  for (k = 0; k < l->n; k++) {
+    if (l->v[k].in_dir) l->v[j++] = l->v[k];
+    else free(l->v[k].path);
   }
-  err = scan_procs(&l);
-  if (err == 0 && !no_defaults) {
-    const char *xdg = getenv("XDG_RUNTIME_DIR");
-    unsigned uid = (unsigned)getuid();
-    snprintf(defaults[0], sizeof defaults[0], "%s/ocgc", xdg && xdg[0] == '/' ? xdg : "");
-    snprintf(defaults[1], sizeof defaults[1], "/dev/shm/ocgc-%u", uid);
-    snprintf(defaults[2], sizeof defaults[2], "/tmp/ocgc-%u", uid);
-    for (i = xdg && xdg[0] == '/' ? 0 : 1; i < 3 && err == 0; i++)
-      err = scan_dir(&l, defaults[i], 0);
-  }
-  for (i = 0; i < ndirs && err == 0; i++) err = scan_dir(&l, dirs[i], 1);
-  if (err == 0 && no_defaults) { /* only what the folders hold */
-    size_t j = 0;
-    for (k = 0; k < l.n; k++) {
-      if (l.v[k].in_dir) l.v[j++] = l.v[k];
-      else free(l.v[k].path);
-    }
-    l.n = j;
-  }
-  if (err == 0) {
-    /* Read last, as close to the pruning as can be. */
-    herr = hostmaps_scan(NULL, NULL, &hm);
-    if (herr == -ENOMEM) err = herr;
-    else if (hm != NULL) apply_hostmaps(&l, hm);
-  }
-  if (err) {
-    fprintf(stderr, "ocgc ls: %s\n", strerror(-err));
-    note_rc(&l, OCGC_EXIT_ERROR);
+  l->n = j;
+}
+
+/* Passes 1, 2 and 3 (see the top of the file) into l; *hm and *herr: the
+ * host scan, for --prune.  0 or -ENOMEM. */
+static int scan(struct listing *l, const struct ls_opts *o, struct hostmaps **hm, int *herr)
+{
+  unsigned i;
+  int err = scan_procs(l);
+  if (err == 0 && !o->no_defaults) err = scan_default_dirs(l);
+  for (i = 0; i < o->ndirs && err == 0; i++) err = scan_dir(l, o->dirs[i], 1);
+  if (err == 0 && o->no_defaults) keep_in_dirs(l);
+  if (err) return err;
+  /* Read last, as close to the pruning as can be. */
+  *herr = hostmaps_scan(NULL, NULL, hm);
+  if (*herr == -ENOMEM) return *herr;
+  if (*hm != NULL) apply_hostmaps(l, *hm);
+  return 0;
+}
+
+int cmd_ls(int argc, char **argv)
+{
+  struct ls_opts o;
+  struct listing l = {NULL, 0, 0, 0, 0};
+  struct hostmaps *hm = NULL;
+  int err, herr = 0;
+  size_t k;
+  if ((err = parse_args(argc, argv, &o)) != 0) return err;
+  if ((err = scan(&l, &o, &hm, &herr)) != 0) {
+    tool_say("%s", strerror(-err));
+    note_rc(&l, TOOL_EXIT_ERROR);
   } else {
-    if (do_prune) prune(&l, hm, herr);
+    if (o.prune) prune(&l, hm, herr);
     if (l.n > 1) qsort(l.v, l.n, sizeof l.v[0], cmp_entry);
-    if (json) print_json(&l);
+    if (o.json) print_json(&l);
     else print_table(&l);
     fflush(stdout);
-    if (ferror(stdout)) note_rc(&l, OCGC_EXIT_ERROR);
+    if (ferror(stdout)) note_rc(&l, TOOL_EXIT_ERROR);
   }
   hostmaps_free(hm);
   for (k = 0; k < l.n; k++) free(l.v[k].path);

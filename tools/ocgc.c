@@ -1,14 +1,22 @@
 /* ocgc.c - the `ocgc` command: subcommand dispatch, usage and exit codes.
- * Each subcommand lives in its own file and sees only libocgc's public API. */
+ * Each subcommand lives in its own file (its options, its loop, its
+ * output) over what common.h shares, and sees only libocgc's public API.
+ * This file owns the process's SIGBUS handler (libocgc's, installed once
+ * before any ring is mapped). */
 
 #include <stdio.h>
 #include <string.h>
 
-#include "cmd.h"
+#include "common.h"
 #include "config.h"
-#include "ocgc/consumer.h"
 
-static const struct ocgc_cmd cmds[] = {
+struct cmd {
+  const char *name;
+  const char *summary;
+  int (*run)(int argc, char **argv); /* argv[0] is the subcommand's name */
+};
+
+static const struct cmd cmds[] = {
   {"ls", "list the processes with a GC ring on this host", cmd_ls},
   {"stat", "a row of GC figures per interval, like jstat -gcutil", cmd_stat},
   {"top", "live full-screen view: rates, pause histograms, causes, heap", cmd_top},
@@ -27,14 +35,14 @@ static void usage(FILE *f)
   fprintf(f, "\n'ocgc COMMAND --help' tells more.\n\nExit codes: 0 ok, %d bad arguments, "
           "%d no such file or process,\n%d corrupt or unsupported ring, %d other error, "
           "%d the process has no ring,\n%d the ring's process exited or is gone, "
-          "%d permission denied.\n", OCGC_EXIT_USAGE, OCGC_EXIT_NOTFOUND, OCGC_EXIT_CORRUPT,
-          OCGC_EXIT_ERROR, OCGC_EXIT_NORING, OCGC_EXIT_STALE, OCGC_EXIT_DENIED);
+          "%d permission denied.\n", TOOL_EXIT_USAGE, TOOL_EXIT_NOTFOUND, TOOL_EXIT_CORRUPT,
+          TOOL_EXIT_ERROR, TOOL_EXIT_NORING, TOOL_EXIT_STALE, TOOL_EXIT_DENIED);
 }
 
 int main(int argc, char **argv)
 {
   size_t i;
-  if (argc < 2) { usage(stderr); return OCGC_EXIT_USAGE; }
+  if (argc < 2) { usage(stderr); return TOOL_EXIT_USAGE; }
   if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
     usage(stdout);
     return 0;
@@ -47,20 +55,10 @@ int main(int argc, char **argv)
    * its header becomes an error instead of killing us (consumer.h). */
   if (ocgc_sigbus_install() != 0) fprintf(stderr, "ocgc: cannot install a SIGBUS handler\n");
   for (i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
-    if (strcmp(argv[1], cmds[i].name) == 0) return cmds[i].run(argc - 1, argv + 1);
+    if (strcmp(argv[1], cmds[i].name) == 0) {
+      tool_name = cmds[i].name;
+      return cmds[i].run(argc - 1, argv + 1);
+    }
   fprintf(stderr, "ocgc: unknown command '%s'; 'ocgc --help' lists them\n", argv[1]);
-  return OCGC_EXIT_USAGE;
-}
-
-int ocgc_exit_code(int err)
-{
-  switch (err) {
-  case 0: return 0;
-  case -2 /* ENOENT */: case -3 /* ESRCH */: return OCGC_EXIT_NOTFOUND;
-  case OCGC_E_CORRUPT: case OCGC_E_VERSION: case OCGC_E_TRUNCATED: return OCGC_EXIT_CORRUPT;
-  case OCGC_E_NORING: return OCGC_EXIT_NORING;
-  case OCGC_E_STALE: return OCGC_EXIT_STALE;
-  case -1 /* EPERM */: case -13 /* EACCES */: return OCGC_EXIT_DENIED;
-  default: return OCGC_EXIT_ERROR;
-  }
+  return TOOL_EXIT_USAGE;
 }

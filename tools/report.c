@@ -2,7 +2,8 @@
  * (PID [--duration D]) or of a ring file (--file F), as text or JSON.
  *
  * Owns the command line and the timing of the window; what is printed, and
- * how it is read from libocgc, is report_print.c's (shared with `ocgc run`).
+ * how it is read from libocgc, is report_print.c's (shared with `ocgc run`);
+ * the target, signals and the drain are common.h's.
  *
  * Invariants:
  * - a live window starts with the aggregator's cursor at OCGC_START_NOW and
@@ -17,22 +18,21 @@
 
 #include <errno.h>
 #include <getopt.h>
-#include <inttypes.h>
-#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-#include "cmd.h"
+#include "common.h"
 #include "report.h"
-#include "util.h"
 
 #define POLL_NS UINT64_C(50000000) /* 50 ms */
 #define DEFAULT_DURATION_NS UINT64_C(10000000000)
 
-static volatile sig_atomic_t stop_sig;
-
-static void on_stop(int sig) { stop_sig = sig; }
+struct report_opts {
+  struct tool_target t;
+  int json;
+  uint64_t duration;
+};
 
 static void report_usage(FILE *f)
 {
@@ -61,33 +61,32 @@ static void report_usage(FILE *f)
           REPORT_SCHEMA_VERSION);
 }
 
-/* Follow process [src] for [duration] ns; sets m->ended_early and reason. */
-static int follow_window(struct rep_follow *f, uint64_t duration, struct rep_meta *m)
+/* Follow the process for the window; sets m->ended_early and its reason.
+ * Ctrl-C ends the window early, with a report. */
+static int follow_window(struct ocgc_agg *agg, const struct ocgc_source *src,
+                         struct rep_meta *m)
 {
-  uint64_t t0 = ocgc_now_ns(), now;
+  struct tool_signals sig;
+  uint64_t t0 = tool_now_ns(), now, duration = m->requested_ns;
   int64_t got;
-  int alive;
+  int err = 0;
+  tool_signals_catch(&sig);
   for (;;) {
-    if ((got = rep_follow_poll(f)) < 0) return (int)got;
-    alive = ocgc_source_check_alive(f->src);
-    if (alive == OCGC_E_STALE) {
-      m->ended_early = 1;
-      m->end_reason = "the process exited";
-      break;
-    }
-    if (stop_sig != 0) {
-      m->ended_early = 1;
-      m->end_reason = "interrupted";
-      break;
-    }
-    now = ocgc_now_ns();
+    if ((got = ocgc_agg_poll(agg)) < 0) { err = (int)got; break; }
+    if (!tool_alive(src)) m->end_reason = "the process exited";
+    else if (tool_stop != 0) m->end_reason = "interrupted";
+    if ((m->ended_early = m->end_reason != NULL) != 0) break;
+    now = tool_now_ns();
     if (now - t0 >= duration) break;
-    ocgc_sleep_ns(duration - (now - t0) < POLL_NS ? duration - (now - t0) : POLL_NS);
+    tool_sleep_ns(duration - (now - t0) < POLL_NS ? duration - (now - t0) : POLL_NS);
   }
-  return rep_follow_drain(f, &stop_sig);
+  if (err == 0) err = tool_drain_agg(agg, tool_drain_events(src), &tool_stop);
+  tool_signals_restore(&sig);
+  return err;
 }
 
-int cmd_report(int argc, char **argv)
+/* The options and operands into *o: 0, or the exit code. */
+static int parse_args(int argc, char **argv, struct report_opts *o)
 {
   static const struct option longopts[] = {
     {"json", no_argument, NULL, 'j'},
@@ -97,101 +96,69 @@ int cmd_report(int argc, char **argv)
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
   };
-  struct rep_meta m;
-  struct rep_follow f;
-  struct ocgc_source *src = NULL;
-  struct ocgc_snapshot *base = NULL, *snap = NULL;
-  struct sigaction sa, old_int, old_term;
-  const char *dir = NULL, *file = NULL, *dur_arg = NULL;
-  uint64_t duration = DEFAULT_DURATION_NS;
-  int opt, json = 0, pid = 0, err;
-
-  memset(&m, 0, sizeof m);
+  int opt, duration_given = 0;
+  memset(o, 0, sizeof *o);
+  o->duration = DEFAULT_DURATION_NS;
   optind = 1;
   while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
     switch (opt) {
-    case 'j': json = 1; break;
+    case 'j': o->json = 1; break;
     case 't':
-      dur_arg = optarg;
-      if (ocgc_parse_duration(optarg, &duration) != 0 || duration == 0) {
-        fprintf(stderr, "ocgc report: --duration takes a duration above zero such as 10s, "
-                "500ms or 2m, not '%s'\n", optarg);
-        return OCGC_EXIT_USAGE;
-      }
+      duration_given = 1;
+      if (tool_parse_duration(optarg, &o->duration) != 0 || o->duration == 0)
+        return tool_usage_error("--duration takes a duration above zero such as 10s, 500ms "
+                                "or 2m, not '%s'", optarg);
       break;
-    case 'd': dir = optarg; break;
-    case 'f': file = optarg; break;
-    case 'h': report_usage(stdout); return 0;
-    default: report_usage(stderr); return OCGC_EXIT_USAGE;
+    case 'd': o->t.dir = optarg; break;
+    case 'f': o->t.file = optarg; break;
+    case 'h': report_usage(stdout); exit(0);
+    default: report_usage(stderr); return TOOL_EXIT_USAGE;
     }
   }
-  if (file != NULL) {
-    if (optind != argc) {
-      fprintf(stderr, "ocgc report: give a PID or --file FILE, not both\n");
-      return OCGC_EXIT_USAGE;
-    }
-    if (dir != NULL || dur_arg != NULL) {
-      fprintf(stderr, "ocgc report: --%s goes with a PID, not with --file\n",
-              dir != NULL ? "dir" : "duration");
-      return OCGC_EXIT_USAGE;
-    }
-  } else {
-    if (optind != argc - 1) {
-      if (optind == argc) fprintf(stderr, "ocgc report: give a PID or --file FILE (see --help)\n");
-      else fprintf(stderr, "ocgc report: one PID only, not '%s'\n", argv[optind + 1]);
-      return OCGC_EXIT_USAGE;
-    }
-    pid = ocgc_cmd_parse_pid(argv[optind]);
-    if (pid < 0) {
-      fprintf(stderr, "ocgc report: '%s' is not a process id (for a ring file use --file)\n",
-              argv[optind]);
-      return OCGC_EXIT_USAGE;
-    }
-  }
+  if (o->t.file != NULL && duration_given && optind == argc)
+    return tool_usage_error("--duration goes with a PID, not with --file");
+  return tool_target_operands(&o->t, argc - optind, argv + optind);
+}
 
-  if ((err = ocgc_cmd_open("report", pid, dir, file, &src)) != 0) return ocgc_exit_code(err);
-  m.mode = pid ? REP_PID : REP_FILE;
-  m.pid = pid;
-  m.path = file;
-  m.requested_ns = duration;
-  err = rep_follow_init(&f, src, pid ? OCGC_START_NOW : OCGC_START_OLDEST);
-  if (err) goto out_src;
-
-  if (pid) {
-    /* Ctrl-C ends the window early, with a report. */
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_stop;
-    sigemptyset(&sa.sa_mask);
-    stop_sig = 0;
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
-    err = ocgc_agg_snapshot(f.agg, &base);
-    if (err == 0) err = follow_window(&f, duration, &m);
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
-  } else {
-    err = rep_follow_drain(&f, NULL);
+/* Read the target: the window of a process, or a whole file; then print. */
+static int report(const struct report_opts *o, struct ocgc_source *src, struct rep_meta *m)
+{
+  struct ocgc_agg *agg = NULL;
+  struct ocgc_snapshot *base = NULL, *snap = NULL;
+  int err = rep_agg_new(src, m->mode == REP_PID ? OCGC_START_NOW : OCGC_START_OLDEST, &agg);
+  if (err == 0 && m->mode == REP_PID) {
+    err = ocgc_agg_snapshot(agg, &base);
+    if (err == 0) err = follow_window(agg, src, m);
+  } else if (err == 0) {
+    err = tool_drain_agg(agg, tool_drain_events(src), NULL);
   }
-  if (err == 0) err = ocgc_agg_snapshot(f.agg, &snap);
-  if (err == 0) {
-    err = rep_print(stdout, json, &m, &f, base, snap);
-    if (err) {
-      fprintf(stderr, "ocgc report: writing the report: %s\n", strerror(-err));
-      ocgc_snapshot_free(snap);
-      ocgc_snapshot_free(base);
-      rep_follow_fini(&f);
-      ocgc_source_close(src);
-      return OCGC_EXIT_ERROR;
-    }
+  if (err == 0) err = ocgc_agg_snapshot(agg, &snap);
+  if (err) {
+    err = tool_target_error(&o->t, err);
+  } else if ((err = rep_print(stdout, o->json, m, src, base, snap)) != 0) {
+    tool_say("writing the report: %s", strerror(-err));
+    err = TOOL_EXIT_ERROR;
   }
   ocgc_snapshot_free(snap);
   ocgc_snapshot_free(base);
-  rep_follow_fini(&f);
-out_src:
-  if (err) {
-    if (pid) fprintf(stderr, "ocgc report: process %d: %s\n", pid, ocgc_strerror(err));
-    else fprintf(stderr, "ocgc report: %s: %s\n", file, ocgc_strerror(err));
-  }
+  ocgc_agg_free(agg);
+  return err;
+}
+
+int cmd_report(int argc, char **argv)
+{
+  struct report_opts o;
+  struct rep_meta m;
+  struct ocgc_source *src = NULL;
+  int rc = parse_args(argc, argv, &o);
+  if (rc != 0) return rc;
+  if ((rc = tool_target_open(&o.t, &src)) != 0) return tool_exit_code(rc);
+  memset(&m, 0, sizeof m);
+  m.mode = o.t.pid ? REP_PID : REP_FILE;
+  m.pid = o.t.pid;
+  m.path = o.t.file;
+  m.requested_ns = o.duration;
+  rc = report(&o, src, &m);
   ocgc_source_close(src);
-  return ocgc_exit_code(err);
+  return rc;
 }

@@ -1,5 +1,6 @@
 /* report.h - the GC report that `ocgc report` and `ocgc run` print
- * (private to tools/; code in report_print.c).
+ * (private to tools/): the figures and the text in report_print.c, the
+ * JSON in report_json.c.
  *
  * A report is built from libocgc's public API only: an aggregator over one
  * source and the snapshots it gives (their counters include the span of
@@ -17,23 +18,8 @@
 
 #define REPORT_SCHEMA_VERSION 1
 
-/* What reads the source: its aggregator. */
-struct rep_follow {
-  struct ocgc_source *src;
-  struct ocgc_agg *agg;
-};
-
-/* Make the aggregator over [src], from [start].
- * Returns 0 or a negative error (then nothing is left to free). */
-int rep_follow_init(struct rep_follow *f, struct ocgc_source *src,
-                    enum ocgc_cursor_start start);
-/* One poll of both readers: events the aggregator read, or a negative error. */
-int64_t rep_follow_poll(struct rep_follow *f);
-/* Poll until nothing is left, at most a bounded number of times (a live
- * producer that keeps writing cannot hold us), and no more once *stop
- * (may be NULL) is set; 0 or a negative error. */
-int rep_follow_drain(struct rep_follow *f, const volatile sig_atomic_t *stop);
-void rep_follow_fini(struct rep_follow *f);
+/* The aggregator a report reads [src] with, from [start].  0 or an error. */
+int rep_agg_new(struct ocgc_source *src, enum ocgc_cursor_start start, struct ocgc_agg **out);
 
 /* What the report says about where its figures come from. */
 enum rep_mode {
@@ -58,12 +44,43 @@ struct rep_meta {
 };
 
 /* Print the report of [snap] ([base]: the snapshot at the start of the
- * window, REP_PID only, else NULL) to [out], as text or JSON.  Returns 0
- * or a negative error (from the source). */
-int rep_print(FILE *out, int json, const struct rep_meta *m, const struct rep_follow *f,
+ * window, REP_PID only, else NULL) of [src] to [out], as text or JSON.
+ * Returns 0 or a negative errno (writing failed). */
+int rep_print(FILE *out, int json, const struct rep_meta *m, const struct ocgc_source *src,
               const struct ocgc_snapshot *base, const struct ocgc_snapshot *snap);
 
 /* "SIGKILL" for 9, ... ("SIG?" when unknown). */
 const char *rep_signal_name(int sig);
+
+/* ---- between report_print.c and report_json.c ---------------------------------- */
+
+/* The percentiles a report gives, with their names in JSON and in text. */
+#define REP_NPCTS 7
+extern const double rep_pcts[REP_NPCTS];
+extern const char *const rep_pct_json[REP_NPCTS];
+
+/* Phase ids to look at: every numbering libocgc knows fits (the snapshot
+ * answers NULL beyond its own table). */
+#define REP_MAX_PHASE_ID 64
+
+/* The figures of a report, worked out once for both forms. */
+struct rep_figures {
+  struct ocgc_source_info info;
+  int have_info;
+  int ext;                     /* have_info and an ocgc file */
+  struct ocgc_counters c;      /* newest, with counts made relative */
+  uint64_t start_ns, end_ns;   /* the time the report covers, producer clock */
+  uint64_t wall_ns;
+  int wall_known;
+};
+
+const char *rep_state_name(const struct rep_meta *m, const struct rep_figures *x);
+double rep_share(uint64_t part, uint64_t whole);
+/* Names for causes and phases libocgc has none for: "cause_N", "phase_N". */
+const char *rep_cause_name(unsigned c, char *buf, size_t n);
+const char *rep_phase_name(const struct rep_figures *x, unsigned id, char *buf, size_t n);
+
+void rep_print_json(FILE *out, const struct rep_meta *m, const struct rep_figures *x,
+                    const struct ocgc_snapshot *snap);
 
 #endif /* OCGC_TOOLS_REPORT_H */

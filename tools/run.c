@@ -23,13 +23,14 @@
  *   ocgc itself waits for the child to end and then reports.  A signal the
  *   terminal sent to the whole foreground process group (si_code
  *   SI_KERNEL) already reached the child and is not sent a second time;
- * - whatever happens to the report, ocgc exits with the child's status. */
+ * - whatever happens to the report, ocgc exits with the child's status.
+ * Its signal handling is its own (it forwards; it does not stop): not
+ * common.h's stop flag. */
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,12 +38,10 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
-#include "cmd.h"
+#include "common.h"
 #include "report.h"
-#include "util.h"
 
 #define POLL_NS UINT64_C(50000000)       /* follow the ring every 50 ms */
 #define LOOK_NS UINT64_C(5000000)        /* look for it every 5 ms at first */
@@ -142,31 +141,45 @@ struct run {
   char *dir;
   pid_t pid;
   struct ocgc_source *src;
-  struct rep_follow f;
-  int following;
+  struct ocgc_agg *agg;        /* non-NULL: we follow the ring */
   char ring[4200];
+  int said_noring;             /* the "no GC ring" line was written */
 };
 
 /* Open the ring if it is there now; 1 if we follow it (now or before). */
 static int try_attach(struct run *r)
 {
   int err;
-  if (r->following) return 1;
+  if (r->agg != NULL) return 1;
   if (find_ring(r->dir, r->pid, r->ring, sizeof r->ring) != 0) return 0;
   err = ocgc_source_open_path(r->ring, NULL, &r->src);
-  if (err == 0 && (err = rep_follow_init(&r->f, r->src, OCGC_START_OLDEST)) != 0) {
+  if (err == 0 && (err = rep_agg_new(r->src, OCGC_START_OLDEST, &r->agg)) != 0) {
     ocgc_source_close(r->src);
     r->src = NULL;
   }
-  if (err) {
-    /* ENOENT: it came and went (a child that exited without PRESERVE):
-     * look again next time */
-    if (err != -ENOENT)
-      fprintf(stderr, "ocgc run: %s: %s\n", r->ring, ocgc_strerror(err));
-    return 0;
-  }
-  r->following = 1;
-  return 1;
+  /* ENOENT: it came and went (a child that exited without PRESERVE): look
+   * again next time */
+  if (err && err != -ENOENT) tool_say("%s: %s", r->ring, ocgc_strerror(err));
+  return err == 0;
+}
+
+/* The child's end of the pipe: reset the signals, set the environment,
+ * exec; on failure, errno through the pipe. */
+static void exec_child(const char *dir, char **argv, int fd)
+{
+  struct sigaction sa;
+  size_t i;
+  int e;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = SIG_DFL;
+  for (i = 0; i < NFORWARDED; i++) sigaction(forwarded[i], &sa, NULL);
+  unsetenv("OCGC_DISABLE");
+  if (setenv("OCAML_RUNTIME_EVENTS_DIR", dir, 1) == 0 &&
+      setenv("OCAML_RUNTIME_EVENTS_PRESERVE", "1", 1) == 0)
+    execvp(argv[0], argv);
+  e = errno;
+  if (write(fd, &e, sizeof e) < 0) { /* nothing more we can do */ }
+  _exit(e == ENOENT ? 127 : 126);
 }
 
 /* Start argv[0] with the ring on in r->dir; the pid, or -1 (said why, and
@@ -176,97 +189,112 @@ static pid_t start_child(struct run *r, char **argv, int *code)
   int fds[2], e = 0;
   ssize_t got;
   pid_t pid;
+  *code = TOOL_EXIT_ERROR;
   if (pipe2(fds, O_CLOEXEC) != 0) {
-    fprintf(stderr, "ocgc run: pipe: %s\n", strerror(errno));
-    *code = OCGC_EXIT_ERROR;
+    tool_say("pipe: %s", strerror(errno));
     return -1;
   }
-  pid = fork();
-  if (pid < 0) {
-    fprintf(stderr, "ocgc run: fork: %s\n", strerror(errno));
+  if ((pid = fork()) < 0) {
+    tool_say("fork: %s", strerror(errno));
     close(fds[0]);
     close(fds[1]);
-    *code = OCGC_EXIT_ERROR;
     return -1;
   }
   if (pid == 0) {
-    size_t i;
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = SIG_DFL;
-    for (i = 0; i < NFORWARDED; i++) sigaction(forwarded[i], &sa, NULL);
     close(fds[0]);
-    unsetenv("OCGC_DISABLE");
-    if (setenv("OCAML_RUNTIME_EVENTS_DIR", r->dir, 1) == 0 &&
-        setenv("OCAML_RUNTIME_EVENTS_PRESERVE", "1", 1) == 0)
-      execvp(argv[0], argv);
-    e = errno;
-    if (write(fds[1], &e, sizeof e) < 0) { /* nothing more we can do */ }
-    _exit(e == ENOENT ? 127 : 126);
+    exec_child(r->dir, argv, fds[1]);
   }
   close(fds[1]);
   child_pid = pid; /* from now on, signals to us are passed on */
   /* The pipe closes at exec (O_CLOEXEC): nothing to read means it ran. */
   do got = read(fds[0], &e, sizeof e); while (got < 0 && errno == EINTR);
   close(fds[0]);
-  if (got == (ssize_t)sizeof e) {
-    child_pid = 0;
-    fprintf(stderr, "ocgc run: cannot run %s: %s\n", argv[0], strerror(e));
-    while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-      ;
-    *code = e == ENOENT ? 127 : 126;
-    return -1;
-  }
-  return pid;
+  if (got != (ssize_t)sizeof e) return pid;
+  child_pid = 0;
+  tool_say("cannot run %s: %s", argv[0], strerror(e));
+  while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+    ;
+  *code = e == ENOENT ? 127 : 126;
+  return -1;
 }
 
-int cmd_run(int argc, char **argv)
+/* Follow the ring (once it is there) until the child ends: its wait
+ * status in *status, 0; or -1 if waitpid failed (said why). */
+static int follow_child(struct run *r, const char *cmd, int *status)
 {
-  static const struct option longopts[] = {
-    {"json", no_argument, NULL, 'j'},
-    {"output", required_argument, NULL, 'o'},
-    {"help", no_argument, NULL, 'h'},
-    {NULL, 0, NULL, 0},
-  };
-  struct sigaction sa, old[NFORWARDED];
-  struct ocgc_snapshot *snap = NULL;
-  struct rep_meta m;
-  struct run r;
-  const char *output = NULL;
-  FILE *out = stderr;
-  uint64_t t0;
-  int opt, json = 0, status = 0, code = 0, said_noring = 0, err = 0;
-  size_t i;
-  pid_t w;
-
-  memset(&r, 0, sizeof r);
-  memset(&m, 0, sizeof m);
-  optind = 1;
-  /* "+": options end at CMD, whose own options are its business */
-  while ((opt = getopt_long(argc, argv, "+ho:", longopts, NULL)) != -1) {
-    switch (opt) {
-    case 'j': json = 1; break;
-    case 'o': output = optarg; break;
-    case 'h': run_usage(stdout); return 0;
-    default: run_usage(stderr); return OCGC_EXIT_USAGE;
+  uint64_t t0 = tool_now_ns();
+  int err = 0;
+  for (;;) {
+    pid_t w = waitpid(r->pid, status, WNOHANG);
+    if (w == r->pid) return 0;
+    if (w < 0 && errno != EINTR) {
+      tool_say("waitpid: %s", strerror(errno));
+      return -1;
     }
+    if (try_attach(r)) {
+      int64_t got = ocgc_agg_poll(r->agg);
+      if (got < 0 && err == 0) {
+        err = (int)got;
+        tool_say("%s: %s (reading on)", r->ring, ocgc_strerror(err));
+      }
+      tool_sleep_ns(POLL_NS);
+      continue;
+    }
+    if (!r->said_noring && tool_now_ns() - t0 >= NORING_NS) {
+      tool_say("%s has no GC ring after 1 s: it is not an OCaml program linked with "
+               "-runtime-variant _ocgc (or run by ocamlrun_ocgc); running it without a "
+               "report", cmd);
+      r->said_noring = 1;
+    }
+    tool_sleep_ns(r->said_noring ? POLL_NS : LOOK_NS);
   }
-  if (optind >= argc) {
-    fprintf(stderr, "ocgc run: give the program to run: ocgc run [--] CMD [ARGS...]\n");
-    return OCGC_EXIT_USAGE;
-  }
-  if (output != NULL && (out = fopen(output, "we")) == NULL) {
-    fprintf(stderr, "ocgc run: %s: %s\n", output, strerror(errno));
-    return errno == ENOENT ? OCGC_EXIT_NOTFOUND : errno == EACCES ? OCGC_EXIT_DENIED
-                                                                   : OCGC_EXIT_ERROR;
-  }
-  if ((r.dir = make_ring_dir()) == NULL) {
-    fprintf(stderr, "ocgc run: cannot make a folder for the ring (in $XDG_RUNTIME_DIR, "
-            "/dev/shm, $TMPDIR or /tmp): %s\n", strerror(errno));
-    if (out != stderr) fclose(out);
-    return OCGC_EXIT_ERROR;
-  }
+}
 
+/* How the child ended, into m; the status ocgc exits with. */
+static int child_status(int status, struct rep_meta *m)
+{
+  m->ended_ns = tool_now_ns();
+  m->has_status = 1;
+  if (WIFSIGNALED(status)) {
+    m->signal = WTERMSIG(status);
+    m->exit_code = -1;
+    m->core_dumped = WCOREDUMP(status) ? 1 : 0;
+    return 128 + m->signal;
+  }
+  m->exit_code = WEXITSTATUS(status);
+  return m->exit_code;
+}
+
+/* The report, once the child has ended. */
+static void final_report(struct run *r, FILE *out, int json, struct rep_meta *m)
+{
+  struct ocgc_snapshot *snap = NULL;
+  int err;
+  /* The ring is still there (PRESERVE) if it came after our last look. */
+  if (!try_attach(r)) {
+    if (!r->said_noring)
+      tool_say("%s has no GC ring: it is not an OCaml program linked with -runtime-variant "
+               "_ocgc (or run by ocamlrun_ocgc); no report", m->command[0]);
+    return;
+  }
+  if ((err = tool_drain_agg(r->agg, tool_drain_events(r->src), NULL)) != 0 ||
+      (err = ocgc_agg_snapshot(r->agg, &snap)) != 0)
+    tool_say("%s: %s", r->ring, ocgc_strerror(err));
+  else if ((err = rep_print(out, json, m, r->src, NULL, snap)) != 0)
+    tool_say("writing the report: %s", strerror(-err));
+  ocgc_snapshot_free(snap);
+}
+
+/* Run the program and report; the status to exit with. */
+static int run(struct run *r, char **argv, FILE *out, int json)
+{
+  struct sigaction sa, old[NFORWARDED];
+  struct rep_meta m;
+  int status = 0, code = 0;
+  size_t i;
+  memset(&m, 0, sizeof m);
+  m.mode = REP_RUN;
+  m.command = argv;
   /* Handlers before the fork, so no signal falls between; the child puts
    * the defaults back before exec. */
   memset(&sa, 0, sizeof sa);
@@ -275,74 +303,69 @@ int cmd_run(int argc, char **argv)
   sigemptyset(&sa.sa_mask);
   child_pid = 0;
   for (i = 0; i < NFORWARDED; i++) sigaction(forwarded[i], &sa, &old[i]);
-
-  t0 = ocgc_now_ns();
-  r.pid = start_child(&r, argv + optind, &code);
-  if (r.pid < 0) goto out;
-
-  for (;;) {
-    w = waitpid(r.pid, &status, WNOHANG);
-    if (w == r.pid) break;
-    if (w < 0 && errno != EINTR) {
-      fprintf(stderr, "ocgc run: waitpid: %s\n", strerror(errno));
-      code = OCGC_EXIT_ERROR;
-      goto out;
-    }
-    if (try_attach(&r)) {
-      int64_t got = rep_follow_poll(&r.f);
-      if (got < 0 && err == 0) {
-        err = (int)got;
-        fprintf(stderr, "ocgc run: %s: %s (reading on)\n", r.ring, ocgc_strerror(err));
-      }
-      ocgc_sleep_ns(POLL_NS);
+  if ((r->pid = start_child(r, argv, &code)) >= 0) {
+    if (follow_child(r, argv[0], &status) == 0) {
+      child_pid = 0;
+      code = child_status(status, &m);
+      final_report(r, out, json, &m);
     } else {
-      if (!said_noring && ocgc_now_ns() - t0 >= NORING_NS) {
-        fprintf(stderr, "ocgc run: %s has no GC ring after 1 s: it is not an OCaml program "
-                "linked with -runtime-variant _ocgc (or run by ocamlrun_ocgc); running it "
-                "without a report\n", argv[optind]);
-        said_noring = 1;
-      }
-      ocgc_sleep_ns(said_noring ? POLL_NS : LOOK_NS);
+      code = TOOL_EXIT_ERROR;
     }
   }
-  child_pid = 0;
-  m.ended_ns = ocgc_now_ns();
-  if (WIFSIGNALED(status)) {
-    m.signal = WTERMSIG(status);
-    m.exit_code = -1;
-    m.core_dumped = WCOREDUMP(status) ? 1 : 0;
-    code = 128 + m.signal;
-  } else {
-    m.exit_code = WEXITSTATUS(status);
-    code = m.exit_code;
-  }
-  m.has_status = 1;
-
-  /* The ring is still there (PRESERVE) if it came after our last look. */
-  if (!try_attach(&r)) {
-    if (!said_noring)
-      fprintf(stderr, "ocgc run: %s has no GC ring: it is not an OCaml program linked with "
-              "-runtime-variant _ocgc (or run by ocamlrun_ocgc); no report\n", argv[optind]);
-    goto out;
-  }
-  if ((err = rep_follow_drain(&r.f, NULL)) == 0 && (err = ocgc_agg_snapshot(r.f.agg, &snap)) == 0) {
-    m.mode = REP_RUN;
-    m.command = argv + optind;
-    if ((err = rep_print(out, json, &m, &r.f, NULL, snap)) != 0)
-      fprintf(stderr, "ocgc run: writing the report: %s\n", strerror(-err));
-  } else {
-    fprintf(stderr, "ocgc run: %s: %s\n", r.ring, ocgc_strerror(err));
-  }
-
-out:
   child_pid = 0;
   for (i = 0; i < NFORWARDED; i++) sigaction(forwarded[i], &old[i], NULL);
-  ocgc_snapshot_free(snap);
-  if (r.following) rep_follow_fini(&r.f);
+  return code;
+}
+
+/* The options into *json and *output; 0, or the exit code. */
+static int parse_args(int argc, char **argv, int *json, const char **output)
+{
+  static const struct option longopts[] = {
+    {"json", no_argument, NULL, 'j'},
+    {"output", required_argument, NULL, 'o'},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+  };
+  int opt;
+  optind = 1;
+  /* "+": options end at CMD, whose own options are its business */
+  while ((opt = getopt_long(argc, argv, "+ho:", longopts, NULL)) != -1) {
+    switch (opt) {
+    case 'j': *json = 1; break;
+    case 'o': *output = optarg; break;
+    case 'h': run_usage(stdout); exit(0);
+    default: run_usage(stderr); return TOOL_EXIT_USAGE;
+    }
+  }
+  if (optind >= argc)
+    return tool_usage_error("give the program to run: ocgc run [--] CMD [ARGS...]");
+  return 0;
+}
+
+int cmd_run(int argc, char **argv)
+{
+  const char *output = NULL;
+  FILE *out = stderr;
+  struct run r;
+  int json = 0, code = parse_args(argc, argv, &json, &output);
+  if (code != 0) return code;
+  if (output != NULL && (out = fopen(output, "we")) == NULL) {
+    int e = errno;
+    tool_say("%s: %s", output, strerror(e));
+    return tool_exit_code(-e);
+  }
+  memset(&r, 0, sizeof r);
+  if ((r.dir = make_ring_dir()) == NULL) {
+    tool_say("cannot make a folder for the ring (in $XDG_RUNTIME_DIR, /dev/shm, $TMPDIR or "
+             "/tmp): %s", strerror(errno));
+    code = TOOL_EXIT_ERROR;
+  } else {
+    code = run(&r, argv + optind, out, json);
+  }
+  ocgc_agg_free(r.agg);
   ocgc_source_close(r.src);
-  remove_ring_dir(r.dir);
+  if (r.dir != NULL) remove_ring_dir(r.dir);
   free(r.dir);
-  if (out != stderr && fclose(out) != 0)
-    fprintf(stderr, "ocgc run: %s: %s\n", output, strerror(errno));
+  if (out != stderr && fclose(out) != 0) tool_say("%s: %s", output, strerror(errno));
   return code;
 }

@@ -1,49 +1,41 @@
 /* stat.c - `ocgc stat PID [INTERVAL [COUNT]]`: one row of GC figures per
  * interval, like `jstat -gcutil`, as a table, JSON lines or CSV.
  *
- * What it owns: attaching to one live process (ocgc_cmd_open), one
- * aggregator started at OCGC_START_NOW, and two snapshots: the one taken at
- * the end of the previous interval and the one just taken.  Every row is
- * the difference between those two, so each row covers exactly the time
- * between two snapshots and the rows add up: the sum of a counter over the
- * rows equals its growth since the attach (the counters of ocgc files come
- * from the producer's exact totals, so this holds even when events were
- * lost; --json prints the integer counts so that scripts can check it).
+ * What it owns: its options, one aggregator started at OCGC_START_NOW over
+ * the target (common.h opens it), two snapshots (the one taken at the end
+ * of the previous interval and the one just taken) and the rows.  Every
+ * row is the difference between those two, so each row covers exactly the
+ * time between two snapshots and the rows add up: the sum of a counter over
+ * the rows equals its growth since the attach (the counters of ocgc files
+ * come from the producer's exact totals, so this holds even when events
+ * were lost; --json prints the integer counts so that scripts can check
+ * it).
  *
- * Pause percentiles of one interval: libocgc's snapshots hold cumulative
- * pause histograms and the public API has no histogram subtraction, so the
- * interval's distribution is read as the difference of the two cumulative
- * histograms through ocgc_hist_count_le(): the k-th smallest pause of the
- * interval is the smallest v with le_new(v) - le_old(v) >= k, found by
- * binary search (le is monotone in v, and new = old + the interval's
- * pauses).  It agrees with ocgc_hist_percentile() on a histogram of the
- * interval alone, bucket for bucket (0.1%), except for two small effects:
- * each histogram caps its top bucket at its own max, so near the older max
- * the difference can be off by one within 0.1% of it; and a snapshot
- * counts the last pause provisionally (it could still grow if a collection
- * began within the aggregator's pause gap), so a pause that grew after a
- * snapshot is seen at its final length in the next interval and its
- * provisional length is taken away from it.  The interval's max is exact
- * whenever it is a new overall max (the common case for a max worth
- * reading); otherwise it comes from the same search.
+ * Pause percentiles of one interval: the snapshots hold cumulative pause
+ * histograms; the interval's is the newer copied, minus the older
+ * (ocgc_hist_sub), read with ocgc_hist_percentile(): exact to bucket
+ * precision (0.1%), and its max is exact whenever it is a new overall max.
+ * A snapshot counts the last pause provisionally (a collection may still
+ * join its stop), so when that pause grew after the older snapshot, the
+ * older is no earlier copy of the newer and the subtraction refuses: then
+ * the interval's k-th pause is read bucket by bucket from the difference of
+ * the two cumulative counts (ocgc_hist_iter and ocgc_hist_count_le), which
+ * takes the provisional length away and sees the final one.
  *
  * Invariants: rows are printed only from two snapshots of the same
- * aggregator; the aggregator is polled every TICK (or the interval, when
+ * aggregator; the aggregator is drained every TICK (or the interval, when
  * shorter) so the ring does not overflow between rows; interval ends are
  * scheduled from the attach time (start + k * interval), so rows do not
- * drift; SIGINT and SIGTERM only set a flag, and the main loop ends cleanly
+ * drift; SIGINT and SIGTERM only set a flag, and the loop ends cleanly
  * (exit 0) after freeing everything, without printing the interval in
  * progress (as jstat).  When the process exits (or is killed) the interval
- * in progress is printed as a last, shorter row and stat exits 0; a stock
- * OCaml 5 file has no identity to check, so there the pid's existence
- * tells.  Rates are over the producer's clock between the snapshots
- * (interval_s); time_s is ocgc's own clock since the attach. */
+ * in progress is printed as a last, shorter row and stat exits 0.  Rates
+ * are over the producer's clock between the snapshots (interval_s); time_s
+ * is ocgc's own clock since the attach. */
 
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
-#include <limits.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,22 +43,21 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cmd.h"
-#include "util.h"
+#include "common.h"
+#include "json.h"
 
 #define TICK_NS UINT64_C(50000000) /* poll the ring at least every 50 ms */
 #define HEADER_EVERY 20            /* rows between headers when not on a tty */
-#define HIST_TOP_NS UINT64_C(3600000000000) /* histograms stop at an hour */
 #define MB 1e6
 
 enum stat_format { FMT_TABLE, FMT_JSON, FMT_CSV };
 
-static volatile sig_atomic_t stop_signal;
-
-static void on_signal(int sig)
-{
-  stop_signal = sig;
-}
+struct stat_opts {
+  struct tool_target t;
+  enum stat_format fmt;
+  int timestamp;
+  uint64_t interval_ns, count;
+};
 
 /* One row: what happened between two snapshots. */
 struct row {
@@ -86,46 +77,50 @@ static uint64_t delta(uint64_t newer, uint64_t older)
   return newer >= older ? newer - older : 0;
 }
 
-/* Pauses <= v recorded between the older and the newer snapshot. */
-static uint64_t le_diff(const struct ocgc_hist *older, const struct ocgc_hist *newer, uint64_t v)
-{
-  return delta(ocgc_hist_count_le(newer, v), ocgc_hist_count_le(older, v));
-}
-
-/* The smallest v in [1, hi] with le_diff(v) >= rank (see the top of the
- * file); hi when none is. */
+/* The smallest bucket top t (capped at [max]) with at least [rank] pauses
+ * <= t recorded between [older] and [newer]: the fallback of the top of the
+ * file, for an older snapshot whose provisional pause grew since. */
 static uint64_t rank_value(const struct ocgc_hist *older, const struct ocgc_hist *newer,
-                           uint64_t rank, uint64_t hi)
+                           uint64_t rank, uint64_t max)
 {
-  uint64_t lo = 0; /* le_diff(lo) < rank, or lo == 0 */
-  while (hi - lo > 1) {
-    uint64_t mid = lo + (hi - lo) / 2;
-    if (le_diff(older, newer, mid) >= rank) hi = mid;
-    else lo = mid;
-  }
-  return hi;
+  struct ocgc_hist_iter it;
+  ocgc_hist_iter_init(&it, newer);
+  while (ocgc_hist_iter_next(&it))
+    if (delta(it.cumulative, ocgc_hist_count_le(older, it.highest)) >= rank)
+      return it.highest < max ? it.highest : max;
+  return max;
 }
 
+/* Percentile [pct] of [n] pauses by rank: ceil(pct/100 * n), at least 1. */
+static uint64_t pct_rank(uint64_t n, unsigned pct)
+{
+  uint64_t rank = (n * pct + 99) / 100;
+  return rank ? rank : 1;
+}
+
+/* The pauses of the interval into r; [scratch]: a histogram of ours. */
 static void interval_pauses(const struct ocgc_snapshot *older, const struct ocgc_snapshot *newer,
-                            uint64_t n, struct row *r)
+                            struct ocgc_hist *scratch, struct row *r)
 {
   const struct ocgc_hist *ho = ocgc_snapshot_pauses(older);
   const struct ocgc_hist *hn = ocgc_snapshot_pauses(newer);
-  uint64_t max, rank;
-  r->have_pauses = n > 0;
-  if (n == 0) return;
-  if (ocgc_hist_max(hn) > ocgc_hist_max(ho)) max = ocgc_hist_max(hn);
-  else max = rank_value(ho, hn, n, HIST_TOP_NS);
-  r->max_ns = max;
-  /* rank of the p-th percentile: ceil(p/100 * n), at least 1 */
-  rank = (n * 50 + 99) / 100;
-  r->p50_ns = rank_value(ho, hn, rank ? rank : 1, max);
-  rank = (n * 99 + 99) / 100;
-  r->p99_ns = rank_value(ho, hn, rank ? rank : 1, max);
+  r->have_pauses = r->pauses > 0;
+  if (r->pauses == 0) return;
+  if (ocgc_hist_copy(scratch, hn) == 0 && ocgc_hist_sub(scratch, ho) == 0 &&
+      ocgc_hist_count(scratch) > 0) {
+    r->max_ns = ocgc_hist_max(scratch);
+    r->p50_ns = ocgc_hist_percentile(scratch, 50);
+    r->p99_ns = ocgc_hist_percentile(scratch, 99);
+    return;
+  }
+  r->max_ns = ocgc_hist_max(hn) > ocgc_hist_max(ho) ? ocgc_hist_max(hn)
+              : rank_value(ho, hn, r->pauses, ocgc_hist_max(hn));
+  r->p50_ns = rank_value(ho, hn, pct_rank(r->pauses, 50), r->max_ns);
+  r->p99_ns = rank_value(ho, hn, pct_rank(r->pauses, 99), r->max_ns);
 }
 
 static void make_row(const struct ocgc_snapshot *older, const struct ocgc_snapshot *newer,
-                     double time_s, struct row *r)
+                     struct ocgc_hist *scratch, double time_s, struct row *r)
 {
   struct ocgc_counters o, n;
   unsigned k;
@@ -148,7 +143,7 @@ static void make_row(const struct ocgc_snapshot *older, const struct ocgc_snapsh
    * rates are left at 0 while the counts still add up. */
   if (ocgc_rates(older, newer, &r->rates) == 0) r->interval_s = r->rates.seconds;
   else memset(&r->rates, 0, sizeof r->rates);
-  interval_pauses(older, newer, r->pauses, r);
+  interval_pauses(older, newer, scratch, r);
 }
 
 /* ---- printing ------------------------------------------------------------------ */
@@ -216,18 +211,29 @@ static void row_fields(const struct row *r, struct field f[NFIELDS])
   for (i = 0; i < NFIELDS; i++) f[i].name = field_names[i];
 }
 
-/* One field's value: a percentile of an interval without pauses is null
- * in JSON and empty in CSV. */
-static void print_value(const struct row *r, const struct field *f, int json)
+/* One field in CSV: a percentile of an interval without pauses is empty. */
+static void csv_value(const struct row *r, const struct field *f)
 {
   switch (f->kind) {
   case F_U64: printf("%" PRIu64, f->u); break;
   case F_DBL: printf("%.*f", f->prec, f->d); break;
+  case F_US: if (r->have_pauses) printf("%.3f", (double)f->u / 1e3); break;
+  case F_BOOL: printf("%s", f->u ? "1" : "0"); break;
+  }
+}
+
+/* One field in JSON: a percentile of an interval without pauses is null. */
+static void json_value(struct json *j, const struct row *r, const struct field *f)
+{
+  json_key(j, f->name);
+  switch (f->kind) {
+  case F_U64: json_u64(j, f->u); break;
+  case F_DBL: json_double(j, f->prec, f->d); break;
   case F_US:
-    if (r->have_pauses) printf("%.3f", (double)f->u / 1e3);
-    else if (json) printf("null");
+    if (r->have_pauses) json_double(j, 3, (double)f->u / 1e3);
+    else json_null(j);
     break;
-  case F_BOOL: printf("%s", json ? (f->u ? "true" : "false") : (f->u ? "1" : "0")); break;
+  case F_BOOL: json_bool(j, f->u != 0); break;
   }
 }
 
@@ -274,6 +280,7 @@ static void print_table_row(struct out *o, const struct row *r)
 static void print_row(struct out *o, const struct row *r)
 {
   struct field f[NFIELDS];
+  struct json j;
   unsigned i;
   row_fields(r, f);
   switch (o->fmt) {
@@ -282,18 +289,19 @@ static void print_row(struct out *o, const struct row *r)
     break;
   case FMT_JSON:
     /* time_s is always there: a line of JSON should say when it was. */
-    printf("{\"time_s\": %.6f", r->time_s);
-    for (i = 0; i < NFIELDS; i++) {
-      printf(", \"%s\": ", f[i].name);
-      print_value(r, &f[i], 1);
-    }
-    printf("}\n");
+    json_init_file(&j, stdout, 0);
+    json_obj(&j, JSON_INLINE);
+    json_key(&j, "time_s");
+    json_double(&j, 6, r->time_s);
+    for (i = 0; i < NFIELDS; i++) json_value(&j, r, &f[i]);
+    json_obj_end(&j);
+    json_raw(&j, "\n");
     break;
   case FMT_CSV:
     if (o->timestamp) printf("%.6f,", r->time_s);
     for (i = 0; i < NFIELDS; i++) {
       if (i) putchar(',');
-      print_value(r, &f[i], 0);
+      csv_value(r, &f[i]);
     }
     printf("\n");
     break;
@@ -304,23 +312,32 @@ static void print_row(struct out *o, const struct row *r)
 
 /* ---- the loop -------------------------------------------------------------------- */
 
+/* What the loop holds. */
+struct stat_run {
+  const struct stat_opts *opts;
+  struct ocgc_source *src;
+  struct ocgc_agg *agg;
+  struct ocgc_snapshot *prev;    /* at the end of the previous interval */
+  struct ocgc_hist *scratch;     /* the interval's pauses */
+  uint64_t start, drain_max;
+  struct out out;
+};
+
 /* Sleep until CLOCK_MONOTONIC [when] or a signal. */
 static void sleep_until(uint64_t when)
 {
   struct timespec ts;
   ts.tv_sec = (time_t)(when / 1000000000u);
   ts.tv_nsec = (long)(when % 1000000000u);
-  while (!stop_signal && clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+  while (!tool_stop && clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
     ;
 }
 
 /* Read everything written since the last poll (bounded: a producer that
  * writes as fast as we read cannot keep us here, nor from a signal). */
-static uint64_t drain_max; /* ocgc_drain_events() of the source */
-
-static int drain(struct ocgc_agg *agg)
+static int drain(struct stat_run *s)
 {
-  return ocgc_drain_agg(agg, drain_max, &stop_signal);
+  return tool_drain_agg(s->agg, s->drain_max, &tool_stop);
 }
 
 static unsigned table_height(void)
@@ -329,6 +346,67 @@ static unsigned table_height(void)
   if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row > 2)
     return ws.ws_row - 1u; /* leave the header's line */
   return HEADER_EVERY;
+}
+
+/* The row of the interval that ends now. */
+static int print_interval(struct stat_run *s)
+{
+  struct ocgc_snapshot *cur;
+  struct row r;
+  int err = ocgc_agg_snapshot(s->agg, &cur);
+  if (err) return err;
+  make_row(s->prev, cur, s->scratch, (double)(tool_now_ns() - s->start) / 1e9, &r);
+  print_row(&s->out, &r);
+  ocgc_snapshot_free(s->prev);
+  s->prev = cur;
+  return 0;
+}
+
+/* Rows until COUNT, the process's end or a signal. */
+static int loop(struct stat_run *s)
+{
+  uint64_t interval = s->opts->interval_ns, now, next_row = s->start + interval;
+  uint64_t tick = interval < TICK_NS ? interval : TICK_NS;
+  int err = 0, last = 0;
+  while (!last && !tool_stop) {
+    now = tool_now_ns();
+    sleep_until(now + tick < next_row ? now + tick : next_row);
+    if (tool_stop) break;
+    if ((err = drain(s)) != 0) break;
+    /* Gone or exited: read what it wrote last and print the partial row. */
+    if ((last = !tool_alive(s->src)) != 0) {
+      if ((err = drain(s)) != 0) break;
+    } else if (tool_now_ns() < next_row) {
+      continue;
+    }
+    if ((err = print_interval(s)) != 0) break;
+    next_row += interval;
+    /* Behind by more than an interval (suspended, or a slow terminal):
+     * start the schedule again rather than print a burst of rows. */
+    if ((now = tool_now_ns()) > next_row) next_row = now + interval;
+    if (s->opts->count != 0 && s->out.rows >= s->opts->count) break;
+  }
+  return err;
+}
+
+/* Attach, take the first snapshot, print the header, and loop. */
+static int run(struct stat_run *s)
+{
+  struct ocgc_agg_opts ao = OCGC_OPTS_INIT(struct ocgc_agg_opts);
+  struct tool_signals sig;
+  int err;
+  ao.start = OCGC_START_NOW;
+  s->drain_max = tool_drain_events(s->src);
+  if ((err = ocgc_hist_new(&s->scratch)) != 0 || (err = ocgc_agg_new(s->src, &ao, &s->agg)) != 0 ||
+      (err = ocgc_agg_snapshot(s->agg, &s->prev)) != 0)
+    return err;
+  tool_signals_catch(&sig);
+  if (s->out.fmt == FMT_TABLE) s->out.header_every = table_height();
+  print_header(&s->out);
+  fflush(stdout);
+  err = loop(s);
+  tool_signals_restore(&sig);
+  return err;
 }
 
 static void stat_usage(FILE *f)
@@ -348,8 +426,9 @@ static void stat_usage(FILE *f)
           "  PROMO%%      promoted / allocated\n"
           "  GC%%         share of the time spent in collections\n"
           "  P50_us P99_us MAX_us\n"
-          "              pauses (collections back to back are one pause) that ended\n"
-          "              in the interval, in microseconds ('-': none)\n"
+          "              pauses (each a stop of the program for the GC: the\n"
+          "              collections of one stop are one pause) that ended in\n"
+          "              the interval, in microseconds ('-': none)\n"
           "  HEAP_MB     major heap size at the end of the interval\n"
           "  LOST        events overwritten before ocgc read them (the counters\n"
           "              stay exact; pauses in lost events are missing)\n\n"
@@ -367,7 +446,8 @@ static void stat_usage(FILE *f)
           HEADER_EVERY);
 }
 
-int cmd_stat(int argc, char **argv)
+/* The options and operands into *o: 0, or the exit code. */
+static int parse_args(int argc, char **argv, struct stat_opts *o)
 {
   static const struct option longopts[] = {
     {"timestamp", no_argument, NULL, 't'},
@@ -377,120 +457,51 @@ int cmd_stat(int argc, char **argv)
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
   };
-  struct ocgc_agg_opts ao = OCGC_OPTS_INIT(struct ocgc_agg_opts);
-  struct ocgc_source *src = NULL;
-  struct ocgc_agg *agg = NULL;
-  struct ocgc_snapshot *prev = NULL, *cur = NULL;
-  struct sigaction sa;
-  struct out o = {FMT_TABLE, 0, 0, 0};
-  const char *dir = NULL;
-  uint64_t interval = UINT64_C(1000000000), count = 0, start, next_row, now, tick;
-  int opt, pid, err, alive, done = 0, rc = 0;
-
+  int opt, n;
+  memset(o, 0, sizeof *o);
+  o->interval_ns = UINT64_C(1000000000);
   optind = 1;
   while ((opt = getopt_long(argc, argv, "th", longopts, NULL)) != -1) {
     switch (opt) {
-    case 't': o.timestamp = 1; break;
-    case 'j': o.fmt = FMT_JSON; break;
-    case 'c': o.fmt = FMT_CSV; break;
-    case 'd': dir = optarg; break;
-    case 'h': stat_usage(stdout); return 0;
-    default: stat_usage(stderr); return OCGC_EXIT_USAGE;
+    case 't': o->timestamp = 1; break;
+    case 'j': o->fmt = FMT_JSON; break;
+    case 'c': o->fmt = FMT_CSV; break;
+    case 'd': o->t.dir = optarg; break;
+    case 'h': stat_usage(stdout); exit(0);
+    default: stat_usage(stderr); return TOOL_EXIT_USAGE;
     }
   }
-  if (optind >= argc || argc - optind > 3) {
-    fprintf(stderr, "ocgc stat: usage: ocgc stat [options] PID [INTERVAL [COUNT]] "
-            "('ocgc stat --help' tells more)\n");
-    return OCGC_EXIT_USAGE;
-  }
-  pid = ocgc_cmd_parse_pid(argv[optind]);
-  if (pid < 0) {
-    fprintf(stderr, "ocgc stat: '%s' is not a process id ('ocgc ls' lists the "
-            "attachable processes)\n", argv[optind]);
-    return OCGC_EXIT_USAGE;
-  }
-  if (argc - optind >= 2 &&
-      (ocgc_parse_duration(argv[optind + 1], &interval) != 0 || interval < 1000000u)) {
-    fprintf(stderr, "ocgc stat: INTERVAL is a duration of at least 1ms, such as 1, "
-            "0.5s or 200ms, not '%s'\n", argv[optind + 1]);
-    return OCGC_EXIT_USAGE;
-  }
-  if (argc - optind == 3) {
-    char *end;
-    errno = 0;
-    count = strtoull(argv[optind + 2], &end, 10);
-    if (argv[optind + 2][0] < '0' || argv[optind + 2][0] > '9' || *end != '\0' ||
-        errno != 0 || count == 0) {
-      fprintf(stderr, "ocgc stat: COUNT is a number of rows (1 or more), not '%s'\n",
-              argv[optind + 2]);
-      return OCGC_EXIT_USAGE;
-    }
-  }
+  n = argc - optind;
+  if (n < 1 || n > 3)
+    return tool_usage_error("usage: ocgc stat [options] PID [INTERVAL [COUNT]] "
+                            "('ocgc stat --help' tells more)");
+  if (tool_target_pid(&o->t, argv[optind], NULL) != 0) return TOOL_EXIT_USAGE;
+  if (n >= 2 && (tool_parse_duration(argv[optind + 1], &o->interval_ns) != 0 ||
+                 o->interval_ns < 1000000u))
+    return tool_usage_error("INTERVAL is a duration of at least 1ms, such as 1, 0.5s or "
+                            "200ms, not '%s'", argv[optind + 1]);
+  if (n == 3 && tool_parse_count(argv[optind + 2], &o->count) != 0)
+    return tool_usage_error("COUNT is a number of rows (1 or more), not '%s'", argv[optind + 2]);
+  return 0;
+}
 
-  start = ocgc_now_ns(); /* time_s counts from here */
-  err = ocgc_cmd_open("stat", pid, dir, NULL, &src);
-  if (err) return ocgc_exit_code(err);
-  ao.start = OCGC_START_NOW;
-  drain_max = ocgc_drain_events(src);
-  err = ocgc_agg_new(src, &ao, &agg);
-  if (err == 0) err = ocgc_agg_snapshot(agg, &prev);
-  if (err) {
-    fprintf(stderr, "ocgc stat: process %d: %s\n", pid, ocgc_strerror(err));
-    ocgc_agg_free(agg);
-    ocgc_source_close(src);
-    return ocgc_exit_code(err);
-  }
-
-  memset(&sa, 0, sizeof sa);
-  sa.sa_handler = on_signal; /* no SA_RESTART: the sleep must end */
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGINT, &sa, NULL);
-  sigaction(SIGTERM, &sa, NULL);
-
-  if (o.fmt == FMT_TABLE) o.header_every = table_height();
-  print_header(&o);
-  fflush(stdout);
-  tick = interval < TICK_NS ? interval : TICK_NS;
-  next_row = start + interval;
-  while (!done && !stop_signal) {
-    int last = 0;
-    now = ocgc_now_ns();
-    sleep_until(now + tick < next_row ? now + tick : next_row);
-    if (stop_signal) break;
-    if ((err = drain(agg)) != 0) break;
-    /* Gone or exited: read what it wrote last and print the partial row.
-     * A stock OCaml 5 file carries no identity: there only the pid tells. */
-    alive = ocgc_source_check_alive(src);
-    if (alive == -ENODATA && kill(pid, 0) != 0 && errno == ESRCH) alive = OCGC_E_STALE;
-    if (alive == OCGC_E_STALE) {
-      last = 1;
-      if ((err = drain(agg)) != 0) break;
-    } else if (ocgc_now_ns() < next_row) {
-      continue;
-    }
-    if ((err = ocgc_agg_snapshot(agg, &cur)) != 0) break;
-    {
-      struct row r;
-      make_row(prev, cur, (double)(ocgc_now_ns() - start) / 1e9, &r);
-      print_row(&o, &r);
-    }
-    ocgc_snapshot_free(prev);
-    prev = cur;
-    cur = NULL;
-    next_row += interval;
-    /* Behind by more than an interval (suspended, or a slow terminal):
-     * start the schedule again rather than print a burst of rows. */
-    if ((now = ocgc_now_ns()) > next_row) next_row = now + interval;
-    if (last || (count != 0 && o.rows >= count)) done = 1;
-  }
-  if (err) {
-    fprintf(stderr, "ocgc stat: process %d: %s\n", pid, ocgc_strerror(err));
-    rc = ocgc_exit_code(err);
-  }
-  if (ferror(stdout)) rc = rc ? rc : OCGC_EXIT_ERROR;
-  ocgc_snapshot_free(prev);
-  ocgc_snapshot_free(cur);
-  ocgc_agg_free(agg);
-  ocgc_source_close(src);
+int cmd_stat(int argc, char **argv)
+{
+  struct stat_opts o;
+  struct stat_run s;
+  int err, rc = parse_args(argc, argv, &o);
+  if (rc != 0) return rc;
+  memset(&s, 0, sizeof s);
+  s.opts = &o;
+  s.out.fmt = o.fmt;
+  s.out.timestamp = o.timestamp;
+  s.start = tool_now_ns(); /* time_s counts from here */
+  if ((err = tool_target_open(&o.t, &s.src)) != 0) return tool_exit_code(err);
+  if ((err = run(&s)) != 0) rc = tool_target_error(&o.t, err);
+  if (ferror(stdout) && rc == 0) rc = TOOL_EXIT_ERROR;
+  ocgc_snapshot_free(s.prev);
+  ocgc_hist_free(s.scratch);
+  ocgc_agg_free(s.agg);
+  ocgc_source_close(s.src);
   return rc;
 }

@@ -19,9 +19,9 @@
  *   long refresh interval does not let a small ring wrap;
  * - when stdout is not a terminal there is no screen to draw: `ocgc stat`
  *   (cmd_stat) prints its rows instead, with the same PID, interval, count
- *   and --dir. */
+ *   and --dir.
+ * Attaching, liveness, signals and the bounded drain are common.h's. */
 
-#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <locale.h>
@@ -33,9 +33,7 @@
 
 #include <curses.h>
 
-#include "cmd.h"
-#include "ocgc/consumer.h"
-#include "util.h"
+#include "common.h"
 
 #define POLL_MS 100
 #define MAX_ROWS (OCGC_KIND_COUNT * OCGC_CAUSE_COUNT)
@@ -48,32 +46,27 @@ static const char *const bucket_names[NBUCKETS] = {"<10us", "<100us", "<1ms", "<
                                                     ">=10ms"};
 
 struct top {
+  const struct tool_target *target;
   int pid;
   uint64_t interval_ns;
   struct ocgc_source *src;
   struct ocgc_agg *agg;
   struct ocgc_source_info info;
-  char program[OCGC_ESC_SIZE(sizeof ((struct ocgc_source_info *)0)->program)]; /* escaped */
-  char ocaml[OCGC_ESC_SIZE(sizeof ((struct ocgc_source_info *)0)->ocaml_version)];
+  char program[TOOL_ESC_SIZE(sizeof ((struct ocgc_source_info *)0)->program)]; /* escaped */
+  char ocaml[TOOL_ESC_SIZE(sizeof ((struct ocgc_source_info *)0)->ocaml_version)];
   struct ocgc_snapshot *prev; /* at the refresh before the last */
   struct ocgc_snapshot *cur;  /* at the last refresh */
   struct ocgc_rates rates;
   int have_rates;
   int exited;
   uint64_t refreshes;
+  uint64_t drain_max;         /* tool_drain_events() of the source */
 };
 
 struct cause_line {
   unsigned kind, cause;
   struct ocgc_cause_row row;
 };
-
-static volatile sig_atomic_t stop_signal;
-
-static void on_stop_signal(int sig)
-{
-  stop_signal = sig;
-}
 
 /* "1h02m03s", "4m05s", "12.3s" */
 static void fmt_duration(char *buf, size_t n, uint64_t ns)
@@ -124,7 +117,7 @@ static int draw_header(struct top *tp, const struct ocgc_counters *c)
 {
   char line[512], up[32] = "?";
   const struct ocgc_source_info *in = &tp->info;
-  if (in->has_ext && in->created_ns) fmt_duration(up, sizeof up, ocgc_now_ns() - in->created_ns);
+  if (in->has_ext && in->created_ns) fmt_duration(up, sizeof up, tool_now_ns() - in->created_ns);
   snprintf(line, sizeof line, " ocgc top - %s (pid %d)   OCaml %s %s   up %s   heap %.1f MB "
            "(top %.1f MB)", in->has_ext ? tp->program : "?", tp->pid,
            in->has_ext ? tp->ocaml : "5", in->flags & OCGC_EXT_BYTECODE ? "bytecode"
@@ -292,7 +285,7 @@ static void draw(struct top *tp, const char *message)
  * producer writing flat out cannot keep us from the keyboard). */
 static int poll_agg(struct top *tp)
 {
-  return ocgc_drain_agg(tp->agg, ocgc_drain_events(tp->src), &stop_signal);
+  return tool_drain_agg(tp->agg, tp->drain_max, &tool_stop);
 }
 
 /* A new snapshot, and the rates since the one before. */
@@ -313,13 +306,6 @@ static int take_snapshot(struct top *tp)
     tp->have_rates = 1;
   }
   return 0;
-}
-
-static int still_alive(const struct top *tp)
-{
-  int err = ocgc_source_check_alive(tp->src);
-  if (err == -ENODATA) return kill(tp->pid, 0) == 0 || errno == EPERM;
-  return err == 0;
 }
 
 static void top_usage(FILE *f)
@@ -349,22 +335,30 @@ static void top_usage(FILE *f)
           "SIGINT/SIGTERM (the terminal is restored); else as other commands.\n");
 }
 
+struct top_opts {
+  struct tool_target t;
+  uint64_t count;
+  const char *interval_arg, *count_arg; /* as given, for the stat fallback */
+};
+
 /* stdout is a file or a pipe: `ocgc stat PID [INTERVAL [COUNT]]` instead. */
-static int fallback_stat(const char *pid, const char *interval, const char *count,
-                         const char *dir)
+static int fallback_stat(const char *pid, const struct top_opts *o)
 {
   char *args[8];
   int n = 0;
   args[n++] = (char *)"stat";
-  if (dir != NULL) { args[n++] = (char *)"--dir"; args[n++] = (char *)dir; }
+  if (o->t.dir != NULL) { args[n++] = (char *)"--dir"; args[n++] = (char *)o->t.dir; }
   args[n++] = (char *)pid;
-  if (interval != NULL || count != NULL) args[n++] = (char *)(interval ? interval : "1");
-  if (count != NULL) args[n++] = (char *)count;
+  if (o->interval_arg != NULL || o->count_arg != NULL)
+    args[n++] = (char *)(o->interval_arg ? o->interval_arg : "1");
+  if (o->count_arg != NULL) args[n++] = (char *)o->count_arg;
   args[n] = NULL;
+  tool_name = "stat";
   return cmd_stat(n, args);
 }
 
-int cmd_top(int argc, char **argv)
+/* The options and the PID into *o and tp: 0, or the exit code. */
+static int parse_args(int argc, char **argv, struct top_opts *o, struct top *tp)
 {
   static const struct option longopts[] = {
     {"interval", required_argument, NULL, 'd'},
@@ -373,142 +367,156 @@ int cmd_top(int argc, char **argv)
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
   };
-  struct ocgc_agg_opts ao = OCGC_OPTS_INIT(struct ocgc_agg_opts);
-  struct top tp;
-  struct sigaction sa, old_int, old_term;
-  SCREEN *scr = NULL;
-  const char *interval_arg = NULL, *count_arg = NULL, *dir = NULL;
-  char message[160 + sizeof tp.program];
-  uint64_t count = 0, next_refresh;
-  int opt, err = 0, rc = 0, key;
-
-  memset(&tp, 0, sizeof tp);
-  tp.interval_ns = UINT64_C(1000000000);
+  int opt;
   optind = 1;
   while ((opt = getopt_long(argc, argv, "d:n:h", longopts, NULL)) != -1) {
     switch (opt) {
     case 'd':
-      if (ocgc_parse_duration(optarg, &tp.interval_ns) != 0 || tp.interval_ns < 10000000u) {
-        fprintf(stderr, "ocgc top: -d takes an interval of at least 10ms, such as 1, 0.5s "
-                "or 2s, not '%s'\n", optarg);
-        return OCGC_EXIT_USAGE;
-      }
-      interval_arg = optarg;
+      if (tool_parse_duration(optarg, &tp->interval_ns) != 0 || tp->interval_ns < 10000000u)
+        return tool_usage_error("-d takes an interval of at least 10ms, such as 1, 0.5s or "
+                                "2s, not '%s'", optarg);
+      o->interval_arg = optarg;
       break;
-    case 'n': {
-      char *end;
-      errno = 0;
-      count = strtoull(optarg, &end, 10);
-      if (optarg[0] < '0' || optarg[0] > '9' || *end != '\0' || errno != 0 || count == 0) {
-        fprintf(stderr, "ocgc top: -n takes a positive number of refreshes, not '%s'\n",
-                optarg);
-        return OCGC_EXIT_USAGE;
-      }
-      count_arg = optarg;
+    case 'n':
+      if (tool_parse_count(optarg, &o->count) != 0)
+        return tool_usage_error("-n takes a positive number of refreshes, not '%s'", optarg);
+      o->count_arg = optarg;
       break;
-    }
-    case 'D': dir = optarg; break;
-    case 'h': top_usage(stdout); return 0;
-    default: top_usage(stderr); return OCGC_EXIT_USAGE;
+    case 'D': o->t.dir = optarg; break;
+    case 'h': top_usage(stdout); exit(0);
+    default: top_usage(stderr); return TOOL_EXIT_USAGE;
     }
   }
-  if (optind != argc - 1) {
-    fprintf(stderr, "ocgc top: give one PID ('ocgc ls' lists the attachable processes); "
-            "'ocgc top --help' tells more\n");
-    return OCGC_EXIT_USAGE;
-  }
-  if ((tp.pid = ocgc_cmd_parse_pid(argv[optind])) < 0) {
-    fprintf(stderr, "ocgc top: '%s' is not a process id ('ocgc ls' lists the attachable "
-            "processes)\n", argv[optind]);
-    return OCGC_EXIT_USAGE;
-  }
-  if (!isatty(STDOUT_FILENO)) return fallback_stat(argv[optind], interval_arg, count_arg, dir);
+  if (optind != argc - 1)
+    return tool_usage_error("give one PID ('ocgc ls' lists the attachable processes); "
+                            "'ocgc top --help' tells more");
+  if (tool_target_pid(&o->t, argv[optind], NULL) != 0) return TOOL_EXIT_USAGE;
+  tp->pid = o->t.pid;
+  tp->target = &o->t;
+  return 0;
+}
 
-  /* Attach before taking the screen, so that an error is one readable line. */
-  if ((err = ocgc_cmd_open("top", tp.pid, dir, NULL, &tp.src)) != 0) return ocgc_exit_code(err);
+/* Everything that can fail with a one-line message, before the screen is
+ * taken: the aggregator, a first drain and snapshot, the header's strings. */
+static int attach(struct top *tp)
+{
+  struct ocgc_agg_opts ao = OCGC_OPTS_INIT(struct ocgc_agg_opts);
+  int err;
   ao.start = OCGC_START_OLDEST;
-  if ((err = ocgc_source_info(tp.src, &tp.info)) != 0 ||
-      (err = ocgc_agg_new(tp.src, &ao, &tp.agg)) != 0 || (err = poll_agg(&tp)) != 0 ||
-      (err = take_snapshot(&tp)) != 0) {
-    fprintf(stderr, "ocgc top: process %d: %s\n", tp.pid, ocgc_strerror(err));
-    rc = ocgc_exit_code(err);
-    goto out;
-  }
-  ocgc_esc(tp.info.program, tp.program, sizeof tp.program);
-  ocgc_esc(tp.info.ocaml_version, tp.ocaml, sizeof tp.ocaml);
+  tp->drain_max = tool_drain_events(tp->src);
+  if ((err = ocgc_source_info(tp->src, &tp->info)) != 0 ||
+      (err = ocgc_agg_new(tp->src, &ao, &tp->agg)) != 0 || (err = poll_agg(tp)) != 0 ||
+      (err = take_snapshot(tp)) != 0)
+    return err;
+  tool_esc(tp->info.program, tp->program, sizeof tp->program);
+  tool_esc(tp->info.ocaml_version, tp->ocaml, sizeof tp->ocaml);
+  return 0;
+}
 
-  /* Ours before ncurses starts: it then leaves SIGINT/SIGTERM to us (and
-   * keeps SIGWINCH for itself, which gives us KEY_RESIZE).  No SA_RESTART:
-   * the wait for a key ends at once. */
-  memset(&sa, 0, sizeof sa);
-  sa.sa_handler = on_stop_signal;
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGINT, &sa, &old_int);
-  sigaction(SIGTERM, &sa, &old_term);
+/* Take the terminal (newterm, not initscr: initscr exits the process on a
+ * bad TERM).  Returns the screen, or NULL after saying why. */
+static SCREEN *take_screen(int pid)
+{
+  SCREEN *scr;
   setlocale(LC_ALL, "");
-  /* newterm, not initscr: initscr exits the process on a bad TERM. */
   scr = newterm(NULL, stdout, stdin);
   if (scr == NULL) {
     const char *term = getenv("TERM");
-    fprintf(stderr, "ocgc top: cannot drive the terminal (TERM=%s): try 'ocgc stat %d'\n",
-            term ? term : "unset", tp.pid);
-    rc = OCGC_EXIT_ERROR;
-    goto restore;
+    tool_say("cannot drive the terminal (TERM=%s): try 'ocgc stat %d'", term ? term : "unset",
+             pid);
+    return NULL;
   }
   cbreak();
   noecho();
   keypad(stdscr, TRUE);
   curs_set(0);
   timeout(POLL_MS);
-  draw(&tp, NULL);
-  next_refresh = ocgc_now_ns() + tp.interval_ns;
-  message[0] = '\0';
+  return scr;
+}
 
+/* The process is gone: its last figures, a moment on screen. */
+static void show_exit(struct top *tp)
+{
+  char message[160 + sizeof tp->program];
+  tp->exited = 1;
+  snprintf(message, sizeof message, " process %d (%s) exited: last figures above; "
+           "press a key to leave", tp->pid, tp->info.has_ext ? tp->program : "?");
+  draw(tp, message);
+  /* Leave the last screen up a moment (a key leaves at once). */
+  timeout(3000);
+  getch();
+}
+
+/* Keys, polls and refreshes until q, COUNT, the process's end or a signal. */
+static int loop(struct top *tp, uint64_t count)
+{
+  uint64_t next_refresh = tool_now_ns() + tp->interval_ns;
+  int err = 0;
+  draw(tp, NULL);
   for (;;) {
-    int alive, redraw = 0;
-    key = getch();
-    if (stop_signal) break;
-    if (key == 'q' || key == 'Q') break;
+    int alive, redraw = 0, key = getch();
+    if (tool_stop || key == 'q' || key == 'Q') break;
     if (key == KEY_RESIZE) redraw = 1; /* ncurses has updated LINES and COLS */
     else if (key == 12 /* ^L */) { clearok(curscr, TRUE); redraw = 1; }
     /* Alive before the poll: what it wrote before exiting is read. */
-    alive = still_alive(&tp);
-    if ((err = poll_agg(&tp)) != 0) break;
-    if (!alive || ocgc_now_ns() >= next_refresh) {
-      if ((err = take_snapshot(&tp)) != 0) break;
-      next_refresh += tp.interval_ns;
+    alive = tool_alive(tp->src);
+    if ((err = poll_agg(tp)) != 0) break;
+    if (!alive || tool_now_ns() >= next_refresh) {
+      if ((err = take_snapshot(tp)) != 0) break;
+      next_refresh += tp->interval_ns;
       /* After a long stall (suspended with ^Z), do not refresh in a burst. */
-      if (next_refresh < ocgc_now_ns()) next_refresh = ocgc_now_ns() + tp.interval_ns;
-      tp.refreshes++;
+      if (next_refresh < tool_now_ns()) next_refresh = tool_now_ns() + tp->interval_ns;
+      tp->refreshes++;
       redraw = 1;
     }
-    if (!alive) {
-      tp.exited = 1;
-      snprintf(message, sizeof message, " process %d (%s) exited: last figures above; "
-               "press a key to leave", tp.pid, tp.info.has_ext ? tp.program : "?");
-      draw(&tp, message);
-      /* Leave the last screen up a moment (a key leaves at once). */
-      timeout(3000);
-      getch();
-      break;
-    }
-    if (redraw) draw(&tp, NULL);
-    if (count && tp.refreshes >= count) break;
+    if (!alive) { show_exit(tp); break; }
+    if (redraw) draw(tp, NULL);
+    if (count && tp->refreshes >= count) break;
   }
+  return err;
+}
+
+/* The screen's life: signals ours before ncurses starts (it then leaves
+ * SIGINT/SIGTERM to us, and keeps SIGWINCH for itself, which gives us
+ * KEY_RESIZE), the loop, and the terminal restored on every way out. */
+static int on_screen(struct top *tp, uint64_t count)
+{
+  struct tool_signals sig;
+  SCREEN *scr;
+  int err, rc = 0;
+  tool_signals_catch(&sig);
+  if ((scr = take_screen(tp->pid)) == NULL) {
+    tool_signals_restore(&sig);
+    return TOOL_EXIT_ERROR;
+  }
+  err = loop(tp, count);
   endwin();
   if (err) {
-    fprintf(stderr, "ocgc top: process %d: %s\n", tp.pid, ocgc_strerror(err));
-    rc = ocgc_exit_code(err);
-  } else if (tp.exited) {
-    printf("ocgc top: process %d (%s) exited\n", tp.pid, tp.info.has_ext ? tp.program : "?");
-  } else if (stop_signal) {
-    rc = 128 + stop_signal;
+    rc = tool_target_error(tp->target, err);
+  } else if (tp->exited) {
+    printf("ocgc top: process %d (%s) exited\n", tp->pid, tp->info.has_ext ? tp->program : "?");
+  } else if (tool_stop) {
+    rc = 128 + tool_stop;
   }
-restore:
-  if (scr != NULL) delscreen(scr);
-  sigaction(SIGINT, &old_int, NULL);
-  sigaction(SIGTERM, &old_term, NULL);
-out:
+  delscreen(scr);
+  tool_signals_restore(&sig);
+  return rc;
+}
+
+int cmd_top(int argc, char **argv)
+{
+  struct top_opts o;
+  struct top tp;
+  int err, rc;
+  memset(&o, 0, sizeof o);
+  memset(&tp, 0, sizeof tp);
+  tp.interval_ns = UINT64_C(1000000000);
+  if ((rc = parse_args(argc, argv, &o, &tp)) != 0) return rc;
+  if (!isatty(STDOUT_FILENO)) return fallback_stat(argv[argc - 1], &o);
+  /* Attach before taking the screen, so that an error is one readable line. */
+  if ((err = tool_target_open(&o.t, &tp.src)) != 0) return tool_exit_code(err);
+  if ((err = attach(&tp)) != 0) rc = tool_target_error(&o.t, err);
+  else rc = on_screen(&tp, o.count);
   ocgc_snapshot_free(tp.prev);
   ocgc_snapshot_free(tp.cur);
   ocgc_agg_free(tp.agg);

@@ -5,6 +5,7 @@
 # program on the patched runtime.
 . "$OCGC_SRCDIR/tests/integration/lib.sh"
 ocgc_init
+need_runtime
 
 command -v pkg-config >/dev/null 2>&1 || { echo "pkg-config missing"; exit 77; }
 dest=$WORK/dest
@@ -17,8 +18,9 @@ cflags=$(PKG_CONFIG_PATH=$(dirname "$pc") PKG_CONFIG_SYSROOT_DIR=$dest pkg-confi
 libs=$(PKG_CONFIG_PATH=$(dirname "$pc") PKG_CONFIG_SYSROOT_DIR=$dest pkg-config --libs ocgc)
 say "cc gcwatch.c $cflags $libs"
 # A library built with sanitizers (configure --enable-sanitizers) needs
-# them in the program too, as it would for any user.
-${CC:-cc} -std=c11 -Wall -Wextra -Werror ${OCGC_SAN_CFLAGS:-} \
+# them in the program too, as it would for any user.  Warnings are errors
+# unless configure had --disable-werror.
+${CC:-cc} -std=c11 -Wall -Wextra ${OCGC_WERROR_CFLAGS--Werror} ${OCGC_SAN_CFLAGS:-} \
   "$OCGC_SRCDIR/examples/gcwatch.c" $cflags $libs \
   -o "$WORK/gcwatch" || hard_error "the example does not build against the installed headers"
 libdir=$(dirname "$(find "$dest" -name 'libocgc.so.0' | head -n 1)")

@@ -3,9 +3,14 @@
 # terminal raw (issue 9, defect 5): a real ring (a program's, kept at exit)
 # is given a program name, an OCaml version and a user-event name holding
 # terminal escape sequences, a bell and a newline followed by a forged
-# "events.lost 0"; then `ocgc dump` (summary and --events), `ocgc ls` and
-# `ocgc report --file` must print none of those bytes (they are written as
-# \xHH), and dump's key/value output must hold exactly one events.lost line.
+# "events.lost 0", and bytes that are no UTF-8 (a lone 0xff, a C1 CSI
+# 0x9b) next to a valid UTF-8 e-acute; then `ocgc dump` (summary and
+# --events), `ocgc ls` and `ocgc report --file` must print none of those
+# bytes (they are written as \xHH), and dump's key/value output must hold
+# exactly one events.lost line.  The JSON of `ocgc ls --json`, `ocgc report
+# --json` and `ocgc trace` must be valid UTF-8 and valid JSON with no raw
+# control character, and give the program's name back: each byte that is
+# no UTF-8 as U+00XX, the rest as it is.
 . "$OCGC_SRCDIR/tests/integration/lib.sh"
 ocgc_init
 command -v python3 >/dev/null 2>&1 || hard_error "python3 is needed to edit the ring"
@@ -24,7 +29,7 @@ with open(path, "r+b") as f:
     def put(off, size, s):
         assert len(s) < size
         b[off:off + size] = s + bytes(size - len(s))
-    put(ext + 152, 64, b"\x1b[2J\x1b[H\x07evil\nevents.lost 0")
+    put(ext + 152, 64, b"\x1b[2J\x1b[H\x07evil\nevents.lost 0\xff\xc3\xa9")
     put(ext + 120, 16, b"\x1b]0;t\x07")
     names = struct.unpack_from("<Q", b, 56)[0]
     want = b"ocgc.major_cycle.start\0"
@@ -53,7 +58,7 @@ ocgc_out sum dump "$WORK/hostile.events"
 clean sum
 check_eq "sum: events.lost lines" 1 "`grep -c '^events.lost ' "$WORK/sum.out"`"
 check_true "sum: the program name, escaped" \
-  grep -qF 'producer.program \x1b[2J\x1b[H\x07evil\x0aevents.lost 0' "$WORK/sum.out"
+  grep -qF 'producer.program \x1b[2J\x1b[H\x07evil\x0aevents.lost 0\xff\xc3\xa9' "$WORK/sum.out"
 check_true "sum: the OCaml version, escaped" grep -qF 'producer.ocaml \x1b]0;t\x07' "$WORK/sum.out"
 check_true "sum: the user-event name, escaped" \
   grep -qF 'user.x\x1b[31m\x0aevents.lost 0\x0d\x9b2J.count ' "$WORK/sum.out"
@@ -66,4 +71,37 @@ clean ls
 check_eq "ls: one row (header + 1)" 2 "`wc -l <"$WORK/ls.out" | tr -d ' '`"
 ocgc_out rep report --file "$WORK/hostile.events"
 clean rep
+
+# JSON: every output valid UTF-8 and JSON, the program's name given back
+ocgc_out lsj ls --json --no-default-dirs --dir "$WORK/hd"
+ocgc_out repj report --json --file "$WORK/hostile.events"
+ocgc_out trj trace --file "$WORK/hostile.events" -o "$WORK/trj.json"
+check_eq "JSON outputs: valid, no raw control character, the name given back" ok "`python3 - \
+  "$WORK/lsj.out" "$WORK/repj.out" "$WORK/trj.json" <<'PY' 2>&1
+import json, re, sys
+want = "\x1b[2J\x1b[H\x07evil\nevents.lost 0\u00ff\u00e9"
+raw = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029]")
+def names(v):
+    if isinstance(v, dict):
+        for k, x in v.items():
+            yield k
+            yield from names(x)
+    elif isinstance(v, list):
+        for x in v:
+            yield from names(x)
+    elif isinstance(v, str):
+        yield v
+for i, path in enumerate(sys.argv[1:]):
+    text = open(path, "rb").read().decode("utf-8")  # strict: fails on bad UTF-8
+    if raw.search(text):
+        sys.exit("%s: a raw control character" % path)
+    docs = [json.loads(l) for l in text.splitlines()] if i == 0 else [json.loads(text)]
+    found = [s for d in docs for s in names(d)]
+    if i < 2 and want not in found:
+        sys.exit("%s: no program name %r in %r" % (path, want, found[:20]))
+    if i == 2 and not any(s.startswith("x\x1b[31m\nevents.lost 0\r\u009b") for s in found):
+        sys.exit("%s: no user event name" % path)
+print("ok")
+PY
+`"
 finish

@@ -50,6 +50,8 @@ for s in 4k 32k default; do
   check_pauses file-$s
   check_eq "file-$s: minor collections seen" "`outkey file-$s gc.minor_collections`" \
     "`getkey "$WORK/file-$s.pc" colls.minor`"
+  dump_ring "$RING" file-$s
+  check_dkey file-$s agg.pause_rule marks
 
   say "== s=$s: live, by pid"
   rm -f "$WORK/go-$s"

@@ -8,6 +8,7 @@
 # when it ends nor when it is stopped with SIGTERM halfway (exit 143).
 . "$OCGC_SRCDIR/tests/integration/lib.sh"
 ocgc_init
+need_runtime
 
 dev=$OCGC_SRCDIR/scripts/dev.sh
 test -f "$dev" || hard_error "$dev is missing"

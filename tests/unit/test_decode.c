@@ -413,8 +413,7 @@ START_TEST(garbage_words)
 }
 END_TEST
 
-Suite *decode_suite(void);
-Suite *decode_suite(void)
+static Suite *decode_suite(void)
 {
   Suite *s = suite_create("decode");
   TCase *tc = tcase_create("lengths");
@@ -437,12 +436,4 @@ Suite *decode_suite(void)
   return s;
 }
 
-int main(void)
-{
-  SRunner *sr = srunner_create(decode_suite());
-  int failed;
-  srunner_run_all(sr, CK_NORMAL);
-  failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+TU_SUITE(decode_suite);

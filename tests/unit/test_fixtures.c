@@ -406,8 +406,7 @@ START_TEST(batches_and_limits)
 }
 END_TEST
 
-Suite *fixtures_suite(void);
-Suite *fixtures_suite(void)
+static Suite *fixtures_suite(void)
 {
   Suite *s = suite_create("fixtures");
   TCase *tc = tcase_create("ocaml5.2");
@@ -424,12 +423,4 @@ Suite *fixtures_suite(void)
   return s;
 }
 
-int main(void)
-{
-  SRunner *sr = srunner_create(fixtures_suite());
-  int failed;
-  srunner_run_all(sr, CK_NORMAL);
-  failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+TU_SUITE(fixtures_suite);

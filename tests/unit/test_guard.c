@@ -288,12 +288,4 @@ static Suite *guard_suite(void)
   return s;
 }
 
-int main(void)
-{
-  SRunner *sr = srunner_create(guard_suite());
-  int failed;
-  srunner_run_all(sr, CK_NORMAL);
-  failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+TU_SUITE(guard_suite);

@@ -538,7 +538,7 @@ static void ring_cases(void)
   mut(c, RH(o, 0) + 8, 40);
   c->want_poll = C;
   /* Its producer (pid 4242 of another boot) is dead, so an odd seq is what
-   * a kill mid-publication left: final, read as it is (test_cursor.c,
+   * a kill mid-publication left: final, read as it is (test_cursor_live.c,
    * ext_seq_stuck_odd, has a live producer retry instead). */
   c = add(BASE_OCGC, "ext-seq-odd", 0);
   mut(c, ER(0), 1);
@@ -815,27 +815,11 @@ static int count_event(const struct ocgc_event *ev, void *ctx)
 
 /* Unpack the checked-in file, check it is what the generator makes, open
  * it and read it: the expected code, never a crash. */
-/* Scratch folder of the "files" and "fifo" cases, made and removed by the
- * runner process (unchecked fixture): files left by a crashed test go too. */
-static char *scratch;
-
-static void scratch_setup(void)
-{
-  scratch = tu_mkdtemp();
-}
-
-static void scratch_teardown(void)
-{
-  tu_rmtree(scratch);
-  free(scratch);
-  scratch = NULL;
-}
-
 START_TEST(hostile_file)
 {
   const struct hcase *c = &cases[_i];
   char fdir[4096], xz[4096], raw[4096], name[80];
-  const char *dir = scratch;
+  const char *dir = tu_scratch;
   char *want, *got;
   uint64_t want_size, got_size;
   struct ocgc_source *src = NULL;
@@ -932,7 +916,7 @@ END_TEST
 START_TEST(open_not_a_ring_file)
 {
   struct ocgc_source *src = NULL;
-  const char *dir = scratch;
+  const char *dir = tu_scratch;
   char p[4096], name[64];
   int fd;
   ck_assert_ptr_nonnull(dir);
@@ -963,9 +947,9 @@ START_TEST(open_fifo_does_not_block)
   struct ocgc_source *src = NULL;
   char p[4096], name[64];
   int r;
-  ck_assert_ptr_nonnull(scratch);
+  ck_assert_ptr_nonnull(tu_scratch);
   snprintf(name, sizeof name, "%ld-fifo.events", (long)getpid());
-  tu_path(p, sizeof p, scratch, name);
+  tu_path(p, sizeof p, tu_scratch, name);
   ck_assert_int_eq(mkfifo(p, 0600), 0);
   r = ocgc_source_open_path(p, NULL, &src);
   unlink(p);
@@ -975,8 +959,7 @@ END_TEST
 
 /* ---- the suite ------------------------------------------------------------------------ */
 
-Suite *layout_suite(void);
-Suite *layout_suite(void)
+static Suite *layout_suite(void)
 {
   Suite *s = suite_create("layout");
   TCase *tc = tcase_create("valid");
@@ -997,7 +980,7 @@ Suite *layout_suite(void)
   suite_add_tcase(s, tc);
 
   tc = tcase_create("files");
-  tcase_add_unchecked_fixture(tc, scratch_setup, scratch_teardown);
+  tcase_add_unchecked_fixture(tc, tu_scratch_setup, tu_scratch_teardown);
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, hostile_files_complete);
   tcase_add_loop_test(tc, hostile_file, 0, ncases);
@@ -1005,7 +988,7 @@ Suite *layout_suite(void)
   suite_add_tcase(s, tc);
 
   tc = tcase_create("fifo");
-  tcase_add_unchecked_fixture(tc, scratch_setup, scratch_teardown);
+  tcase_add_unchecked_fixture(tc, tu_scratch_setup, tu_scratch_teardown);
   tcase_set_timeout(tc, 5);
   tcase_add_test(tc, open_fifo_does_not_block);
   suite_add_tcase(s, tc);
@@ -1021,27 +1004,28 @@ static int write_hostile(const char *dir)
     uint64_t size;
     char *m = build(&cases[i], &size);
     FILE *f;
+    int ok;
     snprintf(name, sizeof name, "%.47s.events", cases[i].name);
     f = fopen(tu_path(p, sizeof p, dir, name), "wb");
-    if (f == NULL || (size && fwrite(m, 1, size, f) != size) || fclose(f) != 0) {
+    ok = f != NULL && (size == 0 || fwrite(m, 1, size, f) == size);
+    if (f != NULL && fclose(f) != 0) ok = 0;
+    free(m);
+    if (!ok) {
       perror(p);
       return EXIT_FAILURE;
     }
-    free(m);
   }
   printf("%d files written to %s\n", ncases, dir);
   return EXIT_SUCCESS;
 }
 
-int main(int argc, char **argv)
+/* Before the suite is made (its loop tests run over ncases): generate the
+ * corpus, and regenerate the checked-in files when asked to. */
+static int layout_args(int argc, char **argv)
 {
-  SRunner *sr;
-  int failed;
   hostile_cases();
   if (argc == 3 && strcmp(argv[1], "--write-hostile") == 0) return write_hostile(argv[2]);
-  sr = srunner_create(layout_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return -1;
 }
+
+TU_SUITE_ARGS(layout_suite, layout_args);

@@ -434,12 +434,4 @@ static Suite *stream_suite(void)
   return s;
 }
 
-int main(void)
-{
-  SRunner *sr = srunner_create(stream_suite());
-  int failed;
-  srunner_run_all(sr, CK_NORMAL);
-  failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed == 0 ? 0 : 1;
-}
+TU_SUITE(stream_suite);

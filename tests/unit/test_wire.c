@@ -478,12 +478,4 @@ Suite *wire_suite(void)
   return s;
 }
 
-int main(void)
-{
-  SRunner *sr = srunner_create(wire_suite());
-  int failed;
-  srunner_run_all(sr, CK_NORMAL);
-  failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+TU_SUITE(wire_suite);

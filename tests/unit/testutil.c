@@ -1,10 +1,13 @@
-/* testutil.c - temporary folders and xz fixtures for the unit suites.
+/* testutil.c - the unit suites' main(), temporary folders and xz fixtures.
  *
- * Fixtures are unpacked into a fresh mkdtemp() folder, never into the
- * source tree (which is read-only under `make distcheck`). */
+ * Every suite program links this file and defines tu_suite (TU_SUITE), so
+ * that the way suites are run (fork mode, verbosity, exit status) is
+ * decided here once.  Fixtures are unpacked into a fresh mkdtemp() folder,
+ * never into the source tree (which is read-only under `make distcheck`). */
 
 #include "testutil.h"
 
+#include <check.h>
 #include <dirent.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -22,6 +25,20 @@ char *tu_mkdtemp(void)
   if ((size_t)snprintf(buf, sizeof buf, "%s/ocgc-unit-XXXXXX", tmp) >= sizeof buf) return NULL;
   dir = mkdtemp(buf);
   return dir ? strdup(dir) : NULL;
+}
+
+char *tu_scratch;
+
+void tu_scratch_setup(void)
+{
+  tu_scratch = tu_mkdtemp();
+}
+
+void tu_scratch_teardown(void)
+{
+  tu_rmtree(tu_scratch);
+  free(tu_scratch);
+  tu_scratch = NULL;
 }
 
 void tu_rmtree(const char *dir)
@@ -74,4 +91,21 @@ char *tu_path(char *buf, size_t n, const char *a, const char *b)
 {
   snprintf(buf, n, "%s/%s", a, b);
   return buf;
+}
+
+int main(int argc, char **argv)
+{
+  SRunner *sr;
+  int failed;
+  if (tu_suite.args != NULL) {
+    int status = tu_suite.args(argc, argv);
+    if (status >= 0) return status;
+  }
+  sr = srunner_create(tu_suite.make());
+  /* CK_ENV: CK_VERBOSITY, else CK_NORMAL as before; the fork mode is
+   * libcheck's default, CK_FORK from the environment, else fork. */
+  srunner_run_all(sr, CK_ENV);
+  failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -1,9 +1,26 @@
-/* testutil.h - helpers shared by the unit suites: temporary folders and
- * xz-compressed fixture files. */
+/* testutil.h - helpers shared by the unit suites: the one main() that runs
+ * a suite, temporary folders and xz-compressed fixture files. */
 #ifndef OCGC_TEST_UTIL_H
 #define OCGC_TEST_UTIL_H
 
 #include <stddef.h>
+
+struct Suite; /* <check.h> */
+
+/* The runner: testutil.c holds main(), which runs the suite that the
+ * program defines with TU_SUITE(make) and returns EXIT_FAILURE if a test
+ * failed.  As libcheck's own runners do, it forks each test unless
+ * CK_FORK=no, and CK_VERBOSITY, CK_RUN_SUITE and CK_RUN_CASE select what
+ * is printed and run.  A suite whose program also has a command of its own
+ * defines it with TU_SUITE_ARGS(make, args): args(argc, argv) runs before
+ * the suite is made, and returns an exit status, or -1 to run the suite. */
+struct tu_suite {
+  struct Suite *(*make)(void);
+  int (*args)(int argc, char **argv);
+};
+extern const struct tu_suite tu_suite;
+#define TU_SUITE(make) const struct tu_suite tu_suite = {(make), NULL}
+#define TU_SUITE_ARGS(make, args) const struct tu_suite tu_suite = {(make), (args)}
 
 /* ck_assert*() reports every call to the runner (a pipe write in fork
  * mode), which makes assertions in tight loops slow: check cheaply and
@@ -16,6 +33,15 @@
 /* A new private folder under $TMPDIR (or /tmp); free() the result.  NULL on
  * failure. */
 char *tu_mkdtemp(void);
+
+/* The scratch folder of a test case (NULL if it could not be made), made
+ * and removed by the runner process, so that the files of a test that
+ * crashed are removed too: tcase_add_unchecked_fixture(tc,
+ * tu_scratch_setup, tu_scratch_teardown).  Tests run in forked children:
+ * names made in it should carry the pid. */
+extern char *tu_scratch;
+void tu_scratch_setup(void);
+void tu_scratch_teardown(void);
 
 /* Remove the files of [dir] (one level) and [dir] itself. */
 void tu_rmtree(const char *dir);

@@ -1,9 +1,0 @@
-#!/bin/sh
-# cause_ref_table.sh - tests/ocaml/cause_ref_table.ml provokes the GC cause
-# "ref_table".  Its ring must attribute collections of each kind
-# (minor) to it, the producer's totals by cause must
-# equal the events, and the ring must agree with Gc.quick_stat.
-. "$OCGC_SRCDIR/tests/integration/lib.sh"
-ocgc_init
-cause_test ref_table minor
-finish

@@ -1,0 +1,162 @@
+/* common.c - the process-wide things every `ocgc` subcommand shares: exit
+ * codes and error lines, parsing pids, durations and counts, the stop
+ * signals, the clock, and the escaper for text output (common.h).
+ *
+ * Invariants: the signal handler only stores the signal in tool_stop (a
+ * sig_atomic_t), so the loops of the subcommands end cleanly and free what
+ * they hold; tool_esc() never writes a byte outside printable ASCII nor a
+ * lone backslash, whatever [s] holds. */
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "common.h"
+
+const char *tool_name = "?";
+volatile sig_atomic_t tool_stop;
+
+int tool_exit_code(int err)
+{
+  switch (err) {
+  case 0: return 0;
+  case -ENOENT: case -ESRCH: return TOOL_EXIT_NOTFOUND;
+  case OCGC_E_CORRUPT: case OCGC_E_VERSION: case OCGC_E_TRUNCATED: return TOOL_EXIT_CORRUPT;
+  case OCGC_E_NORING: return TOOL_EXIT_NORING;
+  case OCGC_E_STALE: return TOOL_EXIT_STALE;
+  case -EPERM: case -EACCES: return TOOL_EXIT_DENIED;
+  default: return TOOL_EXIT_ERROR;
+  }
+}
+
+static void vsay(const char *fmt, va_list ap)
+{
+  fprintf(stderr, "ocgc %s: ", tool_name);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+}
+
+void tool_say(const char *fmt, ...)
+{
+  va_list ap;
+  va_start(ap, fmt);
+  vsay(fmt, ap);
+  va_end(ap);
+}
+
+int tool_usage_error(const char *fmt, ...)
+{
+  va_list ap;
+  va_start(ap, fmt);
+  vsay(fmt, ap);
+  va_end(ap);
+  return TOOL_EXIT_USAGE;
+}
+
+int tool_parse_pid(const char *s)
+{
+  char *end;
+  long v;
+  if (s[0] < '0' || s[0] > '9') return -1;
+  errno = 0;
+  v = strtol(s, &end, 10);
+  if (errno != 0 || *end != '\0' || v <= 0 || v > INT_MAX) return -1;
+  return (int)v;
+}
+
+int tool_parse_duration(const char *s, uint64_t *ns)
+{
+  static const struct { const char *unit; double ns; } units[] = {
+    {"ns", 1}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9}, {"m", 60e9}, {"h", 3600e9}, {"", 1e9},
+  };
+  char *end;
+  double v;
+  size_t i;
+  if (s == NULL || *s == '\0' || *s == '-' || *s == '+') return -1;
+  errno = 0;
+  v = strtod(s, &end);
+  if (errno != 0 || end == s || !isfinite(v) || v < 0) return -1;
+  for (i = 0; i < sizeof units / sizeof units[0]; i++)
+    if (strcmp(end, units[i].unit) == 0) {
+      double t = v * units[i].ns;
+      if (t > 1e18) return -1;
+      *ns = (uint64_t)t;
+      return 0;
+    }
+  return -1;
+}
+
+int tool_parse_count(const char *s, uint64_t *n)
+{
+  char *end;
+  uint64_t v;
+  if (s[0] < '0' || s[0] > '9') return -1;
+  errno = 0;
+  v = strtoull(s, &end, 10);
+  if (*end != '\0' || errno != 0 || v == 0) return -1;
+  *n = v;
+  return 0;
+}
+
+static void on_stop_signal(int sig)
+{
+  tool_stop = sig;
+}
+
+void tool_signals_catch(struct tool_signals *s)
+{
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_stop_signal; /* no SA_RESTART: sleeps and waits end */
+  sigemptyset(&sa.sa_mask);
+  tool_stop = 0;
+  sigaction(SIGINT, &sa, &s->old_int);
+  sigaction(SIGTERM, &sa, &s->old_term);
+}
+
+void tool_signals_restore(const struct tool_signals *s)
+{
+  sigaction(SIGINT, &s->old_int, NULL);
+  sigaction(SIGTERM, &s->old_term, NULL);
+}
+
+uint64_t tool_now_ns(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * UINT64_C(1000000000) + (uint64_t)ts.tv_nsec;
+}
+
+void tool_sleep_ns(uint64_t ns)
+{
+  struct timespec ts;
+  ts.tv_sec = (time_t)(ns / 1000000000u);
+  ts.tv_nsec = (long)(ns % 1000000000u);
+  nanosleep(&ts, NULL);
+}
+
+const char *tool_esc(const char *s, char *buf, size_t n)
+{
+  static const char hex[] = "0123456789abcdef";
+  size_t o = 0;
+  if (n == 0) return buf;
+  for (; s != NULL && *s != '\0'; s++) {
+    unsigned char c = (unsigned char)*s;
+    if (c >= 0x20 && c < 0x7f && c != '\\') {
+      if (o + 1 >= n) break;
+      buf[o++] = (char)c;
+    } else {
+      if (o + 4 >= n) break;
+      buf[o++] = '\\';
+      buf[o++] = 'x';
+      buf[o++] = hex[c >> 4];
+      buf[o++] = hex[c & 15];
+    }
+  }
+  buf[o] = '\0';
+  return buf;
+}

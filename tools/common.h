@@ -1,0 +1,155 @@
+/* common.h - what every `ocgc` subcommand shares (private to tools/), as
+ * bpftool's main.h: exit codes and error lines, argument parsing, the
+ * target (a PID or a ring file) and its liveness, signals, the bounded
+ * drain of a reader, the clock, and the escaper for text output.  Code in
+ * common.c (process-wide things), target.c (the target) and drain.c (the
+ * drain).  Nothing here is libocgc's ABI: the `tool_` prefix is ours. */
+#ifndef OCGC_TOOLS_COMMON_H
+#define OCGC_TOOLS_COMMON_H
+
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "ocgc/consumer.h"
+
+/* ---- subcommands ----------------------------------------------------------- */
+
+int cmd_dump(int argc, char **argv);
+int cmd_ls(int argc, char **argv);
+int cmd_stat(int argc, char **argv);
+int cmd_top(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+int cmd_trace(int argc, char **argv);
+
+/* The running subcommand's name ("stat"), for "ocgc stat: ..." lines; main()
+ * sets it before the dispatch. */
+extern const char *tool_name;
+
+/* ---- exit codes and error lines -------------------------------------------- */
+
+/* Exit codes, one per kind of failure a script may want to tell apart
+ * (documented in `ocgc --help`, ocgc(1) and README.md). */
+enum {
+  TOOL_EXIT_USAGE = 2,    /* bad arguments */
+  TOOL_EXIT_NOTFOUND = 3, /* no such file or process */
+  TOOL_EXIT_CORRUPT = 4,  /* corrupt, truncated or unsupported ring */
+  TOOL_EXIT_ERROR = 5,    /* anything else */
+  TOOL_EXIT_NORING = 6,   /* the process has no ring */
+  TOOL_EXIT_STALE = 7,    /* the ring's process exited or is gone */
+  TOOL_EXIT_DENIED = 8,   /* not allowed to read the process or file */
+};
+
+/* Exit code for a libocgc error (0 for 0). */
+int tool_exit_code(int err);
+
+/* One line "ocgc NAME: <fmt...>" on stderr. */
+void tool_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* tool_say(), then TOOL_EXIT_USAGE: `return tool_usage_error(...)`. */
+int tool_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* ---- arguments -------------------------------------------------------------- */
+
+/* A process id as the command line gives it (a positive decimal int), or
+ * -1 if [s] is not one. */
+int tool_parse_pid(const char *s);
+
+/* "10", "10s", "1.5s", "500ms", "2m", "1h", "250us" -> nanoseconds (a bare
+ * number is seconds).  Returns 0, or -1 if [s] is not a duration. */
+int tool_parse_duration(const char *s, uint64_t *ns);
+
+/* A positive decimal count (no sign, no suffix): 0 and *n, or -1. */
+int tool_parse_count(const char *s, uint64_t *n);
+
+/* ---- the target: a live process or a ring file (target.c) ------------------- */
+
+struct tool_target {
+  int pid;              /* > 0: a live process; 0: the file */
+  const char *dir;      /* with pid: its ring is DIR/PID.events, not searched */
+  const char *file;     /* without pid: a ring file */
+  enum ocgc_ids ids;    /* how a stock file numbers its events (0: 5.2) */
+  char label[32];       /* "process PID" (set with pid), for messages */
+};
+
+/* Parse [arg] as the target's PID: 0, or a line saying it is no process id
+ * ([hint] ends it; NULL: "('ocgc ls' lists ...)") and TOOL_EXIT_USAGE. */
+int tool_target_pid(struct tool_target *t, const char *arg, const char *hint);
+
+/* The PID operand of a command that also takes --file FILE: exactly one of
+ * them; --dir goes with a PID only.  [operands] are what getopt left.
+ * Returns 0 or, after a line on stderr, TOOL_EXIT_USAGE. */
+int tool_target_operands(struct tool_target *t, int noperands, char **operands);
+
+/* What messages call the target: "process PID" or the file's path. */
+const char *tool_target_label(const struct tool_target *t);
+
+/* Open the target.  On failure prints one line saying what is wrong and what
+ * to do (for a process: why attaching failed), and returns the error. */
+int tool_target_open(struct tool_target *t, struct ocgc_source **out);
+
+/* "ocgc NAME: LABEL: <libocgc's words for err>" on stderr; returns the exit
+ * code of [err] (TOOL_EXIT_ERROR if err is 0). */
+int tool_target_error(const struct tool_target *t, int err);
+
+/* Whether the process of a source opened by pid (tool_target_open) still
+ * writes it: 0 once it exited or was killed (or its pid names another
+ * process now, or no longer maps a stock file), else 1 (also when that
+ * cannot be told now). */
+int tool_alive(const struct ocgc_source *src);
+
+/* ---- signals ------------------------------------------------------------------ */
+
+/* The signal (SIGINT, SIGTERM) that asked us to stop, or 0. */
+extern volatile sig_atomic_t tool_stop;
+
+struct tool_signals {
+  struct sigaction old_int, old_term;
+};
+
+/* SIGINT and SIGTERM set tool_stop (cleared here), without SA_RESTART so
+ * that a sleep or a wait for a key ends at once; the old handlers go in
+ * *s for tool_signals_restore. */
+void tool_signals_catch(struct tool_signals *s);
+void tool_signals_restore(const struct tool_signals *s);
+
+/* ---- the clock ---------------------------------------------------------------- */
+
+/* CLOCK_MONOTONIC in nanoseconds: the producer's clock on the same host. */
+uint64_t tool_now_ns(void);
+
+/* Sleep [ns] nanoseconds; a signal cuts it short (callers look at
+ * tool_stop in their loops). */
+void tool_sleep_ns(uint64_t ns);
+
+/* ---- the drain (drain.c) -------------------------------------------------------- */
+
+/* Read until caught up: poll again while the last poll stopped short
+ * (the cursor's budget: stats.behind), until [max_events] events were
+ * passed (seen, skipped or lost), 100 polls in a row made no progress (a
+ * producer holding its seqlock), or *stop (may be NULL) became nonzero:
+ * a signal ends a drain within one poll's budget, 10 ms, whatever the
+ * target writes.  Returns 0 or the poll's error. */
+int tool_drain_agg(struct ocgc_agg *agg, uint64_t max_events, const volatile sig_atomic_t *stop);
+int tool_drain_cursor(struct ocgc_cursor *cur, uint64_t max_events,
+                      const volatile sig_atomic_t *stop);
+
+/* A drain bound for [src]: four times the events its rings can hold (two
+ * words each at least), so a whole file is read, and a producer writing as
+ * fast as we read cannot hold a drain beyond that. */
+uint64_t tool_drain_events(const struct ocgc_source *src);
+
+/* ---- text output ---------------------------------------------------------------- */
+
+/* [s] for text output: every byte outside printable ASCII, and the
+ * backslash, written as \xHH, so that a string the target controls (a
+ * program name, a user-event name, a file name) can neither send escape
+ * sequences to a terminal nor start a new "key value" line.  Writes into
+ * buf[0..n) and returns buf; TOOL_ESC_SIZE(len) bytes hold any string of
+ * len bytes whole, a smaller buf cuts it (never mid-escape).  (JSON output
+ * escapes with json.h instead.) */
+#define TOOL_ESC_SIZE(len) (4 * (len) + 1)
+const char *tool_esc(const char *s, char *buf, size_t n);
+
+#endif /* OCGC_TOOLS_COMMON_H */

@@ -1,0 +1,59 @@
+/* drain.c - the bounded drain of a reader (common.h): poll an aggregator or
+ * a cursor until it has caught up, and never longer than a bound that
+ * depends on the ring's size, so that a producer writing as fast as we
+ * read, or one holding its seqlock, cannot keep a subcommand from its
+ * screen, its signals or its end.
+ *
+ * Invariant: progress is counted from before the first poll (a drain that
+ * passed no event at all still ends after 100 idle polls). */
+
+#include "common.h"
+
+/* Events a cursor has passed: what a drain counts as progress. */
+static uint64_t passed(const struct ocgc_cursor_stats *st)
+{
+  return st->seen + st->skipped + st->lost;
+}
+
+/* The loop of both drains; [poll] polls, [stats] fills *st. */
+static int drain(int64_t (*poll)(void *), void (*stats)(const void *, struct ocgc_cursor_stats *),
+                 void *h, uint64_t max_events, const volatile sig_atomic_t *stop)
+{
+  struct ocgc_cursor_stats st;
+  uint64_t first, last;
+  unsigned idle = 0;
+  stats(h, &st);
+  first = last = passed(&st);
+  for (;;) {
+    int64_t got = poll(h);
+    if (got < 0) return (int)got;
+    stats(h, &st);
+    idle = passed(&st) == last ? idle + 1 : 0;
+    last = passed(&st);
+    if (!st.behind || last - first >= max_events || idle >= 100 || (stop != NULL && *stop))
+      return 0;
+  }
+}
+
+static int64_t poll_agg(void *h) { return ocgc_agg_poll(h); }
+static int64_t poll_cursor(void *h) { return ocgc_cursor_poll(h, 0); }
+static void stats_agg(const void *h, struct ocgc_cursor_stats *st) { ocgc_agg_cursor_stats(h, st); }
+static void stats_cursor(const void *h, struct ocgc_cursor_stats *st) { ocgc_cursor_stats(h, st); }
+
+int tool_drain_agg(struct ocgc_agg *agg, uint64_t max_events, const volatile sig_atomic_t *stop)
+{
+  return drain(poll_agg, stats_agg, agg, max_events, stop);
+}
+
+int tool_drain_cursor(struct ocgc_cursor *cur, uint64_t max_events,
+                      const volatile sig_atomic_t *stop)
+{
+  return drain(poll_cursor, stats_cursor, cur, max_events, stop);
+}
+
+uint64_t tool_drain_events(const struct ocgc_source *src)
+{
+  struct ocgc_source_info info;
+  if (ocgc_source_info(src, &info) != 0) return UINT64_C(1) << 22;
+  return 4 * (info.max_domains ? info.max_domains : 1) * (info.ring_words / 2 + 1);
+}

@@ -1,0 +1,630 @@
+/* trace_events.c - the translation of `ocgc trace` (trace.h): a source's
+ * events in, Chrome/Perfetto trace events (the Trace Event Format) out,
+ * through the JSON writer.
+ *
+ * - Every span (phase begin/end, user span) becomes one "X" complete event,
+ *   pid = the producer's pid, tid = the ring index, name = the phase name;
+ *   a collection's cause is its "cause" argument (none when no cause was
+ *   announced).  Which begin pairs with which end, and which cause belongs
+ *   to which collection, is libocgc's collection stream's to say (the rules
+ *   every consumer shares: consumer.h): it hands each span over as it
+ *   closes, cut or not, with its depth and its begin order on its ring.
+ * - The spans of one outermost span are held back until it ends and then
+ *   written sorted by start, parents before children (then in begin
+ *   order), because viewers nest same-timestamp events in the order they
+ *   read them.  Invariant: every X has a non-negative dur, and the X events
+ *   of a ring nest properly.
+ * - What is held back is bounded, whatever the target writes (an outer
+ *   span begun and never ended would otherwise hold every span after it):
+ *   at most --max-held spans (default TRACE_MAX_HELD_DEFAULT, 64 Ki, 2 MiB)
+ *   in all rings together.  When an event would pass that, the ring holding
+ *   the most is written early: its held spans, sorted as above, as X
+ *   events, and the spans still open around them (ocgc_stream_open_span)
+ *   as "B" events merged into that order (args.early = true); each of those
+ *   gets its "E" when it ends (or is cut: args.cut on the E).  Nothing is
+ *   cut or split, the nesting stays proper and the same-timestamp order
+ *   too.  A thread instant "slices written early" (args: spans, open,
+ *   max_held) marks the place, stderr says so once, and
+ *   otherData.written_early counts them.  Invariant: the open spans
+ *   [0, nopen) of a ring are written as B (their E pending), the rest not
+ *   yet; while the ring's depth is nopen nothing is held, so the spans of
+ *   an open span written early stream out as their own subtrees end.
+ *   Memory: each ring's array holds at most max_held + 1 +
+ *   OCGC_STREAM_MAX_DEPTH spans, is freed after a flush when larger than
+ *   KEEP_CAP, and grows by doubling: at most about 2 x max_held + KEEP_CAP
+ *   x rings spans are allocated in all, and qsort's buffer for one ring's.
+ *   Nothing else here grows with what the target writes: per ring a fixed
+ *   state (at most 4096 rings; the stream's is fixed too), names and
+ *   counter tracks written as they come, metadata one line per ring, a
+ *   fixed user-event table (OCGC_WIRE_USER_EVENTS bytes).
+ * - A loss (on_lost, or events overwritten before a --file read began)
+ *   makes the stream cut the ring's open spans at its last timestamp
+ *   (args.cut = "events lost") and puts a global instant "events lost" at
+ *   the next event's timestamp, with the count and whether it is exact.  An
+ *   end whose begin was lost (or came before the attach) is dropped.  Spans
+ *   still open when the trace ends are cut at the ring's last timestamp
+ *   (args.cut = "end of trace"), spans whose end never came when a span
+ *   around them ended ("end not seen").
+ * - Counters become "C" counter tracks, lifecycle events and the major
+ *   cycle markers become "i" instants, and "M" metadata name the process
+ *   (the program) and the rings.  Cause events and the producer's stop
+ *   marks (OCGC_UEV_STOP_JOIN) are not shown: they are what the stream
+ *   reads, not events of their own.
+ *
+ * Only libocgc's public API is used. */
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "trace.h"
+
+#define KEEP_CAP 16     /* a ring's array at most this big outlives a flush */
+#define MAX_RINGS 4096u /* rings traced at most */
+
+/* ---- the output ------------------------------------------------------------------ */
+
+static int write_all(int fd, const char *p, size_t n)
+{
+  while (n > 0) {
+    ssize_t w = write(fd, p, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w < 0) return errno;
+    if (w == 0) return EIO;
+    p += w;
+    n -= (size_t)w;
+  }
+  return 0;
+}
+
+void trace_out_flush(struct trace_out *o)
+{
+  if (o->err == 0) o->err = write_all(o->fd, o->buf, o->n);
+  o->n = 0;
+}
+
+void trace_out_put(void *ctx, const char *s, size_t n)
+{
+  struct trace_out *o = ctx;
+  if (o->err) return;
+  if (n > sizeof o->buf - o->n) trace_out_flush(o);
+  if (o->err) return;
+  if (n >= sizeof o->buf) {
+    o->err = write_all(o->fd, s, n);
+    return;
+  }
+  memcpy(o->buf + o->n, s, n);
+  o->n += n;
+}
+
+/* ---- trace events ------------------------------------------------------------------ */
+
+/* A held span: what its X (or B) event needs, in 32 bytes. */
+struct span {
+  uint64_t ts, end;
+  uint64_t seq;           /* begin order on its ring: orders same-start siblings */
+  int16_t cause;          /* enum ocgc_cause, or -1: no argument */
+  uint16_t id;            /* 13 bits in the header (OCGC_EV_ID) */
+  uint8_t depth;          /* < OCGC_STREAM_MAX_DEPTH */
+  uint8_t user;
+  uint8_t cut;            /* enum ocgc_span_cut */
+  uint8_t open;           /* still open: written as a B event (flush_early) */
+};
+
+struct trace_ring {
+  unsigned nopen;             /* open spans [0, nopen) written as B, E pending */
+  struct span *done;          /* closed spans held back (not written yet) */
+  size_t ndone, cap;
+  uint64_t last_ts;
+  int seen;                   /* any event on this ring */
+  uint64_t lost_pending;      /* loss not yet marked */
+  int lost_exact;
+};
+
+/* How a user event slot is shown, found once by name. */
+enum ucls {
+  U_UNKNOWN = 0, U_CAUSE, U_JOIN, U_SLICE_WORK, U_HEAP, U_DIRECT, U_CYCLE_START, U_CYCLE_END,
+  U_FORCED, U_OTHER
+};
+
+static const char *const cut_names[] = {
+  [OCGC_CUT_NONE] = NULL, [OCGC_CUT_LOST] = "events lost",
+  [OCGC_CUT_UNTERMINATED] = "end not seen", [OCGC_CUT_END] = "end of trace",
+};
+
+static const char *cut_name(unsigned cut)
+{
+  return cut < sizeof cut_names / sizeof cut_names[0] ? cut_names[cut] : NULL;
+}
+
+/* A trace event starts: the common fields.  ts is in microseconds with
+ * the nanoseconds kept exactly as three decimals. */
+static void ev_start(struct trace *t, const char *name, const char *cat, const char *ph,
+                     uint64_t ts)
+{
+  struct json *j = &t->j;
+  json_obj(j, JSON_INLINE);
+  json_kv_str(j, "name", name);
+  json_kv_str(j, "cat", cat);
+  json_kv_str(j, "ph", ph);
+  json_key(j, "ts");
+  json_milli(j, ts);
+  json_kv_u64(j, "pid", t->pid);
+}
+
+static const char *span_name(const struct trace *t, const struct span *s, char *buf, size_t n)
+{
+  const char *name;
+  if (s->user) {
+    if ((name = ocgc_source_user_name(t->src, s->id)) != NULL) return name;
+    snprintf(buf, n, "user_%u", s->id);
+    return buf;
+  }
+  if ((name = ocgc_phase_name(t->ids, s->id)) != NULL) return name;
+  snprintf(buf, n, "phase_%u", s->id);
+  return buf;
+}
+
+/* An X event, or a B event for a span still open (s->open). */
+static void emit_span(struct trace *t, unsigned ring, const struct span *s)
+{
+  struct json *j = &t->j;
+  char buf[32];
+  ev_start(t, span_name(t, s, buf, sizeof buf), s->user ? "user" : "gc", s->open ? "B" : "X",
+           s->ts);
+  json_kv_u64(j, "tid", ring);
+  if (!s->open) {
+    json_key(j, "dur");
+    json_milli(j, s->end >= s->ts ? s->end - s->ts : 0);
+  }
+  if (s->cause >= 0 || s->cut != OCGC_CUT_NONE || s->open) {
+    const char *c = s->cause >= 0 ? ocgc_cause_name((unsigned)s->cause) : NULL;
+    json_key(j, "args");
+    json_obj(j, JSON_INLINE);
+    if (s->cause >= 0) json_kv_str(j, "cause", c ? c : "unknown");
+    if (s->cut != OCGC_CUT_NONE) json_kv_str(j, "cut", cut_name(s->cut));
+    if (s->open) json_kv_bool(j, "early", 1);
+    json_obj_end(j);
+  }
+  json_obj_end(j);
+  t->spans++; /* a B and its E are one slice */
+}
+
+/* The E event of a span written as B. */
+static void emit_end(struct trace *t, unsigned ring, const struct span *s)
+{
+  struct json *j = &t->j;
+  char buf[32];
+  ev_start(t, span_name(t, s, buf, sizeof buf), s->user ? "user" : "gc", "E", s->end);
+  json_kv_u64(j, "tid", ring);
+  if (s->cut != OCGC_CUT_NONE) {
+    json_key(j, "args");
+    json_obj(j, JSON_INLINE);
+    json_kv_str(j, "cut", cut_name(s->cut));
+    json_obj_end(j);
+  }
+  json_obj_end(j);
+}
+
+/* An instant: [scope] "t" (thread), "p" (process) or "g" (global); an
+ * argument [arg] = v unless arg is NULL. */
+static void emit_instant(struct trace *t, const char *name, const char *cat, const char *scope,
+                         unsigned ring, uint64_t ts, const char *arg, uint64_t v)
+{
+  struct json *j = &t->j;
+  ev_start(t, name, cat, "i", ts);
+  json_kv_u64(j, "tid", ring);
+  json_kv_str(j, "s", scope);
+  if (arg != NULL) {
+    json_key(j, "args");
+    json_obj(j, JSON_INLINE);
+    json_kv_u64(j, arg, v);
+    json_obj_end(j);
+  }
+  json_obj_end(j);
+}
+
+static void emit_counter(struct trace *t, const char *name, const char *arg, uint64_t ts,
+                         uint64_t v)
+{
+  struct json *j = &t->j;
+  ev_start(t, name, "gc", "C", ts);
+  json_key(j, "args");
+  json_obj(j, JSON_INLINE);
+  json_kv_u64(j, arg, v);
+  json_obj_end(j);
+  json_obj_end(j);
+}
+
+static void emit_lost(struct trace *t, unsigned ring, uint64_t ts, uint64_t n, int exact,
+                      int before_start)
+{
+  struct json *j = &t->j;
+  ev_start(t, "events lost", "ocgc", "i", ts);
+  json_kv_u64(j, "tid", ring);
+  json_kv_str(j, "s", "g");
+  json_key(j, "args");
+  json_obj(j, JSON_INLINE);
+  json_kv_u64(j, "count", n);
+  json_kv_bool(j, "exact", exact);
+  if (before_start) json_kv_str(j, "when", "overwritten before the trace began reading");
+  json_obj_end(j);
+  json_obj_end(j);
+}
+
+/* ---- holding spans back ------------------------------------------------------------ */
+
+static int span_order(const void *a, const void *b)
+{
+  const struct span *x = a, *y = b;
+  if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
+  if (x->depth != y->depth) return x->depth < y->depth ? -1 : 1;
+  if (x->seq != y->seq) return x->seq < y->seq ? -1 : 1;
+  return 0;
+}
+
+/* Room for [extra] more spans in ring r's array.  Returns 0, or -1 with
+ * t->oom set. */
+static int hold_room(struct trace *t, struct trace_ring *r, size_t extra)
+{
+  size_t need = r->ndone + extra, cap = r->cap ? r->cap : KEEP_CAP;
+  size_t most = t->max_held + 1 + OCGC_STREAM_MAX_DEPTH;
+  struct span *p;
+  if (need <= r->cap) return 0;
+  while (cap < need) cap *= 2;
+  /* held <= max_held + 1 and the open spans of a flush_early: no more */
+  if (cap > most && need <= most) cap = most;
+  p = realloc(r->done, cap * sizeof *p);
+  if (p == NULL) { t->oom = 1; return -1; }
+  r->done = p;
+  r->cap = cap;
+  return 0;
+}
+
+/* Write what ring [ring] holds, sorted: parents first, same-start
+ * siblings in begin order. */
+static void flush_held(struct trace *t, unsigned ring)
+{
+  struct trace_ring *r = &t->rings[ring];
+  size_t i;
+  if (r->ndone == 0) return; /* (done may still be NULL: qsort wants a pointer) */
+  qsort(r->done, r->ndone, sizeof r->done[0], span_order);
+  for (i = 0; i < r->ndone; i++) {
+    emit_span(t, ring, &r->done[i]);
+    if (!r->done[i].open) t->held--;
+  }
+  r->ndone = 0;
+  if (r->cap > KEEP_CAP) {
+    /* Only a long tree needed it: give it back, so that the arrays of
+     * all rings together stay within about twice max_held. */
+    free(r->done);
+    r->done = NULL;
+    r->cap = 0;
+  }
+}
+
+static void to_span(const struct ocgc_span *os, struct span *s)
+{
+  memset(s, 0, sizeof *s);
+  s->ts = os->begin;
+  s->end = os->end >= os->begin ? os->end : os->begin;
+  s->seq = os->seq;
+  s->cause = os->kind >= 0 && os->cause > OCGC_CAUSE_UNKNOWN && os->cause <= INT16_MAX
+               ? (int16_t)os->cause : -1;
+  s->id = (uint16_t)os->id;
+  s->depth = (uint8_t)os->depth;
+  s->user = os->user != 0;
+  s->cut = (uint8_t)os->cut;
+}
+
+/* Too much is held: write ring [ring]'s held spans now, and the spans
+ * still open around them as B events (their E comes when they end). */
+static void flush_early(struct trace *t, unsigned ring)
+{
+  struct trace_ring *r = &t->rings[ring];
+  struct ocgc_span os;
+  size_t nheld = r->ndone;
+  unsigned k, depth = ocgc_stream_depth(t->stream, ring);
+  if (depth < r->nopen || hold_room(t, r, depth - r->nopen) != 0) return;
+  for (k = r->nopen; k < depth; k++) {
+    if (ocgc_stream_open_span(t->stream, ring, k, &os) != 0) break;
+    to_span(&os, &r->done[r->ndone]);
+    r->done[r->ndone++].open = 1;
+  }
+  flush_held(t, ring);
+  ev_start(t, "slices written early", "ocgc", "i", r->last_ts);
+  json_kv_u64(&t->j, "tid", ring);
+  json_kv_str(&t->j, "s", "t");
+  json_key(&t->j, "args");
+  json_obj(&t->j, JSON_INLINE);
+  json_kv_u64(&t->j, "spans", nheld);
+  json_kv_u64(&t->j, "open", depth - r->nopen);
+  json_kv_u64(&t->j, "max_held", t->max_held);
+  json_obj_end(&t->j);
+  json_obj_end(&t->j);
+  r->nopen = depth;
+  t->early++;
+  if (!t->warned) {
+    t->warned = 1;
+    fprintf(stderr, "ocgc trace: more than %zu slices held back inside slices that stay open "
+            "(ring %u): written early, the open ones as begin/end events (marked \"slices "
+            "written early\"; --max-held raises the limit)\n", t->max_held, ring);
+  }
+}
+
+/* The ring holding the most (there is one: t->held > 0). */
+static unsigned fullest_ring(const struct trace *t)
+{
+  unsigned i, best = 0;
+  for (i = 1; i < t->nrings; i++)
+    if (t->rings[i].ndone > t->rings[best].ndone) best = i;
+  return best;
+}
+
+/* The stream closed a span (its depth: the spans still open around it). */
+static void on_span(const struct ocgc_span *os, void *ctx)
+{
+  struct trace *t = ctx;
+  struct trace_ring *r;
+  struct span s;
+  if (os->ring >= t->nrings) return;
+  r = &t->rings[os->ring];
+  to_span(os, &s);
+  if (s.depth < r->nopen) {
+    /* Written as B: nothing is held inside it (depth was nopen), but
+     * should something be, it must come before the E. */
+    flush_held(t, os->ring);
+    emit_end(t, os->ring, &s);
+    r->nopen = s.depth;
+    return;
+  }
+  if (hold_room(t, r, 1) != 0) return;
+  r->done[r->ndone++] = s;
+  t->held++;
+  if (s.depth == r->nopen) flush_held(t, os->ring); /* its whole tree is here */
+  else if (t->held > t->max_held && !t->closing) flush_early(t, fullest_ring(t));
+}
+
+/* ---- events ------------------------------------------------------------------------ */
+
+static enum ucls user_class(struct trace *t, const struct ocgc_event *ev)
+{
+  static const struct { const char *name; enum ucls c; } known[] = {
+    {OCGC_UEV_SLICE_WORK, U_SLICE_WORK}, {OCGC_UEV_HEAP_GROW, U_HEAP},
+    {OCGC_UEV_HEAP_SHRINK, U_HEAP}, {OCGC_UEV_DIRECT_ALLOC, U_DIRECT},
+    {OCGC_UEV_CYCLE_START, U_CYCLE_START}, {OCGC_UEV_CYCLE_END, U_CYCLE_END},
+    {OCGC_UEV_FORCED_MAJOR, U_FORCED}, {OCGC_UEV_STOP_JOIN, U_JOIN},
+  };
+  const char *name = ev->name;
+  size_t i;
+  if (ev->id >= OCGC_WIRE_USER_EVENTS) return U_OTHER;
+  if (t->ucls[ev->id] != U_UNKNOWN) return (enum ucls)t->ucls[ev->id];
+  if (name == NULL) return U_OTHER; /* not registered yet: look again next time */
+  t->ucls[ev->id] = U_OTHER;
+  if (strncmp(name, OCGC_UEV_CAUSE_PREFIX, sizeof OCGC_UEV_CAUSE_PREFIX - 1) == 0)
+    t->ucls[ev->id] = U_CAUSE;
+  for (i = 0; i < sizeof known / sizeof known[0]; i++)
+    if (strcmp(name, known[i].name) == 0) t->ucls[ev->id] = (unsigned char)known[i].c;
+  return (enum ucls)t->ucls[ev->id];
+}
+
+/* A user event's int, as the counter or instant its name says. */
+static void on_user_int(struct trace *t, const struct ocgc_event *ev, const char *name)
+{
+  switch (user_class(t, ev)) {
+  case U_CAUSE: case U_JOIN: return; /* read by the stream */
+  case U_SLICE_WORK: emit_counter(t, "major_slice_work", "words", ev->timestamp, ev->value); return;
+  case U_HEAP: emit_counter(t, "heap_words", "words", ev->timestamp, ev->value); return;
+  case U_DIRECT: emit_counter(t, "major_alloc_direct", "words", ev->timestamp, ev->value); return;
+  case U_CYCLE_START:
+    emit_instant(t, "major_cycle_start", "gc", "t", ev->ring, ev->timestamp, "cycle", ev->value);
+    return;
+  case U_CYCLE_END:
+    emit_instant(t, "major_cycle_end", "gc", "t", ev->ring, ev->timestamp,
+                 "major_collections", ev->value);
+    return;
+  case U_FORCED:
+    emit_instant(t, "forced_major", "gc", "t", ev->ring, ev->timestamp,
+                 "forced_major_collections", ev->value);
+    return;
+  default: emit_counter(t, name, "value", ev->timestamp, ev->value); return;
+  }
+}
+
+static void on_user(struct trace *t, const struct ocgc_event *ev)
+{
+  char buf[32];
+  const char *name = ev->name;
+  if (name == NULL) {
+    snprintf(buf, sizeof buf, "user_%u", ev->id);
+    name = buf;
+  }
+  switch (ev->type) {
+  case OCGC_USER_SPAN_BEGIN: case OCGC_USER_SPAN_END: return; /* the stream's */
+  case OCGC_USER_INT: on_user_int(t, ev, name); return;
+  default:
+    if (user_class(t, ev) == U_JOIN) return; /* a stop mark: the stream's */
+    emit_instant(t, name, "user", "t", ev->ring, ev->timestamp, NULL, 0);
+    return;
+  }
+}
+
+static void on_runtime(struct trace *t, const struct ocgc_event *ev)
+{
+  char buf[32];
+  const char *name;
+  if (ev->type == OCGC_RT_COUNTER) {
+    int bytes = ev->id == OCGC_CT_MINOR_ALLOCATED || ev->id == OCGC_CT_MINOR_PROMOTED;
+    if ((name = ocgc_counter_name(t->ids, ev->id)) == NULL) {
+      snprintf(buf, sizeof buf, "counter_%u", ev->id);
+      name = buf;
+    }
+    emit_counter(t, name, bytes ? "bytes" : "value", ev->timestamp, ev->value);
+  } else if (ev->type == OCGC_RT_LIFECYCLE) {
+    if ((name = ocgc_lifecycle_name(ev->id)) == NULL) {
+      snprintf(buf, sizeof buf, "lifecycle_%u", ev->id);
+      name = buf;
+    }
+    emit_instant(t, name, "lifecycle", "p", ev->ring, ev->timestamp,
+                 ev->id == OCGC_LC_RING_STOP ? NULL : "data", ev->value);
+  }
+  /* begins and ends are the stream's; allocation buckets are not shown */
+}
+
+int trace_on_event(const struct ocgc_event *ev, void *ctx)
+{
+  struct trace *t = ctx;
+  struct trace_ring *r;
+  if (ev->ring >= t->nrings) return 0;
+  r = &t->rings[ev->ring];
+  if (t->skipped_pending) {
+    emit_lost(t, ev->ring, ev->timestamp, t->skipped_pending, t->skipped_exact, 1);
+    t->skipped_pending = 0;
+  }
+  if (r->lost_pending) {
+    emit_lost(t, ev->ring, ev->timestamp, r->lost_pending, r->lost_exact, 0);
+    r->lost_pending = 0;
+  }
+  r->seen = 1;
+  r->last_ts = ev->timestamp;
+  if (ev->timestamp > t->last_ts) t->last_ts = ev->timestamp;
+  ocgc_stream_event(t->stream, ev);
+  if (ocgc_event_cause(t->src, ev) >= 0) return 0; /* an argument of its collection */
+  if (ev->user) on_user(t, ev);
+  else on_runtime(t, ev);
+  return 0;
+}
+
+void trace_on_lost(unsigned ring, uint64_t lost, int exact, void *ctx)
+{
+  struct trace *t = ctx;
+  struct trace_ring *r;
+  if (ring >= t->nrings) return;
+  r = &t->rings[ring];
+  /* The ends of the open spans may be among the lost events: the stream
+   * cuts them at the last thing we saw, so that no span claims time we
+   * know nothing of.  All of it is written here: no early write. */
+  t->closing = 1;
+  ocgc_stream_lost(t->stream, ring);
+  t->closing = 0;
+  flush_held(t, ring);
+  if (r->lost_pending == 0) r->lost_exact = 1;
+  r->lost_pending += lost;
+  if (!exact) r->lost_exact = 0;
+  t->lost += lost;
+}
+
+void trace_skipped(struct trace *t, uint64_t skipped, int exact)
+{
+  t->skipped_pending = skipped;
+  t->skipped_exact = exact;
+}
+
+/* ---- head and tail ----------------------------------------------------------------- */
+
+int trace_start(struct trace *t, struct trace_out *out, const struct ocgc_source *src,
+                uint64_t pid, size_t max_held)
+{
+  struct ocgc_stream_opts so = OCGC_OPTS_INIT(struct ocgc_stream_opts);
+  struct ocgc_source_info info;
+  int err;
+  memset(t, 0, sizeof *t);
+  t->src = src;
+  t->max_held = max_held;
+  if ((err = ocgc_source_info(src, &info)) != 0) return err;
+  t->ids = info.ids == OCGC_IDS_53 ? OCGC_IDS_53 : OCGC_IDS_52;
+  t->pid = info.has_ext ? info.pid : pid;
+  t->nrings = info.max_domains > MAX_RINGS ? MAX_RINGS : (unsigned)info.max_domains;
+  t->rings = calloc(t->nrings ? t->nrings : 1, sizeof *t->rings);
+  t->ucls = calloc(OCGC_WIRE_USER_EVENTS, 1);
+  if (t->rings == NULL || t->ucls == NULL) return -ENOMEM;
+  so.on_span = on_span;
+  so.ctx = t;
+  if ((err = ocgc_stream_new(src, &so, &t->stream)) != 0) return err;
+  json_init(&t->j, trace_out_put, out, JSON_COMPACT);
+  json_obj(&t->j, JSON_INLINE);
+  json_key(&t->j, "traceEvents");
+  json_arr(&t->j, JSON_LINES);
+  if (info.has_ext && info.program[0] != '\0') {
+    json_obj(&t->j, JSON_INLINE);
+    json_kv_str(&t->j, "name", "process_name");
+    json_kv_str(&t->j, "ph", "M");
+    json_kv_u64(&t->j, "pid", t->pid);
+    json_kv_u64(&t->j, "tid", 0);
+    json_key(&t->j, "args");
+    json_obj(&t->j, JSON_INLINE);
+    json_kv_str(&t->j, "name", info.program);
+    json_obj_end(&t->j);
+    json_obj_end(&t->j);
+  }
+  return 0;
+}
+
+/* otherData: where the trace comes from and what was lost. */
+static void other_data(struct trace *t, const struct ocgc_cursor_stats *st, const char *what)
+{
+  struct ocgc_source_info info;
+  struct json *j = &t->j;
+  json_key(j, "otherData");
+  json_obj(j, JSON_INLINE);
+  json_kv_str(j, "source", what);
+  if (ocgc_source_info(t->src, &info) == 0 && info.has_ext) {
+    json_kv_str(j, "program", info.program);
+    json_kv_u64(j, "pid", info.pid);
+    json_kv_str(j, "ocaml_version", info.ocaml_version);
+    json_kv_str(j, "ocgc_version", info.ocgc_version);
+  }
+  json_kv_u64(j, "events_seen", st->seen);
+  json_kv_u64(j, "events_lost", st->lost);
+  json_kv_u64(j, "events_skipped", st->skipped);
+  json_kv_bool(j, "lost_exact", st->lost_exact);
+  json_kv_u64(j, "max_held", t->max_held);
+  json_kv_u64(j, "written_early", t->early);
+  json_obj_end(j);
+}
+
+void trace_end(struct trace *t, const struct ocgc_cursor_stats *st, const char *what)
+{
+  struct json *j = &t->j;
+  unsigned i;
+  char name[32];
+  t->skipped = st->skipped;
+  t->closing = 1; /* all of it is written below: no early write on the way */
+  ocgc_stream_finish(t->stream);
+  t->closing = 0;
+  for (i = 0; i < t->nrings; i++) {
+    struct trace_ring *r = &t->rings[i];
+    flush_held(t, i);
+    if (r->lost_pending)
+      emit_lost(t, i, r->last_ts ? r->last_ts : t->last_ts, r->lost_pending, r->lost_exact, 0);
+  }
+  if (t->skipped_pending) emit_lost(t, 0, t->last_ts, t->skipped_pending, t->skipped_exact, 1);
+  for (i = 0; i < t->nrings; i++) {
+    if (!t->rings[i].seen && i != 0) continue;
+    ev_start(t, "thread_name", "__metadata", "M", 0);
+    json_kv_u64(j, "tid", i);
+    json_key(j, "args");
+    json_obj(j, JSON_INLINE);
+    snprintf(name, sizeof name, "ring %u", i);
+    json_kv_str(j, "name", name);
+    json_obj_end(j);
+    json_obj_end(j);
+  }
+  json_arr_end(j);
+  json_kv_str(j, "displayTimeUnit", "ns");
+  other_data(t, st, what);
+  json_obj_end(j);
+  json_raw(j, "\n");
+}
+
+void trace_free(struct trace *t)
+{
+  unsigned i;
+  ocgc_stream_free(t->stream);
+  if (t->rings != NULL)
+    for (i = 0; i < t->nrings; i++) free(t->rings[i].done);
+  free(t->rings);
+  free(t->ucls);
+}
