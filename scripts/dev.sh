@@ -6,7 +6,9 @@
 #                          attach ocgc to it
 #   scripts/dev.sh check   install what is missing, build into _build-check/
 #                          (ASan/UBSan), run every test suite, then
-#                          `make distcheck`; the last line is
+#                          `make distcheck`, then build, test and install a
+#                          reader-only tree (--disable-runtime, no OCaml on
+#                          PATH) in _build-reader/; the last line is
 #                          "N passed, N failed, N skipped" (.ci/run)
 #   scripts/dev.sh deps    only install the Debian packages
 #   scripts/dev.sh demo-run BUILDDIR
@@ -187,6 +189,27 @@ demo() {
 
 # ---- check ---------------------------------------------------------------------------
 
+# check_reader DIR: a host that only reads rings builds, tests and installs
+# libocgc and ocgc with configure --disable-runtime and no OCaml at all: the
+# OCaml tools are shadowed by commands that fail, so that any use of them
+# fails the step.
+check_reader() {
+  _d=$1
+  _trap=$_d/no-ocaml
+  rm -rf "$_d"
+  mkdir -p "$_trap"
+  for _t in ocaml ocamlc ocamlopt ocamlfind ocamlrun ocamldep ocamlmklib; do
+    printf '#!/bin/sh\necho "%s: called in a --disable-runtime build" >&2\nexit 127\n' "$_t" \
+      >"$_trap/$_t"
+    chmod +x "$_trap/$_t"
+  done
+  step "reader-only build (configure --disable-runtime, no OCaml on PATH): make, make check, make install" \
+    "$logs/reader.log" env PATH="$_trap:$PATH" sh -c '
+      cd "$1" && "$2/configure" --disable-runtime && make -j"$3" && make -j"$3" check &&
+      make install DESTDIR="$1/dest" && test -x "$1/dest/usr/local/bin/ocgc" &&
+      ! test -e "$1/dest/usr/local/bin/ocamlrun_ocgc"' sh "$_d" "$top" "$jobs"
+}
+
 check() {
   b=$top/_build-check
   [ -n "$logs" ] || logs=$b/logs
@@ -236,6 +259,12 @@ check() {
   else
     say "make distcheck: not run, because make check failed (counted as skipped below)"
     skip=$((skip + 1))
+  fi
+  if check_reader "$top/_build-reader"; then
+    pass=$((pass + 1))
+  else
+    status=1
+    fail=$((fail + 1))
   fi
   say "check: done in $(took "$t_all"); logs in $logs"
   echo "$pass passed, $fail failed, $skip skipped"
