@@ -144,6 +144,7 @@ struct run {
   struct ocgc_agg *agg;        /* non-NULL: we follow the ring */
   char ring[4200];
   int said_noring;             /* the "no GC ring" line was written */
+  int seen_ring;               /* its ring's name appeared in r->dir */
 };
 
 /* Open the ring if it is there now; 1 if we follow it (now or before). */
@@ -152,6 +153,7 @@ static int try_attach(struct run *r)
   int err;
   if (r->agg != NULL) return 1;
   if (find_ring(r->dir, r->pid, r->ring, sizeof r->ring) != 0) return 0;
+  r->seen_ring = 1;
   err = ocgc_source_open_path(r->ring, NULL, &r->src);
   if (err == 0 && (err = rep_agg_new(r->src, OCGC_START_OLDEST, &r->agg)) != 0) {
     ocgc_source_close(r->src);
@@ -265,6 +267,30 @@ static int child_status(int status, struct rep_meta *m)
   return m->exit_code;
 }
 
+/* How the child ended, in words, into buf. */
+static const char *how_it_ended(const struct rep_meta *m, char *buf, size_t n)
+{
+  if (m->signal != 0)
+    snprintf(buf, n, "was killed by signal %d (%s)", m->signal, rep_signal_name(m->signal));
+  else
+    snprintf(buf, n, "exited with status %d", m->exit_code);
+  return buf;
+}
+
+/* No ring to report on: say why, and how the program ended all the same. */
+static void no_report(const struct run *r, const struct rep_meta *m)
+{
+  char how[96];
+  how_it_ended(m, how, sizeof how);
+  if (r->seen_ring)
+    /* A program killed before our first look takes its memfd ring with it
+     * (only a normal exit preserves it). */
+    tool_say("%s %s before ocgc could open its GC ring: no report", m->command[0], how);
+  else if (!r->said_noring)
+    tool_say("%s has no GC ring: it is not an OCaml program linked with -runtime-variant "
+             "_ocgc (or run by ocamlrun_ocgc); no report (it %s)", m->command[0], how);
+}
+
 /* The report, once the child has ended. */
 static void final_report(struct run *r, FILE *out, int json, struct rep_meta *m)
 {
@@ -272,9 +298,7 @@ static void final_report(struct run *r, FILE *out, int json, struct rep_meta *m)
   int err;
   /* The ring is still there (PRESERVE) if it came after our last look. */
   if (!try_attach(r)) {
-    if (!r->said_noring)
-      tool_say("%s has no GC ring: it is not an OCaml program linked with -runtime-variant "
-               "_ocgc (or run by ocamlrun_ocgc); no report", m->command[0]);
+    no_report(r, m);
     return;
   }
   if ((err = tool_drain_agg(r->agg, tool_drain_events(r->src), NULL)) != 0 ||

@@ -119,6 +119,12 @@ run_cmd sh -- sh -c 'sleep 1.3; exit 4'
 check_eq "sh: exit status" 4 "`cat "$WORK/sh.rc"`"
 check_eq "sh: stderr lines" 1 "`stderr_lines sh`"
 check_true "sh: says it has no ring" grep_err sh "sh has no GC ring after 1 s"
+run_cmd crash -- sh -c 'kill -SEGV $$'
+check_eq "sh killed at once: exit status" 139 "`cat "$WORK/crash.rc"`"
+check_eq "sh killed at once: stderr lines" 1 "`stderr_lines crash`"
+check_true "sh killed at once: says it has no ring" grep_err crash "sh has no GC ring"
+check_true "sh killed at once: says how it ended" \
+  grep_err crash "no report (it was killed by signal 11 (SIGSEGV))"
 run_cmd plain --json -o "$WORK/plain.json" -- ./plain 3
 check_eq "plain bytecode: exit status" 3 "`cat "$WORK/plain.rc"`"
 check_true "plain bytecode: it ran" grep -q "^gc.minor_collections " "$WORK/plain.out"
