@@ -347,7 +347,11 @@ void caml_ocgc_dispatch(void)
 {
   int minor_due = Caml_state->young_trigger == Caml_state->young_alloc_start;
   int trigger = causes.alloc_trigger;
-  stop_enter();
+  /* Called from OCaml code (no Gc.* call open), a dispatch is a stop of
+   * its own whatever an earlier one left behind, so that a dispatch left
+   * without its end (by an exception) cannot fuse every later stop. */
+  if (causes.scope_span == 0) stop_clear(1);
+  else stop_enter();
   causes.alloc_trigger = 0;
   causes.plan_minor_due = minor_due;
   causes.plan_idle = caml_gc_phase == Phase_idle;
@@ -363,7 +367,8 @@ void caml_ocgc_dispatch(void)
 /* caml_gc_dispatch has run its collections: its stop scope ends. */
 void caml_ocgc_dispatch_end(void)
 {
-  stop_leave();
+  if (causes.scope_span == 0) stop_clear(0);
+  else stop_leave();
 }
 
 /* caml_gc_dispatch clears the runtime's request flag for [kind] and runs
