@@ -405,6 +405,17 @@ static int try_open(int pid, const struct attach_cfg *c, struct ocgc_source **ou
   return ocgc_source_open_fd(fd, &oo, out);
 }
 
+/* A file found in a --dir folder is that process's ring only if the
+ * process maps it: an ocgc file's identity can be copied by anyone who can
+ * read it (G12).  0, or OCGC_E_STALE; when the maps cannot be read (another
+ * user's process), the identity alone decides, as for stock files. */
+static int dir_file_mapped(const struct ocgc_source *src, int pid)
+{
+  int err = ocgc_proc_maps_file(pid, src->dev, src->ino);
+  if (err == 1 || err == -EACCES) return 0;
+  return err == 0 || err == -ESRCH ? OCGC_E_STALE : err;
+}
+
 int ocgc_source_open_pid(int pid, const struct ocgc_attach_opts *opts,
                          struct ocgc_source **out)
 {
@@ -429,6 +440,7 @@ int ocgc_source_open_pid(int pid, const struct ocgc_attach_opts *opts,
   ocgc_source_set_owner(src, pid, err == 0, id.start_time);
   if (!c.allow_stale) {
     err = ocgc_source_check_owner(src, pid);
+    if (err == 0 && c.dir != NULL) err = dir_file_mapped(src, pid);
     if (err != 0) {
       ocgc_source_close(src);
       return err;

@@ -295,7 +295,9 @@ OCGC_API int ocgc_open_ring(int pid, char *path, size_t n);
  * or as DIR/PID.events), after checking that the file belongs to that very
  * process: for ocgc files the pid, the /proc start time and the boot id in
  * the extension block must match, and the state must be running; a stock
- * OCaml 5 file must be mapped (shared, writable) by that process.  The
+ * OCaml 5 file, and any file found in DIR (anyone who can read a ring can
+ * copy its identity), must be mapped (shared, writable) by that process
+ * (when its maps can be read: another user's may not be).  The
  * source remembers the process (pid and start time, read after the open)
  * and the file (device and inode) for ocgc_source_check_alive().  Errors:
  * -ESRCH, -EACCES, OCGC_E_NORING, OCGC_E_STALE (exited, or the pid now

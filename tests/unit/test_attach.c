@@ -835,6 +835,37 @@ START_TEST(dir_links_not_followed)
 }
 END_TEST
 
+/* A regular file in a folder that copies a live process's identity (which
+ * anyone who can read its ring can do) is not that process's ring: the
+ * process does not map it (G12). */
+START_TEST(dir_copy_refused)
+{
+  struct child c = start(tmp, P_OK);
+  struct ocgc_attach_opts o = OCGC_OPTS_INIT(struct ocgc_attach_opts);
+  struct ocgc_source *s = NULL;
+  char other[4096], copy[4200], cmd[9000];
+
+  tu_path(other, sizeof other, tmp, subdirs[1]);
+  ck_assert_int_eq(mkdir(other, 0700), 0);
+  snprintf(copy, sizeof copy, "%s/%d.events", other, (int)c.pid);
+  snprintf(cmd, sizeof cmd, "cp '%s' '%s'", c.path, copy);
+  ck_assert_int_eq(system(cmd), 0);
+  o.dir = tmp; /* the file it maps */
+  ck_assert_int_eq(ocgc_source_open_pid(c.pid, &o, &s), 0);
+  ocgc_source_close(s);
+  s = NULL;
+  o.dir = other; /* the copy */
+  ck_assert_int_eq(ocgc_source_open_pid(c.pid, &o, &s), OCGC_E_STALE);
+  ck_assert_ptr_null(s);
+  o.allow_stale = 1; /* asked for: opened, and said stale */
+  ck_assert_int_eq(ocgc_source_open_pid(c.pid, &o, &s), 0);
+  ocgc_source_close(s);
+  unlink(copy);
+  rmdir(other);
+  stop(&c);
+}
+END_TEST
+
 START_TEST(dir_option)
 {
   struct child c = start(tmp, P_OK);
@@ -1241,6 +1272,7 @@ Suite *attach_suite(void)
   tcase_add_test(tc, check_alive);
   tcase_add_test(tc, dir_option);
   tcase_add_loop_test(tc, dir_links_not_followed, 0, 2);
+  tcase_add_test(tc, dir_copy_refused);
   suite_add_tcase(s, tc);
 
   tc = tcase_create("list");
