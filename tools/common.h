@@ -22,6 +22,7 @@ int cmd_top(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
+int cmd_serve(int argc, char **argv);
 
 /* The running subcommand's name ("stat"), for "ocgc stat: ..." lines; main()
  * sets it before the dispatch. */

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "json.h"
+#include "utf8.h"
 
 static void put(struct json *j, const char *s, size_t n)
 {
@@ -96,24 +97,6 @@ void json_obj_end(struct json *j) { close_(j, '}'); }
 void json_arr(struct json *j, enum json_layout layout) { open_(j, '[', layout); }
 void json_arr_end(struct json *j) { close_(j, ']'); }
 
-/* The length of the well-formed UTF-8 sequence at [s] (2 to 4), or 0. */
-static size_t utf8_len(const unsigned char *s, uint32_t *cp)
-{
-  size_t n, i;
-  uint32_t c = s[0], min;
-  if (c >= 0xc2 && c <= 0xdf) { n = 2; c &= 0x1f; min = 0x80; }
-  else if (c >= 0xe0 && c <= 0xef) { n = 3; c &= 0x0f; min = 0x800; }
-  else if (c >= 0xf0 && c <= 0xf4) { n = 4; c &= 0x07; min = 0x10000; }
-  else return 0;
-  for (i = 1; i < n; i++) {
-    if ((s[i] & 0xc0) != 0x80) return 0; /* also stops at the NUL */
-    c = c << 6 | (s[i] & 0x3f);
-  }
-  if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff)) return 0;
-  *cp = c;
-  return n;
-}
-
 static void put_u(struct json *j, uint32_t cp)
 {
   char b[8];
@@ -136,7 +119,7 @@ static size_t put_char(struct json *j, const unsigned char *s)
   }
   if (*s < 0x20 || *s == 0x7f) { put_u(j, *s); return 1; }
   if (*s < 0x80) { put(j, (const char *)s, 1); return 1; }
-  n = utf8_len(s, &cp);
+  n = tool_utf8_len(s, &cp);
   if (n == 0) { put_u(j, *s); return 1; } /* not UTF-8: the byte, as U+00XX */
   if (cp <= 0x9f || cp == 0x2028 || cp == 0x2029) put_u(j, cp);
   else put(j, (const char *)s, n);

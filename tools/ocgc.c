@@ -23,6 +23,7 @@ static const struct cmd cmds[] = {
   {"report", "GC summary of a process (for a while) or a ring file", cmd_report},
   {"run", "run a program with the ring on; report when it exits", cmd_run},
   {"trace", "write a Chrome/Perfetto JSON trace", cmd_trace},
+  {"serve", "serve the GC figures of processes as Prometheus metrics (HTTP)", cmd_serve},
   {"dump", "decode a ring file: a summary of counts, or every event", cmd_dump},
 };
 

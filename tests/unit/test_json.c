@@ -12,27 +12,12 @@
 #include "json.h"
 #include "testutil.h"
 
-/* The writer's output, in memory. */
-struct buf {
-  char s[8192];
-  size_t n;
-};
-
-static void put(void *ctx, const char *s, size_t n)
-{
-  struct buf *b = ctx;
-  if (b->n + n >= sizeof b->s) n = sizeof b->s - 1 - b->n;
-  memcpy(b->s + b->n, s, n);
-  b->n += n;
-  b->s[b->n] = '\0';
-}
-
 static const char *str_of(const char *s)
 {
-  static struct buf b;
+  static struct tu_buf b;
   struct json j;
   memset(&b, 0, sizeof b);
-  json_init(&j, put, &b, 0);
+  json_init(&j, tu_buf_put, &b, 0);
   json_str(&j, s);
   return b.s;
 }
@@ -66,10 +51,10 @@ static int clean_utf8(const unsigned char *s)
 
 START_TEST(test_layouts)
 {
-  struct buf b;
+  struct tu_buf b;
   struct json j;
   memset(&b, 0, sizeof b);
-  json_init(&j, put, &b, 0);
+  json_init(&j, tu_buf_put, &b, 0);
   json_obj(&j, JSON_LINES);
   json_kv_u64(&j, "a", 1);
   json_key(&j, "b");
@@ -98,10 +83,10 @@ END_TEST
 /* Top-level values are not separated; compact has no spaces nor indents. */
 START_TEST(test_compact_and_top_level)
 {
-  struct buf b;
+  struct tu_buf b;
   struct json j;
   memset(&b, 0, sizeof b);
-  json_init(&j, put, &b, JSON_COMPACT);
+  json_init(&j, tu_buf_put, &b, JSON_COMPACT);
   json_obj(&j, JSON_INLINE);
   json_key(&j, "e");
   json_arr(&j, JSON_LINES);
@@ -120,10 +105,10 @@ END_TEST
 
 START_TEST(test_numbers)
 {
-  struct buf b;
+  struct tu_buf b;
   struct json j;
   memset(&b, 0, sizeof b);
-  json_init(&j, put, &b, JSON_COMPACT);
+  json_init(&j, tu_buf_put, &b, JSON_COMPACT);
   json_arr(&j, JSON_INLINE);
   json_milli(&j, 1234567);
   json_milli(&j, 5);

@@ -16,6 +16,15 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+void tu_buf_put(void *ctx, const char *s, size_t n)
+{
+  struct tu_buf *b = ctx;
+  if (b->n + n >= sizeof b->s) n = sizeof b->s - 1 - b->n;
+  memcpy(b->s + b->n, s, n);
+  b->n += n;
+  b->s[b->n] = '\0';
+}
+
 char *tu_mkdtemp(void)
 {
   const char *tmp = getenv("TMPDIR");

@@ -30,6 +30,16 @@ extern const struct tu_suite tu_suite;
     if (!(cond)) ck_abort_msg(__VA_ARGS__);                                    \
   } while (0)
 
+/* A sink for the text writers under test (json_put_fn, expo_put_fn): what
+ * is written, in memory, NUL-terminated (cut at TU_BUF_SIZE - 1 bytes).
+ * Zero it before use. */
+#define TU_BUF_SIZE 16384
+struct tu_buf {
+  char s[TU_BUF_SIZE];
+  size_t n;
+};
+void tu_buf_put(void *ctx, const char *s, size_t n);
+
 /* A new private folder under $TMPDIR (or /tmp); free() the result.  NULL on
  * failure. */
 char *tu_mkdtemp(void);

@@ -1,0 +1,119 @@
+#!/bin/sh
+# serve_basic.sh - `ocgc serve --all` against two real programs on the
+# patched runtime: it says where it listens (port 0: a free one), /metrics
+# is Prometheus text that promtool accepts, and each program's series equal
+# its own Gc.quick_stat (minor collections summed over causes, major
+# cycles, allocated and promoted bytes, heap size); a program that exits is
+# gone from the next scrape; / lists the programs; /-/healthy is 200, an
+# unknown path 404, POST 405 with Allow, HEAD 200; SIGTERM ends it with 0.
+# With PIDs given it watches those (a PID given twice, once); SIGINT ends it.
+# Other OCaml programs may run on the host (--all shows them too): every
+# check is about our own pids.
+. "$OCGC_SRCDIR/tests/integration/lib.sh"
+. "$OCGC_SRCDIR/tests/integration/attach_lib.sh"
+. "$OCGC_SRCDIR/tests/integration/cmd_lib.sh"
+command -v curl >/dev/null 2>&1 || { echo "SKIP: curl is missing (apt-get install curl)"; exit 77; }
+cmd_init
+
+for t in a b; do
+  target_start $t 0.2
+  eval "pid_$t=\$BGPID"
+  target_go $t
+done
+wait_key a gc.heap_chunks "$pid_a"
+wait_key b gc.heap_chunks "$pid_b"
+
+# serve TAG ARGS...: start `ocgc serve ARGS` in the background and wait
+# until it says where it listens; its pid in $srv, its address in $url
+serve() {
+  _tag=$1; shift
+  ocgc_bg $_tag serve "$@"
+  srv=$OCGC_BGPID
+  _n=0
+  while ! grep -q 'listening on' "$WORK/$_tag.err" 2>/dev/null; do
+    kill -0 "$srv" 2>/dev/null || { cat "$WORK/$_tag.err"; hard_error "ocgc serve died"; }
+    _n=$((_n + 1)); test $_n -le 600 || hard_error "ocgc serve said nowhere it listens"
+    sleep 0.05
+  done
+  url=`sed -n 's/^ocgc serve: listening on \(http:[^ ]*\)$/\1/p' "$WORK/$_tag.err"`
+}
+
+serve srv --listen 127.0.0.1:0 --all
+check_true "listening line names http://127.0.0.1:PORT/ ($url)" \
+  sh -c "echo '$url' | grep -Eq '^http://127\.0\.0\.1:[1-9][0-9]*/$'"
+
+# get FILE PATH [CURL ARGS]: the body in $WORK/FILE, headers in FILE.h; prints the status
+get() {
+  _f=$1; _p=$2; shift 2
+  curl -s --max-time 30 -D "$WORK/$_f.h" -o "$WORK/$_f" -w '%{http_code}' "$@" "${url%/}$_p"
+}
+# series FILE PID [NAME]: the samples of PID (of NAME only) in $WORK/FILE
+series() { grep -c -F "${3:-}{pid=\"$2\"," "$WORK/$1"; }
+# val FILE NAME PID [MATCH]: the sum of NAME's samples of PID (whose line holds MATCH)
+val() {
+  grep -F "$2{pid=\"$3\"," "$WORK/$1" | grep -F -- "${4:-}" |
+    awk '{ s += $NF } END { printf "%.0f\n", s }'
+}
+
+check_eq "GET /metrics" 200 "`get m1 /metrics`"
+check_true "content type is text 0.0.4" grep -qi 'content-type: text/plain; version=0.0.4' "$WORK/m1.h"
+if command -v promtool >/dev/null 2>&1; then
+  promtool check metrics <"$WORK/m1" >"$WORK/promtool.out" 2>&1; _rc=$?
+  check_eq "promtool check metrics: status (`head -n 3 "$WORK/promtool.out"`)" 0 "$_rc"
+else
+  say "promtool is missing (apt-get install prometheus): the exposition is not checked by it"
+fi
+for t in a b; do
+  eval "p=\$pid_$t"
+  check_eq "$t: minor collections over causes" "`outkey $t gc.minor_collections`" \
+    "`val m1 ocaml_gc_collections_total $p 'kind="minor"'`"
+  check_eq "$t: major cycles" "`outkey $t gc.major_collections`" \
+    "`val m1 ocaml_gc_major_cycles_total $p`"
+  check_eq "$t: minor allocated bytes" "$((`outkey $t gc.minor_words` * 8))" \
+    "`val m1 ocaml_gc_allocated_bytes_total $p 'heap="minor"'`"
+  check_eq "$t: major allocated bytes (direct)" \
+    "$(( (`outkey $t gc.major_words` - `outkey $t gc.promoted_words`) * 8 ))" \
+    "`val m1 ocaml_gc_allocated_bytes_total $p 'heap="major"'`"
+  check_eq "$t: promoted bytes" "$((`outkey $t gc.promoted_words` * 8))" \
+    "`val m1 ocaml_gc_promoted_bytes_total $p`"
+  check_eq "$t: heap size" "$((`outkey $t gc.heap_words` * 8))" "`val m1 ocaml_gc_heap_size_bytes $p`"
+  check_eq "$t: heap chunks" "`outkey $t gc.heap_chunks`" "`val m1 ocaml_gc_heap_chunks $p`"
+  check_eq "$t: runtime info" 1 "`val m1 ocaml_runtime_info $p 'variant="native"'`"
+  check_gt "$t: pauses observed" 0 "`val m1 ocaml_gc_pause_seconds_count $p`"
+  check_gt "$t: threads" 0 "`val m1 process_threads $p`"
+  check_gt "$t: resident memory" 0 "`val m1 process_resident_memory_bytes $p`"
+  check_gt "$t: open fds" 0 "`val m1 process_open_fds $p`"
+  check_gt "$t: started after the boot" "`awk '$1 == "btime" { print $2 }' /proc/stat`" \
+    "`val m1 process_start_time_seconds $p`"
+  check_gt "$t: voluntary context switches" 0 \
+    "`val m1 process_context_switches_total $p 'type="voluntary"'`"
+done
+
+target_stop a "$pid_a"
+check_eq "GET /metrics after a exited" 200 "`get m2 /metrics`"
+check_eq "a exited: its series are gone" 0 "`series m2 $pid_a`"
+check_gt "b is still served" 0 "`series m2 $pid_b`"
+
+check_eq "GET /" 200 "`get index /`"
+check_true "/ lists b" grep -q "^$pid_b	cmd_target\$" "$WORK/index"
+check_false "/ no longer lists a" grep -q "^$pid_a	" "$WORK/index"
+check_eq "GET /-/healthy" 200 "`get h /-/healthy`"
+check_eq "GET /nope" 404 "`get n /nope`"
+check_eq "POST /metrics" 405 "`get p /metrics -X POST -d x=1`"
+check_true "405 says Allow: GET, HEAD" grep -qi '^allow: GET, HEAD' "$WORK/p.h"
+check_eq "HEAD /metrics" 200 "`get hd /metrics -I`"
+
+kill -TERM "$srv"
+ocgc_wait srv
+check_eq "SIGTERM: exit status 0" 0 "`rc_of srv`"
+
+# PIDs given: those only, a PID given twice watched once.
+serve srv2 --listen 127.0.0.1:0 "$pid_b" "$pid_b"
+check_eq "PIDs: GET /metrics" 200 "`get m3 /metrics`"
+check_eq "PIDs: watched processes" 1 "`awk '$1 == "ocgc_serve_watched_processes" { print $2 }' "$WORK/m3"`"
+check_eq "PIDs: b's threads series, once" 1 "`series m3 $pid_b process_threads`"
+kill -INT "$srv"
+ocgc_wait srv2
+check_eq "SIGINT: exit status 0" 0 "`rc_of srv2`"
+target_stop b "$pid_b"
+finish

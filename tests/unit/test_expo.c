@@ -1,0 +1,144 @@
+/* test_expo.c - the Prometheus exposition writer of `ocgc serve`
+ * (tools/expo.c), on its own: HELP and TYPE lines, label values of any
+ * bytes escaped into valid UTF-8 on one line, exact numbers, and a
+ * histogram's cumulative buckets, sum and count, line for line. */
+
+#include <check.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "expo.h"
+#include "testutil.h"
+
+static struct tu_buf out;
+static struct expo e;
+
+static void start(void)
+{
+  memset(&out, 0, sizeof out);
+  expo_init(&e, tu_buf_put, &out);
+}
+
+START_TEST(test_family_and_numbers)
+{
+  struct expo_label l[2] = {{"pid", "42"}, {"program", NULL}};
+  start();
+  expo_family(&e, "x_total", "counter", "a \\ b\nc \"q\"");
+  expo_u64(&e, "x_total", l, 2, UINT64_MAX);
+  expo_u64(&e, "x_total", NULL, 0, 0);
+  expo_double(&e, "x_total", l, 1, INFINITY);
+  expo_double(&e, "x_total", l, 1, -INFINITY);
+  expo_double(&e, "x_total", l, 1, NAN);
+  expo_double(&e, "x_total", l, 1, 0.25);
+  expo_ns(&e, "x_total", l, 1, 1500000000);
+  expo_ns(&e, "x_total", l, 1, 1);
+  expo_ns(&e, "x_total", l, 1, 3000000000);
+  ck_assert_str_eq(out.s, "# HELP x_total a \\\\ b\\nc \"q\"\n"
+                          "# TYPE x_total counter\n"
+                          "x_total{pid=\"42\"} 18446744073709551615\n"
+                          "x_total 0\n"
+                          "x_total{pid=\"42\"} +Inf\n"
+                          "x_total{pid=\"42\"} -Inf\n"
+                          "x_total{pid=\"42\"} NaN\n"
+                          "x_total{pid=\"42\"} 0.25\n"
+                          "x_total{pid=\"42\"} 1.5\n"
+                          "x_total{pid=\"42\"} 0.000000001\n"
+                          "x_total{pid=\"42\"} 3\n");
+}
+END_TEST
+
+/* Label values: the three escapes, UTF-8 kept, bytes that are no UTF-8 as
+ * U+00XX, controls as U+FFFD. */
+START_TEST(test_label_escapes)
+{
+  struct expo_label l[2] = {{"pid", "1"}, {"program", NULL}};
+  start();
+  l[1].value = "a\\b\"c\nd\xc3\xa9" "e\xff" "f\x01g\xc2\x85h\xed\xa0\x80";
+  expo_u64(&e, "m", l, 2, 7);
+  ck_assert_str_eq(out.s, "m{pid=\"1\",program=\"a\\\\b\\\"c\\nd\xc3\xa9"
+                          "e\xc3\xbf" "f\xef\xbf\xbdg\xef\xbf\xbdh\xc3\xad\xc2\xa0\xc2\x80\"} 7\n");
+}
+END_TEST
+
+/* Every byte after an 'a' comes out on one line of valid UTF-8 between
+ * the quotes. */
+START_TEST(test_every_byte)
+{
+  unsigned a, b;
+  for (a = 1; a < 256; a++)
+    for (b = 0; b < 256; b++) {
+      char s[4] = {'a', (char)a, (char)b, '\0'};
+      struct expo_label l = {"l", s};
+      const char *p, *q;
+      start();
+      expo_u64(&e, "m", &l, 1, 1);
+      p = strchr(out.s, '"');
+      q = strrchr(out.s, '"');
+      TU_CHECK(strchr(out.s, '\n') == out.s + out.n - 1, "%02x %02x: newline inside", a, b);
+      for (p = p + 1; p < q; p++)
+        if (*p == '\\') {
+          TU_CHECK(p[1] == '\\' || p[1] == '"' || p[1] == 'n', "%02x %02x: bad escape", a, b);
+          p++;
+        } else TU_CHECK(*p != '"', "%02x %02x: raw quote", a, b);
+    }
+}
+END_TEST
+
+START_TEST(test_histogram)
+{
+  struct ocgc_hist *h;
+  struct expo_label l[2] = {{"pid", "7"}, {"kind", "minor"}};
+  static const uint64_t v[] = {500, 1500, 3000, 7000000, 2000000000, 20000000000};
+  size_t i;
+  ck_assert_int_eq(ocgc_hist_new(&h), 0);
+  for (i = 0; i < sizeof v / sizeof v[0]; i++) ocgc_hist_record(h, v[i]);
+  start();
+  expo_hist(&e, "d_seconds", l, 2, h);
+  ck_assert_str_eq(out.s,
+      "d_seconds_bucket{pid=\"7\",kind=\"minor\",le=\"0.000001\"} 1\n"
+      "d_seconds_bucket{pid=\"7\",kind=\"minor\",le=\"0.0000025\"} 2\n"
+      "d_seconds_bucket{pid=\"7\",kind=\"minor\",le=\"0.000005\"} 3\n"
+      "d_seconds_bucket{pid=\"7\",kind=\"minor\",le=\"0.00001\"} 3\n"
+      "d_seconds_bucket{pid=\"7\",kind=\"minor\",le=\"0.000025\"} 3\n"
+      "d_seconds_bucket{pid=\"7\",kind=\"minor\",le=\"0.00005\"} 3\n"
+      "d_seconds_bucket{pid=\"7\",kind=\"minor\",le=\"0.0001\"} 3\n"
+      "d_seconds_bucket{pid=\"7\",kind=\"minor\",le=\"0.00025\"} 3\n"
+      "d_seconds_bucket{pid=\"7\",kind=\"minor\",le=\"0.0005\"} 3\n"
+      "d_seconds_bucket{pid=\"7\",kind=\"minor\",le=\"0.001\"} 3\n"
+      "d_seconds_bucket{pid=\"7\",kind=\"minor\",le=\"0.0025\"} 3\n"
+      "d_seconds_bucket{pid=\"7\",kind=\"minor\",le=\"0.005\"} 3\n"
+      "d_seconds_bucket{pid=\"7\",kind=\"minor\",le=\"0.01\"} 4\n"
+      "d_seconds_bucket{pid=\"7\",kind=\"minor\",le=\"0.025\"} 4\n"
+      "d_seconds_bucket{pid=\"7\",kind=\"minor\",le=\"0.05\"} 4\n"
+      "d_seconds_bucket{pid=\"7\",kind=\"minor\",le=\"0.1\"} 4\n"
+      "d_seconds_bucket{pid=\"7\",kind=\"minor\",le=\"0.25\"} 4\n"
+      "d_seconds_bucket{pid=\"7\",kind=\"minor\",le=\"0.5\"} 4\n"
+      "d_seconds_bucket{pid=\"7\",kind=\"minor\",le=\"1\"} 4\n"
+      "d_seconds_bucket{pid=\"7\",kind=\"minor\",le=\"2.5\"} 5\n"
+      "d_seconds_bucket{pid=\"7\",kind=\"minor\",le=\"5\"} 5\n"
+      "d_seconds_bucket{pid=\"7\",kind=\"minor\",le=\"10\"} 5\n"
+      "d_seconds_bucket{pid=\"7\",kind=\"minor\",le=\"+Inf\"} 6\n"
+      "d_seconds_sum{pid=\"7\",kind=\"minor\"} 22.007005\n"
+      "d_seconds_count{pid=\"7\",kind=\"minor\"} 6\n");
+  start();
+  expo_hist(&e, "d_seconds", NULL, 0, NULL);
+  ck_assert_ptr_nonnull(strstr(out.s, "d_seconds_bucket{le=\"+Inf\"} 0\nd_seconds_sum 0\n"
+                                      "d_seconds_count 0\n"));
+  ocgc_hist_free(h);
+}
+END_TEST
+
+static Suite *expo_suite(void)
+{
+  Suite *s = suite_create("expo");
+  TCase *tc = tcase_create("writer");
+  tcase_add_test(tc, test_family_and_numbers);
+  tcase_add_test(tc, test_label_escapes);
+  tcase_add_test(tc, test_every_byte);
+  tcase_add_test(tc, test_histogram);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+TU_SUITE(expo_suite);

@@ -1,0 +1,246 @@
+/* serve.c - `ocgc serve`: the watched processes' GC and process figures as
+ * Prometheus metrics over HTTP, served by libmicrohttpd (no HTTP of our
+ * own).  What it owns: the options, the listening socket, the routes and
+ * the lifetime; the figures are serve_metrics.c's, the set of processes
+ * serve_set.c's.
+ *
+ * Invariants:
+ * - everything is bounded: one internal polling thread (requests are
+ *   answered one at a time), at most MAX_CONNECTIONS connections, each
+ *   closed after TIMEOUT_S idle seconds, each with CONN_MEMORY bytes for
+ *   its request (a longer request line or header is refused by
+ *   libmicrohttpd), responses up to SERVE_BUF_MAX;
+ * - libocgc handles are single-threaded: every refresh and every write of
+ *   the set happens under one mutex;
+ * - GET and HEAD only (405 with Allow otherwise), 404 for unknown paths;
+ * - the "listening on" line goes to stderr once the socket is bound and
+ *   listening, so a script can wait for it and read the port;
+ * - SIGINT and SIGTERM stop it: exit 0. */
+
+#include <arpa/inet.h>
+#include <getopt.h>
+#include <netdb.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <microhttpd.h>
+
+#include "common.h"
+#include "serve.h"
+
+/* 9464: the port the OpenTelemetry SDKs' Prometheus exporters listen on by
+ * default; ocgc serve is that kind of exporter (ocaml.gc.* names) for
+ * programs that cannot run one themselves.  Prometheus's own allocation
+ * list (9100-9999) is full.  Loopback: the figures (program names, pids)
+ * are the host's business; expose them on purpose with --listen. */
+#define DEFAULT_LISTEN "127.0.0.1:9464"
+#define MAX_CONNECTIONS 64
+#define TIMEOUT_S 10
+#define CONN_MEMORY (32u * 1024)
+
+struct serve {
+  pthread_mutex_t lock;
+  struct serve_set set;
+};
+
+static void serve_usage(FILE *f)
+{
+  fprintf(f,
+          "usage: ocgc serve [--listen ADDR:PORT] [--dir DIR] (PID... | --all)\n\n"
+          "Serve the GC figures of OCaml processes as Prometheus metrics over HTTP:\n"
+          "/metrics (text format 0.0.4), / (the watched processes), /-/healthy.\n\n"
+          "  --listen ADDR:PORT  where to listen (default " DEFAULT_LISTEN "; port 0: any\n"
+          "                      free port; IPv6 as [::1]:PORT)\n"
+          "  --all               every process with a ring, looked for again at each\n"
+          "                      scrape (at most once a second)\n"
+          "  --dir DIR           rings are DIR/PID.events (not searched in the maps)\n"
+          "  --help              this text\n\n"
+          "It says 'ocgc serve: listening on http://ADDR:PORT/' on stderr once it\n"
+          "listens; SIGINT or SIGTERM stop it.\n");
+}
+
+/* "http://ADDR:PORT/" of the bound socket [fd]. */
+static void url_of(int fd, char *url, size_t n)
+{
+  struct sockaddr_storage ss;
+  socklen_t len = sizeof ss;
+  char a[INET6_ADDRSTRLEN] = "?";
+  unsigned port = 0;
+  int v6;
+  memset(&ss, 0, sizeof ss);
+  getsockname(fd, (struct sockaddr *)&ss, &len);
+  v6 = ss.ss_family == AF_INET6;
+  if (v6) {
+    const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)&ss;
+    inet_ntop(AF_INET6, &s6->sin6_addr, a, sizeof a);
+    port = ntohs(s6->sin6_port);
+  } else {
+    const struct sockaddr_in *s4 = (const struct sockaddr_in *)&ss;
+    inet_ntop(AF_INET, &s4->sin_addr, a, sizeof a);
+    port = ntohs(s4->sin_port);
+  }
+  snprintf(url, n, v6 ? "http://[%s]:%u/" : "http://%s:%u/", a, port);
+}
+
+/* ADDR:PORT bound and listening: the socket, or after a line -1 (a bad
+ * ADDR:PORT) or -2 (it cannot be bound). */
+static int listen_on(const char *spec, int *v6)
+{
+  char host[256];
+  const char *colon = strrchr(spec, ':');
+  struct addrinfo hints, *ai;
+  int fd, one = 1, err;
+  size_t hl = colon ? (size_t)(colon - spec) : 0;
+  if (colon == NULL || hl == 0 || hl >= sizeof host || colon[1] == '\0') {
+    tool_say("--listen wants ADDR:PORT, such as 127.0.0.1:9464, not '%s'", spec);
+    return -1;
+  }
+  if (spec[0] == '[' && hl >= 2 && spec[hl - 1] == ']') memcpy(host, spec + 1, hl -= 2);
+  else memcpy(host, spec, hl);
+  host[hl] = '\0';
+  memset(&hints, 0, sizeof hints);
+  hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV | AI_PASSIVE;
+  hints.ai_socktype = SOCK_STREAM;
+  if ((err = getaddrinfo(host, colon + 1, &hints, &ai)) != 0) {
+    tool_say("--listen %s: %s (ADDR:PORT, numeric)", spec, gai_strerror(err));
+    return -1;
+  }
+  *v6 = ai->ai_family == AF_INET6;
+  fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd >= 0) setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  if (fd < 0 || bind(fd, ai->ai_addr, ai->ai_addrlen) != 0 || listen(fd, 64) != 0) {
+    tool_say("cannot listen on %s: %m", spec);
+    if (fd >= 0) close(fd);
+    fd = -2;
+  }
+  freeaddrinfo(ai);
+  return fd;
+}
+
+static enum MHD_Result answer(struct MHD_Connection *c, unsigned status, const char *type,
+                              struct serve_buf *body)
+{
+  struct MHD_Response *r;
+  enum MHD_Result ret;
+  if (body->failed) {
+    free(body->s);
+    memset(body, 0, sizeof *body);
+    status = MHD_HTTP_INTERNAL_SERVER_ERROR;
+    serve_buf_put(body, "out of memory\n", 14);
+  }
+  r = MHD_create_response_from_buffer(body->n, body->s ? body->s : (char *)"",
+                                      body->s ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
+  if (r == NULL) { free(body->s); return MHD_NO; }
+  MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+  if (status == MHD_HTTP_METHOD_NOT_ALLOWED) MHD_add_response_header(r, "Allow", "GET, HEAD");
+  ret = MHD_queue_response(c, status, r);
+  MHD_destroy_response(r);
+  return ret;
+}
+
+static enum MHD_Result text(struct MHD_Connection *c, unsigned status, const char *s)
+{
+  struct serve_buf b = {0};
+  serve_buf_put(&b, s, strlen(s));
+  return answer(c, status, "text/plain; charset=utf-8", &b);
+}
+
+static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url,
+                              const char *method, const char *version, const char *upload,
+                              size_t *upload_size, void **con_cls)
+{
+  struct serve *sv = cls;
+  struct serve_buf b = {0};
+  int metrics = strcmp(url, "/metrics") == 0;
+  (void)version, (void)upload, (void)upload_size, (void)con_cls;
+  if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
+    return text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "method not allowed: GET or HEAD\n");
+  if (strcmp(url, "/-/healthy") == 0) return text(c, MHD_HTTP_OK, "ok\n");
+  if (!metrics && strcmp(url, "/") != 0) return text(c, MHD_HTTP_NOT_FOUND, "not found\n");
+  pthread_mutex_lock(&sv->lock);
+  serve_set_refresh(&sv->set);
+  if (metrics) serve_set_metrics(&sv->set, &b);
+  else serve_set_index(&sv->set, &b);
+  pthread_mutex_unlock(&sv->lock);
+  return answer(c, MHD_HTTP_OK, metrics ? "text/plain; version=0.0.4; charset=utf-8"
+                                        : "text/plain; charset=utf-8", &b);
+}
+
+/* The options and operands into *sv and *listen: 0, or the exit code. */
+static int parse_args(int argc, char **argv, struct serve *sv, const char **listen)
+{
+  static const struct option longopts[] = {
+    {"listen", required_argument, NULL, 'l'},
+    {"all", no_argument, NULL, 'a'},
+    {"dir", required_argument, NULL, 'd'},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+  };
+  int opt, i, rc;
+  optind = 1;
+  while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+    switch (opt) {
+    case 'l': *listen = optarg; break;
+    case 'a': sv->set.all = 1; break;
+    case 'd': sv->set.dir = optarg; break;
+    case 'h': serve_usage(stdout); exit(0);
+    default: serve_usage(stderr); return TOOL_EXIT_USAGE;
+    }
+  }
+  if (sv->set.all == (optind < argc))
+    return tool_usage_error("give PIDs or --all, one of them ('ocgc serve --help' tells more)");
+  for (i = optind; i < argc; i++) {
+    struct tool_target t = {0};
+    if (tool_target_pid(&t, argv[i], NULL) != 0) return TOOL_EXIT_USAGE;
+    if ((rc = serve_set_add_pid(&sv->set, t.pid)) != 0) return rc;
+  }
+  return 0;
+}
+
+/* Serve on [fd] until SIGINT or SIGTERM: 0, or the exit code. */
+static int run(struct serve *sv, int fd, int v6)
+{
+  struct tool_signals sig;
+  struct MHD_Daemon *d;
+  char url[128];
+  url_of(fd, url, sizeof url);
+  tool_signals_catch(&sig);
+  d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL |
+                       (v6 ? MHD_USE_IPv6 : 0), 0, NULL, NULL, handle, sv,
+                       MHD_OPTION_LISTEN_SOCKET, fd,
+                       MHD_OPTION_CONNECTION_LIMIT, (unsigned)MAX_CONNECTIONS,
+                       MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)TIMEOUT_S,
+                       MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONN_MEMORY,
+                       MHD_OPTION_END);
+  if (d == NULL) {
+    tool_signals_restore(&sig);
+    close(fd);
+    tool_say("cannot start the HTTP server on %s", url);
+    return TOOL_EXIT_ERROR;
+  }
+  tool_say("listening on %s", url);
+  while (!tool_stop) tool_sleep_ns(200000000u);
+  MHD_stop_daemon(d); /* closes fd */
+  tool_signals_restore(&sig);
+  return 0;
+}
+
+int cmd_serve(int argc, char **argv)
+{
+  struct serve sv;
+  const char *listen = DEFAULT_LISTEN;
+  int rc, fd, v6 = 0;
+  memset(&sv, 0, sizeof sv);
+  pthread_mutex_init(&sv.lock, NULL);
+  if ((rc = parse_args(argc, argv, &sv, &listen)) == 0) {
+    if ((fd = listen_on(listen, &v6)) < 0) rc = fd == -1 ? TOOL_EXIT_USAGE : TOOL_EXIT_ERROR;
+    else rc = run(&sv, fd, v6);
+  }
+  serve_set_free(&sv.set);
+  pthread_mutex_destroy(&sv.lock);
+  return rc;
+}

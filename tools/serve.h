@@ -1,0 +1,74 @@
+/* serve.h - what `ocgc serve`'s HTTP side (serve.c) and its figures
+ * (serve_metrics.c) share (private to tools/): the set of watched
+ * processes, refreshed at each request under the caller's lock, and the
+ * response buffer. */
+#ifndef OCGC_TOOLS_SERVE_H
+#define OCGC_TOOLS_SERVE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ocgc/consumer.h"
+#include "procstat.h"
+
+/* A response body, grown as written up to SERVE_BUF_MAX (then failed). */
+#define SERVE_BUF_MAX (64u << 20)
+struct serve_buf {
+  char *s;
+  size_t n, cap;
+  int failed;
+};
+void serve_buf_put(void *ctx, const char *s, size_t n);
+
+/* At most this many processes are watched (more are counted as errors). */
+#define SERVE_MAX_WATCHED 4096
+
+/* A watched process: its ring, its aggregator, and what the last refresh
+ * read of it. */
+struct serve_proc {
+  struct serve_proc *next;
+  int pid;
+  uint64_t start_ticks;       /* with pid, its identity (/proc/PID/stat) */
+  char pid_label[16];
+  char program[80];           /* untrusted bytes: escaped by each writer */
+  struct ocgc_source *src;
+  struct ocgc_agg *agg;
+  uint64_t drain_max;         /* tool_drain_events() of src */
+  struct ocgc_source_info info;
+  struct ocgc_snapshot *snap; /* at the last refresh (NULL before) */
+  struct ocgc_totals totals;  /* the last consistent totals read */
+  int have_totals;
+  uint64_t written;           /* events written (ocgc files), summed over rings */
+  int have_written;
+  struct procstat ps;
+};
+
+struct serve_set {
+  int all;                    /* --all: every process ocgc_list() finds */
+  const char *dir;            /* --dir: rings are DIR/PID.events */
+  struct serve_proc *procs;   /* watched, a list */
+  size_t nprocs;
+  uint64_t listed_ns;         /* tool_now_ns() at the last listing (0: never) */
+  uint64_t errors;            /* opens, drains and listings that failed */
+  uint64_t refresh_ns;        /* how long the last refresh took */
+};
+
+/* Watch process [pid] (a PID of the command line): 0, or after a line
+ * saying why it cannot be, the exit code. */
+int serve_set_add_pid(struct serve_set *s, int pid);
+
+/* Bring the set up to date: list again (--all, at most once a second),
+ * drain every watched ring (bounded), snapshot it, read its /proc figures,
+ * and drop each process that is gone.  Never fails: what fails is
+ * counted in s->errors. */
+void serve_set_refresh(struct serve_set *s);
+
+/* The exposition of the set as refreshed last (Prometheus text 0.0.4). */
+void serve_set_metrics(const struct serve_set *s, struct serve_buf *out);
+
+/* A text page listing the watched processes, every string escaped. */
+void serve_set_index(const struct serve_set *s, struct serve_buf *out);
+
+void serve_set_free(struct serve_set *s);
+
+#endif /* OCGC_TOOLS_SERVE_H */

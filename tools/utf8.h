@@ -1,0 +1,31 @@
+/* utf8.h - the one UTF-8 validator of the `ocgc` subcommands (private to
+ * tools/), shared by the writers that must turn a target's untrusted bytes
+ * into valid UTF-8: json.c (JSON strings) and expo.c (Prometheus label
+ * values).  Header-only so that each writer stays a unit of its own. */
+#ifndef OCGC_TOOLS_UTF8_H
+#define OCGC_TOOLS_UTF8_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The length of the well-formed UTF-8 sequence at [s] (2 to 4), its code
+ * point in *cp, or 0 (ASCII, or not UTF-8): no overlong form, no
+ * surrogate, nothing above U+10FFFF.  Stops at a NUL (never reads past). */
+static inline size_t tool_utf8_len(const unsigned char *s, uint32_t *cp)
+{
+  size_t n, i;
+  uint32_t c = s[0], min;
+  if (c >= 0xc2 && c <= 0xdf) { n = 2; c &= 0x1f; min = 0x80; }
+  else if (c >= 0xe0 && c <= 0xef) { n = 3; c &= 0x0f; min = 0x800; }
+  else if (c >= 0xf0 && c <= 0xf4) { n = 4; c &= 0x07; min = 0x10000; }
+  else return 0;
+  for (i = 1; i < n; i++) {
+    if ((s[i] & 0xc0) != 0x80) return 0; /* also stops at the NUL */
+    c = c << 6 | (s[i] & 0x3f);
+  }
+  if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff)) return 0;
+  *cp = c;
+  return n;
+}
+
+#endif /* OCGC_TOOLS_UTF8_H */
