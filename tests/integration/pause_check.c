@@ -1,6 +1,6 @@
 /* pause_check.c - checks libocgc's pauses against what the ring and the
  * producer say, on a ring FILE or a live process (--pid PID, followed until
- * it exits).  For pause_invariant.sh.
+ * it exits; with READY_FILE, made once attached).  For pause_invariant.sh.
  *
  * It reads the events once, through a cursor that feeds both libocgc's
  * collection stream and a pairing of its own: the outermost collection
@@ -115,10 +115,10 @@ static void sleep_ms(unsigned ms)
 
 static int open_source(int argc, char **argv, struct ocgc_source **src)
 {
-  if (argc == 3 && strcmp(argv[1], "--pid") == 0)
+  if ((argc == 3 || argc == 4) && strcmp(argv[1], "--pid") == 0)
     return ocgc_source_open_pid(atoi(argv[2]), NULL, src);
   if (argc == 2) return ocgc_source_open_path(argv[1], NULL, src);
-  fprintf(stderr, "usage: pause_check FILE | --pid PID\n");
+  fprintf(stderr, "usage: pause_check FILE | --pid PID [READY_FILE]\n");
   exit(1);
 }
 
@@ -178,7 +178,7 @@ int main(int argc, char **argv)
   struct ocgc_source *src;
   struct ocgc_cursor *cur;
   struct ocgc_agg *agg;
-  int err, rc, live = argc == 3;
+  int err, rc, live = argc >= 3;
   unsigned i;
 
   if ((err = open_source(argc, argv, &src)) != 0) {
@@ -198,6 +198,14 @@ int main(int argc, char **argv)
       ocgc_cursor_new(src, &co, &cur) != 0 || ocgc_agg_new(src, NULL, &agg) != 0) {
     fprintf(stderr, "setup failed\n");
     return 1;
+  }
+  /* Attached: the test may let the program run (READY_FILE). */
+  if (argc == 4) {
+    FILE *f = fopen(argv[3], "w");
+    if (f == NULL || fclose(f) != 0) {
+      fprintf(stderr, "%s: cannot make it\n", argv[3]);
+      return 1;
+    }
   }
   rc = follow(src, cur, agg, live);
   ocgc_stream_finish(c.st);

@@ -64,9 +64,16 @@ for s in 4k 32k default; do
     sleep 0.05
   done
   pid=`outkey live-$s pid`
-  ( "$CHECK" --pid "$pid" >"$WORK/live-$s.pc" 2>"$WORK/live-$s.pcerr"; echo $? >"$WORK/live-$s.pcrc" ) &
+  ( "$CHECK" --pid "$pid" "$WORK/ready-$s" >"$WORK/live-$s.pc" 2>"$WORK/live-$s.pcerr"
+    echo $? >"$WORK/live-$s.pcrc" ) &
   checker=$!
-  sleep 0.3 # let it attach; the cursor starts from the oldest event anyway
+  # the program works only once the checker has attached (it reads from
+  # the oldest event, so nothing before is missed either way)
+  n=0
+  while ! test -e "$WORK/ready-$s" && ! test -e "$WORK/live-$s.pcrc"; do
+    n=$((n + 1)); test $n -le 1200 || hard_error "pause_check did not attach to $pid"
+    sleep 0.05
+  done
   : >"$WORK/go-$s"
   wait $bg || hard_error "live-$s: the program failed"
   wait $checker
