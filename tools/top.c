@@ -17,6 +17,8 @@
  *   is done before the screen is taken, so the message is readable;
  * - the ring is read every POLL_MS (not only at each refresh), so that a
  *   long refresh interval does not let a small ring wrap;
+ * - a SIGINT/SIGTERM ends the wait for a key at once (wait_key), so the
+ *   exit follows the signal within one poll, not after POLL_MS;
  * - when stdout is not a terminal there is no screen to draw: `ocgc stat`
  *   (cmd_stat) prints its rows instead, with the same PID, interval, count
  *   and --dir.
@@ -25,6 +27,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <locale.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -430,7 +433,7 @@ static SCREEN *take_screen(int pid)
   noecho();
   keypad(stdscr, TRUE);
   curs_set(0);
-  timeout(POLL_MS);
+  timeout(0); /* wait_key waits; getch only takes what is there */
   return scr;
 }
 
@@ -447,6 +450,26 @@ static void show_exit(struct top *tp)
   getch();
 }
 
+/* Wait up to POLL_MS for a key or a stop signal, then the key or ERR.
+ * ncurses' own timed wait goes on after a signal (it waits out the rest of
+ * its time), so the wait is ours: ppoll, with SIGINT and SIGTERM unblocked
+ * only inside it, so that one arriving just before still ends it at once.
+ * (SIGWINCH is not blocked: it ends the wait too, and getch then gives
+ * KEY_RESIZE.) */
+static int wait_key(void)
+{
+  struct pollfd pfd = {fileno(stdin), POLLIN, 0};
+  struct timespec ts = {0, POLL_MS * 1000000L};
+  sigset_t block, old;
+  sigemptyset(&block);
+  sigaddset(&block, SIGINT);
+  sigaddset(&block, SIGTERM);
+  sigprocmask(SIG_BLOCK, &block, &old);
+  if (!tool_stop) ppoll(&pfd, 1, &ts, &old);
+  sigprocmask(SIG_SETMASK, &old, NULL);
+  return getch();
+}
+
 /* Keys, polls and refreshes until q, COUNT, the process's end or a signal. */
 static int loop(struct top *tp, uint64_t count)
 {
@@ -454,7 +477,7 @@ static int loop(struct top *tp, uint64_t count)
   int err = 0;
   draw(tp, NULL);
   for (;;) {
-    int alive, redraw = 0, key = getch();
+    int alive, redraw = 0, key = wait_key();
     if (tool_stop || key == 'q' || key == 'Q') break;
     if (key == KEY_RESIZE) redraw = 1; /* ncurses has updated LINES and COLS */
     else if (key == 12 /* ^L */) { clearok(curscr, TRUE); redraw = 1; }
