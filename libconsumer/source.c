@@ -242,6 +242,31 @@ static int read_totals(const struct ocgc_source *s, struct ocgc_totals *out)
   return -EAGAIN;
 }
 
+static int read_config(const struct ocgc_source *s, struct ocgc_gc_config *out)
+{
+  const struct ocgc_wire_totals *t =
+      (const struct ocgc_wire_totals *)(s->map + s->l.totals_offset);
+  struct ocgc_gc_config c;
+  memset(&c, 0, sizeof c);
+#define LOAD_WORD(field) c.field = shm_load(&t->field);
+  OCGC_CONFIG_WORDS(LOAD_WORD)
+#undef LOAD_WORD
+  /* Only the fields both structs have (the caller's may be older or newer). */
+  memcpy((char *)out + sizeof out->sz, (const char *)&c + sizeof c.sz,
+         (out->sz < sizeof c ? out->sz : sizeof c) - sizeof out->sz);
+  return 0;
+}
+
+int ocgc_source_gc_config(const struct ocgc_source *s, struct ocgc_gc_config *out)
+{
+  int err;
+  if (s == NULL || out == NULL || out->sz < sizeof out->sz) return -EINVAL;
+  if (!s->l.has_ext || s->l.ext_version < 2) return -ENODATA;
+  if ((err = ocgc_source_check_size(s)) != 0) return err;
+  OCGC_GUARDED(s->map, s->size, err, read_config(s, out));
+  return err;
+}
+
 static int read_written(const struct ocgc_source *s, unsigned ring, uint64_t *out)
 {
   *out = shm_load(src_ext_ring(s, ring) + offsetof(struct ocgc_wire_ext_ring, written_events) / 8);

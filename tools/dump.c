@@ -8,7 +8,7 @@
  * lifecycle.*) come from the events one by one; spans and causes from
  * libocgc's collection stream (the rules every consumer shares: spans
  * paired per ring, a cause claimed by the collection that begins at its
- * timestamp); "totals.*" from the producer's extension block; "agg.*" from
+ * timestamp); "totals.*" and "config.*" (Gc.get) from the producer's extension block; "agg.*" from
  * libocgc's aggregator over the same ring, which reads it through the same
  * stream.  Invariant: on a ring that does not change while it is read (a
  * file), every cause.KIND.CAUSE line equals agg.cause.KIND.CAUSE.count, and
@@ -228,10 +228,21 @@ static void print_causes(const struct dump *d)
   }
 }
 
+static void print_config(const struct dump *d)
+{
+  struct ocgc_gc_config g = OCGC_OPTS_INIT(struct ocgc_gc_config);
+  if (ocgc_source_gc_config(d->src, &g) != 0) return;
+  printf("config.minor_heap_size %" PRIu64 "\n", g.minor_heap_words);
+  printf("config.space_overhead %" PRIu64 "\n", g.space_overhead);
+  printf("config.max_overhead %" PRIu64 "\n", g.max_overhead);
+  printf("config.allocation_policy %" PRIu64 "\n", g.allocation_policy);
+}
+
 static void print_totals(const struct dump *d)
 {
   struct ocgc_totals t;
   unsigned k, c;
+  print_config(d);
   if (ocgc_source_totals(d->src, &t) != 0) return;
   printf("totals.minor_collections %" PRIu64 "\n", t.minor_collections);
   printf("totals.major_collections %" PRIu64 "\n", t.major_collections);

@@ -38,6 +38,8 @@ struct serve_proc {
   struct ocgc_snapshot *snap; /* at the last refresh (NULL before) */
   struct ocgc_totals totals;  /* the last consistent totals read */
   int have_totals;
+  struct ocgc_gc_config config; /* the GC settings (ocgc files of ext_version >= 2) */
+  int have_config;
   uint64_t written;           /* events written (ocgc files), summed over rings */
   int have_written;
   struct procstat ps;

@@ -110,6 +110,19 @@ static void heap_chunks(struct expo *e, const struct family *f, const struct ser
   if (p->have_totals) expo_u64(e, f->name, l, NL, p->totals.heap_chunks);
 }
 
+/* The GC settings, in base units: bytes, and ratios for OCaml's percents
+ * (o=120 is 1.2). */
+static void config(struct expo *e, const struct family *f, const struct serve_proc *p,
+                   struct expo_label *l)
+{
+  uint64_t v;
+  if (!p->have_config) return;
+  memcpy(&v, (const char *)&p->config + f->off, sizeof v);
+  if (f->off == offsetof(struct ocgc_gc_config, minor_heap_words)) expo_u64(e, f->name, l, NL, v * 8);
+  else if (f->off == offsetof(struct ocgc_gc_config, allocation_policy)) expo_u64(e, f->name, l, NL, v);
+  else expo_double(e, f->name, l, NL, (double)v / 100.0);
+}
+
 static void runtime_info(struct expo *e, const struct family *f, const struct serve_proc *p,
                          struct expo_label *l)
 {
@@ -129,10 +142,15 @@ static void events(struct expo *e, const struct family *f, const struct serve_pr
 
 /* ---- the process family, from /proc/PID ---- */
 
+/* Split by mode only, as node_exporter's node_cpu_seconds_total: a series
+ * of the sum beside them would count twice under sum(). */
 static void cpu(struct expo *e, const struct family *f, const struct serve_proc *p,
                 struct expo_label *l)
 {
-  expo_ns(e, f->name, l, NL, p->ps.utime_ns + p->ps.stime_ns);
+  l[NL] = (struct expo_label){"mode", "user"};
+  expo_ns(e, f->name, l, NL + 1, p->ps.utime_ns);
+  l[NL] = (struct expo_label){"mode", "system"};
+  expo_ns(e, f->name, l, NL + 1, p->ps.stime_ns);
 }
 
 static void rss(struct expo *e, const struct family *f, const struct serve_proc *p,
@@ -211,13 +229,22 @@ static const struct family families[] = {
   {"ocaml_gc_heap_top_bytes", "gauge", "Largest size the major heap has had.", counter,
    offsetof(struct ocgc_counters, top_heap_bytes)},
   {"ocaml_gc_heap_chunks", "gauge", "Chunks in the major heap.", heap_chunks, 0},
+  {"ocaml_gc_config_minor_heap_size_bytes", "gauge", "Size of the minor heap (Gc minor_heap_size), "
+   "as of the last collection.", config, offsetof(struct ocgc_gc_config, minor_heap_words)},
+  {"ocaml_gc_config_space_overhead_ratio", "gauge", "Gc space_overhead as a ratio (o=120 is 1.2), "
+   "as of the last collection.", config, offsetof(struct ocgc_gc_config, space_overhead)},
+  {"ocaml_gc_config_max_overhead_ratio", "gauge", "Gc max_overhead as a ratio (10000: never "
+   "compact), as of the last collection.", config, offsetof(struct ocgc_gc_config, max_overhead)},
+  {"ocaml_gc_config_allocation_policy", "gauge", "Gc allocation_policy (0 next-fit, 1 first-fit, "
+   "2 best-fit), as of the last collection.", config,
+   offsetof(struct ocgc_gc_config, allocation_policy)},
   {"ocaml_runtime_info", "gauge", "The OCaml runtime of the process (always 1).", runtime_info, 0},
   {"ocgc_ring_events_lost_total", "counter",
    "Events overwritten in the ring before this exporter read them.", counter,
    offsetof(struct ocgc_counters, events_lost)},
   {"ocgc_ring_events_total", "counter", "Events the runtime wrote into its ring (stock OCaml 5 "
    "rings: the events this exporter read).", events, 0},
-  {"process_cpu_seconds_total", "counter", "User and system CPU time spent.", cpu, 0},
+  {"process_cpu_seconds_total", "counter", "CPU time spent, by mode (user, system).", cpu, 0},
   {"process_resident_memory_bytes", "gauge", "Resident memory size.", rss, 0},
   {"process_virtual_memory_bytes", "gauge", "Virtual memory size.", vsize, 0},
   {"process_start_time_seconds", "gauge", "Start time of the process since the Unix epoch.",

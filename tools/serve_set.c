@@ -133,6 +133,8 @@ static int proc_refresh(struct serve_set *s, struct serve_proc *p)
     p->snap = snap;
   } else s->errors++;
   if (ocgc_source_totals(p->src, &t) == 0) { p->totals = t; p->have_totals = 1; }
+  p->config.sz = sizeof p->config;
+  p->have_config = ocgc_source_gc_config(p->src, &p->config) == 0;
   p->have_written = p->info.has_ext;
   p->written = 0;
   for (r = 0; p->have_written && r < p->info.max_domains; r++) {

@@ -152,6 +152,20 @@ struct ocgc_totals {
 };
 OCGC_API int ocgc_source_totals(const struct ocgc_source *src, struct ocgc_totals *out);
 
+/** The GC settings of the producer (what Gc.get says), as of its last
+ * collection or heap change: a Gc.set shows once the next collection ends.
+ * Files of ocgc 0.x before the settings were recorded, and stock OCaml 5
+ * files, have none: -ENODATA.  Each field is read whole; the four are not
+ * read as one consistent set (each is a setting of its own). */
+struct ocgc_gc_config {
+  size_t sz;                  /**< sizeof(struct ocgc_gc_config) (OCGC_OPTS_INIT) */
+  uint64_t minor_heap_words;  /**< minor_heap_size */
+  uint64_t space_overhead;    /**< space_overhead, percent */
+  uint64_t max_overhead;      /**< max_overhead, percent (1000000: never compact) */
+  uint64_t allocation_policy; /**< allocation_policy: 0 next, 1 first, 2 best fit */
+};
+OCGC_API int ocgc_source_gc_config(const struct ocgc_source *src, struct ocgc_gc_config *out);
+
 /** Events written so far into ring [ring] (ocgc files; -ENODATA for stock). */
 OCGC_API int ocgc_source_written(const struct ocgc_source *src, unsigned ring, uint64_t *out);
 

@@ -342,7 +342,8 @@ static inline const char *ocgc_cause_name(unsigned cause) {
 
 /* "OCGCEXT\0" read as a little-endian word. */
 #define OCGC_EXT_MAGIC UINT64_C(0x005458454347434f)
-#define OCGC_EXT_VERSION 1u
+/* 2: the totals carry the GC settings (struct ocgc_wire_totals). */
+#define OCGC_EXT_VERSION 2u
 
 enum ocgc_ext_state {
   OCGC_STATE_RUNNING = 1, /* the producer is live */
@@ -440,7 +441,15 @@ struct ocgc_wire_totals {
   uint64_t gc_time_ns;               /* time inside outermost collections */
   uint64_t kind_time_ns[OCGC_KIND_COUNT]; /* time per kind, outermost of the kind */
   uint64_t updated_ns;               /* CLOCK_MONOTONIC of the last update */
-  uint64_t reserved[13];
+  /* The GC settings (Gc.get) as of the last update; ext_version >= 2 only
+   * (version 1 left these words zero).  They live here because the producer
+   * publishes nothing between collections, and a change of the minor heap or
+   * of the policy is itself a collection. */
+  uint64_t minor_heap_words;         /* Gc minor_heap_size */
+  uint64_t space_overhead;           /* Gc space_overhead (percent) */
+  uint64_t max_overhead;             /* Gc max_overhead (percent; 1000000: never compact) */
+  uint64_t allocation_policy;        /* Gc allocation_policy (0 next, 1 first, 2 best fit) */
+  uint64_t reserved[9];
   uint64_t by_cause[OCGC_KIND_COUNT][OCGC_CAUSE_SLOTS]; /* collections */
 };
 OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_totals, minor_collections) == 8, "t.minor");
@@ -458,6 +467,8 @@ OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_totals, heap_chunks) == 96, "t.chun
 OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_totals, gc_time_ns) == 104, "t.gc_time");
 OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_totals, kind_time_ns) == 112, "t.kind_time");
 OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_totals, updated_ns) == 144, "t.updated");
+OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_totals, minor_heap_words) == 152, "t.minor_heap");
+OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_totals, allocation_policy) == 176, "t.policy");
 OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_totals, by_cause) == 256, "t.by_cause");
 OCGC_STATIC_ASSERT(sizeof(struct ocgc_wire_totals) == 256 + 8 * OCGC_KIND_COUNT * OCGC_CAUSE_SLOTS,
                "totals size");
@@ -470,6 +481,9 @@ OCGC_STATIC_ASSERT(sizeof(struct ocgc_wire_totals) == 256 + 8 * OCGC_KIND_COUNT 
   X(forced_major_collections) X(major_slices) X(minor_words) X(promoted_words)  \
   X(major_words) X(direct_major_words) X(heap_words) X(top_heap_words)          \
   X(heap_chunks) X(gc_time_ns) X(updated_ns)
+/* The GC settings' words, X(field) each (ext_version >= 2). */
+#define OCGC_CONFIG_WORDS(X) X(minor_heap_words) X(space_overhead) X(max_overhead) \
+  X(allocation_policy)
 #define OCGC_ROW_WORD_(field) +1
 OCGC_STATIC_ASSERT((0 OCGC_TOTALS_WORDS(OCGC_ROW_WORD_)) ==
                        (offsetof(struct ocgc_wire_totals, kind_time_ns) -

@@ -135,6 +135,7 @@ static void publish_totals(void)
   __atomic_thread_fence(__ATOMIC_RELEASE);
 #define STORE_WORD(field) store(&m->field, t->field);
   OCGC_TOTALS_WORDS(STORE_WORD)
+  OCGC_CONFIG_WORDS(STORE_WORD)
 #undef STORE_WORD
   for (k = 0; k < OCGC_KIND_COUNT; k++) store(&m->kind_time_ns[k], t->kind_time_ns[k]);
   if (totals.ndirty > DIRTY_MAX) {
@@ -152,6 +153,10 @@ static void publish_totals(void)
   __atomic_store_n(&m->seq, t->seq, __ATOMIC_RELEASE);
 }
 
+/* The runtime's GC settings; they have no header (gc_ctrl.c declares them
+ * so too). */
+extern uintnat caml_percent_free, caml_percent_max, caml_allocation_policy;
+
 /* Mirror the runtime's counters and ours into the mapping. */
 static void sync_totals(uint64_t now)
 {
@@ -168,6 +173,10 @@ static void sync_totals(uint64_t now)
   t->top_heap_words = (uint64_t)Caml_state->stat_top_heap_wsz;
   t->heap_chunks = (uint64_t)Caml_state->stat_heap_chunks;
   t->updated_ns = now;
+  t->minor_heap_words = (uint64_t)Caml_state->minor_heap_wsz;
+  t->space_overhead = (uint64_t)caml_percent_free;
+  t->max_overhead = (uint64_t)caml_percent_max;
+  t->allocation_policy = (uint64_t)caml_allocation_policy;
   caml_ocgc_ring_publish_written();
   publish_totals();
 }

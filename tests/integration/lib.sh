@@ -329,6 +329,11 @@ check_totals_agree() {
     is_uint "$_x" || hard_error "$_t: the program printed no '$_p.$_k'"
     check_dkey $_t totals.$_k "$_x"
   done
+  # The GC settings, from programs that print them (Ocgc_test.report).
+  for _k in minor_heap_size space_overhead max_overhead allocation_policy; do
+    _x=`outkey $_t $_p.config.$_k`
+    is_uint "$_x" && check_dkey $_t config.$_k "$_x"
+  done
 }
 
 # check_spans_paired TAG: every phase.X.begin has as many phase.X.end

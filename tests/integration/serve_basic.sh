@@ -4,7 +4,8 @@
 # is Prometheus text that promtool accepts, and each program's series equal
 # its own Gc.quick_stat (minor collections summed over causes, major
 # cycles, allocated and promoted bytes, heap size); a program that exits is
-# gone from the next scrape; / lists the programs; /-/healthy is 200, an
+# gone from the next scrape; the GC settings equal its Gc.get (one program
+# runs with settings of its own); CPU time is split by mode; / lists the programs; /-/healthy is 200, an
 # unknown path 404, POST 405 with Allow, HEAD 200; SIGTERM ends it with 0.
 # With PIDs given it watches those (a PID given twice, once); SIGINT ends it.
 # Other OCaml programs may run on the host (--all shows them too): every
@@ -15,13 +16,19 @@
 command -v curl >/dev/null 2>&1 || { echo "SKIP: curl is missing (apt-get install curl)"; exit 77; }
 cmd_init
 
+# b runs with GC settings of its own, so that each setting's series can
+# only equal the program's Gc.get if it is that setting's.
 for t in a b; do
+  test $t = b && { OCAMLRUNPARAM=s=64k,o=95,O=700,a=0; export OCAMLRUNPARAM; }
   target_start $t 0.2
   eval "pid_$t=\$BGPID"
+  unset OCAMLRUNPARAM
   target_go $t
 done
-wait_key a gc.heap_chunks "$pid_a"
-wait_key b gc.heap_chunks "$pid_b"
+wait_key a gc.config.allocation_policy "$pid_a"
+wait_key b gc.config.allocation_policy "$pid_b"
+check_eq "b: its own minor heap size" 65536 "`outkey b gc.config.minor_heap_size`"
+check_eq "b: its own policy" 0 "`outkey b gc.config.allocation_policy`"
 
 # serve TAG ARGS...: start `ocgc serve ARGS` in the background and wait
 # until it says where it listens; its pid in $srv, its address in $url
@@ -49,10 +56,11 @@ get() {
 }
 # series FILE PID [NAME]: the samples of PID (of NAME only) in $WORK/FILE
 series() { grep -c -F "${3:-}{pid=\"$2\"," "$WORK/$1"; }
-# val FILE NAME PID [MATCH]: the sum of NAME's samples of PID (whose line holds MATCH)
+# val FILE NAME PID [MATCH [SCALE]]: the sum of NAME's samples of PID (whose
+# line holds MATCH), times SCALE
 val() {
   grep -F "$2{pid=\"$3\"," "$WORK/$1" | grep -F -- "${4:-}" |
-    awk '{ s += $NF } END { printf "%.0f\n", s }'
+    awk -v m="${5:-1}" '{ s += $NF } END { printf "%.0f\n", s * m }'
 }
 
 check_eq "GET /metrics" 200 "`get m1 /metrics`"
@@ -78,6 +86,15 @@ for t in a b; do
     "`val m1 ocaml_gc_promoted_bytes_total $p`"
   check_eq "$t: heap size" "$((`outkey $t gc.heap_words` * 8))" "`val m1 ocaml_gc_heap_size_bytes $p`"
   check_eq "$t: heap chunks" "`outkey $t gc.heap_chunks`" "`val m1 ocaml_gc_heap_chunks $p`"
+  check_eq "$t: minor heap size setting" "$((`outkey $t gc.config.minor_heap_size` * 8))" \
+    "`val m1 ocaml_gc_config_minor_heap_size_bytes $p`"
+  check_eq "$t: space overhead setting (a ratio: percent / 100)" \
+    "`outkey $t gc.config.space_overhead`" "`val m1 ocaml_gc_config_space_overhead_ratio $p '' 100`"
+  check_eq "$t: max overhead setting (a ratio)" "`outkey $t gc.config.max_overhead`" \
+    "`val m1 ocaml_gc_config_max_overhead_ratio $p '' 100`"
+  check_eq "$t: allocation policy setting" "`outkey $t gc.config.allocation_policy`" \
+    "`val m1 ocaml_gc_config_allocation_policy $p`"
+  check_eq "$t: CPU time has user and system series" 2 "`series m1 $p process_cpu_seconds_total`"
   check_eq "$t: runtime info" 1 "`val m1 ocaml_runtime_info $p 'variant="native"'`"
   check_gt "$t: pauses observed" 0 "`val m1 ocaml_gc_pause_seconds_count $p`"
   check_gt "$t: threads" 0 "`val m1 process_threads $p`"

@@ -5,7 +5,8 @@
    [report ()] first empties the minor heap with Gc.minor (), so that
    quick_stat's minor_words (which counts the words still in the minor heap)
    equals the sum of what the minor collections found; then it reads the
-   counters, and only then allocates to print them. *)
+   counters, and only then allocates to print them, and its Gc.get settings
+   as "PREFIX.config.*" lines (the ring has them as of that Gc.minor). *)
 
 let print_stat ?(prefix = "gc") (s : Gc.stat) =
   let p k v = Printf.printf "%s.%s %s\n" prefix k v in
@@ -28,6 +29,11 @@ let report ?(prefix = "gc") ?(pid_key = "pid") () =
   let s = Gc.quick_stat () in
   Printf.printf "%s %d\n" pid_key (Unix.getpid ());
   print_stat ~prefix s;
+  let c = Gc.get () in
+  Printf.printf "%s.config.minor_heap_size %d\n%s.config.space_overhead %d\n\
+                 %s.config.max_overhead %d\n%s.config.allocation_policy %d\n"
+    prefix c.Gc.minor_heap_size prefix c.Gc.space_overhead prefix c.Gc.max_overhead prefix
+    c.Gc.allocation_policy;
   flush stdout
 
 let pid () = Printf.printf "pid %d\n%!" (Unix.getpid ())

@@ -145,6 +145,45 @@ START_TEST(source_totals)
 }
 END_TEST
 
+/* The GC settings: read from an ext_version 2 file, only into the fields
+ * the caller's struct has; a version 1 file (whose words are zero) and a
+ * stock file have none. */
+START_TEST(source_gc_config)
+{
+  struct tf *t = rf_file(1, 1, 1024);
+  struct ocgc_source *s;
+  struct ocgc_gc_config c = OCGC_OPTS_INIT(struct ocgc_gc_config);
+  struct ocgc_gc_config old;
+
+  t->f.totals->minor_heap_words = 262144;
+  t->f.totals->space_overhead = 120;
+  t->f.totals->max_overhead = 500;
+  t->f.totals->allocation_policy = 2;
+  s = rf_open(t, OCGC_IDS_AUTO);
+  ck_assert_int_eq(ocgc_source_gc_config(s, &c), 0);
+  ck_assert_uint_eq(c.minor_heap_words, 262144);
+  ck_assert_uint_eq(c.space_overhead, 120);
+  ck_assert_uint_eq(c.max_overhead, 500);
+  ck_assert_uint_eq(c.allocation_policy, 2);
+  /* A caller built when the struct ended after space_overhead. */
+  memset(&old, 0xee, sizeof old);
+  old.sz = offsetof(struct ocgc_gc_config, max_overhead);
+  ck_assert_int_eq(ocgc_source_gc_config(s, &old), 0);
+  ck_assert_uint_eq(old.space_overhead, 120);
+  ck_assert_uint_eq(old.max_overhead, UINT64_C(0xeeeeeeeeeeeeeeee));
+  old.sz = 0;
+  ck_assert_int_eq(ocgc_source_gc_config(s, &old), -EINVAL);
+  ck_assert_int_eq(ocgc_source_gc_config(NULL, &c), -EINVAL);
+
+  t = rf_file(1, 1, 1024);
+  t->f.ext->ext_version = 1;
+  s = rf_open(t, OCGC_IDS_AUTO);
+  ck_assert_int_eq(ocgc_source_gc_config(s, &c), -ENODATA);
+  s = rf_open(rf_file(0, 1, 64), OCGC_IDS_AUTO);
+  ck_assert_int_eq(ocgc_source_gc_config(s, &c), -ENODATA);
+}
+END_TEST
+
 /* A producer with fewer cause columns (20): the table is read with its own
  * stride and the missing columns read 0.  Then a cause table no producer
  * writes: a row summing above its kind's counter (+1 for a collection
@@ -365,6 +404,7 @@ static Suite *source_suite(void)
   TCase *tc = rf_tcase(s, "source", 60);
   tcase_add_test(tc, source_info);
   tcase_add_test(tc, source_totals);
+  tcase_add_test(tc, source_gc_config);
   tcase_add_test(tc, source_totals_cause_columns);
   tcase_add_test(tc, source_written);
   tcase_add_test(tc, open_opts_sz);
