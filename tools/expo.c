@@ -1,4 +1,5 @@
-/* expo.c - the Prometheus text exposition writer (expo.h).
+/* expo.c - the exposition writer (expo.h): Prometheus text 0.0.4 and
+ * OpenMetrics 1.0.0, and the choice between them from an Accept header.
  *
  * Invariants: whatever bytes a label value holds, the line written is one
  * line of valid UTF-8 the 0.0.4 parser accepts: '\\', '"' and newline are
@@ -7,12 +8,15 @@
  * characters (C0, DEL, C1), which the format would carry raw but a
  * terminal showing a scrape would act on, become U+FFFD.  Integers are
  * written exactly (a counter of 2^63 stays exact, no double on the way);
- * seconds from nanoseconds are exact decimals. */
+ * seconds from nanoseconds are exact decimals.  The Accept parser reads a
+ * client's bytes: it only ever moves forward, within the string. */
 
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "expo.h"
 #include "utf8.h"
@@ -32,10 +36,91 @@ static void put(struct expo *e, const char *s, size_t n)
 
 static void puts_(struct expo *e, const char *s) { put(e, s, strlen(s)); }
 
-void expo_init(struct expo *e, expo_put_fn put_fn, void *ctx)
+void expo_init(struct expo *e, expo_put_fn put_fn, void *ctx, enum expo_format f)
 {
   e->put = put_fn;
   e->ctx = ctx;
+  e->format = f;
+}
+
+const char *expo_content_type(enum expo_format f)
+{
+  return f == EXPO_OPENMETRICS ? "application/openmetrics-text; version=1.0.0; charset=utf-8"
+                               : "text/plain; version=0.0.4; charset=utf-8";
+}
+
+/* ---- content negotiation ---- */
+
+static const char *skip_ows(const char *p)
+{
+  while (*p == ' ' || *p == '\t') p++;
+  return p;
+}
+
+/* Whether [p, end) is [word], ignoring case. */
+static int is_word(const char *p, const char *end, const char *word)
+{
+  size_t n = strlen(word);
+  return (size_t)(end - p) == n && strncasecmp(p, word, n) == 0;
+}
+
+/* The end of a token at [p]: a media type, a parameter name or value. */
+static const char *token_end(const char *p)
+{
+  while (*p != '\0' && *p != ',' && *p != ';' && *p != '=' && *p != ' ' && *p != '\t') p++;
+  return p;
+}
+
+/* One media range at [p] (up to ',' or the end): which format it accepts
+ * (-1: none of ours) and its q.  Returns where the range ends. */
+static const char *media_range(const char *p, int *format, double *q)
+{
+  const char *t = skip_ows(p), *te = token_end(t);
+  int om = is_word(t, te, "application/openmetrics-text");
+  int text = is_word(t, te, "text/plain") || is_word(t, te, "text/*") || is_word(t, te, "*/*");
+  *q = 1.0;
+  p = te;
+  while (*p != '\0' && *p != ',') {
+    const char *n, *ne, *v, *ve;
+    p = skip_ows(p);
+    if (*p == '\0' || *p == ',') break;
+    if (*p != ';') { p++; continue; } /* junk: skipped, as far as the next ';' */
+    n = skip_ows(p + 1);
+    ne = token_end(n);
+    v = ve = ne;
+    if (*skip_ows(ne) == '=') { v = skip_ows(skip_ows(ne) + 1); ve = token_end(v); }
+    if (is_word(n, ne, "q")) {
+      char buf[16];
+      size_t len = (size_t)(ve - v) < sizeof buf - 1 ? (size_t)(ve - v) : sizeof buf - 1;
+      char *end;
+      memcpy(buf, v, len);
+      buf[len] = '\0';
+      *q = strtod(buf, &end);
+      if (end == buf || *end != '\0' || !(*q >= 0) || *q > 1) *q = 0; /* malformed: refused */
+    } else if (is_word(n, ne, "version")) {
+      if (om && !is_word(v, ve, "1.0.0") && !is_word(v, ve, "0.0.1")) om = 0;
+      if (text && !is_word(v, ve, "0.0.4")) text = 0;
+    }
+    p = ve; /* past the ';' at least: ve >= n > p */
+  }
+  *format = om ? EXPO_OPENMETRICS : text ? EXPO_TEXT : -1;
+  return p;
+}
+
+enum expo_format expo_negotiate(const char *accept)
+{
+  double best[2] = {0, 0};
+  const char *p = accept;
+  if (p == NULL) return EXPO_TEXT;
+  while (*p != '\0') {
+    int f;
+    double q;
+    p = media_range(p, &f, &q);
+    if (f >= 0 && q > best[f]) best[f] = q;
+    if (*p == ',') p++;
+  }
+  return best[EXPO_OPENMETRICS] > 0 && best[EXPO_OPENMETRICS] >= best[EXPO_TEXT]
+             ? EXPO_OPENMETRICS : EXPO_TEXT;
 }
 
 /* The character U+cp (below U+0800) in UTF-8. */
@@ -53,7 +138,7 @@ static size_t put_char(struct expo *e, const unsigned char *s, int help)
   size_t n;
   if (*s == '\\') { puts_(e, "\\\\"); return 1; }
   if (*s == '\n') { puts_(e, "\\n"); return 1; }
-  if (*s == '"' && !help) { puts_(e, "\\\""); return 1; }
+  if (*s == '"' && (!help || e->format == EXPO_OPENMETRICS)) { puts_(e, "\\\""); return 1; }
   if (*s < 0x20 || *s == 0x7f) { puts_(e, "\xef\xbf\xbd"); return 1; }
   if (*s < 0x80) { put(e, (const char *)s, 1); return 1; }
   n = tool_utf8_len(s, &cp);
@@ -75,17 +160,34 @@ static void put_escaped(struct expo *e, const char *str, int help)
   }
 }
 
+/* [name] without [suffix] when it ends so. */
+static size_t family_len(const char *name, const char *suffix)
+{
+  size_t n = strlen(name), k = strlen(suffix);
+  return n > k && strcmp(name + n - k, suffix) == 0 ? n - k : n;
+}
+
 void expo_family(struct expo *e, const char *name, const char *type, const char *help)
 {
+  int om = e->format == EXPO_OPENMETRICS, info = strcmp(type, "info") == 0;
+  size_t n = !om ? strlen(name)
+             : info ? family_len(name, "_info")
+             : strcmp(type, "counter") == 0 ? family_len(name, "_total") : strlen(name);
+  if (info && !om) type = "gauge";
   puts_(e, "# HELP ");
-  puts_(e, name);
+  put(e, name, n);
   puts_(e, " ");
   put_escaped(e, help, 1);
   puts_(e, "\n# TYPE ");
-  puts_(e, name);
+  put(e, name, n);
   puts_(e, " ");
   puts_(e, type);
   puts_(e, "\n");
+}
+
+void expo_finish(struct expo *e)
+{
+  if (e->format == EXPO_OPENMETRICS) puts_(e, "# EOF\n");
 }
 
 /* "name{a="x",b="y"} " (no braces without labels). */

@@ -1,7 +1,10 @@
-/* expo.h - the Prometheus text exposition writer (format 0.0.4) of
- * `ocgc serve` (private to tools/; code in expo.c): families with their
- * # HELP and # TYPE lines, samples with escaped labels, exact numbers, and
- * histograms from an ocgc_hist over fixed buckets chosen for GC pauses.
+/* expo.h - the exposition writer of `ocgc serve` (private to tools/; code
+ * in expo.c), in the Prometheus text format 0.0.4 or in OpenMetrics 1.0.0:
+ * families with their # HELP and # TYPE lines, samples with escaped labels,
+ * exact numbers, and histograms from an ocgc_hist over fixed buckets chosen
+ * for GC pauses.  Callers write the same calls for both formats; the
+ * differences (family names of counters and infos, escaping in HELP, the
+ * closing # EOF) are expo.c's.
  *
  * The text goes to a sink (expo_put_fn) in pieces.  A family's samples must
  * all follow its expo_family() call (the format wants a family's lines
@@ -16,10 +19,25 @@
 
 typedef void (*expo_put_fn)(void *ctx, const char *s, size_t n);
 
+enum expo_format {
+  EXPO_TEXT,       /* text/plain; version=0.0.4 */
+  EXPO_OPENMETRICS /* application/openmetrics-text; version=1.0.0 */
+};
+
 struct expo {
   expo_put_fn put;
   void *ctx;
+  enum expo_format format;
 };
+
+/* The Content-Type of a format's responses. */
+const char *expo_content_type(enum expo_format f);
+
+/* The format to answer a request whose Accept header is [accept] (NULL: no
+ * header) with: the supported media range of highest q (OpenMetrics on a
+ * tie, as the scraper that lists it first prefers it), text when nothing
+ * supported is acceptable (a scraper reads text whatever it asked). */
+enum expo_format expo_negotiate(const char *accept);
 
 /* A label: name (ours: [a-zA-Z_][a-zA-Z0-9_]*, not checked) and value (any
  * bytes: escaped, and made valid UTF-8, by the writer). */
@@ -35,11 +53,17 @@ struct expo_label {
 #define EXPO_NBUCKETS 22
 extern const uint64_t expo_buckets_ns[EXPO_NBUCKETS];
 
-void expo_init(struct expo *e, expo_put_fn put, void *ctx);
+void expo_init(struct expo *e, expo_put_fn put, void *ctx, enum expo_format f);
 
-/* "# HELP name help" ("\\" and newlines escaped) and "# TYPE name type"
- * (type: "counter", "gauge", "histogram" ...). */
+/* "# HELP name help" (escaped) and "# TYPE name type".  [type] is
+ * "counter" (name ends in _total), "gauge", "histogram" or "info" (name
+ * ends in _info, value 1); [name] is the samples' name in both formats.  In
+ * OpenMetrics the family of a counter or an info is named without its
+ * suffix; in text an info is a gauge. */
 void expo_family(struct expo *e, const char *name, const char *type, const char *help);
+
+/* The end of an exposition: "# EOF" in OpenMetrics, nothing in text. */
+void expo_finish(struct expo *e);
 
 /* One sample line "name{labels} value".  [nlabels] <= EXPO_MAX_LABELS - 1;
  * labels with a NULL value are left out. */

@@ -5,14 +5,21 @@
  * serve_set.c's.
  *
  * Invariants:
- * - everything is bounded: one internal polling thread (requests are
- *   answered one at a time), at most MAX_CONNECTIONS connections, each
- *   closed after TIMEOUT_S idle seconds, each with CONN_MEMORY bytes for
- *   its request (a longer request line or header is refused by
- *   libmicrohttpd), responses up to SERVE_BUF_MAX;
+ * - everything is bounded: one internal polling thread (epoll; requests
+ *   are answered one at a time), at most MAX_CONNECTIONS (512)
+ *   connections, each closed after TIMEOUT_S (5) idle seconds, each with
+ *   CONN_MEMORY (32 KiB) for its request and response head (a longer
+ *   request line or header is refused by libmicrohttpd: 414, 431),
+ *   responses up to SERVE_BUF_MAX.  Worst case in memory: the
+ *   connections, 512 x (32 KiB + libmicrohttpd's state, about 1 KiB) =
+ *   about 17 MiB, plus each body answered and not yet read by its client
+ *   (one copy per request, freed once sent or when the connection times
+ *   out for want of progress): up to 512 x the /metrics size;
  * - libocgc handles are single-threaded: every refresh and every write of
  *   the set happens under one mutex;
  * - GET and HEAD only (405 with Allow otherwise), 404 for unknown paths;
+ * - /metrics is OpenMetrics when the Accept header prefers it (as
+ *   Prometheus's does), text 0.0.4 otherwise (expo_negotiate);
  * - the "listening on" line goes to stderr once the socket is bound and
  *   listening, so a script can wait for it and read the port;
  * - SIGINT and SIGTERM stop it: exit 0. */
@@ -38,8 +45,21 @@
  * list (9100-9999) is full.  Loopback: the figures (program names, pids)
  * are the host's business; expose them on purpose with --listen. */
 #define DEFAULT_LISTEN "127.0.0.1:9464"
-#define MAX_CONNECTIONS 64
-#define TIMEOUT_S 10
+/* A flood of clients, or of connections that say nothing, takes at most
+ * MAX_CONNECTIONS slots, each for TIMEOUT_S idle seconds at most; at the
+ * limit libmicrohttpd stops accepting and the kernel holds the rest in
+ * the listen backlog (or has them retry) until a slot frees, so a client
+ * behind a flood is served TIMEOUT_S after the flood stops sending.  512:
+ * several Prometheus servers, pollers and hundreds of curls at once
+ * (serve_http.sh holds 300), within the 1024 descriptors a process gets by
+ * default with room for rings and /proc files (past that libmicrohttpd
+ * also stops accepting until one closes).  Epoll: with hundreds of
+ * connections, poll() would rescan every idle one at each event.  5 s:
+ * a scraper sends its request at once and reads the answer as it comes;
+ * Prometheus scrapes every 15 s or more, so a longer idle time would not
+ * keep its connection between scrapes anyway, only a silent client's. */
+#define MAX_CONNECTIONS 512
+#define TIMEOUT_S 5
 #define CONN_MEMORY (32u * 1024)
 
 struct serve {
@@ -156,6 +176,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
   struct serve *sv = cls;
   struct serve_buf b = {0};
   int metrics = strcmp(url, "/metrics") == 0;
+  enum expo_format f =
+      expo_negotiate(MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT));
   (void)version, (void)upload, (void)upload_size, (void)con_cls;
   if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
     return text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "method not allowed: GET or HEAD\n");
@@ -163,11 +185,10 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
   if (!metrics && strcmp(url, "/") != 0) return text(c, MHD_HTTP_NOT_FOUND, "not found\n");
   pthread_mutex_lock(&sv->lock);
   serve_set_refresh(&sv->set);
-  if (metrics) serve_set_metrics(&sv->set, &b);
+  if (metrics) serve_set_metrics(&sv->set, &b, f);
   else serve_set_index(&sv->set, &b);
   pthread_mutex_unlock(&sv->lock);
-  return answer(c, MHD_HTTP_OK, metrics ? "text/plain; version=0.0.4; charset=utf-8"
-                                        : "text/plain; charset=utf-8", &b);
+  return answer(c, MHD_HTTP_OK, metrics ? expo_content_type(f) : "text/plain; charset=utf-8", &b);
 }
 
 /* The options and operands into *sv and *listen: 0, or the exit code. */
@@ -209,7 +230,7 @@ static int run(struct serve *sv, int fd, int v6)
   char url[128];
   url_of(fd, url, sizeof url);
   tool_signals_catch(&sig);
-  d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL |
+  d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL |
                        (v6 ? MHD_USE_IPv6 : 0), 0, NULL, NULL, handle, sv,
                        MHD_OPTION_LISTEN_SOCKET, fd,
                        MHD_OPTION_CONNECTION_LIMIT, (unsigned)MAX_CONNECTIONS,

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "expo.h"
 #include "ocgc/consumer.h"
 #include "procstat.h"
 
@@ -65,8 +66,8 @@ int serve_set_add_pid(struct serve_set *s, int pid);
  * counted in s->errors. */
 void serve_set_refresh(struct serve_set *s);
 
-/* The exposition of the set as refreshed last (Prometheus text 0.0.4). */
-void serve_set_metrics(const struct serve_set *s, struct serve_buf *out);
+/* The exposition of the set as refreshed last, in format [f]. */
+void serve_set_metrics(const struct serve_set *s, struct serve_buf *out, enum expo_format f);
 
 /* A text page listing the watched processes, every string escaped. */
 void serve_set_index(const struct serve_set *s, struct serve_buf *out);

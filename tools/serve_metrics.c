@@ -238,7 +238,7 @@ static const struct family families[] = {
   {"ocaml_gc_config_allocation_policy", "gauge", "Gc allocation_policy (0 next-fit, 1 first-fit, "
    "2 best-fit), as of the last collection.", config,
    offsetof(struct ocgc_gc_config, allocation_policy)},
-  {"ocaml_runtime_info", "gauge", "The OCaml runtime of the process (always 1).", runtime_info, 0},
+  {"ocaml_runtime_info", "info", "The OCaml runtime of the process (always 1).", runtime_info, 0},
   {"ocgc_ring_events_lost_total", "counter",
    "Events overwritten in the ring before this exporter read them.", counter,
    offsetof(struct ocgc_counters, events_lost)},
@@ -269,11 +269,11 @@ static void own(struct expo *e, const struct serve_set *s)
   expo_u64(e, "ocgc_serve_errors_total", NULL, 0, s->errors);
 }
 
-void serve_set_metrics(const struct serve_set *s, struct serve_buf *out)
+void serve_set_metrics(const struct serve_set *s, struct serve_buf *out, enum expo_format f)
 {
   struct expo e;
   size_t i;
-  expo_init(&e, serve_buf_put, out);
+  expo_init(&e, serve_buf_put, out, f);
   for (i = 0; i < sizeof families / sizeof families[0]; i++) {
     const struct serve_proc *p;
     expo_family(&e, families[i].name, families[i].type, families[i].help);
@@ -283,4 +283,5 @@ void serve_set_metrics(const struct serve_set *s, struct serve_buf *out)
     }
   }
   own(&e, s);
+  expo_finish(&e);
 }

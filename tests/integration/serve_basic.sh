@@ -120,6 +120,35 @@ check_eq "POST /metrics" 405 "`get p /metrics -X POST -d x=1`"
 check_true "405 says Allow: GET, HEAD" grep -qi '^allow: GET, HEAD' "$WORK/p.h"
 check_eq "HEAD /metrics" 200 "`get hd /metrics -I`"
 
+# OpenMetrics, when the scraper asks for it as Prometheus does.
+PROM_ACCEPT='application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1'
+check_eq "GET /metrics, Accept as Prometheus's" 200 "`get om /metrics -H "Accept: $PROM_ACCEPT"`"
+check_true "content type is OpenMetrics 1.0.0" \
+  grep -qi 'content-type: application/openmetrics-text; version=1.0.0' "$WORK/om.h"
+check_eq "OpenMetrics ends with # EOF" "# EOF" "`tail -n 1 "$WORK/om"`"
+check_true "a counter's family is named without _total" \
+  grep -qx '# TYPE ocaml_gc_collections counter' "$WORK/om"
+check_true "runtime info is an info family" grep -qx '# TYPE ocaml_runtime info' "$WORK/om"
+check_eq "b's collections are the same in both formats" "`val m1 ocaml_gc_collections_total $pid_b`" \
+  "`val om ocaml_gc_collections_total $pid_b`"
+check_eq "Accept text only: text" 200 "`get tx /metrics -H 'Accept: text/plain;version=0.0.4'`"
+check_true "  content type is text 0.0.4" grep -qi 'content-type: text/plain; version=0.0.4' "$WORK/tx.h"
+# The strict OpenMetrics parser of the Python client library, if installed
+# (python3-prometheus-client): it refuses what the format does not allow.
+_py=
+for _p in python3 /usr/bin/python3; do
+  "$_p" -c 'import prometheus_client.openmetrics.parser' 2>/dev/null && { _py=$_p; break; }
+done
+if test -n "$_py"; then
+  "$_py" -c 'import sys
+from prometheus_client.openmetrics.parser import text_string_to_metric_families as parse
+print(len(list(parse(open(sys.argv[1]).read()))))' "$WORK/om" >"$WORK/om.py" 2>&1
+  check_gt "OpenMetrics parser (prometheus_client) reads every family (`tail -n 1 "$WORK/om.py"`)" \
+    20 "`tail -n 1 "$WORK/om.py"`"
+else
+  say "python3-prometheus-client is missing: the OpenMetrics text is not parsed by it"
+fi
+
 kill -TERM "$srv"
 ocgc_wait srv
 check_eq "SIGTERM: exit status 0" 0 "`rc_of srv`"

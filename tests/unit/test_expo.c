@@ -1,7 +1,8 @@
-/* test_expo.c - the Prometheus exposition writer of `ocgc serve`
- * (tools/expo.c), on its own: HELP and TYPE lines, label values of any
- * bytes escaped into valid UTF-8 on one line, exact numbers, and a
- * histogram's cumulative buckets, sum and count, line for line. */
+/* test_expo.c - the exposition writer of `ocgc serve` (tools/expo.c), on
+ * its own: HELP and TYPE lines, label values of any bytes escaped into
+ * valid UTF-8 on one line, exact numbers, a histogram's cumulative buckets,
+ * sum and count, line for line; what OpenMetrics writes differently; and
+ * the choice of format from Accept headers, hostile ones included. */
 
 #include <check.h>
 #include <math.h>
@@ -14,11 +15,13 @@
 static struct tu_buf out;
 static struct expo e;
 
-static void start(void)
+static void start_as(enum expo_format f)
 {
   memset(&out, 0, sizeof out);
-  expo_init(&e, tu_buf_put, &out);
+  expo_init(&e, tu_buf_put, &out, f);
 }
+
+static void start(void) { start_as(EXPO_TEXT); }
 
 START_TEST(test_family_and_numbers)
 {
@@ -129,6 +132,89 @@ START_TEST(test_histogram)
 }
 END_TEST
 
+/* OpenMetrics: a counter's and an info's family are named without their
+ * suffix (samples keep it), '"' is escaped in HELP too, and "# EOF" ends
+ * the exposition; text writes an info as a gauge and no EOF. */
+START_TEST(test_openmetrics)
+{
+  struct expo_label l[1] = {{"pid", "9"}};
+  start_as(EXPO_OPENMETRICS);
+  expo_family(&e, "c_total", "counter", "say \"hi\"");
+  expo_u64(&e, "c_total", l, 1, 3);
+  expo_family(&e, "r_info", "info", "i");
+  expo_u64(&e, "r_info", l, 1, 1);
+  expo_family(&e, "g_bytes", "gauge", "g");
+  expo_u64(&e, "g_bytes", l, 1, 2);
+  expo_family(&e, "total", "counter", "a name that is only the suffix stays whole");
+  expo_finish(&e);
+  ck_assert_str_eq(out.s, "# HELP c say \\\"hi\\\"\n# TYPE c counter\nc_total{pid=\"9\"} 3\n"
+                          "# HELP r i\n# TYPE r info\nr_info{pid=\"9\"} 1\n"
+                          "# HELP g_bytes g\n# TYPE g_bytes gauge\ng_bytes{pid=\"9\"} 2\n"
+                          "# HELP total a name that is only the suffix stays whole\n"
+                          "# TYPE total counter\n# EOF\n");
+  ck_assert_ptr_nonnull(strstr(expo_content_type(EXPO_OPENMETRICS),
+                               "application/openmetrics-text; version=1.0.0"));
+  start();
+  expo_family(&e, "r_info", "info", "i");
+  expo_finish(&e);
+  ck_assert_str_eq(out.s, "# HELP r_info i\n# TYPE r_info gauge\n");
+  ck_assert_ptr_nonnull(strstr(expo_content_type(EXPO_TEXT), "text/plain; version=0.0.4"));
+}
+END_TEST
+
+/* The format for an Accept header: the supported range of highest q,
+ * OpenMetrics on a tie; text otherwise.  Prometheus 2.42's header first. */
+START_TEST(test_negotiate)
+{
+  static const struct { const char *accept; enum expo_format f; } cases[] = {
+    {"application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;"
+     "q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1", EXPO_OPENMETRICS},
+    {"text/plain;version=0.0.4;q=1,*/*;q=0.1", EXPO_TEXT},
+    {"application/openmetrics-text", EXPO_OPENMETRICS},
+    {"Application/OpenMetrics-Text ; Version=1.0.0 ; Q=0.9", EXPO_OPENMETRICS},
+    {"application/openmetrics-text;version=0.0.1", EXPO_OPENMETRICS},
+    {"application/openmetrics-text;version=2.0.0", EXPO_TEXT},
+    {"application/openmetrics-text;q=0", EXPO_TEXT},
+    {"application/openmetrics-text;q=0.4, text/plain;q=0.5", EXPO_TEXT},
+    {"text/plain, application/openmetrics-text", EXPO_OPENMETRICS},
+    {"application/openmetrics-text;q=abc", EXPO_TEXT},
+    {"application/openmetrics-text;q=2", EXPO_TEXT},
+    {"application/openmetrics-text;q=nan", EXPO_TEXT},
+    {"*/*", EXPO_TEXT},
+    {"", EXPO_TEXT},
+    {",,,;;;===", EXPO_TEXT},
+    {"application/openmetrics-text;", EXPO_OPENMETRICS},
+    {"application/openmetrics-text; ;=;x", EXPO_OPENMETRICS},
+    {"application/openmetrics-text;q", EXPO_TEXT}, /* a q without value: refused */
+    {"application/openmetrics-text junk ; q = 0.5", EXPO_OPENMETRICS},
+    {"application/json", EXPO_TEXT},
+  };
+  size_t i;
+  ck_assert_int_eq(expo_negotiate(NULL), EXPO_TEXT);
+  for (i = 0; i < sizeof cases / sizeof cases[0]; i++)
+    ck_assert_msg(expo_negotiate(cases[i].accept) == cases[i].f, "Accept: %s", cases[i].accept);
+}
+END_TEST
+
+/* Any bytes, cut anywhere: the parser stays within the string (ASan would
+ * see a read past it) and answers one of the two formats. */
+START_TEST(test_negotiate_any_bytes)
+{
+  static const char alphabet[] = ";,= \tq0.1a/*\"x";
+  char buf[24];
+  unsigned seed = 12345, i, j;
+  for (i = 0; i < 200000; i++) {
+    size_t n = (seed = seed * 1103515245u + 12345u) % (sizeof buf);
+    for (j = 0; j < n; j++) {
+      seed = seed * 1103515245u + 12345u;
+      buf[j] = alphabet[(seed >> 16) % (sizeof alphabet - 1)];
+    }
+    buf[n] = '\0';
+    ck_assert(expo_negotiate(buf) == EXPO_TEXT || expo_negotiate(buf) == EXPO_OPENMETRICS);
+  }
+}
+END_TEST
+
 static Suite *expo_suite(void)
 {
   Suite *s = suite_create("expo");
@@ -137,6 +223,9 @@ static Suite *expo_suite(void)
   tcase_add_test(tc, test_label_escapes);
   tcase_add_test(tc, test_every_byte);
   tcase_add_test(tc, test_histogram);
+  tcase_add_test(tc, test_openmetrics);
+  tcase_add_test(tc, test_negotiate);
+  tcase_add_test(tc, test_negotiate_any_bytes);
   suite_add_tcase(s, tc);
   return s;
 }
