@@ -25,13 +25,16 @@
  * - SIGINT and SIGTERM stop it: exit 0. */
 
 #include <arpa/inet.h>
+#include <errno.h>
 #include <getopt.h>
 #include <netdb.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <microhttpd.h>
@@ -63,9 +66,64 @@
 #define CONN_MEMORY (32u * 1024)
 
 struct serve {
-  pthread_mutex_t lock;
+  pthread_mutex_t lock;       /* guards set and stopping */
+  pthread_cond_t wake;        /* the poll thread waits on it (CLOCK_MONOTONIC) */
+  int stopping;
   struct serve_set set;
 };
+
+/* The poll thread: drains each ring on its schedule (serve_set_poll)
+ * between scrapes, so that a ring does not overflow because nobody
+ * scrapes.  It holds the lock while it drains, and waits with it
+ * released. */
+static void *poll_thread(void *arg)
+{
+  struct serve *sv = arg;
+  pthread_mutex_lock(&sv->lock);
+  while (!sv->stopping) {
+    uint64_t next = serve_set_poll(&sv->set, tool_now_ns());
+    struct timespec ts = {(time_t)(next / 1000000000u), (long)(next % 1000000000u)};
+    pthread_cond_timedwait(&sv->wake, &sv->lock, &ts);
+  }
+  pthread_mutex_unlock(&sv->lock);
+  return NULL;
+}
+
+/* Start the poll thread with SIGINT and SIGTERM blocked in it (the main
+ * thread takes them): 0, or an errno. */
+static int poll_start(struct serve *sv, pthread_t *t)
+{
+  sigset_t block, old;
+  int err;
+  sigemptyset(&block);
+  sigaddset(&block, SIGINT);
+  sigaddset(&block, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &block, &old);
+  err = pthread_create(t, NULL, poll_thread, sv);
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
+  return err;
+}
+
+static void poll_stop(struct serve *sv, pthread_t t)
+{
+  pthread_mutex_lock(&sv->lock);
+  sv->stopping = 1;
+  pthread_cond_signal(&sv->wake);
+  pthread_mutex_unlock(&sv->lock);
+  pthread_join(t, NULL);
+}
+
+static int serve_init(struct serve *sv)
+{
+  pthread_condattr_t ca;
+  memset(sv, 0, sizeof *sv);
+  if (pthread_condattr_init(&ca) != 0) return -1;
+  pthread_condattr_setclock(&ca, CLOCK_MONOTONIC); /* tool_now_ns()'s clock */
+  if (pthread_cond_init(&sv->wake, &ca) != 0) { pthread_condattr_destroy(&ca); return -1; }
+  pthread_condattr_destroy(&ca);
+  pthread_mutex_init(&sv->lock, NULL);
+  return 0;
+}
 
 static void serve_usage(FILE *f)
 {
@@ -254,14 +312,25 @@ int cmd_serve(int argc, char **argv)
 {
   struct serve sv;
   const char *listen = DEFAULT_LISTEN;
+  pthread_t poller;
   int rc, fd, v6 = 0;
-  memset(&sv, 0, sizeof sv);
-  pthread_mutex_init(&sv.lock, NULL);
+  if (serve_init(&sv) != 0) {
+    tool_say("cannot make a condition variable: %s", strerror(errno));
+    return TOOL_EXIT_ERROR;
+  }
   if ((rc = parse_args(argc, argv, &sv, &listen)) == 0) {
     if ((fd = listen_on(listen, &v6)) < 0) rc = fd == -1 ? TOOL_EXIT_USAGE : TOOL_EXIT_ERROR;
-    else rc = run(&sv, fd, v6);
+    else if ((rc = poll_start(&sv, &poller)) != 0) {
+      close(fd);
+      tool_say("cannot start the poll thread: %s", strerror(rc));
+      rc = TOOL_EXIT_ERROR;
+    } else {
+      rc = run(&sv, fd, v6);
+      poll_stop(&sv, poller);
+    }
   }
   serve_set_free(&sv.set);
+  pthread_cond_destroy(&sv.wake);
   pthread_mutex_destroy(&sv.lock);
   return rc;
 }

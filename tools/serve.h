@@ -35,6 +35,9 @@ struct serve_proc {
   struct ocgc_source *src;
   struct ocgc_agg *agg;
   uint64_t drain_max;         /* tool_drain_events() of src */
+  uint64_t ring_events;       /* about how many events one ring holds */
+  uint64_t poll_every_ns;     /* its own schedule: the time between drains */
+  uint64_t next_poll_ns;      /* tool_now_ns() of its next drain */
   struct ocgc_source_info info;
   struct ocgc_snapshot *snap; /* at the last refresh (NULL before) */
   struct ocgc_totals totals;  /* the last consistent totals read */
@@ -54,7 +57,18 @@ struct serve_set {
   uint64_t listed_ns;         /* tool_now_ns() at the last listing (0: never) */
   uint64_t errors;            /* opens, drains and listings that failed */
   uint64_t refresh_ns;        /* how long the last refresh took */
+  uint64_t polls;             /* drains of a ring, by schedule or for a scrape */
 };
+
+/* Each ring is drained on its own schedule, by serve_set_poll() between
+ * scrapes, so that it does not overflow while nobody scrapes: often enough
+ * that a quarter of the ring is written between two drains, never more
+ * often than every SERVE_POLL_MIN_NS nor less than every SERVE_POLL_MAX_NS. */
+#define SERVE_POLL_MIN_NS 10000000u    /* 10 ms */
+#define SERVE_POLL_MAX_NS 250000000u   /* 250 ms: a ring that wakes from idle
+                                          loses at most what it writes in that
+                                          time, and an idle ring costs a few
+                                          loads and one /proc read per turn */
 
 /* Watch process [pid] (a PID of the command line): 0, or after a line
  * saying why it cannot be, the exit code. */
@@ -65,6 +79,12 @@ int serve_set_add_pid(struct serve_set *s, int pid);
  * and drop each process that is gone.  Never fails: what fails is
  * counted in s->errors. */
 void serve_set_refresh(struct serve_set *s);
+
+/* Drain the rings whose turn has come at [now] (tool_now_ns()), list again
+ * (--all, at most once a second) and drop the processes that are gone;
+ * returns the tool_now_ns() of the next turn (at most SERVE_POLL_MAX_NS
+ * away).  Never fails: failures are counted in s->errors. */
+uint64_t serve_set_poll(struct serve_set *s, uint64_t now);
 
 /* The exposition of the set as refreshed last, in format [f]. */
 void serve_set_metrics(const struct serve_set *s, struct serve_buf *out, enum expo_format f);

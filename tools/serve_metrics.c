@@ -210,6 +210,12 @@ static void faults(struct expo *e, const struct family *f, const struct serve_pr
   expo_u64(e, f->name, l, NL + 1, p->ps.majflt);
 }
 
+static void poll_every(struct expo *e, const struct family *f, const struct serve_proc *p,
+                       struct expo_label *l)
+{
+  expo_ns(e, f->name, l, NL, p->poll_every_ns);
+}
+
 static const struct family families[] = {
   {"ocaml_gc_pause_seconds", "histogram",
    "Stops of the mutator by the GC (one observation per pause), from the events read.", pauses, 0},
@@ -244,6 +250,8 @@ static const struct family families[] = {
    offsetof(struct ocgc_counters, events_lost)},
   {"ocgc_ring_events_total", "counter", "Events the runtime wrote into its ring (stock OCaml 5 "
    "rings: the events this exporter read).", events, 0},
+  {"ocgc_serve_poll_interval_seconds", "gauge", "Time between two drains of the process's ring "
+   "on its own schedule (shorter while it writes much).", poll_every, 0},
   {"process_cpu_seconds_total", "counter", "CPU time spent, by mode (user, system).", cpu, 0},
   {"process_resident_memory_bytes", "gauge", "Resident memory size.", rss, 0},
   {"process_virtual_memory_bytes", "gauge", "Virtual memory size.", vsize, 0},
@@ -264,6 +272,9 @@ static void own(struct expo *e, const struct serve_set *s)
   expo_ns(e, "ocgc_serve_scrape_duration_seconds", NULL, 0, s->refresh_ns);
   expo_family(e, "ocgc_serve_watched_processes", "gauge", "Processes watched.");
   expo_u64(e, "ocgc_serve_watched_processes", NULL, 0, s->nprocs);
+  expo_family(e, "ocgc_serve_polls_total", "counter",
+              "Drains of a watched ring, on its own schedule or for a scrape.");
+  expo_u64(e, "ocgc_serve_polls_total", NULL, 0, s->polls);
   expo_family(e, "ocgc_serve_errors_total", "counter",
               "Rings that could not be opened or read, and listings that failed.");
   expo_u64(e, "ocgc_serve_errors_total", NULL, 0, s->errors);

@@ -1,7 +1,8 @@
 /* serve_set.c - the processes `ocgc serve` watches (serve.h): the PIDs of
  * the command line, or with --all every process ocgc_list() finds, each
  * with its own source and aggregator (from the oldest event its ring
- * holds), drained, snapshotted and read from /proc at each refresh.
+ * holds), drained on its own schedule (serve_set_poll, from serve.c's poll
+ * thread) and at each refresh, then snapshotted and read from /proc.
  *
  * Invariants: a process is known by its pid and its start time, so a pid
  * reused by a new process is a new entry; a process that tool_alive() says
@@ -74,6 +75,10 @@ static int proc_add(struct serve_set *s, struct ocgc_source *src, int pid, uint6
   p->pid = pid;
   p->start_ticks = start_ticks;
   p->drain_max = tool_drain_events(p->src);
+  /* An event is 2 to 3 words, most often (spans and counters). */
+  p->ring_events = p->info.ring_words / 3 + 1;
+  p->poll_every_ns = SERVE_POLL_MIN_NS * 10;
+  p->next_poll_ns = 0; /* at once */
   snprintf(p->pid_label, sizeof p->pid_label, "%d", pid);
   if (p->info.has_ext) snprintf(p->program, sizeof p->program, "%s", p->info.program);
   else read_comm(pid, p->program, sizeof p->program);
@@ -120,13 +125,75 @@ static int list_one(const struct ocgc_list_entry *e, void *ctx)
   return 0;
 }
 
+static uint64_t passed(const struct ocgc_cursor_stats *st)
+{
+  return st->seen + st->skipped + st->lost;
+}
+
+/* Drain [p] (bounded), and set its next turn from what the drain found:
+ * four times sooner if it lost events or found more than half a ring,
+ * twice sooner if more than a quarter, twice later if less than a
+ * sixteenth: steps by a factor, so that one burst does not make the
+ * schedule swing, and a ring that wakes from idle is caught up with in a
+ * few turns. */
+static void proc_drain(struct serve_set *s, struct serve_proc *p, uint64_t now)
+{
+  struct ocgc_cursor_stats a, b;
+  uint64_t n, every = p->poll_every_ns;
+  ocgc_agg_cursor_stats(p->agg, &a);
+  if (tool_drain_agg(p->agg, p->drain_max, NULL) != 0) s->errors++;
+  ocgc_agg_cursor_stats(p->agg, &b);
+  s->polls++;
+  n = passed(&b) - passed(&a);
+  if (b.lost > a.lost || n > p->ring_events / 2) every /= 4;
+  else if (n > p->ring_events / 4) every /= 2;
+  else if (n < p->ring_events / 16) every *= 2;
+  if (every < SERVE_POLL_MIN_NS) every = SERVE_POLL_MIN_NS;
+  if (every > SERVE_POLL_MAX_NS) every = SERVE_POLL_MAX_NS;
+  p->poll_every_ns = every;
+  p->next_poll_ns = now + every;
+}
+
+/* Take [p] out of the list at [pp], and free it. */
+static void proc_drop(struct serve_set *s, struct serve_proc **pp, struct serve_proc *p)
+{
+  *pp = p->next;
+  s->nprocs--;
+  proc_free(p);
+}
+
+/* --all: look for new processes, at most once a second. */
+static void list_due(struct serve_set *s, uint64_t now)
+{
+  if (!s->all || (s->listed_ns != 0 && now - s->listed_ns < LIST_EVERY_NS)) return;
+  if (ocgc_list(list_one, s, NULL) < 0) s->errors++;
+  s->listed_ns = now;
+}
+
+uint64_t serve_set_poll(struct serve_set *s, uint64_t now)
+{
+  struct serve_proc **pp = &s->procs;
+  uint64_t next = now + SERVE_POLL_MAX_NS;
+  list_due(s, now);
+  while (*pp != NULL) {
+    struct serve_proc *p = *pp;
+    if (p->next_poll_ns <= now) {
+      proc_drain(s, p, now);
+      if (!tool_alive(p->src)) { proc_drop(s, pp, p); continue; }
+    }
+    if (p->next_poll_ns < next) next = p->next_poll_ns;
+    pp = &p->next;
+  }
+  return next;
+}
+
 /* Drain, snapshot and read one process: 0, or -1 if it is gone. */
-static int proc_refresh(struct serve_set *s, struct serve_proc *p)
+static int proc_refresh(struct serve_set *s, struct serve_proc *p, uint64_t now)
 {
   struct ocgc_snapshot *snap;
   struct ocgc_totals t;
   unsigned r;
-  if (tool_drain_agg(p->agg, p->drain_max, NULL) != 0) s->errors++;
+  proc_drain(s, p, now);
   if (!tool_alive(p->src) || procstat_read(p->pid, &p->ps) != 0) return -1;
   if (ocgc_agg_snapshot(p->agg, &snap) == 0) {
     ocgc_snapshot_free(p->snap);
@@ -149,16 +216,11 @@ void serve_set_refresh(struct serve_set *s)
 {
   struct serve_proc **pp = &s->procs;
   uint64_t t0 = tool_now_ns();
-  if (s->all && (s->listed_ns == 0 || t0 - s->listed_ns >= LIST_EVERY_NS)) {
-    if (ocgc_list(list_one, s, NULL) < 0) s->errors++;
-    s->listed_ns = t0;
-  }
+  list_due(s, t0);
   while (*pp != NULL) {
     struct serve_proc *p = *pp;
-    if (proc_refresh(s, p) == 0) { pp = &p->next; continue; }
-    *pp = p->next;
-    s->nprocs--;
-    proc_free(p);
+    if (proc_refresh(s, p, t0) == 0) pp = &p->next;
+    else proc_drop(s, pp, p);
   }
   s->refresh_ns = tool_now_ns() - t0;
 }

@@ -13,7 +13,7 @@
 . "$OCGC_SRCDIR/tests/integration/lib.sh"
 . "$OCGC_SRCDIR/tests/integration/attach_lib.sh"
 . "$OCGC_SRCDIR/tests/integration/cmd_lib.sh"
-command -v curl >/dev/null 2>&1 || { echo "SKIP: curl is missing (apt-get install curl)"; exit 77; }
+. "$OCGC_SRCDIR/tests/integration/serve_lib.sh"
 cmd_init
 
 # b runs with GC settings of its own, so that each setting's series can
@@ -30,38 +30,9 @@ wait_key b gc.config.allocation_policy "$pid_b"
 check_eq "b: its own minor heap size" 65536 "`outkey b gc.config.minor_heap_size`"
 check_eq "b: its own policy" 0 "`outkey b gc.config.allocation_policy`"
 
-# serve TAG ARGS...: start `ocgc serve ARGS` in the background and wait
-# until it says where it listens; its pid in $srv, its address in $url
-serve() {
-  _tag=$1; shift
-  ocgc_bg $_tag serve "$@"
-  srv=$OCGC_BGPID
-  _n=0
-  while ! grep -q 'listening on' "$WORK/$_tag.err" 2>/dev/null; do
-    kill -0 "$srv" 2>/dev/null || { cat "$WORK/$_tag.err"; hard_error "ocgc serve died"; }
-    _n=$((_n + 1)); test $_n -le 600 || hard_error "ocgc serve said nowhere it listens"
-    sleep 0.05
-  done
-  url=`sed -n 's/^ocgc serve: listening on \(http:[^ ]*\)$/\1/p' "$WORK/$_tag.err"`
-}
-
 serve srv --listen 127.0.0.1:0 --all
 check_true "listening line names http://127.0.0.1:PORT/ ($url)" \
   sh -c "echo '$url' | grep -Eq '^http://127\.0\.0\.1:[1-9][0-9]*/$'"
-
-# get FILE PATH [CURL ARGS]: the body in $WORK/FILE, headers in FILE.h; prints the status
-get() {
-  _f=$1; _p=$2; shift 2
-  curl -s --max-time 30 -D "$WORK/$_f.h" -o "$WORK/$_f" -w '%{http_code}' "$@" "${url%/}$_p"
-}
-# series FILE PID [NAME]: the samples of PID (of NAME only) in $WORK/FILE
-series() { grep -c -F "${3:-}{pid=\"$2\"," "$WORK/$1"; }
-# val FILE NAME PID [MATCH [SCALE]]: the sum of NAME's samples of PID (whose
-# line holds MATCH), times SCALE
-val() {
-  grep -F "$2{pid=\"$3\"," "$WORK/$1" | grep -F -- "${4:-}" |
-    awk -v m="${5:-1}" '{ s += $NF } END { printf "%.0f\n", s * m }'
-}
 
 check_eq "GET /metrics" 200 "`get m1 /metrics`"
 check_true "content type is text 0.0.4" grep -qi 'content-type: text/plain; version=0.0.4' "$WORK/m1.h"
