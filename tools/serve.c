@@ -22,6 +22,8 @@
  *   Prometheus's does), text 0.0.4 otherwise (expo_negotiate);
  * - the "listening on" line goes to stderr once the socket is bound and
  *   listening, so a script can wait for it and read the port;
+ * - --textfile: the text exposition written every --interval by the main
+ *   thread (serve_textfile.c), the file removed at exit;
  * - SIGINT and SIGTERM stop it: exit 0. */
 
 #include <arpa/inet.h>
@@ -65,11 +67,15 @@
 #define TIMEOUT_S 5
 #define CONN_MEMORY (32u * 1024)
 
+#define DEFAULT_INTERVAL_NS (15 * UINT64_C(1000000000)) /* --textfile */
+
 struct serve {
   pthread_mutex_t lock;       /* guards set and stopping */
   pthread_cond_t wake;        /* the poll thread waits on it (CLOCK_MONOTONIC) */
   int stopping;
   struct serve_set set;
+  const char *listen;         /* NULL: no HTTP (--textfile without --listen) */
+  struct serve_textfile tf;   /* tf.path NULL: no --textfile */
 };
 
 /* The poll thread: drains each ring on its schedule (serve_set_poll)
@@ -128,13 +134,21 @@ static int serve_init(struct serve *sv)
 static void serve_usage(FILE *f)
 {
   fprintf(f,
-          "usage: ocgc serve [--listen ADDR:PORT] [--dir DIR] (PID... | --all)\n\n"
+          "usage: ocgc serve [--listen ADDR:PORT] [--textfile PATH [--interval D]]\n"
+          "                  [--dir DIR] (PID... | --all)\n\n"
           "Serve the GC figures of OCaml processes as Prometheus metrics over HTTP:\n"
-          "/metrics (text format 0.0.4), / (the watched processes), /-/healthy.\n\n"
+          "/metrics (text format 0.0.4, or OpenMetrics when the scraper asks for it),\n"
+          "/ (the watched processes), /-/healthy.  Each ring is drained on its own\n"
+          "schedule (every 10 ms to 250 ms, as busy as it is), scraped or not.\n\n"
           "  --listen ADDR:PORT  where to listen (default " DEFAULT_LISTEN "; port 0: any\n"
           "                      free port; IPv6 as [::1]:PORT)\n"
-          "  --all               every process with a ring, looked for again at each\n"
-          "                      scrape (at most once a second)\n"
+          "  --textfile PATH     write the same figures to PATH (name it *.prom, in\n"
+          "                      node_exporter's --collector.textfile.directory),\n"
+          "                      replaced atomically every --interval, removed at exit;\n"
+          "                      without --listen, no HTTP server\n"
+          "  --interval D        period of --textfile (default 15s; 10ms or more)\n"
+          "  --all               every process with a ring, looked for again every\n"
+          "                      second\n"
           "  --dir DIR           rings are DIR/PID.events (not searched in the maps)\n"
           "  --help              this text\n\n"
           "It says 'ocgc serve: listening on http://ADDR:PORT/' on stderr once it\n"
@@ -227,6 +241,17 @@ static enum MHD_Result text(struct MHD_Connection *c, unsigned status, const cha
   return answer(c, status, "text/plain; charset=utf-8", &b);
 }
 
+/* The set brought up to date, then /metrics in format [f] or the index
+ * page into [b]. */
+static void render(struct serve *sv, struct serve_buf *b, int metrics, enum expo_format f)
+{
+  pthread_mutex_lock(&sv->lock);
+  serve_set_refresh(&sv->set);
+  if (metrics) serve_set_metrics(&sv->set, b, f);
+  else serve_set_index(&sv->set, b);
+  pthread_mutex_unlock(&sv->lock);
+}
+
 static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url,
                               const char *method, const char *version, const char *upload,
                               size_t *upload_size, void **con_cls)
@@ -241,35 +266,54 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
     return text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "method not allowed: GET or HEAD\n");
   if (strcmp(url, "/-/healthy") == 0) return text(c, MHD_HTTP_OK, "ok\n");
   if (!metrics && strcmp(url, "/") != 0) return text(c, MHD_HTTP_NOT_FOUND, "not found\n");
-  pthread_mutex_lock(&sv->lock);
-  serve_set_refresh(&sv->set);
-  if (metrics) serve_set_metrics(&sv->set, &b, f);
-  else serve_set_index(&sv->set, &b);
-  pthread_mutex_unlock(&sv->lock);
+  render(sv, &b, metrics, f);
   return answer(c, MHD_HTTP_OK, metrics ? expo_content_type(f) : "text/plain; charset=utf-8", &b);
 }
 
-/* The options and operands into *sv and *listen: 0, or the exit code. */
-static int parse_args(int argc, char **argv, struct serve *sv, const char **listen)
+/* The options into *sv: 0, or the exit code. */
+static int parse_options(int argc, char **argv, struct serve *sv)
 {
   static const struct option longopts[] = {
     {"listen", required_argument, NULL, 'l'},
     {"all", no_argument, NULL, 'a'},
     {"dir", required_argument, NULL, 'd'},
+    {"textfile", required_argument, NULL, 't'},
+    {"interval", required_argument, NULL, 'i'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
   };
-  int opt, i, rc;
+  const char *interval = NULL;
+  int opt;
   optind = 1;
   while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
     switch (opt) {
-    case 'l': *listen = optarg; break;
+    case 'l': sv->listen = optarg; break;
     case 'a': sv->set.all = 1; break;
     case 'd': sv->set.dir = optarg; break;
+    case 't': sv->tf.path = optarg; break;
+    case 'i': interval = optarg; break;
     case 'h': serve_usage(stdout); exit(0);
     default: serve_usage(stderr); return TOOL_EXIT_USAGE;
     }
   }
+  sv->tf.every_ns = DEFAULT_INTERVAL_NS;
+  if (interval != NULL && sv->tf.path == NULL)
+    return tool_usage_error("--interval is the period of --textfile, which is not given");
+  if (interval != NULL && (tool_parse_duration(interval, &sv->tf.every_ns) != 0 ||
+                           sv->tf.every_ns < 10000000u))
+    return tool_usage_error("--interval wants a duration of 10ms or more, such as 15s, not '%s'",
+                            interval);
+  if (sv->tf.path != NULL && sv->tf.path[0] == '\0')
+    return tool_usage_error("--textfile wants a file name");
+  if (sv->listen == NULL && sv->tf.path == NULL) sv->listen = DEFAULT_LISTEN;
+  return 0;
+}
+
+/* The options and operands into *sv: 0, or the exit code. */
+static int parse_args(int argc, char **argv, struct serve *sv)
+{
+  int i, rc;
+  if ((rc = parse_options(argc, argv, sv)) != 0) return rc;
   if (sv->set.all == (optind < argc))
     return tool_usage_error("give PIDs or --all, one of them ('ocgc serve --help' tells more)");
   for (i = optind; i < argc; i++) {
@@ -280,52 +324,94 @@ static int parse_args(int argc, char **argv, struct serve *sv, const char **list
   return 0;
 }
 
-/* Serve on [fd] until SIGINT or SIGTERM: 0, or the exit code. */
-static int run(struct serve *sv, int fd, int v6)
+/* libmicrohttpd serving sv->listen: 0 and *out, or after a line the exit
+ * code. */
+static int http_start(struct serve *sv, struct MHD_Daemon **out)
 {
-  struct tool_signals sig;
-  struct MHD_Daemon *d;
   char url[128];
+  int v6 = 0, fd = listen_on(sv->listen, &v6);
+  if (fd < 0) return fd == -1 ? TOOL_EXIT_USAGE : TOOL_EXIT_ERROR;
   url_of(fd, url, sizeof url);
-  tool_signals_catch(&sig);
-  d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL |
-                       (v6 ? MHD_USE_IPv6 : 0), 0, NULL, NULL, handle, sv,
-                       MHD_OPTION_LISTEN_SOCKET, fd,
-                       MHD_OPTION_CONNECTION_LIMIT, (unsigned)MAX_CONNECTIONS,
-                       MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)TIMEOUT_S,
-                       MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONN_MEMORY,
-                       MHD_OPTION_END);
-  if (d == NULL) {
-    tool_signals_restore(&sig);
+  *out = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL |
+                          (v6 ? MHD_USE_IPv6 : 0), 0, NULL, NULL, handle, sv,
+                          MHD_OPTION_LISTEN_SOCKET, fd,
+                          MHD_OPTION_CONNECTION_LIMIT, (unsigned)MAX_CONNECTIONS,
+                          MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)TIMEOUT_S,
+                          MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONN_MEMORY,
+                          MHD_OPTION_END);
+  if (*out == NULL) {
     close(fd);
     tool_say("cannot start the HTTP server on %s", url);
     return TOOL_EXIT_ERROR;
   }
   tool_say("listening on %s", url);
-  while (!tool_stop) tool_sleep_ns(200000000u);
-  MHD_stop_daemon(d); /* closes fd */
-  tool_signals_restore(&sig);
   return 0;
+}
+
+/* Write the text exposition to --textfile. */
+static void textfile_tick(struct serve *sv)
+{
+  struct serve_buf b = {0};
+  render(sv, &b, 1, EXPO_TEXT);
+  if (serve_textfile_write(&sv->tf, &b) != 0) {
+    pthread_mutex_lock(&sv->lock);
+    sv->set.errors++;
+    pthread_mutex_unlock(&sv->lock);
+  }
+  free(b.s);
+}
+
+/* Until SIGINT or SIGTERM: write --textfile on its period, if given (the
+ * HTTP server and the poll thread work on their own threads). */
+static void main_loop(struct serve *sv)
+{
+  uint64_t next = tool_now_ns();
+  if (sv->tf.path != NULL) {
+    char every[32];
+    tool_say("writing %s every %ss", sv->tf.path, expo_seconds(sv->tf.every_ns, every, sizeof every));
+  }
+  while (!tool_stop) {
+    uint64_t now = tool_now_ns(), nap = 200000000u;
+    if (sv->tf.path != NULL && now >= next) {
+      textfile_tick(sv);
+      next = now + sv->tf.every_ns;
+    }
+    if (sv->tf.path != NULL && next - now < nap) nap = next - now;
+    tool_sleep_ns(nap);
+  }
+}
+
+/* Serve until SIGINT or SIGTERM: 0, or the exit code. */
+static int run(struct serve *sv)
+{
+  struct tool_signals sig;
+  struct MHD_Daemon *d = NULL;
+  int rc = 0;
+  tool_signals_catch(&sig);
+  if (sv->listen == NULL || (rc = http_start(sv, &d)) == 0) {
+    main_loop(sv);
+    if (d != NULL) MHD_stop_daemon(d); /* closes its socket */
+    if (sv->tf.path != NULL) serve_textfile_remove(&sv->tf);
+  }
+  tool_signals_restore(&sig);
+  return rc;
 }
 
 int cmd_serve(int argc, char **argv)
 {
   struct serve sv;
-  const char *listen = DEFAULT_LISTEN;
   pthread_t poller;
-  int rc, fd, v6 = 0;
+  int rc;
   if (serve_init(&sv) != 0) {
     tool_say("cannot make a condition variable: %s", strerror(errno));
     return TOOL_EXIT_ERROR;
   }
-  if ((rc = parse_args(argc, argv, &sv, &listen)) == 0) {
-    if ((fd = listen_on(listen, &v6)) < 0) rc = fd == -1 ? TOOL_EXIT_USAGE : TOOL_EXIT_ERROR;
-    else if ((rc = poll_start(&sv, &poller)) != 0) {
-      close(fd);
+  if ((rc = parse_args(argc, argv, &sv)) == 0) {
+    if ((rc = poll_start(&sv, &poller)) != 0) {
       tool_say("cannot start the poll thread: %s", strerror(rc));
       rc = TOOL_EXIT_ERROR;
     } else {
-      rc = run(&sv, fd, v6);
+      rc = run(&sv);
       poll_stop(&sv, poller);
     }
   }

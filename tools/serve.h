@@ -94,4 +94,20 @@ void serve_set_index(const struct serve_set *s, struct serve_buf *out);
 
 void serve_set_free(struct serve_set *s);
 
+/* --textfile PATH (serve_textfile.c): the exposition written for
+ * node_exporter's textfile collector every [every_ns]. */
+struct serve_textfile {
+  const char *path;
+  uint64_t every_ns;
+  int failing;                /* -errno of the last write, 0 if it succeeded */
+};
+
+/* Replace t->path by [b] atomically: 0, or -errno, said on stderr the first
+ * time it happens (and "written again" once it works again). */
+int serve_textfile_write(struct serve_textfile *t, const struct serve_buf *b);
+
+/* Remove t->path, so that node_exporter does not serve figures nobody
+ * updates any more. */
+void serve_textfile_remove(struct serve_textfile *t);
+
 #endif /* OCGC_TOOLS_SERVE_H */

@@ -276,7 +276,8 @@ static void own(struct expo *e, const struct serve_set *s)
               "Drains of a watched ring, on its own schedule or for a scrape.");
   expo_u64(e, "ocgc_serve_polls_total", NULL, 0, s->polls);
   expo_family(e, "ocgc_serve_errors_total", "counter",
-              "Rings that could not be opened or read, and listings that failed.");
+              "Rings that could not be opened or read, listings and --textfile writes that "
+              "failed.");
   expo_u64(e, "ocgc_serve_errors_total", NULL, 0, s->errors);
 }
 

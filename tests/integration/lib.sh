@@ -136,6 +136,10 @@ ocgc_init() {
 
 ocgc_cleanup() {
   if test -n "${WORK:-}" && test -d "$WORK"; then
+    # A test that mounted something in $WORK (serve_textfile.sh's small
+    # tmpfs) and died before it unmounted it.
+    awk -v w="$WORK/" 'index($2, w) == 1 { print $2 }' /proc/self/mounts 2>/dev/null |
+      while read -r _m; do umount "$_m" 2>/dev/null; done
     # A test may leave a folder unwritable or owned by somebody else.
     chmod -R u+rwx "$WORK" 2>/dev/null
     rm -rf "$WORK"

@@ -1,0 +1,88 @@
+/* serve_textfile.c - `ocgc serve --textfile PATH`: the exposition written
+ * to a file for node_exporter's textfile collector (serve.h).
+ *
+ * Invariants: PATH is replaced atomically: the text goes to a new file in
+ * PATH's own folder (so rename(2) cannot cross file systems), named with a
+ * leading '.' and no ".prom" (the collector reads only *.prom files, so it
+ * never reads a half-written one), flushed to disk, made 0644, then
+ * renamed over PATH; a reader sees the old file or the new one, whole.  A
+ * write that fails (a full disk, a folder that is not there or not
+ * writable) leaves the old file as it was and no temporary file behind,
+ * and is said once on stderr until a write succeeds again. */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common.h"
+#include "serve.h"
+
+/* The temporary name beside [path]: "DIR/.BASE.XXXXXX". */
+static int temp_name(const char *path, char *buf, size_t n)
+{
+  const char *slash = strrchr(path, '/');
+  const char *base = slash ? slash + 1 : path;
+  int dirlen = slash ? (int)(slash - path + 1) : 0;
+  int len = snprintf(buf, n, "%.*s.%s.XXXXXX", dirlen, path, base);
+  return len > 0 && (size_t)len < n ? 0 : -ENAMETOOLONG;
+}
+
+/* Write [b] to [fd] whole: 0, or -errno. */
+static int write_all(int fd, const char *s, size_t n)
+{
+  while (n > 0) {
+    ssize_t w = write(fd, s, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w < 0) return -errno;
+    if (w == 0) return -EIO;
+    s += w;
+    n -= (size_t)w;
+  }
+  return 0;
+}
+
+/* Replace [path] by [b]: 0, or -errno (and [what] names the step). */
+static int replace(const char *path, const struct serve_buf *b, const char **what)
+{
+  char tmp[4096];
+  int fd, err;
+  *what = "name";
+  if ((err = temp_name(path, tmp, sizeof tmp)) != 0) return err;
+  *what = "create a file in the folder of";
+  if ((fd = mkostemp(tmp, O_CLOEXEC)) < 0) return -errno;
+  *what = "write";
+  err = write_all(fd, b->s ? b->s : "", b->n);
+  if (err == 0 && fchmod(fd, 0644) != 0) err = -errno;
+  if (err == 0 && fsync(fd) != 0) err = -errno;
+  if (close(fd) != 0 && err == 0) err = -errno;
+  if (err == 0) *what = "rename a new file onto";
+  if (err == 0 && rename(tmp, path) != 0) err = -errno;
+  if (err != 0) unlink(tmp);
+  return err;
+}
+
+int serve_textfile_write(struct serve_textfile *t, const struct serve_buf *b)
+{
+  const char *what = "write";
+  int err = b->failed ? -ENOMEM : replace(t->path, b, &what);
+  if (err == 0) {
+    if (t->failing) tool_say("--textfile %s: written again", t->path);
+    t->failing = 0;
+    return 0;
+  }
+  if (err != t->failing)
+    tool_say("cannot %s %s: %s (the file keeps what it had; trying again every interval)",
+             what, t->path, strerror(-err));
+  t->failing = err;
+  return err;
+}
+
+void serve_textfile_remove(struct serve_textfile *t)
+{
+  if (unlink(t->path) != 0 && errno != ENOENT)
+    tool_say("cannot remove %s: %s", t->path, strerror(errno));
+}
