@@ -44,8 +44,9 @@ struct serve_proc {
   int have_totals;
   struct ocgc_gc_config config; /* the GC settings (ocgc files of ext_version >= 2) */
   int have_config;
-  uint64_t written;           /* events written (ocgc files), summed over rings */
-  int have_written;
+  uint64_t written;           /* events written (ocgc files), summed over rings,
+                                 never less than at the read before */
+  int have_written;           /* written has been read once */
   struct procstat ps;
 };
 

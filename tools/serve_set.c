@@ -187,12 +187,27 @@ uint64_t serve_set_poll(struct serve_set *s, uint64_t now)
   return next;
 }
 
+/* The events written into [p]'s rings (ocgc files), summed: kept from the
+ * last read of every ring, and never less than before (the counter a
+ * scraper sees must not go backwards while the process lives). */
+static void read_written(struct serve_proc *p)
+{
+  uint64_t sum = 0, w;
+  unsigned r;
+  if (!p->info.has_ext) return;
+  for (r = 0; r < p->info.max_domains; r++) {
+    if (ocgc_source_written(p->src, r, &w) != 0) return;
+    sum += w;
+  }
+  if (!p->have_written || sum > p->written) p->written = sum;
+  p->have_written = 1;
+}
+
 /* Drain, snapshot and read one process: 0, or -1 if it is gone. */
 static int proc_refresh(struct serve_set *s, struct serve_proc *p, uint64_t now)
 {
   struct ocgc_snapshot *snap;
   struct ocgc_totals t;
-  unsigned r;
   proc_drain(s, p, now);
   if (!tool_alive(p->src) || procstat_read(p->pid, &p->ps) != 0) return -1;
   if (ocgc_agg_snapshot(p->agg, &snap) == 0) {
@@ -202,13 +217,7 @@ static int proc_refresh(struct serve_set *s, struct serve_proc *p, uint64_t now)
   if (ocgc_source_totals(p->src, &t) == 0) { p->totals = t; p->have_totals = 1; }
   p->config.sz = sizeof p->config;
   p->have_config = ocgc_source_gc_config(p->src, &p->config) == 0;
-  p->have_written = p->info.has_ext;
-  p->written = 0;
-  for (r = 0; p->have_written && r < p->info.max_domains; r++) {
-    uint64_t w;
-    if (ocgc_source_written(p->src, r, &w) == 0) p->written += w;
-    else p->have_written = 0;
-  }
+  read_written(p);
   return p->snap != NULL ? 0 : -1;
 }
 
