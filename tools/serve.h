@@ -47,6 +47,7 @@ struct serve_proc {
   uint64_t written;           /* events written (ocgc files), summed over rings,
                                  never less than at the read before */
   int have_written;           /* written has been read once */
+  int said_error;             /* a read failed and stderr was told */
   struct procstat ps;
 };
 

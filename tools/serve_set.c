@@ -125,6 +125,19 @@ static int list_one(const struct ocgc_list_entry *e, void *ctx)
   return 0;
 }
 
+/* A read of [p]'s ring failed with [err]: counted, and said on stderr the
+ * first time for this process (a daemon must not fill its log with one
+ * line per poll of a ring that stays corrupt). */
+static void proc_error(struct serve_set *s, struct serve_proc *p, int err)
+{
+  char prog[TOOL_ESC_SIZE(sizeof p->program)];
+  s->errors++;
+  if (p->said_error) return;
+  p->said_error = 1;
+  tool_say("process %d (%s): %s (counted in ocgc_serve_errors_total; said once)", p->pid,
+           tool_esc(p->program, prog, sizeof prog), ocgc_strerror(err));
+}
+
 static uint64_t passed(const struct ocgc_cursor_stats *st)
 {
   return st->seen + st->skipped + st->lost;
@@ -140,8 +153,10 @@ static void proc_drain(struct serve_set *s, struct serve_proc *p, uint64_t now)
 {
   struct ocgc_cursor_stats a, b;
   uint64_t n, every = p->poll_every_ns;
+  int err;
   ocgc_agg_cursor_stats(p->agg, &a);
-  if (tool_drain_agg(p->agg, p->drain_max, NULL) != 0) s->errors++;
+  err = tool_drain_agg(p->agg, p->drain_max, &tool_stop); /* SIGINT ends it */
+  if (err != 0) proc_error(s, p, err);
   ocgc_agg_cursor_stats(p->agg, &b);
   s->polls++;
   n = passed(&b) - passed(&a);

@@ -6,7 +6,8 @@
 # left odd; truncate: its file cut shorter and grown back; all: the three
 # in turn), and against it by pid `ocgc stat`, `ocgc top` (on a
 # pseudo-terminal), `ocgc report --duration`, `ocgc trace --duration -o
-# FILE` and the example agent examples/gcwatch.c each run for AFTER_MS
+# FILE`, `ocgc serve --textfile` (its poll thread, and the exposition
+# rendered every 20 ms) and the example agent examples/gcwatch.c each run for AFTER_MS
 # under tests/hostile/hostile_timer, which then sends SIGINT and measures.
 #
 # For each run: no hang, no crash (the exit is a normal one or SIGINT's
@@ -47,7 +48,7 @@ AFTER_MS=${HOSTILE_AFTER_MS:-1000}
 LIMIT_MS=100
 MAX_KB=${HOSTILE_MAX_KB:-65536}
 MODES=${HOSTILE_MODES:-flood scribble truncate all}
-CONSUMERS=${HOSTILE_CONSUMERS:-stat top report trace gcwatch}
+CONSUMERS=${HOSTILE_CONSUMERS:-stat top report trace serve gcwatch}
 NOPTY=
 
 # tkey TAG KEY: a value of the timer's report on TAG
@@ -70,6 +71,9 @@ timed() {
     report) set -- "$OCGC" report --dir "$EVDIR" --duration 60s "$pid" ;;
     trace) set -- "$OCGC" trace --dir "$EVDIR" --duration 60s -o "$WORK/$_t.json" "$pid" ;;
     gcwatch) set -- "$HBIN/gcwatch" "$pid" 60 ;;
+    # serve: its poll thread drains, and its main thread renders the whole
+    # exposition every 20 ms (--textfile, no HTTP: nothing to bind).
+    serve) set -- "$OCGC" serve --dir "$EVDIR" --textfile "$WORK/$_t.prom" --interval 0.02 "$pid" ;;
   esac
   "$HBIN/hostile_timer" -a "$AFTER_MS" -l 5000 -o "$WORK/$_t.out" -e "$WORK/$_t.err" \
     $_pty -- "$@" >"$WORK/$_t.time" 2>"$WORK/$_t.timer.err"
