@@ -40,7 +40,10 @@ struct serve_proc {
   uint64_t next_poll_ns;      /* tool_now_ns() of its next drain */
   struct ocgc_source_info info;
   struct ocgc_snapshot *snap; /* at the last refresh (NULL before) */
-  struct ocgc_totals totals;  /* the last consistent totals read */
+  struct ocgc_counters counters; /* of snap, each counter never less than before */
+  int have_counters;
+  struct ocgc_totals totals;  /* the last consistent totals read (the cause
+                                 table never less than before) */
   int have_totals;
   struct ocgc_gc_config config; /* the GC settings (ocgc files of ext_version >= 2) */
   int have_config;

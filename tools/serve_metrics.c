@@ -5,7 +5,8 @@
  * Invariants: counters come from what only grows while a process lives:
  * the aggregator's counters (exact from the producer's totals in ocgc
  * files), the totals' cause table (kept from the last consistent read),
- * /proc's counts; a figure a process cannot give (stock OCaml 5 rings have
+ * both held by serve_set.c never below what was served before, even from a
+ * producer that lies, and /proc's counts; a figure a process cannot give (stock OCaml 5 rings have
  * no totals; another user's /proc/PID/fd) is left out, never written as 0.
  * Names follow the OpenTelemetry-style ocaml.gc.* translated to
  * ocaml_gc_*, and the process_* names of Prometheus client libraries. */
@@ -73,9 +74,7 @@ static void collections(struct expo *e, const struct family *f, const struct ser
 
 static struct ocgc_counters counters(const struct serve_proc *p)
 {
-  struct ocgc_counters c;
-  ocgc_snapshot_counters(p->snap, &c);
-  return c;
+  return p->counters;
 }
 
 /* A uint64_t of the counters, at f->off. */

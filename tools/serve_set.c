@@ -202,6 +202,46 @@ uint64_t serve_set_poll(struct serve_set *s, uint64_t now)
   return next;
 }
 
+/* *now, or [before] if that is more: what a Prometheus counter shows. */
+static void no_less(uint64_t *now, uint64_t before)
+{
+  if (*now < before) *now = before;
+}
+
+/* The counters of the new snapshot, each never less than before: an honest
+ * producer's only grow, and a lying one must not make a scraper see a
+ * counter reset (and a rate out of nothing). */
+static void read_counters(struct serve_proc *p)
+{
+  struct ocgc_counters c, *o = &p->counters;
+  ocgc_snapshot_counters(p->snap, &c);
+  if (p->have_counters) {
+    unsigned k;
+    for (k = 0; k < OCGC_KIND_COUNT; k++) no_less(&c.collections[k], o->collections[k]);
+    no_less(&c.major_cycles, o->major_cycles);
+    no_less(&c.allocated_bytes, o->allocated_bytes);
+    no_less(&c.promoted_bytes, o->promoted_bytes);
+    no_less(&c.direct_major_bytes, o->direct_major_bytes);
+    no_less(&c.gc_time_ns, o->gc_time_ns);
+    no_less(&c.events_seen, o->events_seen);
+    no_less(&c.events_lost, o->events_lost);
+  }
+  *o = c;
+  p->have_counters = 1;
+}
+
+/* The totals' cause table read, each cell never less than before (as
+ * read_counters). */
+static void read_totals(struct serve_proc *p, struct ocgc_totals *t)
+{
+  unsigned k, c;
+  if (p->have_totals)
+    for (k = 0; k < OCGC_KIND_COUNT; k++)
+      for (c = 0; c < OCGC_CAUSE_SLOTS; c++) no_less(&t->by_cause[k][c], p->totals.by_cause[k][c]);
+  p->totals = *t;
+  p->have_totals = 1;
+}
+
 /* The events written into [p]'s rings (ocgc files), summed: kept from the
  * last read of every ring, and never less than before (the counter a
  * scraper sees must not go backwards while the process lives). */
@@ -228,8 +268,9 @@ static int proc_refresh(struct serve_set *s, struct serve_proc *p, uint64_t now)
   if (ocgc_agg_snapshot(p->agg, &snap) == 0) {
     ocgc_snapshot_free(p->snap);
     p->snap = snap;
+    read_counters(p);
   } else s->errors++;
-  if (ocgc_source_totals(p->src, &t) == 0) { p->totals = t; p->have_totals = 1; }
+  if (ocgc_source_totals(p->src, &t) == 0) read_totals(p, &t);
   p->config.sz = sizeof p->config;
   p->have_config = ocgc_source_gc_config(p->src, &p->config) == 0;
   read_written(p);

@@ -1,0 +1,68 @@
+#!/bin/sh
+# serve_monotonic.sh - what `ocgc serve` serves as a counter never goes
+# backwards while a process lives, even when the process lies: against
+# tests/hostile/hostile_producer in scribble mode (which, among its lies,
+# publishes totals whose counts go down, and rewinds its ring), 40 scrapes
+# 50 ms apart are compared pairwise: no sample of a counter (*_total) or of
+# a histogram (_bucket, _count, _sum) may be lower than in the scrape
+# before (Prometheus would take it for a restart and make a rate out of
+# nothing).  Between the scrapes the producer must have told lies (the
+# exporter says "corrupt" once on stderr), and the exporter must keep
+# answering.
+. "$OCGC_SRCDIR/tests/integration/lib.sh"
+. "$OCGC_SRCDIR/tests/integration/attach_lib.sh"
+. "$OCGC_SRCDIR/tests/integration/cmd_lib.sh"
+. "$OCGC_SRCDIR/tests/integration/serve_lib.sh"
+attach_init
+
+HBIN="$OCGC_BUILDDIR/tests/hostile"
+test -x "$HBIN/hostile_producer" || hard_error "$HBIN/hostile_producer is missing (run 'make check')"
+: >"$WORK/prod.out"
+start_bg prod nice -n 10 "$HBIN/hostile_producer" "$EVDIR" scribble 300
+pid=$BGPID
+wait_key prod ready "$pid" 30
+
+serve srv --listen 127.0.0.1:0 --dir "$EVDIR" "$pid"
+bad=0
+i=1
+while test $i -le 40; do
+  test "`get m$i /metrics`" = 200 || bad=$((bad + 1))
+  sleep 0.05
+  i=$((i + 1))
+done
+check_eq "40 scrapes answered 200" 0 "$bad"
+check_gt "the process is served" 0 "`series m40 $pid process_threads`"
+
+# The counter samples of scrape N: "name{labels} value" for *_total, *_bucket,
+# *_count and *_sum.
+i=2
+back=0
+: >"$WORK/backwards"
+while test $i -le 40; do
+  awk -v prev="$WORK/m$((i - 1))" '
+    function counter(n) { return n ~ /(_total|_bucket|_count|_sum)$/ }
+    BEGIN {
+      while ((getline line < prev) > 0) {
+        if (line ~ /^#/) continue
+        k = line; sub(/ [^ ]*$/, "", k); n = k; sub(/\{.*/, "", n)
+        if (counter(n)) { v = line; sub(/.* /, "", v); before[k] = v + 0 }
+      }
+    }
+    /^#/ { next }
+    {
+      k = $0; sub(/ [^ ]*$/, "", k); n = k; sub(/\{.*/, "", n)
+      if (counter(n) && (k in before) && $NF + 0 < before[k])
+        print k " went from " before[k] " to " $NF
+    }' "$WORK/m$i" >>"$WORK/backwards"
+  i=$((i + 1))
+done
+check_eq "no counter went backwards in 40 scrapes (`head -n 1 "$WORK/backwards"`)" 0 \
+  "`wc -l <"$WORK/backwards" | tr -d ' '`"
+check_true "lies were told, and said once" grep -q corrupt "$WORK/srv.err"
+check_true "the producer still runs" kill -0 "$pid"
+kill -TERM "$srv"
+ocgc_wait srv
+check_eq "SIGTERM: exit status 0" 0 "`rc_of srv`"
+kill -TERM "$pid" 2>/dev/null
+wait "$pid"
+finish
