@@ -22,7 +22,18 @@ start_bg prod nice -n 10 "$HBIN/hostile_producer" "$EVDIR" scribble 300
 pid=$BGPID
 wait_key prod ready "$pid" 30
 
-serve srv --listen 127.0.0.1:0 --dir "$EVDIR" "$pid"
+# A PID given on the command line whose ring is corrupt when serve starts
+# is an error (exit 4, saying so): the producer lies from its start, so
+# try again until serve starts at a moment of truth (at most 20 times).
+_try=0
+until serve_try srv --listen 127.0.0.1:0 --dir "$EVDIR" "$pid"; do
+  _try=$((_try + 1))
+  grep -Eqi 'corrupt|truncat' "$WORK/srv.err" ||
+    { cat "$WORK/srv.err"; hard_error "ocgc serve died (status `rc_of srv`)"; }
+  test $_try -lt 20 || hard_error "ocgc serve met a lie at each of 20 starts"
+done
+check_true "a start that met a lie said corrupt and exited 4" \
+  test $_try = 0 -o "`rc_of srv`" = 4
 bad=0
 i=1
 while test $i -le 40; do

@@ -8,19 +8,25 @@
 
 command -v curl >/dev/null 2>&1 || { echo "SKIP: curl is missing (apt-get install curl)"; exit 77; }
 
-# serve TAG ARGS...: start `ocgc serve ARGS` in the background and wait
-# until it says where it listens; its pid in $srv, its address in $url
-serve() {
+# serve_try TAG ARGS...: start `ocgc serve ARGS` in the background and wait
+# until it says where it listens; its pid in $srv, its address in $url.
+# Returns 1 if it exited first (its status in TAG.rc).
+serve_try() {
   _tag=$1; shift
   ocgc_bg $_tag serve "$@"
   srv=$OCGC_BGPID
   _n=0
   while ! grep -q 'listening on' "$WORK/$_tag.err" 2>/dev/null; do
-    kill -0 "$srv" 2>/dev/null || { cat "$WORK/$_tag.err"; hard_error "ocgc serve died"; }
+    if ! kill -0 "$srv" 2>/dev/null; then ocgc_wait $_tag; return 1; fi
     _n=$((_n + 1)); test $_n -le 600 || hard_error "ocgc serve said nowhere it listens"
     sleep 0.05
   done
   url=`sed -n 's/^ocgc serve: listening on \(http:[^ ]*\)$/\1/p' "$WORK/$_tag.err"`
+}
+
+# serve TAG ARGS...: serve_try, and a hard error if it exits
+serve() {
+  serve_try "$@" || { cat "$WORK/$1.err"; hard_error "ocgc serve died"; }
 }
 
 # get FILE PATH [CURL ARGS]: the body in $WORK/FILE, headers in FILE.h; prints the status

@@ -119,7 +119,7 @@ START_TEST(valid_ocgc_image)
   ck_assert_uint_eq(l.names_offset, 1744 + 524288);
   ck_assert_uint_eq(g.S, 1744 + 524288 + 1048576);
   ck_assert_int_eq(l.has_ext, 1);
-  ck_assert_uint_eq(l.ext_version, 1);
+  ck_assert_uint_eq(l.ext_version, OCGC_EXT_VERSION);
   ck_assert_uint_eq(l.rings_offset, 320);
   ck_assert_uint_eq(l.totals_offset, 384);
   ck_assert_uint_eq(l.cause_slots, OCGC_CAUSE_SLOTS);
