@@ -77,12 +77,18 @@ static struct ocgc_counters counters(const struct serve_proc *p)
   return p->counters;
 }
 
-/* A uint64_t of the counters, at f->off. */
+/* A uint64_t of the counters, at f->off.  Stock OCaml 5 rings say nothing
+ * of the heap nor of the end of a major cycle: those are left out for
+ * them (ocgc_runtime_info says which runtime a process has). */
 static void counter(struct expo *e, const struct family *f, const struct serve_proc *p,
                     struct expo_label *l)
 {
   struct ocgc_counters c = counters(p);
   uint64_t v;
+  if (!p->info.has_ext && (f->off == offsetof(struct ocgc_counters, heap_bytes) ||
+                           f->off == offsetof(struct ocgc_counters, top_heap_bytes) ||
+                           f->off == offsetof(struct ocgc_counters, major_cycles)))
+    return;
   memcpy(&v, (const char *)&c + f->off, sizeof v);
   expo_u64(e, f->name, l, NL, v);
 }
@@ -271,6 +277,12 @@ static void own(struct expo *e, const struct serve_set *s)
   expo_ns(e, "ocgc_serve_scrape_duration_seconds", NULL, 0, s->refresh_ns);
   expo_family(e, "ocgc_serve_watched_processes", "gauge", "Processes watched.");
   expo_u64(e, "ocgc_serve_watched_processes", NULL, 0, s->nprocs);
+  if (s->all) {
+    expo_family(e, "ocgc_serve_unreadable_processes", "gauge",
+                "Processes whose memory maps the last look for rings could not read "
+                "(another user's: see the privileges in ocgc-serve.service).");
+    expo_u64(e, "ocgc_serve_unreadable_processes", NULL, 0, s->denied);
+  }
   expo_family(e, "ocgc_serve_polls_total", "counter",
               "Drains of a watched ring, on its own schedule or for a scrape.");
   expo_u64(e, "ocgc_serve_polls_total", NULL, 0, s->polls);

@@ -181,7 +181,10 @@ static void proc_drop(struct serve_set *s, struct serve_proc **pp, struct serve_
 static void list_due(struct serve_set *s, uint64_t now)
 {
   if (!s->all || (s->listed_ns != 0 && now - s->listed_ns < LIST_EVERY_NS)) return;
-  if (ocgc_list(list_one, s, NULL) < 0) s->errors++;
+  struct ocgc_list_stats st;
+  memset(&st, 0, sizeof st);
+  if (ocgc_list(list_one, s, &st) < 0) s->errors++;
+  else s->denied = st.denied;
   s->listed_ns = now;
 }
 
