@@ -62,6 +62,7 @@
 #include "ocgc/consumer.h"
 #include "attach.h"
 #include "mapsline.h"
+#include "mono.h"
 #include "procfs.h"
 #include "source.h"
 
@@ -305,12 +306,7 @@ static void read_opts(const struct ocgc_attach_opts *o, struct attach_cfg *c)
   if (OPT_HAS(o, allow_stale)) c->allow_stale = o->allow_stale != 0;
 }
 
-static uint64_t now_ms(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
+static uint64_t now_ms(void) { return mono_ns() / 1000000u; }
 
 static void sleep_ms(unsigned ms)
 {

@@ -30,6 +30,7 @@
 
 #include "decode.h"
 #include "guard.h"
+#include "mono.h"
 #include "shm.h"
 #include "source.h"
 
@@ -69,17 +70,10 @@ struct ocgc_cursor {
                                 no event counts, loss estimated (as stock) */
 };
 
-static uint64_t now_ns(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* Whether this poll is out of time; a look at the clock each call. */
 static int past_deadline(struct ocgc_cursor *c)
 {
-  if (!c->out_of_time && now_ns() >= c->deadline) c->out_of_time = 1;
+  if (!c->out_of_time && mono_ns() >= c->deadline) c->out_of_time = 1;
   return c->out_of_time;
 }
 
@@ -233,7 +227,7 @@ static int guarded_start(struct ocgc_cursor *c)
 /* The budget of one poll (or of making the cursor). */
 static void budget_begin(struct ocgc_cursor *c)
 {
-  uint64_t now = now_ns();
+  uint64_t now = mono_ns();
   c->work = 0;
   c->out_of_time = 0;
   c->deadline = c->max_ns > UINT64_MAX - now ? UINT64_MAX : now + c->max_ns;

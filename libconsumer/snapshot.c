@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "agg.h"
+#include "mono.h"
 
 struct ocgc_snapshot {
   struct ocgc_counters c;
@@ -20,13 +21,6 @@ struct ocgc_snapshot {
   struct ocgc_hist *phases[AGG_MAX_PHASES];
   struct ocgc_cause_row causes[OCGC_KIND_COUNT][OCGC_CAUSE_SLOTS];
 };
-
-static uint64_t now_ns(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * UINT64_C(1000000000) + (uint64_t)ts.tv_nsec;
-}
 
 static int copy_hist(struct ocgc_hist **dst, const struct ocgc_hist *src)
 {
@@ -78,7 +72,7 @@ static int fill_counters(struct ocgc_agg *a, struct ocgc_counters *c, uint64_t o
   if (err) return err;
   if (info.has_ext && (err = ocgc_source_totals(a->src, &t)) == 0) {
     counters_from_totals(c, &t);
-    c->time_ns = info.state == OCGC_STATE_RUNNING ? now_ns()
+    c->time_ns = info.state == OCGC_STATE_RUNNING ? mono_ns()
                  : info.exited_ns > a->ev.last_ts ? info.exited_ns : a->ev.last_ts;
     a->last_totals = t;
     a->last_totals_ns = c->time_ns;

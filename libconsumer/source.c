@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "guard.h"
+#include "mono.h"
 #include "shm.h"
 #include "source.h"
 
@@ -166,6 +167,11 @@ static int read_info(const struct ocgc_source *s, struct ocgc_source_info *info)
 
 static int read_totals(const struct ocgc_source *s, struct ocgc_totals *out);
 
+/* How long a read of the totals waits for a producer that holds their
+ * seqlock (after 100 quick tries): a producer preempted mid-update is done
+ * in microseconds, and an agent must not stall behind one that is not. */
+#define TOTALS_WAIT_NS 2000000u
+
 /* Whether an honest producer could have published these totals: each
  * collection is counted once in its kind's row of the cause table, in the
  * same update as the runtime's counter (one more while a collection of that
@@ -218,12 +224,18 @@ static int read_totals(const struct ocgc_source *s, struct ocgc_totals *out)
   const uint64_t *bc = (const uint64_t *)(s->map + s->l.totals_offset +
                                           offsetof(struct ocgc_wire_totals, by_cause));
   unsigned tries, k, c;
+  uint64_t deadline = 0;
   for (tries = 0; tries < 10000; tries++) {
     /* Seqlock read.  Acquire: pairs with the producer's release store of
      * the even seq that ends an update. */
     uint64_t s1 = shm_load_acquire(&t->seq), s2;
     if ((s1 & 1) && !s->gone) {
+      /* A producer preempted mid-update: let it run, for TOTALS_WAIT_NS at
+       * most (a live liar may keep seq odd for ever; callers keep the
+       * last totals they read). */
+      if (tries == 100) deadline = mono_ns() + TOTALS_WAIT_NS;
       if (tries > 100) sched_yield();
+      if (tries % 64 == 63 && tries > 100 && mono_ns() > deadline) break;
       continue;
     }
 #define LOAD_WORD(field) out->field = shm_load(&t->field);
