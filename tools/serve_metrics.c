@@ -302,6 +302,7 @@ void serve_set_metrics(const struct serve_set *s, struct serve_buf *out, enum ex
     expo_family(&e, families[i].name, families[i].type, families[i].help);
     for (p = s->procs; p != NULL; p = p->next) {
       struct expo_label l[EXPO_MAX_LABELS] = {{"pid", p->pid_label}, {"program", p->program}};
+      if (p->snap == NULL) continue; /* never read whole yet: nothing to serve */
       families[i].fn(&e, &families[i], p, l);
     }
   }

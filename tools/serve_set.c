@@ -261,7 +261,9 @@ static void read_written(struct serve_proc *p)
   p->have_written = 1;
 }
 
-/* Drain, snapshot and read one process: 0, or -1 if it is gone. */
+/* Drain, snapshot and read one process: 0, or -1 if it is gone (a process
+ * whose snapshot fails stays, served from its last one, or not at all
+ * before its first). */
 static int proc_refresh(struct serve_set *s, struct serve_proc *p, uint64_t now)
 {
   struct ocgc_snapshot *snap;
@@ -277,7 +279,7 @@ static int proc_refresh(struct serve_set *s, struct serve_proc *p, uint64_t now)
   p->config.sz = sizeof p->config;
   p->have_config = ocgc_source_gc_config(p->src, &p->config) == 0;
   read_written(p);
-  return p->snap != NULL ? 0 : -1;
+  return 0;
 }
 
 void serve_set_refresh(struct serve_set *s)
