@@ -29,7 +29,7 @@ static void note_error(struct ocgc_agg *a, int err)
 static void on_span(const struct ocgc_span *s, void *ctx)
 {
   struct ocgc_agg *a = ctx;
-  if (s->user || s->cut != OCGC_CUT_NONE || s->id >= AGG_MAX_PHASES) return;
+  if (s->user || s->cut != OCGC_CUT_NONE || s->id >= AGG_MAX_PHASES || a->no_phases) return;
   if (a->phases[s->id] == NULL && ocgc_hist_new(&a->phases[s->id]) != 0) {
     note_error(a, -ENOMEM);
     return;
@@ -154,6 +154,8 @@ int ocgc_agg_new(struct ocgc_source *src, const struct ocgc_agg_opts *opts,
     co.poll_max_events = o.poll_max_events;
     co.poll_max_ns = o.poll_max_ns;
   }
+  if (o.sz >= offsetof(struct ocgc_agg_opts, no_phases) + sizeof o.no_phases)
+    a->no_phases = o.no_phases != 0;
   co.on_event = on_event;
   co.on_lost = on_lost;
   co.ctx = a;

@@ -31,6 +31,7 @@ struct ocgc_agg {
   struct ocgc_cause_row causes[OCGC_KIND_COUNT][OCGC_CAUSE_SLOTS];
   struct agg_event_counts ev;
   int error;                 /* first allocation failure, reported by poll */
+  int no_phases;             /* ocgc_agg_opts.no_phases: phases[] stays empty */
   /* The producer's totals as last read consistently, for a snapshot taken
    * while the producer keeps them busy (snapshot.c). */
   struct ocgc_totals last_totals;

@@ -213,11 +213,23 @@ int ocgc_hist_copy(struct ocgc_hist *dst, const struct ocgc_hist *src)
 {
   if (!dst || !src) return -EINVAL;
   if (dst == src) return 0;
-  /* Clearing dst's span and copying src's keeps both invariants without
-   * touching the 267 KB a whole-struct memcpy would. */
-  hist_clear(dst);
-  if (src->count) {
+  /* Copying src's span and clearing what dst's span has outside it keeps
+   * both invariants without touching the 267 KB a whole-struct memcpy
+   * would, and without clearing what is copied over at once (a copy into
+   * the same snapshot again and again, whose span only grows, clears
+   * nothing). */
+  if (!src->count) {
+    hist_clear(dst);
+  } else {
     unsigned lo = bucket_index(src->min), hi = bucket_index(src->max);
+    if (dst->count) {
+      unsigned dlo = bucket_index(dst->min), dhi = bucket_index(dst->max);
+      if (dlo < lo) memset(&dst->counts[dlo], 0, (size_t)((dhi < lo ? dhi + 1 : lo) - dlo) * 8);
+      if (dhi > hi) {
+        unsigned from = dlo > hi ? dlo : hi + 1;
+        memset(&dst->counts[from], 0, (size_t)(dhi - from + 1) * 8);
+      }
+    }
     memcpy(&dst->counts[lo], &src->counts[lo], (size_t)(hi - lo + 1) * sizeof src->counts[0]);
   }
   dst->count = src->count;

@@ -22,10 +22,10 @@ struct ocgc_snapshot {
   struct ocgc_cause_row causes[OCGC_KIND_COUNT][OCGC_CAUSE_SLOTS];
 };
 
-static int copy_hist(struct ocgc_hist **dst, const struct ocgc_hist *src)
+/* *dst made if it is NULL: 0 or -ENOMEM. */
+static int have_hist(struct ocgc_hist **dst)
 {
-  int err = ocgc_hist_new(dst);
-  return err ? err : ocgc_hist_copy(*dst, src);
+  return *dst != NULL ? 0 : ocgc_hist_new(dst);
 }
 
 static void counters_from_totals(struct ocgc_counters *c, const struct ocgc_totals *t)
@@ -104,35 +104,78 @@ static int fill_counters(struct ocgc_agg *a, struct ocgc_counters *c, uint64_t o
   return 0;
 }
 
-int ocgc_agg_snapshot(struct ocgc_agg *a, struct ocgc_snapshot **out)
+/* Make every histogram of [s] that [a] has and [s] lacks: 0 or -ENOMEM
+ * (the new ones empty: [s] still says what it said). */
+static int snapshot_room(const struct ocgc_agg *a, struct ocgc_snapshot *s)
 {
-  struct ocgc_snapshot *s;
-  struct ocgc_source_info info;
+  unsigned k;
+  int err = have_hist(&s->pauses);
+  for (k = 0; k < OCGC_KIND_COUNT && err == 0; k++) err = have_hist(&s->kinds[k]);
+  for (k = 0; k < AGG_MAX_PHASES && err == 0; k++)
+    if (a->phases[k] != NULL) err = have_hist(&s->phases[k]);
+  return err;
+}
+
+/* The counters of [a] now, with the pauses that have ended but could
+ * still grow (the stream's pending ones) counted: 0 or an error. */
+static int snapshot_counters(struct ocgc_agg *a, unsigned rings, struct ocgc_counters *c)
+{
   struct ocgc_pause p;
   uint64_t open = 0, open_ns = 0;
-  unsigned k, r, rings;
-  int err;
-  if (a == NULL || out == NULL) return -EINVAL;
-  if ((err = ocgc_source_info(a->src, &info)) != 0) return err;
-  rings = (unsigned)info.max_domains;
-  s = calloc(1, sizeof *s);
-  if (s == NULL) return -ENOMEM;
-  err = copy_hist(&s->pauses, a->pauses);
-  for (k = 0; k < OCGC_KIND_COUNT && err == 0; k++) err = copy_hist(&s->kinds[k], a->kinds[k]);
-  for (k = 0; k < AGG_MAX_PHASES && err == 0; k++)
-    if (a->phases[k] != NULL) err = copy_hist(&s->phases[k], a->phases[k]);
-  /* A pause that has ended but could still grow counts now, in the copy. */
-  for (r = 0; r < rings && err == 0; r++)
+  unsigned r;
+  for (r = 0; r < rings; r++)
     if (ocgc_stream_pending_pause(a->stream, r, &p)) {
-      ocgc_hist_record(s->pauses, p.duration_ns);
       open++;
       open_ns += p.duration_ns;
     }
-  if (err == 0) err = fill_counters(a, &s->c, open, open_ns);
-  if (err) { ocgc_snapshot_free(s); return err; }
+  return fill_counters(a, c, open, open_ns);
+}
+
+/* Copy [a]'s histograms and causes into [s], which has room for them
+ * (snapshot_room); the pending pauses go into the copy's pause histogram,
+ * as snapshot_counters counted them.  Cannot fail. */
+static void snapshot_fill(const struct ocgc_agg *a, struct ocgc_snapshot *s, unsigned rings)
+{
+  struct ocgc_pause p;
+  unsigned k, r;
+  ocgc_hist_copy(s->pauses, a->pauses);
+  for (k = 0; k < OCGC_KIND_COUNT; k++) ocgc_hist_copy(s->kinds[k], a->kinds[k]);
+  for (k = 0; k < AGG_MAX_PHASES; k++) {
+    if (a->phases[k] != NULL) ocgc_hist_copy(s->phases[k], a->phases[k]);
+    else ocgc_hist_reset(s->phases[k]);
+  }
+  for (r = 0; r < rings; r++)
+    if (ocgc_stream_pending_pause(a->stream, r, &p)) ocgc_hist_record(s->pauses, p.duration_ns);
   memcpy(s->causes, a->causes, sizeof s->causes);
-  *out = s;
+}
+
+int ocgc_agg_snapshot_update(struct ocgc_agg *a, struct ocgc_snapshot **snap)
+{
+  struct ocgc_source_info info;
+  struct ocgc_counters c;
+  struct ocgc_snapshot *s;
+  int err;
+  if (a == NULL || snap == NULL) return -EINVAL;
+  if ((err = ocgc_source_info(a->src, &info)) != 0) return err;
+  memset(&c, 0, sizeof c);
+  if ((err = snapshot_counters(a, (unsigned)info.max_domains, &c)) != 0) return err;
+  s = *snap != NULL ? *snap : calloc(1, sizeof *s);
+  if (s == NULL) return -ENOMEM;
+  if ((err = snapshot_room(a, s)) != 0) {
+    if (*snap == NULL) ocgc_snapshot_free(s);
+    return err;
+  }
+  snapshot_fill(a, s, (unsigned)info.max_domains);
+  s->c = c;
+  *snap = s;
   return 0;
+}
+
+int ocgc_agg_snapshot(struct ocgc_agg *a, struct ocgc_snapshot **out)
+{
+  if (out == NULL) return -EINVAL;
+  *out = NULL;
+  return ocgc_agg_snapshot_update(a, out);
 }
 
 void ocgc_snapshot_free(struct ocgc_snapshot *s)

@@ -254,19 +254,35 @@ void expo_ns(struct expo *e, const char *name, const struct expo_label *labels,
   put_line(e, name, "", labels, nlabels, expo_seconds(ns, b, sizeof b));
 }
 
+void expo_bucket_counts(const struct ocgc_hist *h, uint64_t out[EXPO_NBUCKETS])
+{
+  struct ocgc_hist_iter it;
+  uint64_t below = 0, max = ocgc_hist_max(h);
+  size_t j = 0;
+  ocgc_hist_iter_init(&it, h);
+  while (j < EXPO_NBUCKETS && ocgc_hist_iter_next(&it)) {
+    uint64_t top = it.highest < max ? it.highest : max;
+    /* A bound below this bucket's top counts only the buckets before it. */
+    while (j < EXPO_NBUCKETS && expo_buckets_ns[j] < top) out[j++] = below;
+    below = it.cumulative;
+  }
+  while (j < EXPO_NBUCKETS) out[j++] = below;
+}
+
 void expo_hist(struct expo *e, const char *name, const struct expo_label *labels,
                size_t nlabels, const struct ocgc_hist *h)
 {
   struct expo_label l[EXPO_MAX_LABELS];
+  uint64_t counts[EXPO_NBUCKETS];
   char le[32], v[32];
   size_t i, n = nlabels < EXPO_MAX_LABELS - 1 ? nlabels : EXPO_MAX_LABELS - 1;
   uint64_t count = h != NULL ? ocgc_hist_count(h) : 0;
   if (n > 0) memcpy(l, labels, n * sizeof *l);
   l[n].name = "le";
+  expo_bucket_counts(h, counts);
   for (i = 0; i < EXPO_NBUCKETS; i++) {
-    uint64_t c = h != NULL ? ocgc_hist_count_le(h, expo_buckets_ns[i]) : 0;
     l[n].value = expo_seconds(expo_buckets_ns[i], le, sizeof le);
-    snprintf(v, sizeof v, "%" PRIu64, c);
+    snprintf(v, sizeof v, "%" PRIu64, counts[i]);
     put_line(e, name, "_bucket", l, n + 1, v);
   }
   l[n].value = "+Inf";

@@ -82,6 +82,11 @@ void expo_ns(struct expo *e, const char *name, const struct expo_label *labels,
 void expo_hist(struct expo *e, const char *name, const struct expo_label *labels,
                size_t nlabels, const struct ocgc_hist *h);
 
+/* The cumulative counts of [h] at each of expo_buckets_ns, as
+ * ocgc_hist_count_le() gives them, in one pass over its buckets (a scrape
+ * writes hundreds of histograms). */
+void expo_bucket_counts(const struct ocgc_hist *h, uint64_t out[EXPO_NBUCKETS]);
+
 /* [ns] as seconds, exactly, into buf (at least 32 bytes); returns buf. */
 const char *expo_seconds(uint64_t ns, char *buf, size_t n);
 

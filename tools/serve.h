@@ -38,6 +38,8 @@ struct serve_proc {
   uint64_t ring_events;       /* about how many events one ring holds */
   uint64_t poll_every_ns;     /* its own schedule: the time between drains */
   uint64_t next_poll_ns;      /* tool_now_ns() of its next drain */
+  uint64_t passed;            /* events its cursor has passed (seen, lost, skipped) */
+  uint64_t alive_ns;          /* tool_now_ns() when /proc last said it lives */
   struct ocgc_source_info info;
   struct ocgc_snapshot *snap; /* at the last refresh (NULL before) */
   struct ocgc_counters counters; /* of snap, each counter never less than before */
@@ -72,6 +74,7 @@ struct serve_set {
  * that a quarter of the ring is written between two drains, never more
  * often than every SERVE_POLL_MIN_NS nor less than every SERVE_POLL_MAX_NS. */
 #define SERVE_POLL_MIN_NS 10000000u    /* 10 ms */
+#define SERVE_ALIVE_EVERY_NS 1000000000u /* /proc read for a busy ring */
 #define SERVE_POLL_MAX_NS 250000000u   /* 250 ms: a ring that wakes from idle
                                           loses at most what it writes in that
                                           time, and an idle ring costs a few

@@ -67,6 +67,7 @@ static int proc_add(struct serve_set *s, struct ocgc_source *src, int pid, uint6
   if (p == NULL) { ocgc_source_close(src); return -ENOMEM; }
   p->src = src;
   go.start = OCGC_START_OLDEST;
+  go.no_phases = 1; /* /metrics has no per-phase histogram */
   if ((err = ocgc_agg_new(p->src, &go, &p->agg)) != 0 ||
       (err = ocgc_source_info(p->src, &p->info)) != 0) {
     proc_free(p);
@@ -160,6 +161,7 @@ static void proc_drain(struct serve_set *s, struct serve_proc *p, uint64_t now)
   ocgc_agg_cursor_stats(p->agg, &b);
   s->polls++;
   n = passed(&b) - passed(&a);
+  p->passed = passed(&b);
   if (b.lost > a.lost || n > p->ring_events / 2) every /= 4;
   else if (n > p->ring_events / 4) every /= 2;
   else if (n < p->ring_events / 16) every *= 2;
@@ -196,8 +198,17 @@ uint64_t serve_set_poll(struct serve_set *s, uint64_t now)
   while (*pp != NULL) {
     struct serve_proc *p = *pp;
     if (p->next_poll_ns <= now) {
+      uint64_t before = p->passed;
       proc_drain(s, p, now);
-      if (!tool_alive(p->src)) { proc_drop(s, pp, p); continue; }
+      /* A ring that moved was written by its live process (no other
+       * writes it): /proc is read only for one that stood still, or once
+       * a second; a scrape always reads it (serve_set_refresh). */
+      int check = p->passed == before || now - p->alive_ns >= SERVE_ALIVE_EVERY_NS;
+      if (check && !tool_alive(p->src)) {
+        proc_drop(s, pp, p);
+        continue;
+      }
+      if (check) p->alive_ns = now;
     }
     if (p->next_poll_ns < next) next = p->next_poll_ns;
     pp = &p->next;
@@ -266,15 +277,12 @@ static void read_written(struct serve_proc *p)
  * before its first). */
 static int proc_refresh(struct serve_set *s, struct serve_proc *p, uint64_t now)
 {
-  struct ocgc_snapshot *snap;
   struct ocgc_totals t;
   proc_drain(s, p, now);
   if (!tool_alive(p->src) || procstat_read(p->pid, &p->ps) != 0) return -1;
-  if (ocgc_agg_snapshot(p->agg, &snap) == 0) {
-    ocgc_snapshot_free(p->snap);
-    p->snap = snap;
-    read_counters(p);
-  } else s->errors++;
+  /* In place: no allocation at each scrape once the histograms exist. */
+  if (ocgc_agg_snapshot_update(p->agg, &p->snap) == 0) read_counters(p);
+  else s->errors++;
   if (ocgc_source_totals(p->src, &t) == 0) read_totals(p, &t);
   p->config.sz = sizeof p->config;
   p->have_config = ocgc_source_gc_config(p->src, &p->config) == 0;

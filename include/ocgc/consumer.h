@@ -641,6 +641,10 @@ struct ocgc_agg_opts {
                                    (kept so that callers still compile) */
   uint64_t poll_max_events;   /**< its cursor's budget (struct ocgc_cursor_opts) */
   uint64_t poll_max_ns;
+  /** 1: keep no histogram per runtime phase (ocgc_snapshot_phase() is then
+   * empty), for callers that want only pauses and collection kinds, such
+   * as an exporter: less work per event and per snapshot. */
+  int no_phases;
 };
 
 OCGC_API int ocgc_agg_new(struct ocgc_source *src, const struct ocgc_agg_opts *opts,
@@ -700,6 +704,11 @@ struct ocgc_snapshot;
  * its last consistent totals (time_ns says when they were read), or the
  * events' own counts (exact 0) if none was ever read. */
 OCGC_API int ocgc_agg_snapshot(struct ocgc_agg *agg, struct ocgc_snapshot **out);
+/** Bring *snap up to date with [agg] as ocgc_agg_snapshot() would, reusing
+ * its memory (no allocation once it has every histogram [agg] has: for a
+ * caller that snapshots often, such as an exporter at each scrape).  A NULL
+ * *snap is made.  On error *snap holds what it held before. */
+OCGC_API int ocgc_agg_snapshot_update(struct ocgc_agg *agg, struct ocgc_snapshot **snap);
 OCGC_API void ocgc_snapshot_free(struct ocgc_snapshot *snap);
 OCGC_API void ocgc_snapshot_counters(const struct ocgc_snapshot *snap, struct ocgc_counters *out);
 /** Pause durations; never NULL. */

@@ -323,6 +323,74 @@ START_TEST(snapshots_are_copies)
 }
 END_TEST
 
+/* Two snapshots hold the same histograms and counts. */
+static void check_same_snapshot(const struct ocgc_snapshot *a, const struct ocgc_snapshot *b)
+{
+  const struct ocgc_hist *ha[2 + OCGC_KIND_COUNT], *hb[2 + OCGC_KIND_COUNT];
+  struct ocgc_counters ca, cb;
+  unsigned k;
+  ha[0] = ocgc_snapshot_pauses(a), hb[0] = ocgc_snapshot_pauses(b);
+  ha[1] = ocgc_snapshot_phase(a, OCGC_PH_MINOR), hb[1] = ocgc_snapshot_phase(b, OCGC_PH_MINOR);
+  for (k = 0; k < OCGC_KIND_COUNT; k++)
+    ha[2 + k] = ocgc_snapshot_kind(a, k), hb[2 + k] = ocgc_snapshot_kind(b, k);
+  for (k = 0; k < 2 + OCGC_KIND_COUNT; k++) {
+    ck_assert_uint_eq(ocgc_hist_count(ha[k]), ocgc_hist_count(hb[k]));
+    ck_assert_uint_eq(ocgc_hist_sum(ha[k]), ocgc_hist_sum(hb[k]));
+    ck_assert_uint_eq(ocgc_hist_count_le(ha[k], 150), ocgc_hist_count_le(hb[k], 150));
+    ck_assert_uint_eq(ocgc_hist_count_le(ha[k], 5000), ocgc_hist_count_le(hb[k], 5000));
+  }
+  ocgc_snapshot_counters(a, &ca);
+  ocgc_snapshot_counters(b, &cb);
+  ck_assert_uint_eq(ca.pauses, cb.pauses);
+  ck_assert_uint_eq(ca.gc_time_ns, cb.gc_time_ns);
+  ck_assert_mem_eq(ca.collections, cb.collections, sizeof ca.collections);
+  ck_assert_uint_eq(ca.events_seen, cb.events_seen);
+}
+
+/* A snapshot brought up to date in place (made when NULL, then reused as
+ * the aggregator goes on, with more phases, longer spans and a pending
+ * pause) holds what a fresh one holds; with no_phases there is no phase
+ * histogram, and the rest is the same. */
+START_TEST(snapshot_update_equals_fresh)
+{
+  struct tf t;
+  struct ocgc_snapshot *u = NULL, *fresh, *np_snap;
+  struct ocgc_agg_opts o = OCGC_OPTS_INIT(struct ocgc_agg_opts);
+  struct ocgc_agg *np;
+  tf_create(&t, 0, 4096);
+  minor(&t, 1000, 1100, 8, 0);
+  tf_open(&t);
+  o.no_phases = 1;
+  ck_assert_int_eq(ocgc_agg_new(t.src, &o, &np), 0);
+  fresh = snap(&t);
+  ck_assert_int_eq(ocgc_agg_snapshot_update(t.agg, &u), 0);
+  ck_assert_ptr_nonnull(u);
+  check_same_snapshot(u, fresh);
+  ocgc_snapshot_free(fresh);
+  minor(&t, 9000000, 9004000, 8, 0);
+  slice(&t, 9004000, 9004100);
+  minor(&t, 20000000, 20000050, 8, 0);
+  fresh = snap(&t);
+  ck_assert_int_eq(ocgc_agg_snapshot_update(t.agg, &u), 0);
+  check_same_snapshot(u, fresh);
+  ck_assert_uint_eq(ocgc_hist_count(ocgc_snapshot_pauses(u)), 4); /* no marks: the slice is one */
+  ck_assert_uint_eq(ocgc_hist_count(ocgc_snapshot_phase(u, OCGC_PH_MINOR)), 3);
+  ck_assert_int_ge(ocgc_agg_poll(np), 0);
+  np_snap = NULL;
+  ck_assert_int_eq(ocgc_agg_snapshot_update(np, &np_snap), 0);
+  ck_assert_uint_eq(ocgc_hist_count(ocgc_snapshot_phase(np_snap, OCGC_PH_MINOR)), 0);
+  ck_assert_uint_eq(ocgc_hist_count(ocgc_snapshot_pauses(np_snap)), 4);
+  ck_assert_uint_eq(ocgc_hist_count(ocgc_snapshot_kind(np_snap, OCGC_KIND_MAJOR_SLICE)), 1);
+  ck_assert_int_eq(ocgc_agg_snapshot_update(NULL, &u), -EINVAL);
+  ck_assert_int_eq(ocgc_agg_snapshot_update(t.agg, NULL), -EINVAL);
+  ocgc_snapshot_free(fresh);
+  ocgc_snapshot_free(u);
+  ocgc_snapshot_free(np_snap);
+  ocgc_agg_free(np);
+  tf_close(&t);
+}
+END_TEST
+
 /* Lost events: nothing is paired across the gap, nothing crashes, and the
  * spans after it pair again. */
 START_TEST(no_pairing_across_loss)
@@ -408,6 +476,7 @@ static Suite *agg_suite(void)
   tcase_add_test(tc, counters_from_events);
   tcase_add_test(tc, rates_between_snapshots);
   tcase_add_test(tc, snapshots_are_copies);
+  tcase_add_test(tc, snapshot_update_equals_fresh);
   tcase_add_test(tc, no_pairing_across_loss);
   tcase_add_test(tc, ring_stop_closes_pause);
   tcase_add_test(tc, end_before_begin_is_corrupt);

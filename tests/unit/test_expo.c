@@ -215,6 +215,36 @@ START_TEST(test_negotiate_any_bytes)
 }
 END_TEST
 
+/* The one-pass bucket counts equal ocgc_hist_count_le at every bound, for
+ * histograms of every shape: empty, one value, values on the bounds and
+ * just around them, spread over nine decades. */
+START_TEST(test_bucket_counts_equal_count_le)
+{
+  unsigned seed = 777, round, i;
+  for (round = 0; round < 300; round++) {
+    struct ocgc_hist *h;
+    uint64_t got[EXPO_NBUCKETS];
+    unsigned n = round % 7 == 0 ? 0 : round % 5 == 0 ? 1 : 1 + round * 3;
+    ck_assert_int_eq(ocgc_hist_new(&h), 0);
+    for (i = 0; i < n; i++) {
+      uint64_t v;
+      seed = seed * 1103515245u + 12345u;
+      if (seed % 4 == 0) {
+        v = expo_buckets_ns[(seed >> 8) % EXPO_NBUCKETS] + (seed >> 20) % 3 - 1;
+      } else {
+        double d = (double)((seed >> 8) % 1000000) / 1000000.0 * 9.0 + 1.0; /* 10 ns .. 10 s */
+        v = (uint64_t)pow(10.0, d);
+      }
+      ocgc_hist_record(h, v);
+    }
+    expo_bucket_counts(h, got);
+    for (i = 0; i < EXPO_NBUCKETS; i++)
+      ck_assert_uint_eq(got[i], ocgc_hist_count_le(h, expo_buckets_ns[i]));
+    ocgc_hist_free(h);
+  }
+}
+END_TEST
+
 static Suite *expo_suite(void)
 {
   Suite *s = suite_create("expo");
@@ -223,6 +253,7 @@ static Suite *expo_suite(void)
   tcase_add_test(tc, test_label_escapes);
   tcase_add_test(tc, test_every_byte);
   tcase_add_test(tc, test_histogram);
+  tcase_add_test(tc, test_bucket_counts_equal_count_le);
   tcase_add_test(tc, test_openmetrics);
   tcase_add_test(tc, test_negotiate);
   tcase_add_test(tc, test_negotiate_any_bytes);

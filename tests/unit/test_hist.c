@@ -634,6 +634,38 @@ START_TEST(copy_replaces)
 }
 END_TEST
 
+/* Copy onto a histogram whose span lies every way around the source's
+ * (wider on both sides, on one, overlapping, disjoint below and above):
+ * once both are widened to the whole range, no bucket of the old data is
+ * left, whatever part of it the copy cleared or wrote over. */
+START_TEST(copy_over_any_span)
+{
+  static const uint64_t spans[][2] = {
+    {10, 1000000000}, {10, 60000}, {40000, 1000000000}, {45000, 52000},
+    {10, 20}, {900000000, 1000000000}, {50000, 50000},
+  };
+  size_t i;
+  for (i = 0; i < sizeof spans / sizeof spans[0]; i++) {
+    struct ocgc_hist *src = hist(), *dst = hist(), *ref = hist();
+    uint64_t v;
+    for (v = 50000; v <= 55000; v += 7) ocgc_hist_record(src, v);
+    for (v = spans[i][0]; v <= spans[i][1]; v += (spans[i][1] - spans[i][0]) / 97 + 1)
+      ocgc_hist_record(dst, v);
+    ocgc_hist_record(dst, spans[i][1]);
+    ck_assert_int_eq(ocgc_hist_copy(dst, src), 0);
+    ck_assert_int_eq(ocgc_hist_copy(ref, src), 0);
+    ocgc_hist_record(dst, 0);
+    ocgc_hist_record(ref, 0);
+    ocgc_hist_record(dst, HOUR);
+    ocgc_hist_record(ref, HOUR);
+    check_same(dst, ref);
+    ocgc_hist_free(src);
+    ocgc_hist_free(dst);
+    ocgc_hist_free(ref);
+  }
+}
+END_TEST
+
 START_TEST(reset_clears)
 {
   struct ocgc_hist *h = hist();
@@ -983,6 +1015,7 @@ Suite *hist_suite(void)
   tcase_add_test(tc, saturation);
   tcase_add_test(tc, merge_equals_recording_both);
   tcase_add_test(tc, copy_replaces);
+  tcase_add_test(tc, copy_over_any_span);
   tcase_add_test(tc, reset_clears);
   suite_add_tcase(s, tc);
 
