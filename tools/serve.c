@@ -204,7 +204,7 @@ static int listen_on(const char *spec, int *v6)
   *v6 = ai->ai_family == AF_INET6;
   fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd >= 0) setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-  if (fd < 0 || bind(fd, ai->ai_addr, ai->ai_addrlen) != 0 || listen(fd, 64) != 0) {
+  if (fd < 0 || bind(fd, ai->ai_addr, ai->ai_addrlen) != 0 || listen(fd, SOMAXCONN) != 0) {
     tool_say("cannot listen on %s: %m", spec);
     if (fd >= 0) close(fd);
     fd = -2;
@@ -259,11 +259,21 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
   struct serve *sv = cls;
   struct serve_buf b = {0};
   int metrics = strcmp(url, "/metrics") == 0;
-  enum expo_format f =
-      expo_negotiate(MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT));
-  (void)version, (void)upload, (void)upload_size, (void)con_cls;
+  static int headers_seen; /* its address marks a request whose headers are in */
+  enum expo_format f;
+  (void)version, (void)upload, (void)upload_size;
+  /* Another method is refused at once (its body unread: the connection
+   * closes).  GET and HEAD are answered on the second call, once
+   * libmicrohttpd has the whole request: answered on the first, the
+   * connection is closed after the answer (0.9.75), and a scraper has to
+   * open a new one each time. */
   if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
     return text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "method not allowed: GET or HEAD\n");
+  if (*con_cls == NULL) {
+    *con_cls = &headers_seen;
+    return MHD_YES;
+  }
+  f = expo_negotiate(MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT));
   if (strcmp(url, "/-/healthy") == 0) return text(c, MHD_HTTP_OK, "ok\n");
   if (!metrics && strcmp(url, "/") != 0) return text(c, MHD_HTTP_NOT_FOUND, "not found\n");
   render(sv, &b, metrics, f);
