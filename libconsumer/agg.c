@@ -37,6 +37,41 @@ static void on_span(const struct ocgc_span *s, void *ctx)
   ocgc_hist_record(a->phases[s->id], s->end - s->begin);
 }
 
+static uint64_t add_sat(uint64_t a, uint64_t b)
+{
+  uint64_t r;
+  return __builtin_add_overflow(a, b, &r) ? UINT64_MAX : r;
+}
+
+void agg_buckets_add(const struct agg_bounds *bd, struct agg_buckets *b, uint64_t ns)
+{
+  unsigned i = 0;
+  while (i < bd->n && ns > bd->ns[i]) i++;
+  b->n[i] = add_sat(b->n[i], 1);
+  b->count = add_sat(b->count, 1);
+  b->sum = add_sat(b->sum, ns);
+}
+
+void agg_buckets_out(const struct agg_bounds *bd, const struct agg_buckets *b,
+                     struct ocgc_bucket_counts *out)
+{
+  uint64_t cum = 0;
+  unsigned i;
+  memset(out, 0, sizeof *out);
+  out->count = b->count;
+  out->sum_ns = b->sum;
+  out->nbounds = bd->n;
+  for (i = 0; i < bd->n; i++) out->le[i] = cum = add_sat(cum, b->n[i]);
+}
+
+/* A pause or a collection of [ns] into the fine histogram [h] and the
+ * bucket counts [b], as the options say. */
+static void agg_record(struct ocgc_agg *a, struct ocgc_hist *h, struct agg_buckets *b, uint64_t ns)
+{
+  if (!a->bounds.only) ocgc_hist_record(h, ns);
+  if (a->bounds.n > 0) agg_buckets_add(&a->bounds, b, ns);
+}
+
 static void on_collection(const struct ocgc_collection *c, void *ctx)
 {
   struct ocgc_agg *a = ctx;
@@ -46,7 +81,7 @@ static void on_collection(const struct ocgc_collection *c, void *ctx)
   if (kind >= OCGC_KIND_COUNT || cause >= OCGC_CAUSE_SLOTS) return;
   row = &a->causes[kind][cause];
   a->ev.collections[kind]++;
-  ocgc_hist_record(a->kinds[kind], ns);
+  agg_record(a, a->kinds[kind], &a->bkinds[kind], ns);
   row->count++;
   row->total_ns += ns;
   if (ns > row->worst_ns) row->worst_ns = ns;
@@ -55,7 +90,7 @@ static void on_collection(const struct ocgc_collection *c, void *ctx)
 static void on_pause(const struct ocgc_pause *p, void *ctx)
 {
   struct ocgc_agg *a = ctx;
-  ocgc_hist_record(a->pauses, p->duration_ns);
+  agg_record(a, a->pauses, &a->bpauses, p->duration_ns);
   a->ev.pauses++;
   a->ev.gc_time_ns += p->duration_ns;
 }
@@ -130,6 +165,23 @@ static int make_stream(struct ocgc_agg *a)
   return ocgc_stream_new(a->src, &so, &a->stream);
 }
 
+/* The bounds of [o], checked (strictly ascending, at most OCGC_MAX_BOUNDS,
+ * bounds_only only with bounds): 0 or -EINVAL. */
+static int take_bounds(struct ocgc_agg *a, const struct ocgc_agg_opts *o)
+{
+  unsigned i;
+  if (o->nbounds > OCGC_MAX_BOUNDS || (o->nbounds > 0 && o->bounds_ns == NULL) ||
+      (o->bounds_only && o->nbounds == 0))
+    return -EINVAL;
+  for (i = 0; i < o->nbounds; i++) {
+    if (i > 0 && o->bounds_ns[i] <= o->bounds_ns[i - 1]) return -EINVAL;
+    a->bounds.ns[i] = o->bounds_ns[i];
+  }
+  a->bounds.n = o->nbounds;
+  a->bounds.only = o->bounds_only != 0;
+  return 0;
+}
+
 int ocgc_agg_new(struct ocgc_source *src, const struct ocgc_agg_opts *opts,
                  struct ocgc_agg **out)
 {
@@ -156,6 +208,11 @@ int ocgc_agg_new(struct ocgc_source *src, const struct ocgc_agg_opts *opts,
   }
   if (o.sz >= offsetof(struct ocgc_agg_opts, no_phases) + sizeof o.no_phases)
     a->no_phases = o.no_phases != 0;
+  if (o.sz >= offsetof(struct ocgc_agg_opts, bounds_only) + sizeof o.bounds_only &&
+      (err = take_bounds(a, &o)) != 0) {
+    ocgc_agg_free(a);
+    return err;
+  }
   co.on_event = on_event;
   co.on_lost = on_lost;
   co.ctx = a;

@@ -9,6 +9,23 @@
 
 #define AGG_MAX_PHASES OCGC_PHASE_MAX /* phase ids of every numbering fit */
 
+/* Counts at the caller's fixed bounds (ocgc_agg_opts.bounds_ns): n[i]
+ * values in (bounds[i-1], bounds[i]], n[nbounds] those above the last. */
+struct agg_buckets {
+  uint64_t count, sum;
+  uint64_t n[OCGC_MAX_BOUNDS + 1];
+};
+
+/* The bounds, and the one place a value is counted at them. */
+struct agg_bounds {
+  uint64_t ns[OCGC_MAX_BOUNDS];
+  unsigned n;                /* 0: no bucket counts */
+  int only;                  /* no fine histograms of pauses and kinds */
+};
+void agg_buckets_add(const struct agg_bounds *bd, struct agg_buckets *b, uint64_t ns);
+void agg_buckets_out(const struct agg_bounds *bd, const struct agg_buckets *b,
+                     struct ocgc_bucket_counts *out);
+
 /* What the aggregator counts from the events themselves (all files). */
 struct agg_event_counts {
   uint64_t collections[OCGC_KIND_COUNT];
@@ -32,6 +49,8 @@ struct ocgc_agg {
   struct agg_event_counts ev;
   int error;                 /* first allocation failure, reported by poll */
   int no_phases;             /* ocgc_agg_opts.no_phases: phases[] stays empty */
+  struct agg_bounds bounds;  /* ocgc_agg_opts.bounds_ns */
+  struct agg_buckets bpauses, bkinds[OCGC_KIND_COUNT];
   /* The producer's totals as last read consistently, for a snapshot taken
    * while the producer keeps them busy (snapshot.c). */
   struct ocgc_totals last_totals;

@@ -20,6 +20,8 @@ struct ocgc_snapshot {
   struct ocgc_hist *kinds[OCGC_KIND_COUNT];
   struct ocgc_hist *phases[AGG_MAX_PHASES];
   struct ocgc_cause_row causes[OCGC_KIND_COUNT][OCGC_CAUSE_SLOTS];
+  struct agg_bounds bounds;   /* the aggregator's (bounds.n 0: none) */
+  struct agg_buckets bpauses, bkinds[OCGC_KIND_COUNT];
 };
 
 /* *dst made if it is NULL: 0 or -ENOMEM. */
@@ -109,8 +111,11 @@ static int fill_counters(struct ocgc_agg *a, struct ocgc_counters *c, uint64_t o
 static int snapshot_room(const struct ocgc_agg *a, struct ocgc_snapshot *s)
 {
   unsigned k;
-  int err = have_hist(&s->pauses);
-  for (k = 0; k < OCGC_KIND_COUNT && err == 0; k++) err = have_hist(&s->kinds[k]);
+  int err = 0;
+  /* bounds_only: the pauses and kinds are only bucket counts (NULL is an
+   * empty histogram to every reader). */
+  if (!a->bounds.only) err = have_hist(&s->pauses);
+  for (k = 0; k < OCGC_KIND_COUNT && err == 0 && !a->bounds.only; k++) err = have_hist(&s->kinds[k]);
   for (k = 0; k < AGG_MAX_PHASES && err == 0; k++)
     if (a->phases[k] != NULL) err = have_hist(&s->phases[k]);
   return err;
@@ -138,14 +143,21 @@ static void snapshot_fill(const struct ocgc_agg *a, struct ocgc_snapshot *s, uns
 {
   struct ocgc_pause p;
   unsigned k, r;
-  ocgc_hist_copy(s->pauses, a->pauses);
-  for (k = 0; k < OCGC_KIND_COUNT; k++) ocgc_hist_copy(s->kinds[k], a->kinds[k]);
+  if (s->pauses != NULL) ocgc_hist_copy(s->pauses, a->pauses);
+  for (k = 0; k < OCGC_KIND_COUNT; k++)
+    if (s->kinds[k] != NULL) ocgc_hist_copy(s->kinds[k], a->kinds[k]);
+  s->bounds = a->bounds;
+  s->bpauses = a->bpauses;
+  memcpy(s->bkinds, a->bkinds, sizeof s->bkinds);
   for (k = 0; k < AGG_MAX_PHASES; k++) {
     if (a->phases[k] != NULL) ocgc_hist_copy(s->phases[k], a->phases[k]);
     else ocgc_hist_reset(s->phases[k]);
   }
   for (r = 0; r < rings; r++)
-    if (ocgc_stream_pending_pause(a->stream, r, &p)) ocgc_hist_record(s->pauses, p.duration_ns);
+    if (ocgc_stream_pending_pause(a->stream, r, &p)) {
+      ocgc_hist_record(s->pauses, p.duration_ns);
+      if (s->bounds.n > 0) agg_buckets_add(&s->bounds, &s->bpauses, p.duration_ns);
+    }
   memcpy(s->causes, a->causes, sizeof s->causes);
 }
 
@@ -191,6 +203,23 @@ void ocgc_snapshot_free(struct ocgc_snapshot *s)
 void ocgc_snapshot_counters(const struct ocgc_snapshot *s, struct ocgc_counters *out)
 {
   if (s != NULL && out != NULL) *out = s->c;
+}
+
+int ocgc_snapshot_pause_buckets(const struct ocgc_snapshot *s, struct ocgc_bucket_counts *out)
+{
+  if (s == NULL || out == NULL) return -EINVAL;
+  if (s->bounds.n == 0) return -ENODATA;
+  agg_buckets_out(&s->bounds, &s->bpauses, out);
+  return 0;
+}
+
+int ocgc_snapshot_kind_buckets(const struct ocgc_snapshot *s, unsigned kind,
+                               struct ocgc_bucket_counts *out)
+{
+  if (s == NULL || out == NULL || kind >= OCGC_KIND_COUNT) return -EINVAL;
+  if (s->bounds.n == 0) return -ENODATA;
+  agg_buckets_out(&s->bounds, &s->bkinds[kind], out);
+  return 0;
 }
 
 const struct ocgc_hist *ocgc_snapshot_pauses(const struct ocgc_snapshot *s)

@@ -269,17 +269,17 @@ void expo_bucket_counts(const struct ocgc_hist *h, uint64_t out[EXPO_NBUCKETS])
   while (j < EXPO_NBUCKETS) out[j++] = below;
 }
 
-void expo_hist(struct expo *e, const char *name, const struct expo_label *labels,
-               size_t nlabels, const struct ocgc_hist *h)
+/* The lines of a histogram: cumulative [counts] at expo_buckets_ns, then
+ * +Inf ([count]), _sum ([sum_ns] as seconds) and _count. */
+static void put_hist(struct expo *e, const char *name, const struct expo_label *labels,
+                     size_t nlabels, const uint64_t counts[EXPO_NBUCKETS], uint64_t count,
+                     uint64_t sum_ns)
 {
   struct expo_label l[EXPO_MAX_LABELS];
-  uint64_t counts[EXPO_NBUCKETS];
   char le[32], v[32];
   size_t i, n = nlabels < EXPO_MAX_LABELS - 1 ? nlabels : EXPO_MAX_LABELS - 1;
-  uint64_t count = h != NULL ? ocgc_hist_count(h) : 0;
   if (n > 0) memcpy(l, labels, n * sizeof *l);
   l[n].name = "le";
-  expo_bucket_counts(h, counts);
   for (i = 0; i < EXPO_NBUCKETS; i++) {
     l[n].value = expo_seconds(expo_buckets_ns[i], le, sizeof le);
     snprintf(v, sizeof v, "%" PRIu64, counts[i]);
@@ -288,7 +288,27 @@ void expo_hist(struct expo *e, const char *name, const struct expo_label *labels
   l[n].value = "+Inf";
   snprintf(v, sizeof v, "%" PRIu64, count);
   put_line(e, name, "_bucket", l, n + 1, v);
-  put_line(e, name, "_sum", l, n, expo_seconds(h != NULL ? ocgc_hist_sum(h) : 0, v, sizeof v));
+  put_line(e, name, "_sum", l, n, expo_seconds(sum_ns, v, sizeof v));
   snprintf(v, sizeof v, "%" PRIu64, count);
   put_line(e, name, "_count", l, n, v);
+}
+
+void expo_hist(struct expo *e, const char *name, const struct expo_label *labels,
+               size_t nlabels, const struct ocgc_hist *h)
+{
+  uint64_t counts[EXPO_NBUCKETS];
+  expo_bucket_counts(h, counts);
+  put_hist(e, name, labels, nlabels, counts, h != NULL ? ocgc_hist_count(h) : 0,
+           h != NULL ? ocgc_hist_sum(h) : 0);
+}
+
+void expo_buckets(struct expo *e, const char *name, const struct expo_label *labels,
+                  size_t nlabels, const struct ocgc_bucket_counts *b)
+{
+  uint64_t counts[EXPO_NBUCKETS];
+  size_t i;
+  /* Counted at expo_buckets_ns (the caller's aggregator had them as its
+   * bounds): le[] is already cumulative. */
+  for (i = 0; i < EXPO_NBUCKETS; i++) counts[i] = i < b->nbounds ? b->le[i] : b->count;
+  put_hist(e, name, labels, nlabels, counts, b->count, b->sum_ns);
 }

@@ -82,6 +82,11 @@ void expo_ns(struct expo *e, const char *name, const struct expo_label *labels,
 void expo_hist(struct expo *e, const char *name, const struct expo_label *labels,
                size_t nlabels, const struct ocgc_hist *h);
 
+/* The same from the bucket counts of an aggregator whose bounds were
+ * expo_buckets_ns (ocgc_agg_opts.bounds_ns): exact at each bound. */
+void expo_buckets(struct expo *e, const char *name, const struct expo_label *labels,
+                  size_t nlabels, const struct ocgc_bucket_counts *b);
+
 /* The cumulative counts of [h] at each of expo_buckets_ns, as
  * ocgc_hist_count_le() gives them, in one pass over its buckets (a scrape
  * writes hundreds of histograms). */

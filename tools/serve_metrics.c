@@ -40,7 +40,8 @@ static const char *kind_label(unsigned k)
 static void pauses(struct expo *e, const struct family *f, const struct serve_proc *p,
                    struct expo_label *l)
 {
-  expo_hist(e, f->name, l, NL, ocgc_snapshot_pauses(p->snap));
+  struct ocgc_bucket_counts b;
+  if (ocgc_snapshot_pause_buckets(p->snap, &b) == 0) expo_buckets(e, f->name, l, NL, &b);
 }
 
 static void durations(struct expo *e, const struct family *f, const struct serve_proc *p,
@@ -48,8 +49,9 @@ static void durations(struct expo *e, const struct family *f, const struct serve
 {
   unsigned k;
   for (k = 0; k < OCGC_KIND_COUNT; k++) {
+    struct ocgc_bucket_counts b;
     l[NL] = (struct expo_label){"kind", kind_label(k)};
-    expo_hist(e, f->name, l, NL + 1, ocgc_snapshot_kind(p->snap, k));
+    if (ocgc_snapshot_kind_buckets(p->snap, k, &b) == 0) expo_buckets(e, f->name, l, NL + 1, &b);
   }
 }
 

@@ -67,7 +67,13 @@ static int proc_add(struct serve_set *s, struct ocgc_source *src, int pid, uint6
   if (p == NULL) { ocgc_source_close(src); return -ENOMEM; }
   p->src = src;
   go.start = OCGC_START_OLDEST;
-  go.no_phases = 1; /* /metrics has no per-phase histogram */
+  /* /metrics has no per-phase histogram, and its histograms have fixed
+   * buckets: counted at them, with no fine histogram (a few hundred bytes
+   * per process that stay in the cache, nothing to copy at a scrape). */
+  go.no_phases = 1;
+  go.bounds_ns = expo_buckets_ns;
+  go.nbounds = EXPO_NBUCKETS;
+  go.bounds_only = 1;
   if ((err = ocgc_agg_new(p->src, &go, &p->agg)) != 0 ||
       (err = ocgc_source_info(p->src, &p->info)) != 0) {
     proc_free(p);

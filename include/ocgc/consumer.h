@@ -645,7 +645,23 @@ struct ocgc_agg_opts {
    * empty), for callers that want only pauses and collection kinds, such
    * as an exporter: less work per event and per snapshot. */
   int no_phases;
+  /** Bounds in ns (strictly ascending, at most OCGC_MAX_BOUNDS) at which the
+   * aggregator also counts pauses and collections of each kind, exactly (a
+   * value counts under every bound it is <= to), for callers whose
+   * histograms have fixed buckets, such as a Prometheus exporter:
+   * ocgc_snapshot_pause_buckets() and ocgc_snapshot_kind_buckets().  The
+   * array is copied.  NULL with nbounds 0: none. */
+  const uint64_t *bounds_ns;
+  unsigned nbounds;
+  /** 1 (with bounds_ns): count pauses and collections only so, with no
+   * fine histogram of them (ocgc_snapshot_pauses() and ocgc_snapshot_kind()
+   * are then empty): a few bytes per histogram instead of 267 KB, which
+   * stay in the cache, and no copy of them in a snapshot. */
+  int bounds_only;
 };
+
+/** Most bounds ocgc_agg_opts.bounds_ns may hold. */
+#define OCGC_MAX_BOUNDS 64
 
 OCGC_API int ocgc_agg_new(struct ocgc_source *src, const struct ocgc_agg_opts *opts,
                           struct ocgc_agg **out);
@@ -704,6 +720,22 @@ struct ocgc_snapshot;
  * its last consistent totals (time_ns says when they were read), or the
  * events' own counts (exact 0) if none was ever read. */
 OCGC_API int ocgc_agg_snapshot(struct ocgc_agg *agg, struct ocgc_snapshot **out);
+/** Fixed-bucket counts (ocgc_agg_opts.bounds_ns) of a snapshot. */
+struct ocgc_bucket_counts {
+  uint64_t count;                /**< values (saturating) */
+  uint64_t sum_ns;               /**< their sum (saturating) */
+  unsigned nbounds;              /**< the aggregator's */
+  uint64_t le[OCGC_MAX_BOUNDS];  /**< le[i]: values <= bounds_ns[i] (cumulative) */
+};
+/** The pauses' bucket counts (with a pause that could still grow counted,
+ * as in ocgc_snapshot_pauses()): 0, -EINVAL, or -ENODATA if the aggregator
+ * was given no bounds. */
+OCGC_API int ocgc_snapshot_pause_buckets(const struct ocgc_snapshot *snap,
+                                         struct ocgc_bucket_counts *out);
+/** The same for the collections of kind [kind] (enum ocgc_kind). */
+OCGC_API int ocgc_snapshot_kind_buckets(const struct ocgc_snapshot *snap, unsigned kind,
+                                        struct ocgc_bucket_counts *out);
+
 /** Bring *snap up to date with [agg] as ocgc_agg_snapshot() would, reusing
  * its memory (no allocation once it has every histogram [agg] has: for a
  * caller that snapshots often, such as an exporter at each scrape).  A NULL

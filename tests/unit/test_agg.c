@@ -391,6 +391,78 @@ START_TEST(snapshot_update_equals_fresh)
 }
 END_TEST
 
+/* Fixed-bucket counts: exact at the caller's bounds (a value on a bound
+ * counts under it), with or without the fine histograms; bad bounds are
+ * refused, and an aggregator without bounds has no bucket counts. */
+START_TEST(bucket_counts_at_bounds)
+{
+  static const uint64_t bounds[] = {100, 1000, 5000};
+  struct tf t;
+  struct ocgc_agg_opts o = OCGC_OPTS_INIT(struct ocgc_agg_opts);
+  struct ocgc_agg *only, *both;
+  struct ocgc_snapshot *so = NULL, *sb = NULL;
+  struct ocgc_bucket_counts b;
+  uint64_t bad[] = {5, 5};
+  int i;
+  tf_create(&t, 0, 4096);
+  minor(&t, 1000, 1100, 8, 0);          /* pauses (no marks: one each): 100 */
+  minor(&t, 9000000, 9004000, 8, 0);    /* 4000 */
+  slice(&t, 9004000, 9004100);          /* 100 */
+  minor(&t, 20000000, 20000050, 8, 0);  /* 50 */
+  tf_open(&t);
+  o.bounds_ns = bounds;
+  o.nbounds = 3;
+  ck_assert_int_eq(ocgc_agg_new(t.src, &o, &both), 0);
+  o.bounds_only = 1;
+  ck_assert_int_eq(ocgc_agg_new(t.src, &o, &only), 0);
+  ck_assert_int_ge(ocgc_agg_poll(only), 0);
+  ck_assert_int_ge(ocgc_agg_poll(both), 0);
+  ck_assert_int_eq(ocgc_agg_snapshot_update(only, &so), 0);
+  ck_assert_int_eq(ocgc_agg_snapshot_update(both, &sb), 0);
+  for (i = 0; i < 2; i++) {
+    const struct ocgc_snapshot *s = i ? sb : so;
+    ck_assert_int_eq(ocgc_snapshot_pause_buckets(s, &b), 0);
+    ck_assert_uint_eq(b.nbounds, 3);
+    ck_assert_uint_eq(b.count, 4);
+    ck_assert_uint_eq(b.sum_ns, 4250);
+    ck_assert_uint_eq(b.le[0], 3);
+    ck_assert_uint_eq(b.le[1], 3);
+    ck_assert_uint_eq(b.le[2], 4);
+    ck_assert_int_eq(ocgc_snapshot_kind_buckets(s, OCGC_KIND_MINOR, &b), 0);
+    ck_assert_uint_eq(b.count, 3);
+    ck_assert_uint_eq(b.le[0], 2);
+    ck_assert_uint_eq(b.le[2], 3);
+    ck_assert_int_eq(ocgc_snapshot_kind_buckets(s, OCGC_KIND_MAJOR_SLICE, &b), 0);
+    ck_assert_uint_eq(b.le[0], 1);
+  }
+  /* bounds_only: no fine histograms; with both, the same counts in them */
+  ck_assert_uint_eq(ocgc_hist_count(ocgc_snapshot_pauses(so)), 0);
+  ck_assert_uint_eq(ocgc_hist_count(ocgc_snapshot_pauses(sb)), 4);
+  ck_assert_int_eq(ocgc_snapshot_kind_buckets(so, OCGC_KIND_COUNT, &b), -EINVAL);
+  ck_assert_int_eq(ocgc_snapshot_pause_buckets(NULL, &b), -EINVAL);
+  ocgc_snapshot_free(so);
+  ocgc_snapshot_free(sb);
+  so = NULL;
+  ck_assert_int_eq(ocgc_agg_snapshot_update(t.agg, &so), 0);
+  ck_assert_int_eq(ocgc_snapshot_pause_buckets(so, &b), -ENODATA);
+  ocgc_snapshot_free(so);
+  ocgc_agg_free(only);
+  ocgc_agg_free(both);
+
+  o.bounds_ns = bad; /* not strictly ascending */
+  o.nbounds = 2;
+  ck_assert_int_eq(ocgc_agg_new(t.src, &o, &only), -EINVAL);
+  o.bounds_ns = NULL;
+  ck_assert_int_eq(ocgc_agg_new(t.src, &o, &only), -EINVAL);
+  o.nbounds = 0; /* bounds_only without bounds */
+  ck_assert_int_eq(ocgc_agg_new(t.src, &o, &only), -EINVAL);
+  o.bounds_ns = bounds;
+  o.nbounds = OCGC_MAX_BOUNDS + 1;
+  ck_assert_int_eq(ocgc_agg_new(t.src, &o, &only), -EINVAL);
+  tf_close(&t);
+}
+END_TEST
+
 /* Lost events: nothing is paired across the gap, nothing crashes, and the
  * spans after it pair again. */
 START_TEST(no_pairing_across_loss)
@@ -477,6 +549,7 @@ static Suite *agg_suite(void)
   tcase_add_test(tc, rates_between_snapshots);
   tcase_add_test(tc, snapshots_are_copies);
   tcase_add_test(tc, snapshot_update_equals_fresh);
+  tcase_add_test(tc, bucket_counts_at_bounds);
   tcase_add_test(tc, no_pairing_across_loss);
   tcase_add_test(tc, ring_stop_closes_pause);
   tcase_add_test(tc, end_before_begin_is_corrupt);

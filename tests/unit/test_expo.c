@@ -7,6 +7,7 @@
 #include <check.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "expo.h"
@@ -245,6 +246,37 @@ START_TEST(test_bucket_counts_equal_count_le)
 }
 END_TEST
 
+/* Bucket counts (an aggregator's, counted at expo_buckets_ns) write the
+ * same lines as the fine histogram of the same values (none of which is
+ * within 0.1% below a bound, where the histogram would miss it). */
+START_TEST(test_buckets_as_hist)
+{
+  static const uint64_t v[] = {500, 1500, 3000, 7000000, 2000000000, 20000000000};
+  struct ocgc_bucket_counts b;
+  struct ocgc_hist *h;
+  struct expo_label l[1] = {{"pid", "7"}};
+  char *from_hist;
+  size_t i, j;
+  memset(&b, 0, sizeof b);
+  b.nbounds = EXPO_NBUCKETS;
+  ck_assert_int_eq(ocgc_hist_new(&h), 0);
+  for (i = 0; i < sizeof v / sizeof v[0]; i++) {
+    ocgc_hist_record(h, v[i]);
+    b.count++;
+    b.sum_ns += v[i];
+    for (j = 0; j < EXPO_NBUCKETS; j++) b.le[j] += v[i] <= expo_buckets_ns[j];
+  }
+  start();
+  expo_hist(&e, "d_seconds", l, 1, h);
+  from_hist = strdup(out.s);
+  start();
+  expo_buckets(&e, "d_seconds", l, 1, &b);
+  ck_assert_str_eq(out.s, from_hist);
+  free(from_hist);
+  ocgc_hist_free(h);
+}
+END_TEST
+
 static Suite *expo_suite(void)
 {
   Suite *s = suite_create("expo");
@@ -254,6 +286,7 @@ static Suite *expo_suite(void)
   tcase_add_test(tc, test_every_byte);
   tcase_add_test(tc, test_histogram);
   tcase_add_test(tc, test_bucket_counts_equal_count_le);
+  tcase_add_test(tc, test_buckets_as_hist);
   tcase_add_test(tc, test_openmetrics);
   tcase_add_test(tc, test_negotiate);
   tcase_add_test(tc, test_negotiate_any_bytes);
