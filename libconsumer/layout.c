@@ -39,6 +39,7 @@ static int parse_ext(const uint64_t *w, struct ocgc_layout *l)
   l->kind_count = shm_load(&w[x + offsetof(struct ocgc_wire_ext, kind_count) / 8]);
   l->rings_offset = shm_load(&w[x + offsetof(struct ocgc_wire_ext, rings_offset) / 8]);
   l->totals_offset = shm_load(&w[x + offsetof(struct ocgc_wire_ext, totals_offset) / 8]);
+  l->ext_ids = shm_load(&w[x + offsetof(struct ocgc_wire_ext, ids) / 8]);
   if (l->cause_slots < OCGC_CAUSE_COUNT || l->cause_slots > 256 ||
       l->kind_count < OCGC_KIND_COUNT || l->kind_count > 16)
     return OCGC_E_CORRUPT;

@@ -20,6 +20,7 @@ struct ocgc_layout {
   uint64_t totals_offset;  /* totals; valid when has_ext */
   uint64_t cause_slots;    /* by_cause columns */
   uint64_t kind_count;     /* by_cause rows */
+  uint64_t ext_ids;        /* enum ocgc_ext_ids, or 0 (files before it: 5.2) */
 };
 
 /* Limits beyond which a file is called corrupt rather than mapped. */

@@ -61,7 +61,10 @@ int ocgc_source_open_fd(int fd, const struct ocgc_open_opts *opts, struct ocgc_s
   }
   OCGC_GUARDED(map, s->size, err, ocgc_layout_parse(map, s->size, &s->l));
   if (err) { ocgc_source_close(s); return err; }
-  s->ids = OCGC_IDS_52;
+  /* An ocgc file says which numbering it holds (any other value than 5.3:
+   * 5.2, as every file before the field); a stock file cannot, and the
+   * caller may say (OCGC_IDS_AUTO: 5.2). */
+  s->ids = s->l.has_ext && s->l.ext_ids == OCGC_EXT_IDS_53 ? OCGC_IDS_53 : OCGC_IDS_52;
   if (opts != NULL && opts->sz >= offsetof(struct ocgc_open_opts, ids) + sizeof opts->ids &&
       opts->ids != OCGC_IDS_AUTO && !s->l.has_ext)
     s->ids = opts->ids == OCGC_IDS_53 ? OCGC_IDS_53 : OCGC_IDS_52;

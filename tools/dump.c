@@ -417,8 +417,12 @@ int cmd_dump(int argc, char **argv)
     return TOOL_EXIT_ERROR;
   }
   d->print_events = events;
-  d->ids = t.ids == OCGC_IDS_53 ? OCGC_IDS_53 : OCGC_IDS_52;
   if ((rc = open_target(&t, &d->src)) == 0) {
+    struct ocgc_source_info info;
+    /* The numbering the source uses: an ocgc file's own (OCGC_IDS), else
+     * --ids. */
+    d->ids = ocgc_source_info(d->src, &info) == 0 && info.ids == OCGC_IDS_53 ? OCGC_IDS_53
+                                                                            : OCGC_IDS_52;
     if ((err = read_ring(d, &st)) == 0) {
       print_source(d);
       print_counts(d, &st);

@@ -89,7 +89,7 @@ struct ocgc_source;
 /** Which numbering of runtime ids the file uses: OCaml 5.3 inserted phases
  * and counters while keeping format version 1. */
 enum ocgc_ids {
-  OCGC_IDS_AUTO = 0, /**< ocgc files: 5.2; stock files: 5.2 unless told */
+  OCGC_IDS_AUTO = 0, /**< ocgc files: what their extension block says (OCGC_IDS); stock files: 5.2 */
   OCGC_IDS_52 = 1,
   OCGC_IDS_53 = 2,
 };

@@ -350,6 +350,25 @@ enum ocgc_ext_state {
   OCGC_STATE_EXITED = 2   /* RING_STOP written, process exited normally */
 };
 
+/* Which numbering of runtime phase ids a producer wrote (ext.ids).  OCaml
+ * 5.3 renumbered the phases (it inserted memprof phases) without changing
+ * the file version, so only the producer can say; the counter and
+ * lifecycle ids our producer writes are the same in both.  Files made
+ * before this field have 0 there: 5.2. */
+enum ocgc_ext_ids {
+  OCGC_EXT_IDS_52 = 1,
+  OCGC_EXT_IDS_53 = 2
+};
+
+/* The 5.3 id of the phase whose 5.2 id is [id52]: 5.3 inserted
+ * major_memprof_roots after major_mark_roots (8), minor_memprof_roots and
+ * minor_memprof_clean after minor_local_roots (11), and
+ * major_memprof_clean after major_finish_sweeping (33).  libocgc's names of
+ * both numberings are tested against it. */
+static inline unsigned ocgc_phase_id_53(unsigned id52) {
+  return id52 < 9 ? id52 : id52 < 12 ? id52 + 1 : id52 < 34 ? id52 + 3 : id52 + 4;
+}
+
 enum ocgc_ext_flags {
   OCGC_EXT_NATIVE = 1u << 0,   /* native-code program */
   OCGC_EXT_BYTECODE = 1u << 1  /* bytecode program (ocamlrun_ocgc) */
@@ -378,7 +397,7 @@ struct ocgc_wire_ext {
   uint64_t kind_count;         /* rows of totals.by_cause (OCGC_KIND_COUNT) */
   uint64_t rings_offset;       /* file offset of struct ocgc_wire_ext_ring[max_domains] */
   uint64_t totals_offset;      /* file offset of struct ocgc_wire_totals */
-  uint64_t reserved[1];
+  uint64_t ids;                /* enum ocgc_ext_ids: the numbering of phase ids */
 };
 OCGC_STATIC_ASSERT(sizeof(struct ocgc_wire_ext) == 256, "ext fixed part is 256 bytes");
 OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_ext, magic) == 0, "magic");
@@ -399,6 +418,7 @@ OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_ext, cause_slots) == 216, "cause_sl
 OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_ext, kind_count) == 224, "kind_count");
 OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_ext, rings_offset) == 232, "rings_offset");
 OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_ext, totals_offset) == 240, "totals_offset");
+OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_ext, ids) == 248, "ids");
 
 /* Per-ring loss accounting, one per domain.  (head_pos, head_events) is a
  * seqlock-protected pair: the writer makes seq odd, stores both, makes seq

@@ -284,6 +284,7 @@ static void fill_file(char *map, const struct ocgc_wire_header *geometry, uint64
   x->kind_count = OCGC_KIND_COUNT;
   x->rings_offset = EXT_RING_OFFSET;
   x->totals_offset = TOTALS_OFFSET;
+  x->ids = caml_ocgc_ids53 ? OCGC_EXT_IDS_53 : OCGC_EXT_IDS_52;
 
   for (i = 0; i < CAML_OCGC_UEV_COUNT; i++)
     copy_str(map + geometry->custom_events_offset + (uint64_t)i * OCGC_WIRE_USER_NAME_LEN,
@@ -578,6 +579,22 @@ int caml_ocgc_file_reopen(void)
   return 1;
 }
 
+int caml_ocgc_ids53;
+
+/* OCGC_IDS: "5.2" (the default) or "5.3", the numbering of phase ids for
+ * readers built on OCaml 5.3 or later; anything else is said once and
+ * the default kept (the ring is as useful either way). */
+static void ids_from_env(void)
+{
+  const char *ids = caml_secure_getenv("OCGC_IDS");
+  if (ids == NULL || ids[0] == '\0' || strcmp(ids, "5.2") == 0) return;
+  if (strcmp(ids, "5.3") == 0) {
+    caml_ocgc_ids53 = 1;
+    return;
+  }
+  (void)!write(STDERR_FILENO, "ocgc: OCGC_IDS must be 5.2 or 5.3: writing OCaml 5.2's ids\n", 59);
+}
+
 void caml_ocgc_init(void)
 {
   const char *off = caml_secure_getenv("OCGC_DISABLE");
@@ -586,6 +603,7 @@ void caml_ocgc_init(void)
 
   if (off != NULL && off[0] != '\0' && strcmp(off, "0") != 0) return;
   caml_ocgc_clock_init();
+  ids_from_env();
   cfg.ring_log2 = ring_log2_from_env();
   cfg.preserve = caml_secure_getenv("OCAML_RUNTIME_EVENTS_PRESERVE") != NULL;
   if (dir != NULL && dir[0] != '\0') {

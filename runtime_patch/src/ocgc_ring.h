@@ -134,8 +134,13 @@ static inline void caml_ocgc_ring_publish_written(void)
   __atomic_store_n(&r->er->written_events, r->written, __ATOMIC_RELAXED);
 }
 
+/* OCGC_IDS=5.3: phases are written in OCaml 5.3's numbering (set once at
+ * start, before any event; a forked child keeps its parent's). */
+extern int caml_ocgc_ids53;
+
 static inline void caml_ocgc_emit_span(int begin, unsigned phase, uint64_t ts)
 {
+  if (caml_ocgc_ids53) phase = ocgc_phase_id_53(phase);
   caml_ocgc_ring_write(OCGC_EV_HEADER(2, 0, begin ? OCGC_RT_BEGIN : OCGC_RT_END,
                                       phase), ts, 0);
 }

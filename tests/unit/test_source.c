@@ -398,6 +398,32 @@ START_TEST(open_opts_sz)
 }
 END_TEST
 
+/* An ocgc file says which phase numbering it holds (OCGC_IDS=5.3 in the
+ * producer): the reader follows it whatever the caller asks; 0 (files
+ * before the field) and unknown values are 5.2. */
+START_TEST(ext_ids)
+{
+  static const struct { uint64_t ext; enum ocgc_ids asked, want; } cases[] = {
+    {OCGC_EXT_IDS_53, OCGC_IDS_AUTO, OCGC_IDS_53}, {OCGC_EXT_IDS_53, OCGC_IDS_52, OCGC_IDS_53},
+    {OCGC_EXT_IDS_52, OCGC_IDS_53, OCGC_IDS_52},   {0, OCGC_IDS_AUTO, OCGC_IDS_52},
+    {77, OCGC_IDS_AUTO, OCGC_IDS_52},
+  };
+  size_t i;
+  for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    struct tf *t = rf_file(1, 1, 1024);
+    struct ocgc_open_opts o = OCGC_OPTS_INIT(struct ocgc_open_opts);
+    struct ocgc_source *s = NULL;
+    struct ocgc_source_info info;
+    t->f.ext->ids = cases[i].ext;
+    o.ids = cases[i].asked;
+    ck_assert_int_eq(ocgc_source_open_path(t->path, &o, &s), 0);
+    ck_assert_int_eq(ocgc_source_info(s, &info), 0);
+    ck_assert_msg(info.ids == cases[i].want, "case %zu: ids %d", i, (int)info.ids);
+    ocgc_source_close(s);
+  }
+}
+END_TEST
+
 static Suite *source_suite(void)
 {
   Suite *s = suite_create("source");
@@ -405,6 +431,7 @@ static Suite *source_suite(void)
   tcase_add_test(tc, source_info);
   tcase_add_test(tc, source_totals);
   tcase_add_test(tc, source_gc_config);
+  tcase_add_test(tc, ext_ids);
   tcase_add_test(tc, source_totals_cause_columns);
   tcase_add_test(tc, source_written);
   tcase_add_test(tc, open_opts_sz);

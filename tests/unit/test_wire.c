@@ -376,6 +376,26 @@ START_TEST(ids_match_ocaml52)
 }
 END_TEST
 
+/* The producer's 5.2-to-5.3 phase translation (wire.h) maps every 5.2
+ * phase to the 5.3 phase of the same name, and onto distinct ids: the
+ * producer's OCGC_IDS=5.3 and the reader's names agree. */
+START_TEST(phase_ids_53_match_names)
+{
+  unsigned id, seen[64] = {0};
+  for (id = 0; ocgc_phase_name(OCGC_IDS_52, id) != NULL; id++) {
+    const char *n52 = ocgc_phase_name(OCGC_IDS_52, id);
+    const char *n53 = ocgc_phase_name(OCGC_IDS_53, ocgc_phase_id_53(id));
+    ck_assert_msg(n53 != NULL && strcmp(n52, n53) == 0, "5.2 phase %u (%s) -> 5.3 %u (%s)", id,
+                  n52, ocgc_phase_id_53(id), n53 ? n53 : "(null)");
+    ck_assert_uint_lt(ocgc_phase_id_53(id), 64);
+    ck_assert_uint_eq(seen[ocgc_phase_id_53(id)]++, 0);
+  }
+  ck_assert_uint_eq(id, 44);
+  ck_assert_uint_eq(ocgc_phase_id_53(OCGC_PH_MINOR), 11);
+  ck_assert_uint_eq(ocgc_phase_id_53(OCGC_PH_MAJOR_MARK), 10);
+}
+END_TEST
+
 /* ---- sizes and the extension block -------------------------------------------- */
 
 START_TEST(ext_size_values)
@@ -472,6 +492,7 @@ Suite *wire_suite(void)
   tcase_add_test(tc, ext_size_values);
   tcase_add_test(tc, ext_layout_of_producer_file);
   tcase_add_test(tc, ext_magic_bytes);
+  tcase_add_test(tc, phase_ids_53_match_names);
   tcase_add_test(tc, totals_words_cover_the_fields);
   tcase_add_test(tc, user_event_names_fit);
   suite_add_tcase(s, tc);
