@@ -64,6 +64,16 @@ static void counters_from_events(struct ocgc_counters *c, const struct agg_event
   c->exact = 0;
 }
 
+/* The time of counters taken from the events: the newest event's, or,
+ * before any, now (the producer's clock is ours): a window that starts at
+ * an aggregator's first snapshot starts at the attach, not at the clock's
+ * origin (a stock file read from now on gave `ocgc stat` a first row over
+ * the machine's uptime). */
+static uint64_t events_time(const struct ocgc_agg *a)
+{
+  return a->ev.last_ts != 0 ? a->ev.last_ts : mono_ns();
+}
+
 static int fill_counters(struct ocgc_agg *a, struct ocgc_counters *c, uint64_t open_pauses,
                          uint64_t open_ns)
 {
@@ -86,13 +96,13 @@ static int fill_counters(struct ocgc_agg *a, struct ocgc_counters *c, uint64_t o
     c->time_ns = a->last_totals_ns;
   } else if (info.has_ext && err == -EAGAIN) {
     counters_from_events(c, &a->ev);
-    c->time_ns = a->ev.last_ts;
+    c->time_ns = events_time(a);
   } else if (info.has_ext && err != -ENODATA) {
     return err;
   } else {
     counters_from_events(c, &a->ev);
     c->gc_time_ns += open_ns; /* as the pause histogram of the copy has them */
-    c->time_ns = a->ev.last_ts;
+    c->time_ns = events_time(a);
   }
   memcpy(c->event_collections, a->ev.collections, sizeof c->event_collections);
   c->first_event_ns = a->ev.first_ts;

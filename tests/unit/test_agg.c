@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ocgc/consumer.h"
@@ -463,6 +464,48 @@ START_TEST(bucket_counts_at_bounds)
 }
 END_TEST
 
+static uint64_t now_ns(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* A stock file followed from now on: the first snapshot, before any event,
+ * is timed at the attach, so the first window is the time since the
+ * attach, not since the clock's origin (the machine's uptime: `ocgc stat`'s
+ * first row against a stock OCaml 5 process said interval_s 4025). */
+START_TEST(first_window_starts_at_attach)
+{
+  struct tf t;
+  struct ocgc_agg_opts o = OCGC_OPTS_INIT(struct ocgc_agg_opts);
+  struct ocgc_agg *agg;
+  struct ocgc_snapshot *s1, *s2;
+  struct ocgc_counters c;
+  struct ocgc_rates r;
+  uint64_t t0;
+  tf_create(&t, 0, 4096);
+  tf_open(&t);
+  o.start = OCGC_START_NOW;
+  ck_assert_int_eq(ocgc_agg_new(t.src, &o, &agg), 0);
+  t0 = now_ns();
+  ck_assert_int_ge(ocgc_agg_poll(agg), 0);
+  ck_assert_int_eq(ocgc_agg_snapshot(agg, &s1), 0);
+  ocgc_snapshot_counters(s1, &c);
+  ck_assert_uint_ge(c.time_ns, t0);
+  ck_assert_uint_le(c.time_ns, now_ns());
+  minor(&t, now_ns() + 1000000, now_ns() + 1001000, 8, 0);
+  ck_assert_int_ge(ocgc_agg_poll(agg), 0);
+  ck_assert_int_eq(ocgc_agg_snapshot(agg, &s2), 0);
+  ck_assert_int_eq(ocgc_rates(s1, s2, &r), 0);
+  ck_assert_msg(r.seconds > 0 && r.seconds < 10, "first window %g s", r.seconds);
+  ocgc_snapshot_free(s1);
+  ocgc_snapshot_free(s2);
+  ocgc_agg_free(agg);
+  tf_close(&t);
+}
+END_TEST
+
 /* Lost events: nothing is paired across the gap, nothing crashes, and the
  * spans after it pair again. */
 START_TEST(no_pairing_across_loss)
@@ -550,6 +593,7 @@ static Suite *agg_suite(void)
   tcase_add_test(tc, snapshots_are_copies);
   tcase_add_test(tc, snapshot_update_equals_fresh);
   tcase_add_test(tc, bucket_counts_at_bounds);
+  tcase_add_test(tc, first_window_starts_at_attach);
   tcase_add_test(tc, no_pairing_across_loss);
   tcase_add_test(tc, ring_stop_closes_pause);
   tcase_add_test(tc, end_before_begin_is_corrupt);
