@@ -69,7 +69,11 @@ timed() {
     stat) set -- "$OCGC" stat --dir "$EVDIR" "$pid" 0.2 ;;
     top) _pty=-p; set -- "$OCGC" top --dir "$EVDIR" -d 0.2 "$pid" ;;
     report) set -- "$OCGC" report --dir "$EVDIR" --duration 60s "$pid" ;;
-    trace) set -- "$OCGC" trace --dir "$EVDIR" --duration 60s -o "$WORK/$_t.json" "$pid" ;;
+    # trace: to stdout (the timer's -o file), not -o FILE: a file is
+    # fsynced before it replaces the old one, and the fsync of the tens of
+    # MB a flood makes takes what the disk takes (often over 100 ms on its
+    # own), which is not the time the command takes to stop.
+    trace) set -- "$OCGC" trace --dir "$EVDIR" --duration 60s -o - "$pid" ;;
     gcwatch) set -- "$HBIN/gcwatch" "$pid" 60 ;;
     # serve: its poll thread drains, and its main thread renders the whole
     # exposition every 20 ms (--textfile, no HTTP: nothing to bind).
@@ -78,7 +82,7 @@ timed() {
   "$HBIN/hostile_timer" -a "$AFTER_MS" -l 5000 -o "$WORK/$_t.out" -e "$WORK/$_t.err" \
     $_pty -- "$@" >"$WORK/$_t.time" 2>"$WORK/$_t.timer.err"
   _rc=$?
-  rm -f "$WORK/$_t.json" # a trace of a flood is tens of MB
+  test "$_c" = trace && : >"$WORK/$_t.out" # a trace of a flood is tens of MB
   if test $_rc = 77; then
     NOPTY=`cat "$WORK/$_t.time"`
     return 77
