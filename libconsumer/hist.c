@@ -224,10 +224,13 @@ int ocgc_hist_copy(struct ocgc_hist *dst, const struct ocgc_hist *src)
     unsigned lo = bucket_index(src->min), hi = bucket_index(src->max);
     if (dst->count) {
       unsigned dlo = bucket_index(dst->min), dhi = bucket_index(dst->max);
-      if (dlo < lo) memset(&dst->counts[dlo], 0, (size_t)((dhi < lo ? dhi + 1 : lo) - dlo) * 8);
+      if (dlo < lo) {
+        unsigned end = dhi < lo ? dhi + 1 : lo; /* dst's span below src's */
+        memset(&dst->counts[dlo], 0, (size_t)(end - dlo) * sizeof dst->counts[0]);
+      }
       if (dhi > hi) {
         unsigned from = dlo > hi ? dlo : hi + 1;
-        memset(&dst->counts[from], 0, (size_t)(dhi - from + 1) * 8);
+        memset(&dst->counts[from], 0, (size_t)(dhi - from + 1) * sizeof dst->counts[0]);
       }
     }
     memcpy(&dst->counts[lo], &src->counts[lo], (size_t)(hi - lo + 1) * sizeof src->counts[0]);

@@ -254,21 +254,6 @@ void expo_ns(struct expo *e, const char *name, const struct expo_label *labels,
   put_line(e, name, "", labels, nlabels, expo_seconds(ns, b, sizeof b));
 }
 
-void expo_bucket_counts(const struct ocgc_hist *h, uint64_t out[EXPO_NBUCKETS])
-{
-  struct ocgc_hist_iter it;
-  uint64_t below = 0, max = ocgc_hist_max(h);
-  size_t j = 0;
-  ocgc_hist_iter_init(&it, h);
-  while (j < EXPO_NBUCKETS && ocgc_hist_iter_next(&it)) {
-    uint64_t top = it.highest < max ? it.highest : max;
-    /* A bound below this bucket's top counts only the buckets before it. */
-    while (j < EXPO_NBUCKETS && expo_buckets_ns[j] < top) out[j++] = below;
-    below = it.cumulative;
-  }
-  while (j < EXPO_NBUCKETS) out[j++] = below;
-}
-
 /* The lines of a histogram: cumulative [counts] at expo_buckets_ns, then
  * +Inf ([count]), _sum ([sum_ns] as seconds) and _count. */
 static void put_hist(struct expo *e, const char *name, const struct expo_label *labels,
@@ -291,15 +276,6 @@ static void put_hist(struct expo *e, const char *name, const struct expo_label *
   put_line(e, name, "_sum", l, n, expo_seconds(sum_ns, v, sizeof v));
   snprintf(v, sizeof v, "%" PRIu64, count);
   put_line(e, name, "_count", l, n, v);
-}
-
-void expo_hist(struct expo *e, const char *name, const struct expo_label *labels,
-               size_t nlabels, const struct ocgc_hist *h)
-{
-  uint64_t counts[EXPO_NBUCKETS];
-  expo_bucket_counts(h, counts);
-  put_hist(e, name, labels, nlabels, counts, h != NULL ? ocgc_hist_count(h) : 0,
-           h != NULL ? ocgc_hist_sum(h) : 0);
 }
 
 void expo_buckets(struct expo *e, const char *name, const struct expo_label *labels,

@@ -1,8 +1,7 @@
 /* expo.h - the exposition writer of `ocgc serve` (private to tools/; code
  * in expo.c), in the Prometheus text format 0.0.4 or in OpenMetrics 1.0.0:
  * families with their # HELP and # TYPE lines, samples with escaped labels,
- * exact numbers, and histograms from an ocgc_hist over fixed buckets chosen
- * for GC pauses.  Callers write the same calls for both formats; the
+ * exact numbers, and histograms over fixed buckets chosen for GC pauses.  Callers write the same calls for both formats; the
  * differences (family names of counters and infos, escaping in HELP, the
  * closing # EOF) are expo.c's.
  *
@@ -76,21 +75,13 @@ void expo_double(struct expo *e, const char *name, const struct expo_label *labe
 void expo_ns(struct expo *e, const char *name, const struct expo_label *labels,
              size_t nlabels, uint64_t ns);
 
-/* The samples of histogram [h] (nanoseconds) under family [name]:
- * cumulative name_bucket{...,le="..."} for each of expo_buckets_ns and
- * +Inf, name_sum (seconds) and name_count.  NULL [h]: an empty histogram. */
-void expo_hist(struct expo *e, const char *name, const struct expo_label *labels,
-               size_t nlabels, const struct ocgc_hist *h);
-
-/* The same from the bucket counts of an aggregator whose bounds were
- * expo_buckets_ns (ocgc_agg_opts.bounds_ns): exact at each bound. */
+/* The samples of a histogram under family [name], from the bucket counts
+ * of an aggregator whose bounds were expo_buckets_ns
+ * (ocgc_agg_opts.bounds_ns, exact at each bound): cumulative
+ * name_bucket{...,le="..."} for each bound and +Inf, name_sum (seconds)
+ * and name_count. */
 void expo_buckets(struct expo *e, const char *name, const struct expo_label *labels,
                   size_t nlabels, const struct ocgc_bucket_counts *b);
-
-/* The cumulative counts of [h] at each of expo_buckets_ns, as
- * ocgc_hist_count_le() gives them, in one pass over its buckets (a scrape
- * writes hundreds of histograms). */
-void expo_bucket_counts(const struct ocgc_hist *h, uint64_t out[EXPO_NBUCKETS]);
 
 /* [ns] as seconds, exactly, into buf (at least 32 bytes); returns buf. */
 const char *expo_seconds(uint64_t ns, char *buf, size_t n);
