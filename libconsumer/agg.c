@@ -11,7 +11,12 @@
  * - a pause is recorded when the stream delivers it; a snapshot adds the
  *   one a ring is building, in its copy only;
  * - a poll in which the stream met a span that ended before it began
- *   fails with OCGC_E_CORRUPT (the rest of the poll counts).
+ *   fails with OCGC_E_CORRUPT (the rest of the poll counts);
+ * - stock OCaml 5: a collection of every domain is counted at its first
+ *   domain's span; another domain's only raises its duration to the
+ *   longest (hist_grow) and may give it its cause (member_joins); major
+ *   cycles come from the stream, forced majors from explicit spans, the
+ *   heap from each domain's last heap counters.
  * One aggregator must not be used by two threads at once. */
 
 #include <errno.h>
@@ -20,6 +25,7 @@
 #include <string.h>
 
 #include "agg.h"
+#include "stream.h"
 
 static void note_error(struct ocgc_agg *a, int err)
 {
@@ -29,7 +35,11 @@ static void note_error(struct ocgc_agg *a, int err)
 static void on_span(const struct ocgc_span *s, void *ctx)
 {
   struct ocgc_agg *a = ctx;
-  if (s->user || s->cut != OCGC_CUT_NONE || s->id >= AGG_MAX_PHASES || a->no_phases) return;
+  if (s->user || s->cut != OCGC_CUT_NONE || s->id >= AGG_MAX_PHASES) return;
+  /* OCaml 5 counts a forced major when Gc.full_major or Gc.compact ends,
+   * on the domain that called it. */
+  if (a->stock && s->id < 64 && ((a->forced_ids >> s->id) & 1)) a->ev.forced_majors++;
+  if (a->no_phases) return;
   if (a->phases[s->id] == NULL && ocgc_hist_new(&a->phases[s->id]) != 0) {
     note_error(a, -ENOMEM);
     return;
@@ -64,12 +74,58 @@ void agg_buckets_out(const struct agg_bounds *bd, const struct agg_buckets *b,
   for (i = 0; i < bd->n; i++) out->le[i] = cum = add_sat(cum, b->n[i]);
 }
 
+void agg_buckets_grow(const struct agg_bounds *bd, struct agg_buckets *b, uint64_t from,
+                      uint64_t to)
+{
+  unsigned i = 0, j = 0;
+  while (i < bd->n && from > bd->ns[i]) i++;
+  while (j < bd->n && to > bd->ns[j]) j++;
+  if (b->n[i] == 0 || b->n[i] == UINT64_MAX) return;
+  b->n[i]--;
+  b->n[j]++;
+  if (b->sum != UINT64_MAX) b->sum = add_sat(b->sum - (from < b->sum ? from : b->sum), to);
+}
+
 /* A pause or a collection of [ns] into the fine histogram [h] and the
  * bucket counts [b], as the options say. */
 static void agg_record(struct ocgc_agg *a, struct ocgc_hist *h, struct agg_buckets *b, uint64_t ns)
 {
   if (!a->bounds.only) ocgc_hist_record(h, ns);
   if (a->bounds.n > 0) agg_buckets_add(&a->bounds, b, ns);
+}
+
+/* A value recorded as [from] is [to] now (stw.c's longest domain grew). */
+static void agg_grow(struct ocgc_agg *a, struct ocgc_hist *h, struct agg_buckets *b,
+                     uint64_t from, uint64_t to)
+{
+  if (to <= from) return;
+  if (!a->bounds.only) hist_grow(h, from, to);
+  if (a->bounds.n > 0) agg_buckets_grow(&a->bounds, b, from, to);
+}
+
+/* Another domain's span of a stop-the-world collection already counted:
+ * the collection's duration is its longest domain's span, its cause the
+ * first one a domain announced. */
+static void member_joins(struct ocgc_agg *a, const struct ocgc_collection *c, uint64_t ns)
+{
+  unsigned kind = (unsigned)c->span.kind;
+  int before = c->stw_prev_cause, after;
+  uint64_t prev = c->stw_prev_ns, now = ns > prev ? ns : prev;
+  struct ocgc_cause_row *was, *is;
+  if (before < 0 || (unsigned)before >= OCGC_CAUSE_SLOTS) return;
+  after = before == OCGC_CAUSE_UNKNOWN ? c->span.cause : before;
+  agg_grow(a, a->kinds[kind], &a->bkinds[kind], prev, now);
+  was = &a->causes[kind][before];
+  is = &a->causes[kind][after];
+  if (was != is && was->count > 0) {
+    was->count--;
+    was->total_ns -= prev < was->total_ns ? prev : was->total_ns;
+    is->count++;
+    is->total_ns += now;
+  } else {
+    is->total_ns += now - prev;
+  }
+  if (now > is->worst_ns) is->worst_ns = now;
 }
 
 static void on_collection(const struct ocgc_collection *c, void *ctx)
@@ -79,6 +135,7 @@ static void on_collection(const struct ocgc_collection *c, void *ctx)
   uint64_t ns = c->span.end - c->span.begin;
   struct ocgc_cause_row *row;
   if (kind >= OCGC_KIND_COUNT || cause >= OCGC_CAUSE_SLOTS) return;
+  if (c->stw_member) { member_joins(a, c, ns); return; }
   row = &a->causes[kind][cause];
   a->ev.collections[kind]++;
   agg_record(a, a->kinds[kind], &a->bkinds[kind], ns);
@@ -90,6 +147,13 @@ static void on_collection(const struct ocgc_collection *c, void *ctx)
 static void on_pause(const struct ocgc_pause *p, void *ctx)
 {
   struct ocgc_agg *a = ctx;
+  if (p->stw_member) {
+    /* the stop of every domain, counted at its first domain's pause */
+    if (p->duration_ns <= p->stw_prev_ns) return;
+    agg_grow(a, a->pauses, &a->bpauses, p->stw_prev_ns, p->duration_ns);
+    a->ev.gc_time_ns += p->duration_ns - p->stw_prev_ns;
+    return;
+  }
   agg_record(a, a->pauses, &a->bpauses, p->duration_ns);
   a->ev.pauses++;
   a->ev.gc_time_ns += p->duration_ns;
@@ -131,6 +195,25 @@ static void on_user(struct ocgc_agg *a, const struct ocgc_event *ev)
   }
 }
 
+/* OCaml 5 writes each domain's pool and large words at the end of a major
+ * cycle (same ids in 5.2 and 5.3): the heap is their sum over domains,
+ * as Gc.quick_stat's heap_words then. */
+#define CT_MAJOR_HEAP_POOL_WORDS 11u  /* OCaml 5's EV_C_MAJOR_HEAP_POOL_WORDS */
+#define CT_MAJOR_HEAP_LARGE_WORDS 13u /* EV_C_MAJOR_HEAP_LARGE_WORDS */
+
+static void stock_heap(struct ocgc_agg *a, const struct ocgc_event *ev)
+{
+  unsigned r, which = ev->id == CT_MAJOR_HEAP_POOL_WORDS    ? 0
+                      : ev->id == CT_MAJOR_HEAP_LARGE_WORDS ? 1
+                                                            : 2;
+  uint64_t words = 0;
+  if (which == 2 || ev->ring >= 128) return;
+  a->ev.ring_heap[ev->ring][which] = ev->value;
+  for (r = 0; r < 128; r++) words = add_sat(words, add_sat(a->ev.ring_heap[r][0], a->ev.ring_heap[r][1]));
+  a->ev.heap_bytes = words > UINT64_MAX / 8 ? UINT64_MAX : words * 8;
+  if (a->ev.heap_bytes > a->ev.top_heap_bytes) a->ev.top_heap_bytes = a->ev.heap_bytes;
+}
+
 static int on_event(const struct ocgc_event *ev, void *ctx)
 {
   struct ocgc_agg *a = ctx;
@@ -143,6 +226,7 @@ static int on_event(const struct ocgc_event *ev, void *ctx)
     /* MINOR_PROMOTED and MINOR_ALLOCATED keep their ids in 5.2 and 5.3 */
     if (ev->id == OCGC_CT_MINOR_ALLOCATED) a->ev.allocated_bytes += ev->value;
     else if (ev->id == OCGC_CT_MINOR_PROMOTED) a->ev.promoted_bytes += ev->value;
+    else if (a->stock) stock_heap(a, ev);
   }
   return 0;
 }
@@ -182,6 +266,19 @@ static int take_bounds(struct ocgc_agg *a, const struct ocgc_agg_opts *o)
   return 0;
 }
 
+/* What the stock rules look for, in the source's numbering. */
+static void stock_ids(struct ocgc_agg *a)
+{
+  struct ocgc_source_info info;
+  const char *n;
+  unsigned id;
+  if (ocgc_source_info(a->src, &info) != 0 || info.has_ext) return;
+  a->stock = 1;
+  for (id = 0; id < 64 && (n = ocgc_phase_name(info.ids, id)) != NULL; id++)
+    if (strcmp(n, "explicit_gc_full_major") == 0 || strcmp(n, "explicit_gc_compact") == 0)
+      a->forced_ids |= UINT64_C(1) << id;
+}
+
 int ocgc_agg_new(struct ocgc_source *src, const struct ocgc_agg_opts *opts,
                  struct ocgc_agg **out)
 {
@@ -197,6 +294,7 @@ int ocgc_agg_new(struct ocgc_source *src, const struct ocgc_agg_opts *opts,
   if (a == NULL) return -ENOMEM;
   a->src = src;
   memset(a->user_meaning, AGG_USER_UNSEEN, sizeof a->user_meaning);
+  stock_ids(a);
   err = ocgc_hist_new(&a->pauses);
   for (k = 0; k < OCGC_KIND_COUNT && err == 0; k++) err = ocgc_hist_new(&a->kinds[k]);
   if (err == 0) err = make_stream(a);
@@ -247,6 +345,11 @@ int64_t ocgc_agg_poll(struct ocgc_agg *a)
   if (a == NULL) return -EINVAL;
   corrupt = stream_corrupt(a);
   n = ocgc_cursor_poll(a->cur, 0);
+  if (n >= 0) {
+    struct ocgc_cursor_stats cs;
+    ocgc_cursor_stats(a->cur, &cs);
+    if (!cs.behind) ocgc_stream_settle(a->stream);
+  }
   if (n >= 0 && a->error) return a->error;
   if (n >= 0 && stream_corrupt(a) != corrupt) return OCGC_E_CORRUPT;
   return n;

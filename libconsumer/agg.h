@@ -26,6 +26,14 @@ void agg_buckets_add(const struct agg_bounds *bd, struct agg_buckets *b, uint64_
 void agg_buckets_out(const struct agg_bounds *bd, const struct agg_buckets *b,
                      struct ocgc_bucket_counts *out);
 
+/* One value recorded in [h] as [from] is now [to] (> from): a stop-the-world
+ * collection of a stock OCaml 5 process whose longest domain's span grew
+ * when another domain's was read (stw.c).  min is then exact to its bucket
+ * only, if [from] was it. */
+void hist_grow(struct ocgc_hist *h, uint64_t from, uint64_t to);
+void agg_buckets_grow(const struct agg_bounds *bd, struct agg_buckets *b, uint64_t from,
+                      uint64_t to);
+
 /* What the aggregator counts from the events themselves (all files). */
 struct agg_event_counts {
   uint64_t collections[OCGC_KIND_COUNT];
@@ -36,6 +44,9 @@ struct agg_event_counts {
   uint64_t pauses;
   uint64_t last_ts;          /* newest timestamp seen */
   uint64_t first_ts;         /* oldest timestamp seen, 0 before any */
+  /* Stock OCaml 5: each domain's heap words (pool, large) as its last
+   * major cycle wrote them; the heap is their sum. */
+  uint64_t ring_heap[128][2];
 };
 
 struct ocgc_agg {
@@ -59,6 +70,8 @@ struct ocgc_agg {
   /* what each user-event slot means to the counters (enum agg_user),
    * looked up by name once per slot; AGG_USER_UNSEEN until then */
   int8_t user_meaning[OCGC_WIRE_USER_EVENTS];
+  int stock;                 /* a stock OCaml 5 file */
+  uint64_t forced_ids;       /* stock: phase ids (bits) of Gc.full_major and Gc.compact */
 };
 
 enum agg_user {

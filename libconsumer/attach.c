@@ -44,6 +44,9 @@
  *   maps that very file shared and writable.  Our descriptor keeps the
  *   inode alive, so its number cannot pass to another file meanwhile.
  *   Nothing the target names is opened for this: its maps are only read.
+ * - A stock file does not say which id numbering it holds: the attach reads
+ *   it from the process's executable (exever.c: /proc/PID/exe only,
+ *   bounded), once, after the process's start time is known.
  * - If the current boot id cannot be read, the boot check is skipped (pid +
  *   start time still identify the process within the boot we are in).
  */
@@ -434,6 +437,7 @@ int ocgc_source_open_pid(int pid, const struct ocgc_attach_opts *opts,
   /* After the open: a pid reused before it is caught by the check. */
   err = ocgc_proc_ident(pid, &id);
   ocgc_source_set_owner(src, pid, err == 0, id.start_time);
+  ocgc_source_ids_from_exe(src);
   if (!c.allow_stale) {
     err = ocgc_source_check_owner(src, pid);
     if (err == 0 && c.dir != NULL) err = dir_file_mapped(src, pid);

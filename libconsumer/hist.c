@@ -70,6 +70,7 @@
 #include <sys/mman.h>
 #include <string.h>
 
+#include "agg.h"
 #include "ocgc/consumer.h"
 
 #define OCGC_HIST_MAX_NS UINT64_C(3600000000000) /* 1 hour */
@@ -190,6 +191,30 @@ void ocgc_hist_record_n(struct ocgc_hist *h, uint64_t ns, uint64_t n)
 {
   /* n == 0 records nothing, so it must not move min and max either. */
   if (h && n) hist_add(h, ns, n);
+}
+
+void hist_grow(struct ocgc_hist *h, uint64_t from, uint64_t to)
+{
+  unsigned i;
+  if (h == NULL || to <= from || h->count == 0) return;
+  if (from > OCGC_HIST_MAX_NS) from = OCGC_HIST_MAX_NS;
+  i = bucket_index(from);
+  if (h->counts[i] == 0 || h->count == UINT64_MAX) return; /* not recorded, or saturated */
+  h->counts[i]--;
+  h->count--;
+  h->sum = h->sum >= from && h->sum != UINT64_MAX ? h->sum - from : h->sum;
+  if (h->clamped > 0 && from == OCGC_HIST_MAX_NS) h->clamped--;
+  if (h->count > 0 && h->counts[i] == 0 && bucket_index(h->min) == i) {
+    /* from was the smallest: the next non-empty bucket's lowest value */
+    unsigned j = i + 1;
+    while (j < HIST_BUCKETS && h->counts[j] == 0) j++;
+    h->min = j < HIST_BUCKETS ? bucket_low(j) : h->max;
+  }
+  if (h->count == 0) {
+    h->min = UINT64_MAX;
+    h->max = 0;
+  }
+  hist_add(h, to, 1);
 }
 
 int ocgc_hist_merge(struct ocgc_hist *dst, const struct ocgc_hist *src)

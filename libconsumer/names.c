@@ -3,7 +3,9 @@
  * OCaml 5.2 is the numbering ocgc's producer writes.  OCaml 5.3 inserted
  * the memprof phases (and MAJOR_MEMPROF_CLEAN) and added counters 17..25
  * while keeping format version 1, so a stock file's ids depend on which
- * OCaml wrote it.  Names are the ids' own, lower-case, without "EV_". */
+ * OCaml wrote it.  OCaml 5.4 appended EMPTY_MINOR (the span of
+ * caml_empty_minor_heaps_once) and kept the rest of 5.3's numbering.
+ * Names are the ids' own, lower-case, without "EV_". */
 
 #include <stddef.h>
 
@@ -44,6 +46,8 @@ static const char *const phases_53[] = {
   "minor_remembered_set_promote", "minor_local_roots_promote",
   "domain_condition_wait", "domain_resize_heap_reservation", "compact",
   "compact_evacuate", "compact_forward", "compact_release",
+  /* 5.4 onwards: appended, so 5.4 reads as 5.3 */
+  "empty_minor",
 };
 
 static const char *const counters[] = {

@@ -13,6 +13,7 @@
 
 #include "agg.h"
 #include "mono.h"
+#include "stream.h"
 
 struct ocgc_snapshot {
   struct ocgc_counters c;
@@ -101,6 +102,7 @@ static int fill_counters(struct ocgc_agg *a, struct ocgc_counters *c, uint64_t o
     return err;
   } else {
     counters_from_events(c, &a->ev);
+    c->major_cycles += stream_stw_cycles(a->stream); /* stock OCaml 5 */
     c->gc_time_ns += open_ns; /* as the pause histogram of the copy has them */
     c->time_ns = events_time(a);
   }

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "exever.h"
 #include "guard.h"
 #include "mono.h"
 #include "shm.h"
@@ -65,9 +66,12 @@ int ocgc_source_open_fd(int fd, const struct ocgc_open_opts *opts, struct ocgc_s
    * 5.2, as every file before the field); a stock file cannot, and the
    * caller may say (OCGC_IDS_AUTO: 5.2). */
   s->ids = s->l.has_ext && s->l.ext_ids == OCGC_EXT_IDS_53 ? OCGC_IDS_53 : OCGC_IDS_52;
+  s->ids_origin = s->l.has_ext ? OCGC_IDS_FROM_EXT : OCGC_IDS_ASSUMED;
   if (opts != NULL && opts->sz >= offsetof(struct ocgc_open_opts, ids) + sizeof opts->ids &&
-      opts->ids != OCGC_IDS_AUTO && !s->l.has_ext)
+      opts->ids != OCGC_IDS_AUTO && !s->l.has_ext) {
     s->ids = opts->ids == OCGC_IDS_53 ? OCGC_IDS_53 : OCGC_IDS_52;
+    s->ids_origin = OCGC_IDS_FROM_CALLER;
+  }
   ocgc_classify_init(s);
   *out = s;
   return 0;
@@ -332,4 +336,34 @@ const char *ocgc_source_user_name(const struct ocgc_source *s, unsigned id)
   if (len == 0 || len == sizeof buf) return NULL;
   m->names[id] = strdup(buf);
   return m->names[id];
+}
+
+void ocgc_source_ids_from_exe(struct ocgc_source *s)
+{
+  char v[sizeof s->exe_version];
+  int err;
+  if (s->l.has_ext || s->ids_origin != OCGC_IDS_ASSUMED) return;
+  if (!s->pid_start_ok) { s->exe_err = OCGC_E_STALE; return; }
+  err = ocgc_exe_version_pid(s->pid, s->pid_start, v, sizeof v);
+  if (err != 0) { s->exe_err = err; return; }
+  memcpy(s->exe_version, v, sizeof v);
+  s->ids = ocgc_ids_of_version(v);
+  s->ids_origin = OCGC_IDS_FROM_EXE;
+  s->exe_err = 0;
+  ocgc_classify_init(s);
+}
+
+int ocgc_source_ids(const struct ocgc_source *s, struct ocgc_ids_info *out)
+{
+  struct ocgc_ids_info i;
+  if (s == NULL || out == NULL || out->sz < sizeof out->sz) return -EINVAL;
+  memset(&i, 0, sizeof i);
+  i.sz = out->sz;
+  i.ids = s->ids;
+  i.origin = s->ids_origin;
+  memcpy(i.ocaml_version, s->exe_version, sizeof i.ocaml_version);
+  i.exe_err = s->exe_err;
+  /* Only the fields both structs have (the caller's may be older or newer). */
+  memcpy(out, &i, out->sz < sizeof i ? out->sz : sizeof i);
+  return 0;
 }

@@ -15,6 +15,9 @@ struct ocgc_source {
                             cannot fault and the size need not be checked */
   struct ocgc_layout l;
   enum ocgc_ids ids;
+  enum ocgc_ids_origin ids_origin; /* who chose ids (ocgc_source_ids) */
+  char exe_version[16];  /* OCGC_IDS_FROM_EXE: the version read */
+  int exe_err;           /* why the executable told nothing, or 0 */
   char **names;          /* private copies of user event names, by slot */
   uint32_t *name_gen;    /* by slot: poll_gen when an empty slot was last read */
   uint32_t poll_gen;     /* bumped by each cursor poll (the name cache) */
@@ -52,6 +55,10 @@ static inline const uint64_t *src_ext_ring(const struct ocgc_source *s, uint64_t
   return (const uint64_t *)(s->map + s->l.rings_offset +
                             d * sizeof(struct ocgc_wire_ext_ring));
 }
+
+/* Read stock ring [s]'s numbering from the executable of its process (the
+ * owner, attach.h) and use it, or say why not (exe_err). */
+void ocgc_source_ids_from_exe(struct ocgc_source *s);
 
 /* Fill the per-source lookup tables of classify.c. */
 void ocgc_classify_init(struct ocgc_source *s);

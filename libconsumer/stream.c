@@ -16,14 +16,23 @@
  *   drops it: a pause of unknown extent is never recorded;
  * - a pending cause or join mark is consumed by the next collection begin
  *   on the ring, which takes it only at the mark's own timestamp.
+ * Stock OCaml 5 files (docs/stock-ocaml5.md): a collection that every
+ * domain ran is delivered once per domain but counted once (stw.c joins
+ * the spans, collection_ends() marks all but the first stw_member); a
+ * minor one is held (hold) until its ring's next event, or the end of the
+ * MINOR_LEAVE_BARRIER that follows it, which extends it; a cause counter
+ * waits for the next collection of the kind it asks for.
  * Ring states are allocated on a ring's first event: a stock file names 128
- * rings, most never used.  Nothing else grows with the input. */
+ * rings, most never used.  Nothing else grows with the input (stw.c keeps
+ * a fixed history per kind). */
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ocgc/consumer.h"
+#include "stream.h"
+#include "stw.h"
 
 /* What a user-event slot means to the stream, looked up by name once. */
 enum slot_meaning { SLOT_UNSEEN = 0, SLOT_OTHER, SLOT_JOIN, SLOT_SLICE_WORK };
@@ -46,6 +55,14 @@ struct ring_state {
   struct ocgc_pause pause;
   uint64_t last_ts;           /* newest timestamp met: where cuts end */
   uint64_t seq;
+  int cause_later;            /* stock: the cause waits for a collection of cause_kind */
+  int cause_kind;
+  /* Stock: a minor collection that ended, held until the ring's next event
+   * says whether a MINOR_LEAVE_BARRIER extends it, and until that ends
+   * (stw.c). */
+  enum { HOLD_NONE = 0, HOLD_LB_BEGIN, HOLD_LB_END } hold;
+  struct ocgc_collection held;
+  int held_outermost;
 };
 
 struct ocgc_stream {
@@ -56,6 +73,11 @@ struct ocgc_stream {
   struct ring_state **rings;  /* made on a ring's first event */
   unsigned char slots[OCGC_WIRE_USER_EVENTS]; /* enum slot_meaning */
   struct ocgc_stream_stats stats;
+  /* Stock OCaml 5 files: a collection of all domains counted once. */
+  int stock;
+  int leave_barrier_id, cycle_id; /* phase ids in the source's numbering, or -1 */
+  uint64_t explicit_ids;          /* bit per phase id: an explicit_gc_* span */
+  struct stw_table stw;
 };
 
 /* ---- what an event is to the stream ---------------------------------------- */
@@ -128,6 +150,94 @@ static void outermost_ends(struct ocgc_stream *st, struct ring_state *r, const s
   if (st->rule == OCGC_PAUSE_NESTING) deliver_pause(st, r);
 }
 
+/* ---- stock OCaml 5: collections of every domain, causes ------------------------ */
+
+static int stw_slot_of(int kind)
+{
+  return kind == OCGC_KIND_MINOR           ? STW_MINOR
+         : kind == OCGC_KIND_MAJOR_FINISH  ? STW_MAJOR_FINISH
+         : kind == OCGC_KIND_COMPACTION    ? STW_COMPACTION
+                                           : -1;
+}
+
+/* A collection ended on ring r (its extent extended to [ext_end]): counted
+ * once over the domains (stw.c) in stock files, then delivered, and so is
+ * the pause it ends. */
+static void collection_ends(struct ocgc_stream *st, struct ring_state *r,
+                            struct ocgc_collection *c, int outermost, uint64_t ext_end)
+{
+  struct stw_join j = {0, 0, 0};
+  int slot = stw_slot_of(c->span.kind);
+  if (st->stock && slot >= 0 &&
+      stw_join(&st->stw, (enum stw_slot)slot, c->span.ring, c->span.begin, ext_end,
+               c->span.end - c->span.begin, c->span.cause, &j) != 0)
+    st->stats.dropped++;
+  c->stw_member = j.member;
+  c->stw_prev_ns = j.prev_ns;
+  c->stw_prev_cause = j.member ? j.prev_cause : -1;
+  st->stats.collections++;
+  if (st->o.on_collection) st->o.on_collection(c, st->o.ctx);
+  if (!outermost) return;
+  r->pause.stw_member = j.member;
+  r->pause.stw_prev_ns = j.prev_ns;
+  outermost_ends(st, r, &c->span);
+}
+
+static void release_held(struct ocgc_stream *st, struct ring_state *r, uint64_t ext_end)
+{
+  if (r->hold == HOLD_NONE) return;
+  r->hold = HOLD_NONE;
+  collection_ends(st, r, &r->held, r->held_outermost,
+                  ext_end > r->held.span.end ? ext_end : r->held.span.end);
+}
+
+/* An event on a ring that holds a minor collection: its MINOR_LEAVE_BARRIER
+ * extends it; anything else first releases it as it is. */
+static void held_sees(struct ocgc_stream *st, struct ring_state *r, const struct ocgc_event *ev)
+{
+  int lb = !ev->user && (int)ev->id == st->leave_barrier_id;
+  if (r->hold == HOLD_LB_BEGIN) {
+    if (lb && ev->type == OCGC_RT_BEGIN) r->hold = HOLD_LB_END;
+    else release_held(st, r, r->held.span.end);
+  } else if (lb && ev->type == OCGC_RT_END) {
+    release_held(st, r, ev->timestamp);
+  } else if (!ev->user && ev->type == OCGC_RT_BEGIN && ocgc_event_kind(st->src, ev, NULL) >= 0) {
+    release_held(st, r, r->last_ts);
+  }
+}
+
+/* The kind of collection a stock runtime's cause counter asks for: the
+ * FORCE_MINOR_* and REQUEST_MINOR_* counters a minor collection, the
+ * REQUEST_MAJOR_* ones a major slice (of the domain that wrote it). */
+static int cause_kind(int cause)
+{
+  return cause == OCGC_CAUSE_ALLOC_SHR || cause == OCGC_CAUSE_CUSTOM_MAJOR ? OCGC_KIND_MAJOR_SLICE
+                                                                           : OCGC_KIND_MINOR;
+}
+
+/* Whether an explicit_gc_* span (Gc.minor, Gc.full_major, ...) is open. */
+static int in_explicit(const struct ocgc_stream *st, const struct ring_state *r)
+{
+  unsigned i;
+  for (i = 0; i < r->depth; i++)
+    if (!r->stack[i].s.user && r->stack[i].s.id < 64 && ((st->explicit_ids >> r->stack[i].s.id) & 1))
+      return 1;
+  return 0;
+}
+
+/* The cause of a collection of [kind] beginning on ring r at [ts]. */
+static int claim_cause(struct ocgc_stream *st, struct ring_state *r, int kind, uint64_t ts)
+{
+  int same_ts = r->have_cause && r->cause_ts == ts;
+  int later = r->have_cause && r->cause_later && r->cause_kind == kind;
+  int cause = same_ts || later ? r->cause : OCGC_CAUSE_UNKNOWN;
+  /* Whatever it is, the next collection begin consumes a mark; a stock
+   * cause waits for the kind it asks for. */
+  if (same_ts || later || !r->cause_later) r->have_cause = 0;
+  if (cause == OCGC_CAUSE_UNKNOWN && st->stock && in_explicit(st, r)) cause = OCGC_CAUSE_EXPLICIT;
+  return cause;
+}
+
 /* ---- spans ------------------------------------------------------------------- */
 
 /* Take the top span off ring r's stack, ending at [end]. */
@@ -151,13 +261,29 @@ static void close_top(struct ocgc_stream *st, struct ring_state *r, uint64_t end
   s->cut = cut;
   st->stats.spans++;
   if (st->o.on_span) st->o.on_span(s, st->o.ctx);
-  if (!coll) return;
-  if (cut == OCGC_CUT_NONE) {
-    struct ocgc_collection c = {*s, os->outermost, os->allocated, os->promoted, os->work};
-    st->stats.collections++;
-    if (st->o.on_collection) st->o.on_collection(&c, st->o.ctx);
+  if (!coll) {
+    if (st->stock && !s->user && (int)s->id == st->cycle_id && cut == OCGC_CUT_NONE) {
+      struct stw_join j;
+      if (stw_join(&st->stw, STW_CYCLE, s->ring, s->begin, end, end - s->begin, -1, &j) != 0)
+        st->stats.dropped++;
+    }
+    return;
   }
-  if (os->outermost) outermost_ends(st, r, s);
+  if (cut != OCGC_CUT_NONE) {
+    if (os->outermost) outermost_ends(st, r, s);
+    return;
+  }
+  {
+    struct ocgc_collection c = {*s, os->outermost, os->allocated, os->promoted, os->work,
+                                0, 0, -1};
+    if (st->stock && s->kind == OCGC_KIND_MINOR) {
+      r->held = c; /* until its MINOR_LEAVE_BARRIER says how long it waited */
+      r->held_outermost = os->outermost;
+      r->hold = HOLD_LB_BEGIN;
+      return;
+    }
+    collection_ends(st, r, &c, os->outermost, end);
+  }
 }
 
 static void cut_all(struct ocgc_stream *st, struct ring_state *r, enum ocgc_span_cut cut)
@@ -171,9 +297,7 @@ static void span_begins(struct ocgc_stream *st, struct ring_state *r, const stru
   int kind = ev->user ? -1 : ocgc_event_kind(st->src, ev, NULL);
   struct open_span *os;
   if (kind >= 0) {
-    /* Whatever it is, the next collection begin consumes the marks. */
-    int cause = r->have_cause && r->cause_ts == ev->timestamp ? r->cause : OCGC_CAUSE_UNKNOWN;
-    r->have_cause = 0;
+    int cause = claim_cause(st, r, kind, ev->timestamp);
     if (r->colls_open == 0) outermost_begins(st, r, ev->ring, ev->timestamp);
     else r->have_join = 0;
     if (r->depth < OCGC_STREAM_MAX_DEPTH) {
@@ -231,6 +355,10 @@ static void on_counter(struct ocgc_stream *st, struct ring_state *r, const struc
     r->have_cause = 1;
     r->cause = cause;
     r->cause_ts = ev->timestamp;
+    /* A stock runtime writes it when it asks for the collection, which
+     * begins later (at the domain's next poll). */
+    r->cause_later = st->stock;
+    r->cause_kind = cause_kind(cause);
     return;
   }
   /* MINOR_ALLOCATED and MINOR_PROMOTED keep their ids in 5.2 and 5.3 */
@@ -258,6 +386,7 @@ static void on_user(struct ocgc_stream *st, struct ring_state *r, const struct o
       r->have_cause = 1;
       r->cause = cause;
       r->cause_ts = ev->timestamp;
+      r->cause_later = 0;
     } else if (slot_meaning(st, ev->id) == SLOT_SLICE_WORK &&
                (c = innermost_collection(r)) != NULL) {
       c->work += ev->value;
@@ -276,6 +405,35 @@ static struct ring_state *ring_of(struct ocgc_stream *st, unsigned ring)
   return st->rings[ring];
 }
 
+void ocgc_stream_settle(struct ocgc_stream *st)
+{
+  unsigned i;
+  if (st == NULL) return;
+  for (i = 0; i < st->nrings; i++) {
+    struct ring_state *r = st->rings[i];
+    /* read to its tail, and no leave barrier began: none will */
+    if (r != NULL && r->hold == HOLD_LB_BEGIN) release_held(st, r, r->held.span.end);
+  }
+}
+
+/* Phase ids the stock rules look for, in the source's numbering. */
+static void find_phases(struct ocgc_stream *st, enum ocgc_ids ids)
+{
+  unsigned id;
+  const char *n;
+  st->leave_barrier_id = st->cycle_id = -1;
+  for (id = 0; id < 64 && (n = ocgc_phase_name(ids, id)) != NULL; id++) {
+    if (strcmp(n, "minor_leave_barrier") == 0) st->leave_barrier_id = (int)id;
+    if (strcmp(n, "major_gc_cycle_domains") == 0) st->cycle_id = (int)id;
+    if (strncmp(n, "explicit_gc_", 12) == 0) st->explicit_ids |= UINT64_C(1) << id;
+  }
+}
+
+uint64_t stream_stw_cycles(const struct ocgc_stream *st)
+{
+  return st != NULL ? st->stw.groups[STW_CYCLE] : 0;
+}
+
 int ocgc_stream_new(const struct ocgc_source *src, const struct ocgc_stream_opts *opts,
                     struct ocgc_stream **out)
 {
@@ -290,6 +448,8 @@ int ocgc_stream_new(const struct ocgc_source *src, const struct ocgc_stream_opts
   st->src = src;
   st->nrings = (unsigned)info.max_domains;
   st->rule = choose_rule(src);
+  st->stock = !info.has_ext;
+  find_phases(st, info.ids);
   if ((st->rings = calloc(st->nrings ? st->nrings : 1, sizeof *st->rings)) == NULL) {
     free(st);
     return -ENOMEM;
@@ -304,6 +464,7 @@ void ocgc_stream_free(struct ocgc_stream *st)
   if (st == NULL) return;
   for (i = 0; i < st->nrings; i++) free(st->rings[i]);
   free(st->rings);
+  stw_free(&st->stw);
   free(st);
 }
 
@@ -316,6 +477,7 @@ void ocgc_stream_event(struct ocgc_stream *st, const struct ocgc_event *ev)
     return;
   }
   if (ev->timestamp > r->last_ts) r->last_ts = ev->timestamp;
+  if (r->hold != HOLD_NONE) held_sees(st, r, ev);
   if (ev->user) {
     on_user(st, r, ev);
     return;
@@ -337,6 +499,7 @@ void ocgc_stream_lost(struct ocgc_stream *st, unsigned ring)
 {
   struct ring_state *r;
   if (st == NULL || ring >= st->nrings || (r = st->rings[ring]) == NULL) return;
+  release_held(st, r, r->held.span.end);
   r->in_pause = 0; /* before the cuts: a lost stretch ends no pause */
   cut_all(st, r, OCGC_CUT_LOST);
   r->have_cause = r->have_join = 0;
@@ -349,6 +512,7 @@ void ocgc_stream_finish(struct ocgc_stream *st)
   for (i = 0; i < st->nrings; i++) {
     struct ring_state *r = st->rings[i];
     if (r == NULL) continue;
+    release_held(st, r, r->last_ts);
     if (r->in_pause && r->colls_open == 0) deliver_pause(st, r);
     cut_all(st, r, OCGC_CUT_END);
     r->have_cause = r->have_join = 0;

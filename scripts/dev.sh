@@ -28,40 +28,12 @@ jobs=$(nproc 2>/dev/null || echo 2)
 cmd=${1:-}
 logs=${OCGC_DEV_LOGS:-}
 
-say() { printf '==> %s\n' "$*"; }
-
-now() { date +%s; }
-# took T0: the time since T0 (seconds since the epoch), for people
-took() {
-  _s=$(( $(now) - $1 ))
-  if [ "$_s" -ge 60 ]; then printf '%d min %02d s' $((_s / 60)) $((_s % 60))
-  else printf '%d s' "$_s"; fi
-}
+. "$top/scripts/steps.sh"
 
 # A step failed: stop (`check` still ends with its count line).
 failed_step() {
   if [ "$cmd" = check ]; then echo "0 passed, 1 failed, 0 skipped"; fi
   exit 1
-}
-
-# step TITLE LOG COMMAND...: run COMMAND (an external command: the shell's
-# `set -e` does not reach into functions called here) with its output in
-# LOG, and print TITLE with the time it took.  On failure print the end of
-# LOG and its path, and return 1.
-step() {
-  _title=$1; _log=$2; shift 2
-  printf '==> %s ... ' "$_title"
-  _t0=$(now)
-  _rc=0
-  "$@" >"$_log" 2>&1 </dev/null || _rc=$?
-  if [ "$_rc" -eq 0 ]; then
-    printf 'done (%s)\n' "$(took "$_t0")"
-    return 0
-  fi
-  printf 'FAILED (exit status %s, after %s)\n' "$_rc" "$(took "$_t0")"
-  tail -n 30 "$_log" | sed 's/^/    /'
-  say "the whole log: $_log"
-  return 1
 }
 
 # ---- Debian packages ------------------------------------------------------------
@@ -74,6 +46,11 @@ deps() {
     st=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
     case "$st" in *"install ok installed"*) ;; *) missing="$missing $p" ;; esac
   done
+  # npm (make check-4.14 fetches OCaml 4.14.1's source with it) may come
+  # from another package than Debian's, such as NodeSource's nodejs, which
+  # Debian's npm would conflict with: any npm will do.
+  n=$((n + 1))
+  command -v npm >/dev/null 2>&1 || missing="$missing npm"
   if [ -z "$missing" ]; then say "Debian packages: all $n present"; return 0; fi
   sudo=
   if [ "$(id -u)" -ne 0 ]; then
@@ -210,6 +187,47 @@ check_reader() {
       ! test -e "$1/dest/usr/local/bin/ocamlrun_ocgc"' sh "$_d" "$top" "$jobs"
 }
 
+# suite TITLE NAME DIR TARGET: make -C $b TARGET, printing each test's
+# result as it ends; adds the counts of DIR/test-suite.log to pass, fail and
+# skip (a target that exits 77 before any test, as check-4.14 does when a
+# registry is unreachable, counts one skip).  Returns make's status.
+suite() {
+  _title=$1; _name=$2; _dir=$3; _target=$4
+  say "$_title"
+  _t0=$(now)
+  _log=$logs/$(echo "$_target" | tr -c 'a-z0-9.\n' '-').log
+  rm -f "$_log.rc" "$_dir/test-suite.log"
+  { make -C "$b" -j"$jobs" "$_target" 2>&1 </dev/null; echo $? >"$_log.rc"; } |
+    tee "$_log" |
+    { grep --line-buffered -E '^((PASS|FAIL|SKIP|ERROR|XPASS|XFAIL): |==> )' || :; } |
+    sed -u 's/^/    /'
+  _st=$(cat "$_log.rc" 2>/dev/null || echo 1)
+  _p=0; _f=0; _e=0; _s=0
+  if [ -f "$_dir/test-suite.log" ]; then
+    _p=$(sed -n 's/^# PASS: *//p' "$_dir/test-suite.log")
+    _f=$(sed -n 's/^# FAIL: *//p' "$_dir/test-suite.log")
+    _e=$(sed -n 's/^# ERROR: *//p' "$_dir/test-suite.log")
+    _s=$(sed -n 's/^# SKIP: *//p' "$_dir/test-suite.log")
+  elif grep -q '^==> .*: SKIP: ' "$_log"; then
+    _s=1
+  fi
+  _f=$((${_f:-0} + ${_e:-0}))
+  if [ "$_st" -ne 0 ]; then
+    if [ "$_f" -eq 0 ]; then
+      tail -n 30 "$_log" | sed 's/^/    /'
+      _f=1
+    fi
+    for t in $(sed -n 's/^\(FAIL\|ERROR\): //p' "$_log"); do
+      say "the end of ${t%.*}.log:"
+      tail -n 25 "$_dir/${t%.*}.log" 2>/dev/null | sed 's/^/    /'
+    done
+    say "the whole output: $_log; each test's log: $_dir/tests/.../NAME.log"
+  fi
+  say "$_name: ${_p:-0} passed, $_f failed, ${_s:-0} skipped ($(took "$_t0"))"
+  pass=$((pass + ${_p:-0})); fail=$((fail + _f)); skip=$((skip + ${_s:-0}))
+  return "$_st"
+}
+
 check() {
   b=$top/_build-check
   [ -n "$logs" ] || logs=$b/logs
@@ -218,35 +236,26 @@ check() {
   deps
   build "$b" --enable-sanitizers
 
-  say "make check (ASan/UBSan; each test's result as it ends, its log beside it in $b)"
-  t0=$(now)
-  rm -f "$logs/check.rc"
-  { make -C "$b" -j"$jobs" check 2>&1 </dev/null; echo $? >"$logs/check.rc"; } |
-    tee "$logs/check.log" |
-    { grep --line-buffered -E '^(PASS|FAIL|SKIP|ERROR|XPASS|XFAIL): ' || :; } |
-    sed -u 's/^/    /'
-  status=$(cat "$logs/check.rc" 2>/dev/null || echo 1)
-  suite=$b/test-suite.log
-  pass=0; fail=0; err=0; skip=0
-  if [ -f "$suite" ]; then
-    pass=$(sed -n 's/^# PASS: *//p' "$suite"); fail=$(sed -n 's/^# FAIL: *//p' "$suite")
-    err=$(sed -n 's/^# ERROR: *//p' "$suite"); skip=$(sed -n 's/^# SKIP: *//p' "$suite")
-    pass=${pass:-0}; fail=${fail:-0}; err=${err:-0}; skip=${skip:-0}
+  # The OCaml 5 root before the suite that uses it (tests/integration/
+  # ocaml5*.sh); `make ocaml5-root` says in one line why when it cannot.
+  step "a Debian trixie root with stock OCaml 5.3, for the OCaml 5 tests (make ocaml5-root)" \
+    "$logs/ocaml5-root.log" make -C "$b" ocaml5-root || failed_step
+  sed -n 's/^\(ocaml5-root: skipped.*\)/    \1/p; s/^\(.*SKIP.*\)/    \1/p' "$logs/ocaml5-root.log"
+
+  pass=0; fail=0; skip=0
+  status=0
+  suite "make check (ASan/UBSan; each test's result as it ends, its log beside it in $b)" \
+    "make check" "$b" check || status=1
+  if [ "$status" -eq 0 ]; then
+    # 4.14.1 built from npm's source (cached in $b/ocaml-4.14.1), ocgc
+    # configured against it, its integration suite; a skip when npm or
+    # Debian's archive is unreachable
+    suite "make check-4.14 (OCaml 4.14.1 from source, cached in $b/ocaml-4.14.1; the integration suite in $b/check-4.14)" \
+      "make check-4.14" "$b/check-4.14" check-4.14 || status=1
+  else
+    say "make check-4.14: not run, because make check failed (counted as skipped below)"
+    skip=$((skip + 1))
   fi
-  fail=$((fail + err))
-  if [ "$status" -ne 0 ]; then
-    if [ "$fail" -eq 0 ]; then
-      # make check failed before running the tests (a build error)
-      tail -n 30 "$logs/check.log" | sed 's/^/    /'
-      fail=1
-    fi
-    for t in $(sed -n 's/^\(FAIL\|ERROR\): //p' "$logs/check.log"); do
-      say "the end of ${t%.*}.log:"
-      tail -n 25 "$b/${t%.*}.log" 2>/dev/null | sed 's/^/    /'
-    done
-    say "the whole output: $logs/check.log; each test's log: $b/tests/.../NAME.log"
-  fi
-  say "make check: $pass passed, $fail failed, $skip skipped ($(took "$t0"))"
 
   if [ "$status" -eq 0 ]; then
     if step "make distcheck (the tarball builds, passes make check, installs and uninstalls)" \

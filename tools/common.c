@@ -11,6 +11,7 @@
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -100,6 +101,46 @@ int tool_parse_count(const char *s, uint64_t *n)
   if (*end != '\0' || errno != 0 || v == 0) return -1;
   *n = v;
   return 0;
+}
+
+int tool_parse_ids(const char *s, enum ocgc_ids *out)
+{
+  if (strcmp(s, "5.2") == 0) *out = OCGC_IDS_52;
+  else if (strcmp(s, "5.3") == 0) *out = OCGC_IDS_53;
+  else return tool_usage_error("--ids takes 5.2 or 5.3, not '%s'", s);
+  return 0;
+}
+
+int tool_ids(const struct ocgc_source *src, struct tool_ids *out)
+{
+  struct ocgc_ids_info i = OCGC_OPTS_INIT(struct ocgc_ids_info);
+  int err = ocgc_source_ids(src, &i);
+  memset(out, 0, sizeof *out);
+  if (err != 0) return err;
+  out->ids = i.ids == OCGC_IDS_53 ? "5.3" : "5.2";
+  out->stock = i.origin != OCGC_IDS_FROM_EXT;
+  tool_esc(i.ocaml_version, out->ocaml, sizeof out->ocaml);
+  switch (i.origin) {
+  case OCGC_IDS_FROM_EXT: out->from = "file"; snprintf(out->why, sizeof out->why, "from the file"); break;
+  case OCGC_IDS_FROM_EXE:
+    out->from = "executable";
+    snprintf(out->why, sizeof out->why, "from its executable's OCaml %s", out->ocaml);
+    break;
+  case OCGC_IDS_FROM_CALLER: out->from = "option"; snprintf(out->why, sizeof out->why, "from --ids"); break;
+  default:
+    out->from = "assumed";
+    snprintf(out->why, sizeof out->why, "assumed (the file does not say%s%s; --ids chooses)",
+             i.exe_err ? ", nor its executable: " : "", i.exe_err ? ocgc_strerror(i.exe_err) : "");
+    break;
+  }
+  return 0;
+}
+
+void tool_say_ids(const struct ocgc_source *src, const char *label)
+{
+  struct tool_ids t;
+  if (tool_ids(src, &t) != 0 || !t.stock) return;
+  tool_say("%s: a stock OCaml 5 ring, read with OCaml %s's event ids, %s", label, t.ids, t.why);
 }
 
 static void on_stop_signal(int sig)

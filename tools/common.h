@@ -64,6 +64,24 @@ int tool_parse_duration(const char *s, uint64_t *ns);
 /* A positive decimal count (no sign, no suffix): 0 and *n, or -1. */
 int tool_parse_count(const char *s, uint64_t *n);
 
+/* --ids 5.2|5.3 (how a stock ring numbers its events) into *out: 0, or a
+ * line on stderr and TOOL_EXIT_USAGE. */
+int tool_parse_ids(const char *s, enum ocgc_ids *out);
+
+/* Which numbering a source is read with, and why, for output. */
+struct tool_ids {
+  const char *ids;  /* "5.2" or "5.3" */
+  const char *from; /* "file" (an ocgc ring), "executable", "option" (--ids), "assumed" */
+  int stock;        /* not an ocgc ring: worth saying */
+  char ocaml[65];   /* "executable": the OCaml version read (escaped: 4 x 16 + 1), else "" */
+  char why[192];    /* a phrase: "from its executable's OCaml 5.3.0", ... */
+};
+int tool_ids(const struct ocgc_source *src, struct tool_ids *out);
+
+/* For a stock ring only: one line on stderr saying which numbering it is
+ * read with and why ("LABEL: a stock OCaml 5 ring, read with ..."). */
+void tool_say_ids(const struct ocgc_source *src, const char *label);
+
 /* ---- the target: a live process or a ring file (target.c) ------------------- */
 
 struct tool_target {

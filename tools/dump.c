@@ -155,7 +155,14 @@ static void print_source(const struct dump *d)
   printf("file.ring_words %" PRIu64 "\n", info.ring_words);
   printf("file.ocgc %d\n", info.has_ext);
   printf("file.ids %s\n", info.ids == OCGC_IDS_53 ? "5.3" : "5.2");
-  if (!info.has_ext) return;
+  if (!info.has_ext) {
+    struct tool_ids ti;
+    if (tool_ids(d->src, &ti) != 0) return;
+    /* a stock ring: why this numbering */
+    printf("file.ids_from %s\n", ti.from);
+    if (ti.ocaml[0]) printf("file.ids_ocaml %s\n", ti.ocaml);
+    return;
+  }
   printf("producer.pid %" PRIu64 "\n", info.pid);
   printf("producer.state %s\n", info.state == OCGC_STATE_EXITED ? "exited"
                                 : info.state == OCGC_STATE_RUNNING ? "running" : "unknown");
@@ -341,7 +348,9 @@ static void dump_usage(FILE *f)
           "runtime or by OCaml 5), or the ring of the running process PID, and\n"
           "print a summary: one 'key value' line per fact.  --events prints every\n"
           "event first, one per line: 'timestamp ring kind name value'.  --ids says\n"
-          "which OCaml numbered a stock file's events (default 5.2).\n\n"
+          "which OCaml numbered a stock file's events (default: for --pid, read from\n"
+          "the process's executable; for a FILE, 5.2, assumed); file.ids_from says\n"
+          "where the numbering came from (executable, option, assumed).\n\n"
           "--pid PID finds the ring that process PID has mapped (in any folder),\n"
           "and checks that the ring is that very process's and that it still runs\n"
           "(pid, start time and boot in the ring's header); --dir DIR looks for\n"
@@ -368,9 +377,7 @@ static int parse_args(int argc, char **argv, struct tool_target *t, int *events)
     switch (opt) {
     case 'e': *events = 1; break;
     case 'i':
-      if (strcmp(optarg, "5.2") == 0) t->ids = OCGC_IDS_52;
-      else if (strcmp(optarg, "5.3") == 0) t->ids = OCGC_IDS_53;
-      else return tool_usage_error("--ids takes 5.2 or 5.3, not '%s'", optarg);
+      if (tool_parse_ids(optarg, &t->ids) != 0) return TOOL_EXIT_USAGE;
       break;
     case 'p':
       if (tool_parse_pid(optarg) < 0)

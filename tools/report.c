@@ -54,6 +54,8 @@ static void report_usage(FILE *f)
           "  --json          JSON (schema \"ocgc-report\", version %d: see\n"
           "                  docs/report-json.md and docs/report.schema.json)\n"
           "  --duration D    length of the window (PID only)\n"
+          "  --ids 5.2|5.3   the event numbering of a stock OCaml 5 ring (default:\n"
+          "                  from the process's executable; for a file, 5.2)\n"
           "  --dir DIR       look for DIR/PID.events instead of searching the\n"
           "                  process's memory map\n"
           "  --file FILE     report on a ring file\n"
@@ -93,6 +95,7 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
     {"duration", required_argument, NULL, 't'},
     {"dir", required_argument, NULL, 'd'},
     {"file", required_argument, NULL, 'f'},
+    {"ids", required_argument, NULL, 'I'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
   };
@@ -111,6 +114,7 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
       break;
     case 'd': o->t.dir = optarg; break;
     case 'f': o->t.file = optarg; break;
+    case 'I': if (tool_parse_ids(optarg, &o->t.ids) != 0) return TOOL_EXIT_USAGE; break;
     case 'h': report_usage(stdout); exit(0);
     default: report_usage(stderr); return TOOL_EXIT_USAGE;
     }
@@ -128,6 +132,7 @@ static int report(const struct report_opts *o, struct ocgc_source *src, struct r
   int err = rep_agg_new(src, m->mode == REP_PID ? OCGC_START_NOW : OCGC_START_OLDEST, &agg);
   if (err == 0 && m->mode == REP_PID) {
     err = ocgc_agg_snapshot(agg, &base);
+    if (err == 0) tool_say_ids(src, tool_target_label(&o->t)); /* the window has begun */
     if (err == 0) err = follow_window(agg, src, m);
   } else if (err == 0) {
     err = tool_drain_agg(agg, tool_drain_events(src), NULL);

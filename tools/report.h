@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "common.h"
 #include "ocgc/consumer.h"
 
 #define REPORT_SCHEMA_VERSION 1
@@ -68,6 +69,7 @@ struct rep_figures {
   struct ocgc_source_info info;
   int have_info;
   int ext;                     /* have_info and an ocgc file */
+  struct tool_ids ids;         /* the event numbering and why (ids.ids NULL: unknown) */
   struct ocgc_counters c;      /* newest, with counts made relative */
   uint64_t start_ns, end_ns;   /* the time the report covers, producer clock */
   uint64_t wall_ns;

@@ -43,6 +43,11 @@ static void source(struct json *j, const struct rep_meta *m, const struct rep_fi
   json_kv_str(j, "code", !x->ext ? NULL : x->info.flags & OCGC_EXT_NATIVE ? "native" : "bytecode");
   json_kv_str(j, "state", rep_state_name(m, x));
   json_kv_bool(j, "ocgc_ring", x->ext);
+  /* the event numbering, and where it came from: "file" (an ocgc ring),
+   * "executable" (ids_ocaml: the version read), "option" (--ids), "assumed" */
+  json_kv_str(j, "ids", x->ids.ids);
+  json_kv_str(j, "ids_from", x->ids.from);
+  json_kv_str(j, "ids_ocaml", x->ids.ocaml[0] ? x->ids.ocaml : NULL);
   json_obj_end(j);
 }
 

@@ -66,6 +66,7 @@ static void figures(struct rep_figures *x, const struct rep_meta *m,
   memset(x, 0, sizeof *x);
   x->have_info = ocgc_source_info(src, &x->info) == 0;
   x->ext = x->have_info && x->info.has_ext;
+  tool_ids(src, &x->ids);
   ocgc_snapshot_counters(snap, &x->c);
   if (m->mode == REP_PID && base != NULL) {
     x->start_ns = window_counts(&x->c, base);
@@ -190,6 +191,9 @@ static void text_title(FILE *out, const struct rep_meta *m, const struct rep_fig
             tool_esc(x->info.program, esc, sizeof esc), x->info.pid,
             tool_esc(x->info.ocaml_version, ver, sizeof ver),
             x->info.flags & OCGC_EXT_NATIVE ? "native" : "bytecode", rep_state_name(m, x));
+  else if (x->ids.ids != NULL)
+    fprintf(out, " (stock OCaml 5 ring, no producer totals; OCaml %s event ids, %s)",
+            x->ids.ids, x->ids.why);
   else
     fputs(" (stock OCaml ring: no producer totals)", out);
   fputc('\n', out);
@@ -279,19 +283,25 @@ static void text_durations(FILE *out, const struct rep_figures *x,
   }
 }
 
-static void text_causes(FILE *out, const struct ocgc_snapshot *snap)
+#define STOCK_UNKNOWN "unknown (OCaml 5 does not record it)"
+
+static void text_causes(FILE *out, const struct rep_figures *x, const struct ocgc_snapshot *snap)
 {
   char b1[32], b2[32], b3[32];
   unsigned k, cause;
   int any = 0;
-  fprintf(out, "\nCauses\n  %-13s %-20s %9s %9s %9s\n", "kind", "cause", "count", "total", "worst");
+  /* stock rings: room for what OCaml 5 cannot tell */
+  int w = x->ext ? 20 : (int)sizeof STOCK_UNKNOWN - 1;
+  fprintf(out, "\nCauses\n  %-13s %-*s %9s %9s %9s\n", "kind", w, "cause", "count", "total", "worst");
   for (k = 0; k < OCGC_KIND_COUNT; k++)
     for (cause = 0; cause < OCGC_CAUSE_SLOTS; cause++) {
       struct ocgc_cause_row row;
       if (ocgc_snapshot_cause(snap, k, cause, &row) != 0 || row.count == 0) continue;
       any = 1;
-      fprintf(out, "  %-13s %-20s %9" PRIu64 " %9s %9s\n", ocgc_kind_name(k),
-              rep_cause_name(cause, b3, sizeof b3), row.count, fmt_ns(b1, sizeof b1, row.total_ns),
+      fprintf(out, "  %-13s %-*s %9" PRIu64 " %9s %9s\n", ocgc_kind_name(k), w,
+              cause == OCGC_CAUSE_UNKNOWN && !x->ext ? STOCK_UNKNOWN
+                                                     : rep_cause_name(cause, b3, sizeof b3),
+              row.count, fmt_ns(b1, sizeof b1, row.total_ns),
               fmt_ns(b2, sizeof b2, row.worst_ns));
     }
   if (!any) fputs("  (no collection seen)\n", out);
@@ -331,7 +341,7 @@ int rep_print(FILE *out, int json, const struct rep_meta *m, const struct ocgc_s
     text_title(out, m, &x);
     text_counts(out, &x, snap);
     text_durations(out, &x, snap);
-    text_causes(out, snap);
+    text_causes(out, &x, snap);
     text_events(out, &x);
   }
   if (fflush(out) != 0 || ferror(out)) return errno ? -errno : -EIO;

@@ -400,6 +400,8 @@ static int run(struct stat_run *s)
   if ((err = ocgc_hist_new(&s->scratch)) != 0 || (err = ocgc_agg_new(s->src, &ao, &s->agg)) != 0 ||
       (err = ocgc_agg_snapshot(s->agg, &s->prev)) != 0)
     return err;
+  /* after the first snapshot: the window has begun when this line is out */
+  tool_say_ids(s->src, tool_target_label(&s->opts->t));
   tool_signals_catch(&sig);
   if (s->out.fmt == FMT_TABLE) s->out.header_every = table_height();
   print_header(&s->out);
@@ -440,6 +442,8 @@ static void stat_usage(FILE *f)
           "                   in --json; time_s only with -t)\n"
           "  --dir DIR        look for DIR/PID.events instead of searching the\n"
           "                   process's memory map\n"
+          "  --ids 5.2|5.3    the event numbering of a stock OCaml 5 ring (default:\n"
+          "                   from the process's executable)\n"
           "  --help           this text\n\n"
           "The table repeats its header every screen (every %d rows when the output\n"
           "is not a terminal).\n",
@@ -454,6 +458,7 @@ static int parse_args(int argc, char **argv, struct stat_opts *o)
     {"json", no_argument, NULL, 'j'},
     {"csv", no_argument, NULL, 'c'},
     {"dir", required_argument, NULL, 'd'},
+    {"ids", required_argument, NULL, 'I'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
   };
@@ -467,6 +472,7 @@ static int parse_args(int argc, char **argv, struct stat_opts *o)
     case 'j': o->fmt = FMT_JSON; break;
     case 'c': o->fmt = FMT_CSV; break;
     case 'd': o->t.dir = optarg; break;
+    case 'I': if (tool_parse_ids(optarg, &o->t.ids) != 0) return TOOL_EXIT_USAGE; break;
     case 'h': stat_usage(stdout); exit(0);
     default: stat_usage(stderr); return TOOL_EXIT_USAGE;
     }

@@ -331,6 +331,8 @@ static void top_usage(FILE *f)
           "When stdout is not a terminal, prints `ocgc stat` rows instead.\n\n"
           "  -d, --interval D  refresh interval\n"
           "  -n, --count N     stop after N refreshes\n"
+          "  --ids 5.2|5.3     the event numbering of a stock OCaml 5 ring (default:\n"
+          "                    from the process's executable)\n"
           "  --dir DIR         look for DIR/PID.events instead of searching the\n"
           "                    process's memory map\n"
           "  -h, --help        this text\n\n"
@@ -347,10 +349,14 @@ struct top_opts {
 /* stdout is a file or a pipe: `ocgc stat PID [INTERVAL [COUNT]]` instead. */
 static int fallback_stat(const char *pid, const struct top_opts *o)
 {
-  char *args[8];
+  char *args[10];
   int n = 0;
   args[n++] = (char *)"stat";
   if (o->t.dir != NULL) { args[n++] = (char *)"--dir"; args[n++] = (char *)o->t.dir; }
+  if (o->t.ids != OCGC_IDS_AUTO) {
+    args[n++] = (char *)"--ids";
+    args[n++] = (char *)(o->t.ids == OCGC_IDS_53 ? "5.3" : "5.2");
+  }
   args[n++] = (char *)pid;
   if (o->interval_arg != NULL || o->count_arg != NULL)
     args[n++] = (char *)(o->interval_arg ? o->interval_arg : "1");
@@ -367,6 +373,7 @@ static int parse_args(int argc, char **argv, struct top_opts *o, struct top *tp)
     {"interval", required_argument, NULL, 'd'},
     {"count", required_argument, NULL, 'n'},
     {"dir", required_argument, NULL, 'D'},
+    {"ids", required_argument, NULL, 'I'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
   };
@@ -386,6 +393,7 @@ static int parse_args(int argc, char **argv, struct top_opts *o, struct top *tp)
       o->count_arg = optarg;
       break;
     case 'D': o->t.dir = optarg; break;
+    case 'I': if (tool_parse_ids(optarg, &o->t.ids) != 0) return TOOL_EXIT_USAGE; break;
     case 'h': top_usage(stdout); exit(0);
     default: top_usage(stderr); return TOOL_EXIT_USAGE;
     }

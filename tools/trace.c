@@ -72,6 +72,8 @@ static void trace_usage(FILE *f)
           "                      renamed over it); a failed write exits with %d\n"
           "  -d, --duration D    how long to follow PID: 10, 1.5s, 500ms, 2m...\n"
           "  -f, --file FILE     read the ring file FILE instead of a process\n"
+          "  --ids 5.2|5.3       the event numbering of a stock OCaml 5 ring (default:\n"
+          "                      from the process's executable; for a file, 5.2)\n"
           "  --dir DIR           look for DIR/PID.events instead of searching the\n"
           "                      process's memory map\n"
           "  --max-held N        slices held back at most, in all (default %u,\n"
@@ -103,6 +105,7 @@ static int parse_args(int argc, char **argv, struct trace_opts *o)
     {"file", required_argument, NULL, 'f'},
     {"dir", required_argument, NULL, 'D'},
     {"max-held", required_argument, NULL, 'M'},
+    {"ids", required_argument, NULL, 'I'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
   };
@@ -126,6 +129,7 @@ static int parse_args(int argc, char **argv, struct trace_opts *o)
         return tool_usage_error("--max-held takes a number of slices from 1 to %u, not '%s'",
                                 TRACE_MAX_HELD_LIMIT, optarg);
       break;
+    case 'I': if (tool_parse_ids(optarg, &o->t.ids) != 0) return TOOL_EXIT_USAGE; break;
     case 'h': trace_usage(stdout); exit(0);
     default: trace_usage(stderr); return TOOL_EXIT_USAGE;
     }
@@ -251,6 +255,7 @@ static int read_target(const struct trace_opts *o, struct ocgc_source *src, stru
   co.on_lost = trace_on_lost;
   co.ctx = t;
   if ((err = ocgc_cursor_new(src, &co, &cur)) != 0) return err;
+  tool_say_ids(src, tool_target_label(&o->t)); /* after the cursor: it reads from here */
   ocgc_cursor_stats(cur, &st);
   /* What the ring overwrote before we came is lost to the trace too (the
    * cursor counts it as skipped): marked at the first event. */

@@ -89,7 +89,9 @@ struct ocgc_source;
 /** Which numbering of runtime ids the file uses: OCaml 5.3 inserted phases
  * and counters while keeping format version 1. */
 enum ocgc_ids {
-  OCGC_IDS_AUTO = 0, /**< ocgc files: what their extension block says (OCGC_IDS); stock files: 5.2 */
+  OCGC_IDS_AUTO = 0, /**< ocgc files: what their extension block says (OCGC_IDS); stock
+                          files opened by pid: by the OCaml version of the process's
+                          executable (5.2.x: 5.2; 5.3 and later: 5.3); else 5.2 */
   OCGC_IDS_52 = 1,
   OCGC_IDS_53 = 2,
 };
@@ -139,6 +141,36 @@ struct ocgc_source_info {
 
 /** Fill *info (the state fields are read fresh at each call). */
 OCGC_API int ocgc_source_info(const struct ocgc_source *src, struct ocgc_source_info *info);
+
+/** Who chose the id numbering a source is read with. */
+enum ocgc_ids_origin {
+  OCGC_IDS_FROM_EXT = 1,    /**< an ocgc file: its extension block says (the
+                                 caller's ids are ignored) */
+  OCGC_IDS_FROM_EXE = 2,    /**< a stock file opened by pid: the OCaml version
+                                 in the process's executable (/proc/PID/exe) */
+  OCGC_IDS_ASSUMED = 3,     /**< a stock file nothing told about: 5.2 assumed */
+  OCGC_IDS_FROM_CALLER = 4, /**< a stock file: the caller's opts.ids */
+};
+
+/** The numbering of a source and where it came from. */
+struct ocgc_ids_info {
+  size_t sz;                    /**< sizeof(struct ocgc_ids_info) (OCGC_OPTS_INIT) */
+  enum ocgc_ids ids;            /**< OCGC_IDS_52 or OCGC_IDS_53 */
+  enum ocgc_ids_origin origin;
+  char ocaml_version[16];       /**< OCGC_IDS_FROM_EXE: the version found
+                                     ("5.3.0"), else "" */
+  /** OCGC_IDS_ASSUMED for a source opened by pid: why its executable told
+   * nothing (-ENOENT: no version in it, -EMEDIUMTYPE: on a FUSE mount, not
+   * read, -ETIME/-EFBIG: past the bounds, OCGC_E_STALE: the process went,
+   * -errno), else 0.  A stock OCaml 5 executable holds "The OCaml runtime,
+   * version X.Y.Z" (bytecode) or Sys.ocaml_version (native); at most
+   * 64 MiB and 500 ms of it are read, once, at ocgc_source_open_pid(). */
+  int exe_err;
+};
+
+/** Fill *out (out->sz set by the caller; older and newer structs work):
+ * 0, or -EINVAL. */
+OCGC_API int ocgc_source_ids(const struct ocgc_source *src, struct ocgc_ids_info *out);
 
 /** Cumulative totals from the extension block (see struct ocgc_wire_totals),
  * read consistently.  Returns -ENODATA for stock OCaml 5 files, which have
@@ -427,7 +459,18 @@ OCGC_API int ocgc_list(ocgc_list_fn fn, void *ctx, struct ocgc_list_stats *stats
  *   OCGC_STREAM_MAX_DEPTH are counted (too_deep) and the next ends skipped;
  * - a cause event is claimed by the collection that begins next on its
  *   ring at the cause's own timestamp (the producer writes them together);
- *   a collection with none has OCGC_CAUSE_UNKNOWN;
+ *   in stock OCaml 5 files, whose runtime writes a FORCE_MINOR_* or
+ *   REQUEST_* counter when it asks for a collection that begins later, by
+ *   the next collection of the kind it asks for on its ring; a collection
+ *   begun inside an explicit_gc_* span (Gc.minor, Gc.full_major, ...) is
+ *   OCGC_CAUSE_EXPLICIT; a collection with none has OCGC_CAUSE_UNKNOWN
+ *   (OCaml 5 records no cause for a scheduled major slice, a collection
+ *   another domain asked for, or the end of a major cycle);
+ * - stock OCaml 5 files: a collection of every domain at once is one
+ *   collection (struct ocgc_collection's stw_member); a minor collection
+ *   is delivered at its ring's next event (the end of its
+ *   MINOR_LEAVE_BARRIER if one follows), ocgc_stream_settle() or
+ *   ocgc_stream_finish();
  * - counters written inside a collection are its amounts;
  * - a pause is a stop of the mutator: a run of outermost collections, the
  *   rule chosen once per source (ocgc_stream_pause_rule()).  Its duration is
@@ -470,6 +513,20 @@ struct ocgc_collection {
   uint64_t allocated_bytes;   /**< minor_allocated counter inside it, or 0 */
   uint64_t promoted_bytes;    /**< minor_promoted counter inside it, or 0 */
   uint64_t slice_work_words;  /**< "ocgc.major_slice.work" inside it, or 0 */
+  /** Stock OCaml 5 files: a minor collection, a finish of a major cycle or
+   * a compaction stops every domain, and each domain writes its own span of
+   * it in its own ring; each span is delivered (the per-domain durations),
+   * and the first one read of a collection has stw_member 0, the others 1
+   * (count the collection once: where stw_member is 0).  A domain's span
+   * joins the collection whose spans it overlaps (a minor one extended to
+   * the end of its MINOR_LEAVE_BARRIER, where every domain waits for the
+   * last to arrive).  For a member, the collection's longest span and its
+   * cause before it joined (the collection's duration is its longest
+   * domain's span; its cause the first one a domain announced).  Always 0
+   * (and -1) in ocgc files, whose runtime has one domain. */
+  int stw_member;
+  uint64_t stw_prev_ns;
+  int stw_prev_cause;
 };
 
 /** How a source's collections are grouped into pauses. */
@@ -490,6 +547,12 @@ struct ocgc_pause {
   uint64_t duration_ns;       /**< sum of its outermost collections' durations */
   unsigned collections;       /**< outermost collections in it */
   enum ocgc_pause_rule rule;
+  /** Stock OCaml 5: 1 when its collection's stop of every domain was
+   * already delivered as another domain's pause (ocgc_collection's
+   * stw_member); stw_prev_ns is the longest of those before it.  A
+   * stop-the-world pause counts once, as long as its longest domain's. */
+  int stw_member;
+  uint64_t stw_prev_ns;
 };
 
 typedef void (*ocgc_span_fn)(const struct ocgc_span *span, void *ctx);
@@ -517,6 +580,13 @@ OCGC_API void ocgc_stream_free(struct ocgc_stream *st);
 OCGC_API void ocgc_stream_event(struct ocgc_stream *st, const struct ocgc_event *ev);
 /** Events were lost on [ring] (a cursor's on_lost). */
 OCGC_API void ocgc_stream_lost(struct ocgc_stream *st, unsigned ring);
+/** Every ring was read to its tail (after a cursor poll whose stats say
+ * behind 0): in stock OCaml 5 files a minor collection is held until its
+ * ring's next event says whether a MINOR_LEAVE_BARRIER extends it (see
+ * struct ocgc_collection's stw_member); one with nothing after it (one
+ * domain, a program that waits) is delivered now.  The aggregator calls
+ * it after each such poll. */
+OCGC_API void ocgc_stream_settle(struct ocgc_stream *st);
 /** Nothing more will come: cut every open span (OCGC_CUT_END) and deliver
  * each ring's last pause if no collection was open in it. */
 OCGC_API void ocgc_stream_finish(struct ocgc_stream *st);

@@ -46,7 +46,7 @@ check_ge "make install would install libocgc" 1 "`dry nort install | grep -c 'li
 say "== the default looks for OCaml"
 conf rt
 check_true "configure with failing OCaml tools fails" test "`cat "$WORK/rt.rc"`" != 0
-check_true "configure ran ocamlc" grep -q ocamlc "$traps/called"
+check_true "configure ran ocamlfind" grep -q ocamlfind "$traps/called"
 
 say "== --disable-werror"
 conf nowerror --disable-runtime --disable-werror

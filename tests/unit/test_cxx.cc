@@ -53,5 +53,8 @@ int main()
                         uint64_t(OCGC_WIRE_USER_EVENTS) * OCGC_WIRE_USER_NAME_LEN,
         "ocgc_wire_layout");
   check(std::strcmp(ocgc_kind_name(OCGC_KIND_MINOR), "minor") == 0, "ocgc_kind_name");
+  struct ocgc_ids_info ii = OCGC_OPTS_INIT(struct ocgc_ids_info);
+  check(ii.sz == sizeof ii && ocgc_source_ids(nullptr, &ii) == -EINVAL, "ocgc_source_ids");
+  ocgc_stream_settle(nullptr);
   return failures ? 1 : 0;
 }
