@@ -40,6 +40,7 @@
 #define VERSION_MAX 16u       /* bytes kept, NUL included */
 #define CHUNK (UINT64_C(1) << 20)
 #define OVERLAP 64u           /* > banner + version, > a two-word block; a multiple of 8 */
+#define BUF_BYTES (CHUNK + OVERLAP)
 #define STRING_TAG 252u
 #define FUSE_SUPER_MAGIC 0x65735546
 
@@ -169,13 +170,16 @@ int ocgc_exe_version_fd(int fd, char *out, size_t outn)
   if (fstat(fd, &st) != 0) return -errno;
   if (!S_ISREG(st.st_mode)) return -ENOENT;
   if (fstatfs(fd, &sf) == 0 && sf.f_type == FUSE_SUPER_MAGIC) return -EMEDIUMTYPE;
-  if ((buf = malloc(CHUNK + OVERLAP)) == NULL) return -ENOMEM;
+  if ((buf = malloc(BUF_BYTES)) == NULL) return -ENOMEM;
   memset(&f, 0, sizeof f);
   for (;;) {
     ssize_t got;
     if (off >= OCGC_EXE_MAX_BYTES) { err = -EFBIG; break; }
     if (mono_ns() > deadline) { err = -ETIME; break; }
-    got = read_at(fd, buf + have, CHUNK, off);
+    /* What the buffer holds after the kept tail: the tail is OVERLAP to
+     * OVERLAP + 7 bytes when a read returned a count that is not a
+     * multiple of 8 (a file that grows while it is read). */
+    got = read_at(fd, buf + have, BUF_BYTES - have, off);
     if (got < 0) { err = -errno; break; }
     if (got == 0) break;
     off += (uint64_t)got;

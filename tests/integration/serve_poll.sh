@@ -27,7 +27,11 @@ check_eq "GET /metrics once the workload is over" 200 "`get m /metrics`"
 written=`val m ocgc_ring_events_total $pid`
 lost=`val m ocgc_ring_events_lost_total $pid`
 minors=`outkey a gc.minor_collections`
-check_gt "the ring was written over many times (events written vs 5,500 it holds)" 55000 "$written"
+# The workload runs for a time, so a loaded machine writes fewer events
+# (52,003 in one CI run with other builds going, about 200,000 idle): four
+# times what the ring holds is enough for the loss bound below to fail
+# without the poll thread (three quarters would be lost).
+check_gt "the ring was written over several times (events written vs 5,500 it holds)" 22000 "$written"
 check_true "at most a quarter lost ($lost of $written)" test "$((lost * 4))" -le "$written"
 check_gt "drains on the ring's schedule (polls)" 10 \
   "`awk '$1 == "ocgc_serve_polls_total" { print $2 }' "$WORK/m"`"
