@@ -9,7 +9,11 @@
  *   counts it: one still running at a snapshot is in none of the figures;
  * - a phase's histogram holds the spans that ended by their own end event;
  * - a pause is recorded when the stream delivers it; a snapshot adds the
- *   one a ring is building, in its copy only;
+ *   one a ring is building, in its copy only; the caller's on_pause sees
+ *   each delivered pause once, with the kind and cause of its longest
+ *   outermost collection (tracked per ring while the pause is built) and
+ *   the event counts as of then: the questions a timeline asks, answered
+ *   here so that no caller pairs collections with pauses again;
  * - a poll in which the stream met a span that ended before it began
  *   fails with OCGC_E_CORRUPT (the rest of the poll counts);
  * - stock OCaml 5: a collection of every domain is counted at its first
@@ -136,6 +140,11 @@ static void on_collection(const struct ocgc_collection *c, void *ctx)
   struct ocgc_cause_row *row;
   if (kind >= OCGC_KIND_COUNT || cause >= OCGC_CAUSE_SLOTS) return;
   if (c->stw_member) { member_joins(a, c, ns); return; }
+  if (c->outermost && c->span.ring < AGG_RINGS && ns >= a->building[c->span.ring].ns) {
+    a->building[c->span.ring].kind = (int)kind;
+    a->building[c->span.ring].cause = (int)cause;
+    a->building[c->span.ring].ns = ns;
+  }
   row = &a->causes[kind][cause];
   a->ev.collections[kind]++;
   agg_record(a, a->kinds[kind], &a->bkinds[kind], ns);
@@ -144,9 +153,32 @@ static void on_collection(const struct ocgc_collection *c, void *ctx)
   if (ns > row->worst_ns) row->worst_ns = ns;
 }
 
+/* The pause to the caller's on_pause, with its kind and cause: its
+ * longest outermost collection's (a member's own span on its ring). */
+static void tell_pause(struct ocgc_agg *a, const struct ocgc_pause *p)
+{
+  struct ocgc_agg_pause ap;
+  int known = p->ring < AGG_RINGS && a->building[p->ring].kind >= 0;
+  memset(&ap, 0, sizeof ap);
+  ap.pause = *p;
+  ap.kind = known ? a->building[p->ring].kind : -1;
+  ap.cause = known ? a->building[p->ring].cause : -1;
+  ap.allocated_bytes = a->ev.allocated_bytes;
+  ap.promoted_bytes = a->ev.promoted_bytes;
+  memcpy(ap.collections, a->ev.collections, sizeof ap.collections);
+  ap.heap_bytes = a->ev.heap_bytes;
+  ap.top_heap_bytes = a->ev.top_heap_bytes;
+  a->on_pause(&ap, a->cb_ctx);
+}
+
 static void on_pause(const struct ocgc_pause *p, void *ctx)
 {
   struct ocgc_agg *a = ctx;
+  if (a->on_pause != NULL) tell_pause(a, p);
+  if (p->ring < AGG_RINGS) {
+    a->building[p->ring].kind = a->building[p->ring].cause = -1;
+    a->building[p->ring].ns = 0;
+  }
   if (p->stw_member) {
     /* the stop of every domain, counted at its first domain's pause */
     if (p->duration_ns <= p->stw_prev_ns) return;
@@ -234,9 +266,12 @@ static int on_event(const struct ocgc_event *ev, void *ctx)
 static void on_lost(unsigned ring, uint64_t lost, int exact, void *ctx)
 {
   struct ocgc_agg *a = ctx;
-  (void)lost;
-  (void)exact;
+  if (a->on_lost != NULL) a->on_lost(ring, lost, exact, a->ev.last_ts, a->cb_ctx);
   ocgc_stream_lost(a->stream, ring);
+  if (ring < AGG_RINGS) { /* the pause being built is dropped */
+    a->building[ring].kind = a->building[ring].cause = -1;
+    a->building[ring].ns = 0;
+  }
 }
 
 static int make_stream(struct ocgc_agg *a)
@@ -294,6 +329,7 @@ int ocgc_agg_new(struct ocgc_source *src, const struct ocgc_agg_opts *opts,
   if (a == NULL) return -ENOMEM;
   a->src = src;
   memset(a->user_meaning, AGG_USER_UNSEEN, sizeof a->user_meaning);
+  for (k = 0; k < AGG_RINGS; k++) a->building[k].kind = a->building[k].cause = -1;
   stock_ids(a);
   err = ocgc_hist_new(&a->pauses);
   for (k = 0; k < OCGC_KIND_COUNT && err == 0; k++) err = ocgc_hist_new(&a->kinds[k]);
@@ -310,6 +346,11 @@ int ocgc_agg_new(struct ocgc_source *src, const struct ocgc_agg_opts *opts,
       (err = take_bounds(a, &o)) != 0) {
     ocgc_agg_free(a);
     return err;
+  }
+  if (o.sz >= offsetof(struct ocgc_agg_opts, ctx) + sizeof o.ctx) {
+    a->on_pause = o.on_pause;
+    a->on_lost = o.on_lost;
+    a->cb_ctx = o.ctx;
   }
   co.on_event = on_event;
   co.on_lost = on_lost;
@@ -353,6 +394,13 @@ int64_t ocgc_agg_poll(struct ocgc_agg *a)
   if (n >= 0 && a->error) return a->error;
   if (n >= 0 && stream_corrupt(a) != corrupt) return OCGC_E_CORRUPT;
   return n;
+}
+
+int ocgc_agg_finish(struct ocgc_agg *a)
+{
+  if (a == NULL) return -EINVAL;
+  ocgc_stream_finish(a->stream);
+  return a->error;
 }
 
 void ocgc_agg_cursor_stats(const struct ocgc_agg *a, struct ocgc_cursor_stats *out)

@@ -8,6 +8,7 @@
 #include "ocgc/consumer.h"
 
 #define AGG_MAX_PHASES OCGC_PHASE_MAX /* phase ids of every numbering fit */
+#define AGG_RINGS 128 /* rings whose pauses get a kind (stock heaps: as many) */
 
 /* Counts at the caller's fixed bounds (ocgc_agg_opts.bounds_ns): n[i]
  * values in (bounds[i-1], bounds[i]], n[nbounds] those above the last. */
@@ -70,6 +71,12 @@ struct ocgc_agg {
   /* what each user-event slot means to the counters (enum agg_user),
    * looked up by name once per slot; AGG_USER_UNSEEN until then */
   int8_t user_meaning[OCGC_WIRE_USER_EVENTS];
+  /* ocgc_agg_opts.on_pause and on_lost, and each ring's longest outermost
+   * collection of the pause it is building (the pause's kind and cause). */
+  ocgc_agg_pause_fn on_pause;
+  ocgc_agg_lost_fn on_lost;
+  void *cb_ctx;
+  struct { int kind, cause; uint64_t ns; } building[AGG_RINGS];
   int stock;                 /* a stock OCaml 5 file */
   uint64_t forced_ids;       /* stock: phase ids (bits) of Gc.full_major and Gc.compact */
 };

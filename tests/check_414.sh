@@ -136,6 +136,11 @@ timed "make: libocgc, ocgc and the _ocgc variant of $V" "$nested/make-4.14.log" 
 say "make check-integration on OCaml $V (each test's log in $nested)"
 _t0=$(now)
 _rc=0
+# The OCaml 5 tests read rings of the 4.14.1 runtime too, with this build's
+# root (make ocaml5-root) unless one is named already.
+if [ -z "${OCGC_OCAML5_ROOT:-}" ] && [ -f "$b/ocaml5-root/.ocgc-ready" ]; then
+  OCGC_OCAML5_ROOT=$b/ocaml5-root; export OCGC_OCAML5_ROOT
+fi
 OCGC_WHOLE_COMPILER=$cache/prefix-ocgc \
   env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -C "$nested" -j"$(nproc 2>/dev/null || echo 2)" \
   check-integration || _rc=$?

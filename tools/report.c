@@ -14,7 +14,14 @@
  *   events before we read them; the window ends after D, when the process
  *   exits (its final totals are then read after a last drain), or on
  *   SIGINT/SIGTERM (the report of what was seen so far is still printed);
- * - a file is read from its oldest event, in a bounded number of polls. */
+ * - a file is read from its oldest event, in a bounded number of polls;
+ * - the aggregator is finished (ocgc_agg_finish) before the last snapshot,
+ *   with or without --html, so the JSON is the same bytes either way;
+ * - --html OUT is opened (a temporary file beside OUT) before the target,
+ *   so a folder we cannot write to fails at once; the HTML is written after
+ *   the usual report, from the same snapshot, with the pauses the
+ *   aggregator gave the timeline (html.h) and, live, /proc samples taken
+ *   at each poll. */
 
 #include <errno.h>
 #include <getopt.h>
@@ -23,6 +30,7 @@
 #include <string.h>
 
 #include "common.h"
+#include "html.h"
 #include "report.h"
 
 #define POLL_NS UINT64_C(50000000) /* 50 ms */
@@ -32,13 +40,14 @@ struct report_opts {
   struct tool_target t;
   int json;
   uint64_t duration;
+  const char *html;   /* --html FILE, or NULL */
 };
 
 static void report_usage(FILE *f)
 {
   fprintf(f,
-          "usage: ocgc report [--json] [--duration D] [--dir DIR] PID\n"
-          "       ocgc report [--json] --file FILE\n\n"
+          "usage: ocgc report [--json] [--html OUT] [--duration D] [--dir DIR] PID\n"
+          "       ocgc report [--json] [--html OUT] --file FILE\n\n"
           "Summarise the garbage collector of the running process PID over a\n"
           "window of D (default 10s; e.g. 500ms, 30s, 2m), or of the ring file FILE\n"
           "(a <pid>.events file) from its oldest event.  The window ends early if the\n"
@@ -53,6 +62,9 @@ static void report_usage(FILE *f)
           "producer's exact counters; durations and causes are of the events seen.\n\n"
           "  --json          JSON (schema \"ocgc-report\", version %d: see\n"
           "                  docs/report-json.md and docs/report.schema.json)\n"
+          "  --html OUT      also write the report as one self-contained HTML file\n"
+          "                  (pause timeline, latency histograms, rates over time,\n"
+          "                  causes: docs/html-report.md); stdout is as without it\n"
           "  --duration D    length of the window (PID only)\n"
           "  --ids 5.2|5.3   the event numbering of a stock OCaml 5 ring (default:\n"
           "                  from the process's executable; for a file, 5.2)\n"
@@ -66,7 +78,7 @@ static void report_usage(FILE *f)
 /* Follow the process for the window; sets m->ended_early and its reason.
  * Ctrl-C ends the window early, with a report. */
 static int follow_window(struct ocgc_agg *agg, const struct ocgc_source *src,
-                         struct rep_meta *m)
+                         struct rep_meta *m, struct timeline *tl)
 {
   struct tool_signals sig;
   uint64_t t0 = tool_now_ns(), now, duration = m->requested_ns;
@@ -75,6 +87,7 @@ static int follow_window(struct ocgc_agg *agg, const struct ocgc_source *src,
   tool_signals_catch(&sig);
   for (;;) {
     if ((got = ocgc_agg_poll(agg)) < 0) { err = (int)got; break; }
+    html_sample(tl, m->pid);
     if (!tool_alive(src)) m->end_reason = "the process exited";
     else if (tool_stop != 0) m->end_reason = "interrupted";
     if ((m->ended_early = m->end_reason != NULL) != 0) break;
@@ -95,6 +108,7 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
     {"duration", required_argument, NULL, 't'},
     {"dir", required_argument, NULL, 'd'},
     {"file", required_argument, NULL, 'f'},
+    {"html", required_argument, NULL, 'H'},
     {"ids", required_argument, NULL, 'I'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
@@ -114,6 +128,7 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
       break;
     case 'd': o->t.dir = optarg; break;
     case 'f': o->t.file = optarg; break;
+    case 'H': o->html = optarg; break;
     case 'I': if (tool_parse_ids(optarg, &o->t.ids) != 0) return TOOL_EXIT_USAGE; break;
     case 'h': report_usage(stdout); exit(0);
     default: report_usage(stderr); return TOOL_EXIT_USAGE;
@@ -124,26 +139,64 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
   return tool_target_operands(&o->t, argc - optind, argv + optind);
 }
 
-/* Read the target: the window of a process, or a whole file; then print. */
-static int report(const struct report_opts *o, struct ocgc_source *src, struct rep_meta *m)
+/* Where the timeline's time starts: the window's start if known now. */
+static void timeline_origin(struct timeline *tl, const struct ocgc_source *src, int live)
+{
+  struct ocgc_source_info info;
+  if (tl == NULL) return;
+  if (live) tl_origin(tl, tool_now_ns());
+  else if (ocgc_source_info(src, &info) == 0 && info.has_ext && info.created_ns != 0)
+    tl_origin(tl, info.created_ns);
+}
+
+/* Read the target into [agg]: the window of a process, or a whole file;
+ * then finish it (the last pauses go to the timeline) and snapshot. */
+static int read_target(const struct report_opts *o, struct ocgc_source *src, struct rep_meta *m,
+                       struct ocgc_agg *agg, struct timeline *tl, struct ocgc_snapshot **base,
+                       struct ocgc_snapshot **snap)
+{
+  struct ocgc_counters c;
+  int err = 0;
+  timeline_origin(tl, src, m->mode == REP_PID);
+  if (m->mode == REP_PID) {
+    err = ocgc_agg_snapshot(agg, base);
+    if (err == 0) tool_say_ids(src, tool_target_label(&o->t)); /* the window has begun */
+    if (err == 0) html_sample(tl, m->pid);
+    if (err == 0) err = follow_window(agg, src, m, tl);
+  } else {
+    err = tool_drain_agg(agg, tool_drain_events(src), NULL);
+  }
+  if (err == 0) err = ocgc_agg_finish(agg);
+  if (err == 0) err = ocgc_agg_snapshot(agg, snap);
+  if (err == 0 && tl != NULL) {
+    ocgc_snapshot_counters(*snap, &c);
+    tl_end(tl, c.last_event_ns);
+  }
+  return err;
+}
+
+/* Read the target, then print (and write the HTML to [hf], if open). */
+static int report(const struct report_opts *o, struct ocgc_source *src, struct rep_meta *m,
+                  struct html_file *hf)
 {
   struct ocgc_agg *agg = NULL;
   struct ocgc_snapshot *base = NULL, *snap = NULL;
-  int err = rep_agg_new(src, m->mode == REP_PID ? OCGC_START_NOW : OCGC_START_OLDEST, &agg);
-  if (err == 0 && m->mode == REP_PID) {
-    err = ocgc_agg_snapshot(agg, &base);
-    if (err == 0) tool_say_ids(src, tool_target_label(&o->t)); /* the window has begun */
-    if (err == 0) err = follow_window(agg, src, m);
-  } else if (err == 0) {
-    err = tool_drain_agg(agg, tool_drain_events(src), NULL);
-  }
-  if (err == 0) err = ocgc_agg_snapshot(agg, &snap);
+  struct timeline *tl = hf->f != NULL ? tl_new() : NULL;
+  int err = hf->f != NULL && tl == NULL ? -ENOMEM : 0;
+  if (err == 0)
+    err = rep_agg_new(src, m->mode == REP_PID ? OCGC_START_NOW : OCGC_START_OLDEST, tl, &agg);
+  if (err == 0) err = read_target(o, src, m, agg, tl, &base, &snap);
   if (err) {
     err = tool_target_error(&o->t, err);
   } else if ((err = rep_print(stdout, o->json, m, src, base, snap)) != 0) {
     tool_say("writing the report: %s", strerror(-err));
     err = TOOL_EXIT_ERROR;
   }
+  if (hf->f != NULL && err == 0) {
+    struct html_in in = {m, src, base, snap, tl};
+    err = html_finish(hf, &in);
+  }
+  tl_free(tl);
   ocgc_snapshot_free(snap);
   ocgc_snapshot_free(base);
   ocgc_agg_free(agg);
@@ -154,16 +207,23 @@ int cmd_report(int argc, char **argv)
 {
   struct report_opts o;
   struct rep_meta m;
+  struct html_file hf;
   struct ocgc_source *src = NULL;
   int rc = parse_args(argc, argv, &o);
   if (rc != 0) return rc;
-  if ((rc = tool_target_open(&o.t, &src)) != 0) return tool_exit_code(rc);
+  memset(&hf, 0, sizeof hf);
+  if (o.html != NULL && (rc = html_begin(&hf, o.html)) != 0) return rc;
+  if ((rc = tool_target_open(&o.t, &src)) != 0) {
+    html_file_abort(&hf);
+    return tool_exit_code(rc);
+  }
   memset(&m, 0, sizeof m);
   m.mode = o.t.pid ? REP_PID : REP_FILE;
   m.pid = o.t.pid;
   m.path = o.t.file;
   m.requested_ns = o.duration;
-  rc = report(&o, src, &m);
+  rc = report(&o, src, &m, &hf);
+  html_file_abort(&hf); /* nothing if it was committed */
   ocgc_source_close(src);
   return rc;
 }

@@ -16,11 +16,14 @@
 
 #include "common.h"
 #include "ocgc/consumer.h"
+#include "timeline.h"
 
 #define REPORT_SCHEMA_VERSION 1
 
-/* The aggregator a report reads [src] with, from [start].  0 or an error. */
-int rep_agg_new(struct ocgc_source *src, enum ocgc_cursor_start start, struct ocgc_agg **out);
+/* The aggregator a report reads [src] with, from [start], giving its
+ * pauses and losses to [tl] (NULL: none).  0 or an error. */
+int rep_agg_new(struct ocgc_source *src, enum ocgc_cursor_start start, struct timeline *tl,
+                struct ocgc_agg **out);
 
 /* What the report says about where its figures come from. */
 enum rep_mode {
@@ -75,6 +78,14 @@ struct rep_figures {
   uint64_t wall_ns;
   int wall_known;
 };
+
+/* The figures of a report, as rep_print() works them out. */
+void rep_figures_get(struct rep_figures *x, const struct rep_meta *m,
+                     const struct ocgc_source *src, const struct ocgc_snapshot *base,
+                     const struct ocgc_snapshot *snap);
+/* "850ns", "12.3us", "1.25ms", "2.50s"; "512 B", "1.50 MiB". */
+const char *rep_fmt_ns(char *buf, size_t n, uint64_t ns);
+const char *rep_fmt_bytes(char *buf, size_t n, uint64_t b);
 
 const char *rep_state_name(const struct rep_meta *m, const struct rep_figures *x);
 double rep_share(uint64_t part, uint64_t whole);

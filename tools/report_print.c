@@ -25,10 +25,16 @@
 #include "common.h"
 #include "report.h"
 
-int rep_agg_new(struct ocgc_source *src, enum ocgc_cursor_start start, struct ocgc_agg **out)
+int rep_agg_new(struct ocgc_source *src, enum ocgc_cursor_start start, struct timeline *tl,
+                struct ocgc_agg **out)
 {
   struct ocgc_agg_opts ao = OCGC_OPTS_INIT(struct ocgc_agg_opts);
   ao.start = start;
+  if (tl != NULL) { /* the HTML report keeps each pause and loss */
+    ao.on_pause = tl_on_pause;
+    ao.on_lost = tl_on_lost;
+    ao.ctx = tl;
+  }
   return ocgc_agg_new(src, &ao, out);
 }
 
@@ -59,7 +65,7 @@ static uint64_t window_counts(struct ocgc_counters *c, const struct ocgc_snapsho
   return b.time_ns;
 }
 
-static void figures(struct rep_figures *x, const struct rep_meta *m,
+void rep_figures_get(struct rep_figures *x, const struct rep_meta *m,
                     const struct ocgc_source *src, const struct ocgc_snapshot *base,
                     const struct ocgc_snapshot *snap)
 {
@@ -144,7 +150,7 @@ const char *rep_phase_name(const struct rep_figures *x, unsigned id, char *buf, 
 
 /* A duration in 3 significant digits and the unit that fits: "850ns",
  * "12.3us", "1.25ms", "2.50s". */
-static const char *fmt_ns(char *buf, size_t n, uint64_t ns)
+const char *rep_fmt_ns(char *buf, size_t n, uint64_t ns)
 {
   static const struct { double div; const char *unit; } u[] = {
     {1e3, "us"}, {1e6, "ms"}, {1e9, "s"},
@@ -163,7 +169,7 @@ static const char *fmt_ns(char *buf, size_t n, uint64_t ns)
   return buf;
 }
 
-static const char *fmt_bytes(char *buf, size_t n, uint64_t b)
+const char *rep_fmt_bytes(char *buf, size_t n, uint64_t b)
 {
   static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
   double v = (double)b;
@@ -208,9 +214,9 @@ static void text_title(FILE *out, const struct rep_meta *m, const struct rep_fig
     fputs("  since the process started\n", out);
     return;
   }
-  fprintf(out, "  window of %s", fmt_ns(esc, sizeof esc, x->wall_ns));
+  fprintf(out, "  window of %s", rep_fmt_ns(esc, sizeof esc, x->wall_ns));
   if (m->ended_early)
-    fprintf(out, " (of %s asked: %s)", fmt_ns(ver, sizeof ver, m->requested_ns),
+    fprintf(out, " (of %s asked: %s)", rep_fmt_ns(ver, sizeof ver, m->requested_ns),
             m->end_reason ? m->end_reason : "ended early");
   fputs(", counted from the attach\n", out);
 }
@@ -221,8 +227,8 @@ static void text_counts(FILE *out, const struct rep_figures *x, const struct ocg
   char b[32];
   unsigned k;
   fputs("\nTime\n", out);
-  fprintf(out, "  %-24s %s\n", "wall time", x->wall_known ? fmt_ns(b, sizeof b, x->wall_ns) : "-");
-  fprintf(out, "  %-24s %s (%.2f%% of wall time)\n", "GC time", fmt_ns(b, sizeof b, c->gc_time_ns),
+  fprintf(out, "  %-24s %s\n", "wall time", x->wall_known ? rep_fmt_ns(b, sizeof b, x->wall_ns) : "-");
+  fprintf(out, "  %-24s %s (%.2f%% of wall time)\n", "GC time", rep_fmt_ns(b, sizeof b, c->gc_time_ns),
           100.0 * rep_share(c->gc_time_ns, x->wall_ns));
   fputs("\nCounts\n", out);
   for (k = 0; k < OCGC_KIND_COUNT; k++) {
@@ -236,12 +242,12 @@ static void text_counts(FILE *out, const struct rep_figures *x, const struct ocg
           ocgc_hist_count(ocgc_snapshot_pauses(snap)),
           c->pause_rule == OCGC_PAUSE_MARKS ? "one per stop, as the runtime marks them"
                                             : "no stop marks: one per collection");
-  fprintf(out, "  %-24s %12s\n", "allocated (minor heap)", fmt_bytes(b, sizeof b, c->allocated_bytes));
+  fprintf(out, "  %-24s %12s\n", "allocated (minor heap)", rep_fmt_bytes(b, sizeof b, c->allocated_bytes));
   fprintf(out, "  %-24s %12s  (%.1f%% of allocated)\n", "promoted",
-          fmt_bytes(b, sizeof b, c->promoted_bytes), 100.0 * rep_share(c->promoted_bytes, c->allocated_bytes));
-  fprintf(out, "  %-24s %12s\n", "allocated (major heap)", fmt_bytes(b, sizeof b, c->direct_major_bytes));
-  fprintf(out, "  %-24s %12s\n", "heap", fmt_bytes(b, sizeof b, c->heap_bytes));
-  fprintf(out, "  %-24s %12s\n", "top heap", fmt_bytes(b, sizeof b, c->top_heap_bytes));
+          rep_fmt_bytes(b, sizeof b, c->promoted_bytes), 100.0 * rep_share(c->promoted_bytes, c->allocated_bytes));
+  fprintf(out, "  %-24s %12s\n", "allocated (major heap)", rep_fmt_bytes(b, sizeof b, c->direct_major_bytes));
+  fprintf(out, "  %-24s %12s\n", "heap", rep_fmt_bytes(b, sizeof b, c->heap_bytes));
+  fprintf(out, "  %-24s %12s\n", "top heap", rep_fmt_bytes(b, sizeof b, c->top_heap_bytes));
   fprintf(out, "  (%s)\n", c->exact ? "exact: the producer's own counters"
                                     : "counted from the events: no producer totals");
 }
@@ -256,10 +262,10 @@ static void text_hist_row(FILE *out, const char *name, const struct ocgc_hist *h
     fputs("        -\n", out);
     return;
   }
-  fprintf(out, " %8s", fmt_ns(b, sizeof b, ocgc_hist_sum(h) / cnt));
+  fprintf(out, " %8s", rep_fmt_ns(b, sizeof b, ocgc_hist_sum(h) / cnt));
   for (i = 0; i < REP_NPCTS; i++)
-    fprintf(out, " %8s", fmt_ns(b, sizeof b, ocgc_hist_percentile(h, rep_pcts[i])));
-  fprintf(out, " %8s\n", fmt_ns(b, sizeof b, ocgc_hist_max(h)));
+    fprintf(out, " %8s", rep_fmt_ns(b, sizeof b, ocgc_hist_percentile(h, rep_pcts[i])));
+  fprintf(out, " %8s\n", rep_fmt_ns(b, sizeof b, ocgc_hist_max(h)));
 }
 
 static void text_durations(FILE *out, const struct rep_figures *x,
@@ -301,8 +307,8 @@ static void text_causes(FILE *out, const struct rep_figures *x, const struct ocg
       fprintf(out, "  %-13s %-*s %9" PRIu64 " %9s %9s\n", ocgc_kind_name(k), w,
               cause == OCGC_CAUSE_UNKNOWN && !x->ext ? STOCK_UNKNOWN
                                                      : rep_cause_name(cause, b3, sizeof b3),
-              row.count, fmt_ns(b1, sizeof b1, row.total_ns),
-              fmt_ns(b2, sizeof b2, row.worst_ns));
+              row.count, rep_fmt_ns(b1, sizeof b1, row.total_ns),
+              rep_fmt_ns(b2, sizeof b2, row.worst_ns));
     }
   if (!any) fputs("  (no collection seen)\n", out);
 }
@@ -317,7 +323,7 @@ static void text_events(FILE *out, const struct rep_figures *x)
   fprintf(out, "  %-24s %" PRIu64 " (%s)\n", "lost", c->events_lost,
           c->lost_exact ? "exact" : "estimated");
   if (c->first_event_ns != 0) {
-    fprintf(out, "  %-24s %s", "they cover", fmt_ns(b, sizeof b, span));
+    fprintf(out, "  %-24s %s", "they cover", rep_fmt_ns(b, sizeof b, span));
     if (x->wall_known && x->wall_ns > 0)
       fprintf(out, " (%.1f%% of the wall time)", 100.0 * rep_share(span, x->wall_ns));
     fputc('\n', out);
@@ -334,7 +340,7 @@ int rep_print(FILE *out, int json, const struct rep_meta *m, const struct ocgc_s
               const struct ocgc_snapshot *base, const struct ocgc_snapshot *snap)
 {
   struct rep_figures x;
-  figures(&x, m, src, base, snap);
+  rep_figures_get(&x, m, src, base, snap);
   if (json) {
     rep_print_json(out, m, &x, snap);
   } else {

@@ -23,7 +23,12 @@
  *   ocgc itself waits for the child to end and then reports.  A signal the
  *   terminal sent to the whole foreground process group (si_code
  *   SI_KERNEL) already reached the child and is not sent a second time;
- * - whatever happens to the report, ocgc exits with the child's status.
+ * - whatever happens to the report, ocgc exits with the child's status,
+ *   but for --html OUT: a folder we cannot write to fails before the
+ *   program is started (exit 5 or 8), and a write that fails at the end
+ *   (a full disk) turns a status of 0 into 5 (said on stderr);
+ * - with --html, the aggregator gives each pause to a timeline (html.h)
+ *   and the child's /proc figures are sampled at each poll.
  * Its signal handling is its own (it forwards; it does not stop): not
  * common.h's stop flag. */
 
@@ -41,6 +46,7 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "html.h"
 #include "report.h"
 
 #define POLL_NS UINT64_C(50000000)       /* follow the ring every 50 ms */
@@ -61,7 +67,7 @@ static const int forwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
 static void run_usage(FILE *f)
 {
   fprintf(f,
-          "usage: ocgc run [--json] [-o FILE] [--] CMD [ARGS...]\n\n"
+          "usage: ocgc run [--json] [-o FILE] [--html OUT] [--] CMD [ARGS...]\n\n"
           "Run CMD with its GC ring on, follow the ring while it runs, and when it\n"
           "ends print the GC report of its whole life (as 'ocgc report' does) on\n"
           "stderr, or in FILE; stdin, stdout and stderr are the program's.  ocgc exits\n"
@@ -76,6 +82,9 @@ static void run_usage(FILE *f)
           "  --json          the report in JSON (schema \"ocgc-report\", version %d:\n"
           "                  docs/report-json.md)\n"
           "  -o, --output F  write the report to F instead of stderr\n"
+          "  --html OUT      also write the report as one self-contained HTML file\n"
+          "                  (docs/html-report.md); a folder that cannot be written\n"
+          "                  to is an error before CMD starts\n"
           "  -h, --help      this help\n",
           REPORT_SCHEMA_VERSION);
 }
@@ -143,6 +152,8 @@ struct run {
   struct ocgc_source *src;
   struct ocgc_agg *agg;        /* non-NULL: we follow the ring */
   char ring[4200];
+  struct timeline *tl;         /* --html: what is drawn over time, else NULL */
+  struct html_file hf;         /* --html: the file (hf.f NULL: none) */
   int said_noring;             /* the "no GC ring" line was written */
   int seen_ring;               /* its ring's name appeared in r->dir */
 };
@@ -155,9 +166,13 @@ static int try_attach(struct run *r)
   if (find_ring(r->dir, r->pid, r->ring, sizeof r->ring) != 0) return 0;
   r->seen_ring = 1;
   err = ocgc_source_open_path(r->ring, NULL, &r->src);
-  if (err == 0 && (err = rep_agg_new(r->src, OCGC_START_OLDEST, &r->agg)) != 0) {
+  if (err == 0 && (err = rep_agg_new(r->src, OCGC_START_OLDEST, r->tl, &r->agg)) != 0) {
     ocgc_source_close(r->src);
     r->src = NULL;
+  }
+  if (err == 0 && r->tl != NULL) {
+    struct ocgc_source_info info;
+    if (ocgc_source_info(r->src, &info) == 0 && info.created_ns != 0) tl_origin(r->tl, info.created_ns);
   }
   /* ENOENT: it came and went (a child that exited without PRESERVE): look
    * again next time */
@@ -235,6 +250,7 @@ static int follow_child(struct run *r, const char *cmd, int *status)
     }
     if (try_attach(r)) {
       int64_t got = ocgc_agg_poll(r->agg);
+      html_sample(r->tl, (int)r->pid);
       if (got < 0 && err == 0) {
         err = (int)got;
         tool_say("%s: %s (reading on)", r->ring, ocgc_strerror(err));
@@ -291,22 +307,38 @@ static void no_report(const struct run *r, const struct rep_meta *m)
              "_ocgc (or run by ocamlrun_ocgc); no report (it %s)", m->command[0], how);
 }
 
-/* The report, once the child has ended. */
-static void final_report(struct run *r, FILE *out, int json, struct rep_meta *m)
+/* The HTML report of [snap], if asked: 0, or the exit code to give. */
+static int html_report(struct run *r, const struct rep_meta *m, const struct ocgc_snapshot *snap)
+{
+  struct ocgc_counters c;
+  struct html_in in = {m, r->src, NULL, snap, r->tl};
+  if (r->hf.f == NULL) return 0;
+  ocgc_snapshot_counters(snap, &c);
+  tl_end(r->tl, c.last_event_ns);
+  return html_finish(&r->hf, &in);
+}
+
+/* The report, once the child has ended: 0, or the exit code the HTML
+ * report's failure calls for. */
+static int final_report(struct run *r, FILE *out, int json, struct rep_meta *m)
 {
   struct ocgc_snapshot *snap = NULL;
-  int err;
+  int err, code = 0;
   /* The ring is still there (PRESERVE) if it came after our last look. */
   if (!try_attach(r)) {
     no_report(r, m);
-    return;
+    return 0;
   }
   if ((err = tool_drain_agg(r->agg, tool_drain_events(r->src), NULL)) != 0 ||
-      (err = ocgc_agg_snapshot(r->agg, &snap)) != 0)
+      (err = ocgc_agg_finish(r->agg)) != 0 || (err = ocgc_agg_snapshot(r->agg, &snap)) != 0) {
     tool_say("%s: %s", r->ring, ocgc_strerror(err));
-  else if ((err = rep_print(out, json, m, r->src, NULL, snap)) != 0)
-    tool_say("writing the report: %s", strerror(-err));
+  } else {
+    if ((err = rep_print(out, json, m, r->src, NULL, snap)) != 0)
+      tool_say("writing the report: %s", strerror(-err));
+    code = html_report(r, m, snap);
+  }
   ocgc_snapshot_free(snap);
+  return code;
 }
 
 /* Run the program and report; the status to exit with. */
@@ -331,7 +363,7 @@ static int run(struct run *r, char **argv, FILE *out, int json)
     if (follow_child(r, argv[0], &status) == 0) {
       child_pid = 0;
       code = child_status(status, &m);
-      final_report(r, out, json, &m);
+      if (final_report(r, out, json, &m) != 0 && code == 0) code = TOOL_EXIT_ERROR;
     } else {
       code = TOOL_EXIT_ERROR;
     }
@@ -341,11 +373,12 @@ static int run(struct run *r, char **argv, FILE *out, int json)
   return code;
 }
 
-/* The options into *json and *output; 0, or the exit code. */
-static int parse_args(int argc, char **argv, int *json, const char **output)
+/* The options into *json, *output and *html; 0, or the exit code. */
+static int parse_args(int argc, char **argv, int *json, const char **output, const char **html)
 {
   static const struct option longopts[] = {
     {"json", no_argument, NULL, 'j'},
+    {"html", required_argument, NULL, 'H'},
     {"output", required_argument, NULL, 'o'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
@@ -357,6 +390,7 @@ static int parse_args(int argc, char **argv, int *json, const char **output)
     switch (opt) {
     case 'j': *json = 1; break;
     case 'o': *output = optarg; break;
+    case 'H': *html = optarg; break;
     case 'h': run_usage(stdout); exit(0);
     default: run_usage(stderr); return TOOL_EXIT_USAGE;
     }
@@ -368,17 +402,25 @@ static int parse_args(int argc, char **argv, int *json, const char **output)
 
 int cmd_run(int argc, char **argv)
 {
-  const char *output = NULL;
+  const char *output = NULL, *html = NULL;
   FILE *out = stderr;
   struct run r;
-  int json = 0, code = parse_args(argc, argv, &json, &output);
+  int json = 0, code = parse_args(argc, argv, &json, &output, &html);
   if (code != 0) return code;
+  memset(&r, 0, sizeof r);
+  if (html != NULL && (code = html_begin(&r.hf, html)) != 0) return code;
+  if (html != NULL && (r.tl = tl_new()) == NULL) {
+    html_file_abort(&r.hf);
+    tool_say("out of memory");
+    return TOOL_EXIT_ERROR;
+  }
   if (output != NULL && (out = fopen(output, "we")) == NULL) {
     int e = errno;
     tool_say("%s: %s", output, strerror(e));
+    html_file_abort(&r.hf);
+    tl_free(r.tl);
     return tool_exit_code(-e);
   }
-  memset(&r, 0, sizeof r);
   if ((r.dir = make_ring_dir()) == NULL) {
     tool_say("cannot make a folder for the ring (in $XDG_RUNTIME_DIR, /dev/shm, $TMPDIR or "
              "/tmp): %s", strerror(errno));
@@ -387,6 +429,8 @@ int cmd_run(int argc, char **argv)
     code = run(&r, argv + optind, out, json);
   }
   ocgc_agg_free(r.agg);
+  tl_free(r.tl);
+  html_file_abort(&r.hf); /* nothing if it was written */
   ocgc_source_close(r.src);
   if (r.dir != NULL) remove_ring_dir(r.dir);
   free(r.dir);

@@ -2,12 +2,16 @@
  *
  * What it owns: the screen.  The figures all come from libocgc's
  * aggregator (public API only): a header (program, pid, OCaml version,
- * uptime, heap), the rates between the last two refreshes (ocgc_rates), a
- * pause histogram per collection kind drawn as bars over log-spaced
- * buckets (ocgc_hist_count_le), the cause table (worst total time first),
- * and the loss.  The aggregator reads from the oldest event the ring still
- * holds, so the histograms and the cause table have something to show at
- * once; the counters are the producer's exact totals.
+ * uptime, heap), the rates between the last two refreshes (ocgc_rates),
+ * sparklines of the last minute (top_spark.c), a pause histogram per
+ * collection kind drawn as bars over 1-2-5 buckets, three a decade,
+ * summed from the histogram's own buckets (ocgc_hist_iter), the cause
+ * table (worst total time first), and the loss.  Block characters only
+ * when the locale's character set is UTF-8 (ncursesw draws them), '#'
+ * and an ASCII ramp otherwise.  The aggregator reads from the oldest
+ * event the ring still holds, so the histograms and the cause table have
+ * something to show at once; the counters are the producer's exact
+ * totals.
  *
  * Invariants:
  * - the terminal is restored (endwin) on every way out after it was taken:
@@ -26,7 +30,9 @@
 
 #include <getopt.h>
 #include <inttypes.h>
+#include <langinfo.h>
 #include <locale.h>
+#include <math.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -37,16 +43,14 @@
 #include <curses.h>
 
 #include "common.h"
+#include "top_spark.h"
 
 #define POLL_MS 100
 #define MAX_ROWS (OCGC_KIND_COUNT * OCGC_CAUSE_COUNT)
-#define NBUCKETS 5
-
-
-/* Upper bounds (exclusive) of the histogram buckets; the last is open. */
-static const uint64_t bucket_ns[NBUCKETS - 1] = {10000, 100000, 1000000, 10000000};
-static const char *const bucket_names[NBUCKETS] = {"<10us", "<100us", "<1ms", "<10ms",
-                                                    ">=10ms"};
+#define BAR_BUCKETS 39 /* bar_bound(38) = 5e12 ns, above an hour */
+#define MIN_BARS 3
+#define MAX_BARS 18     /* six decades */
+#define CAUSE_ROOM 4    /* the cause table's title and first rows */
 
 struct top {
   const struct tool_target *target;
@@ -64,6 +68,8 @@ struct top {
   int exited;
   uint64_t refreshes;
   uint64_t drain_max;         /* tool_drain_events() of the source */
+  int utf8;                   /* the locale's: block characters drawn */
+  struct top_spark spark;     /* the last minute */
 };
 
 struct cause_line {
@@ -163,19 +169,137 @@ static int draw_rates(struct top *tp, int row, const struct ocgc_counters *c)
   return draw_fields(row, "totals", f, 8) + 1;
 }
 
-/* One kind's histogram: a title and NBUCKETS bars, in a box of [width]
- * columns at (row, col).  Returns the rows used. */
-static int draw_hist(int row, int col, int width, const char *name, const struct ocgc_hist *h)
+/* One sparkline row: [title], the newest samples of [r] that fit beside
+ * the figures (the newest sample, the largest shown and how many, in
+ * [fmt]'s form). */
+static int draw_spark(struct top *tp, int row, const char *title, const struct top_ring *r,
+                      void (*fmt)(char *, size_t, double))
 {
-  uint64_t counts[NBUCKETS], below = 0, max = 0, total = ocgc_hist_count(h);
-  char p50[16], p99[16], mx[16], line[160];
-  int i, barw = width - 8 - 12 - 2;
-  for (i = 0; i < NBUCKETS; i++) {
-    uint64_t le = i < NBUCKETS - 1 ? ocgc_hist_count_le(h, bucket_ns[i] - 1) : total;
-    counts[i] = le > below ? le - below : 0;
-    below = le > below ? le : below;
-    if (counts[i] > max) max = counts[i];
+  char now[24], max[24], fig[96], line[TOP_SPARK_SAMPLES * 3 + 1];
+  int width = COLS - 9 - 2;
+  unsigned drawn;
+  fmt(now, sizeof now, top_ring_last(r));
+  fmt(max, sizeof max, r->n ? top_ring_max(r, TOP_SPARK_SAMPLES) : NAN);
+  snprintf(fig, sizeof fig, "%s now, max %s", now, max);
+  width -= (int)strlen(fig) + 6;
+  if (width < 0) width = 0;
+  drawn = top_spark_line(r, (unsigned)width, tp->utf8, line, sizeof line);
+  if (r->n) { /* the max of what is drawn, and over how long */
+    fmt(max, sizeof max, top_ring_max(r, drawn));
+    snprintf(fig, sizeof fig, "%s now, max %s (%us)", now, max, drawn);
   }
+  attron(A_BOLD);
+  mvaddstr(row, 0, title);
+  attroff(A_BOLD);
+  mvaddstr(row, 9, line);
+  mvaddnstr(row, 9 + (int)drawn + 2, fig, COLS - 11 - (int)drawn > 0 ? COLS - 11 - (int)drawn : 0);
+  return row + 1;
+}
+
+static void fmt_p99(char *buf, size_t n, double ns)
+{
+  if (isnan(ns)) snprintf(buf, n, "-");
+  else fmt_pause(buf, n, (uint64_t)ns);
+}
+
+static void fmt_rate(char *buf, size_t n, double bytes_per_s)
+{
+  if (isnan(bytes_per_s)) snprintf(buf, n, "-");
+  else snprintf(buf, n, "%.1f MB/s", bytes_per_s / 1e6);
+}
+
+/* The last minute: a sample a second (top_spark.c). */
+static int draw_sparks(struct top *tp, int row)
+{
+  row = draw_spark(tp, row, "p99", &tp->spark.p99_ns, fmt_p99);
+  return draw_spark(tp, row, "alloc", &tp->spark.alloc_bps, fmt_rate) + 1;
+}
+
+/* The bars' buckets: 1-2-5 steps, three a decade, bucket i below
+ * bar_bound(i) and at or above bar_bound(i - 1); BAR_BUCKETS of them reach
+ * past an hour, ocgc_hist's largest value. */
+static uint64_t bar_bound(unsigned i)
+{
+  static const unsigned step[3] = {1, 2, 5};
+  uint64_t p = 1;
+  unsigned d;
+  for (d = 0; d < i / 3; d++) p *= 10;
+  return step[i % 3] * p;
+}
+
+static unsigned bar_index(uint64_t ns)
+{
+  unsigned i = 0;
+  while (i + 1 < BAR_BUCKETS && bar_bound(i) <= ns) i++;
+  return i;
+}
+
+/* "<500ns", "<20us", "<1ms", "<5s": a bound, exactly. */
+static void fmt_bound(char *buf, size_t n, uint64_t ns)
+{
+  if (ns < 1000) snprintf(buf, n, "<%" PRIu64 "ns", ns);
+  else if (ns < 1000000) snprintf(buf, n, "<%" PRIu64 "us", ns / 1000);
+  else if (ns < 1000000000) snprintf(buf, n, "<%" PRIu64 "ms", ns / 1000000);
+  else snprintf(buf, n, "<%" PRIu64 "s", ns / 1000000000);
+}
+
+/* [h]'s values by bar bucket, from its own buckets (each counted in the bar
+ * bucket of its lowest value: within the histogram's 0.1%). */
+static void bar_counts(const struct ocgc_hist *h, uint64_t counts[BAR_BUCKETS])
+{
+  struct ocgc_hist_iter it;
+  memset(counts, 0, BAR_BUCKETS * sizeof counts[0]);
+  ocgc_hist_iter_init(&it, h);
+  while (ocgc_hist_iter_next(&it)) counts[bar_index(it.lowest)] += it.count;
+}
+
+/* A bar of [count] out of [max] over [width] columns into [out]: '#'s, or
+ * full blocks and the last column's eighth (U+2589..U+258F) in UTF-8. */
+static void fmt_bar(char *out, size_t size, uint64_t count, uint64_t max, int width, int utf8)
+{
+  uint64_t eighths = max && width > 0 ? (count * (uint64_t)width * 8 + max - 1) / max : 0;
+  size_t len = 0;
+  if (!utf8) eighths = (eighths + 7) / 8 * 8; /* whole columns, rounded up */
+  for (; eighths > 0 && len + 4 < size; eighths -= eighths >= 8 ? 8 : eighths) {
+    unsigned part = eighths >= 8 ? 8 : (unsigned)eighths;
+    if (!utf8) { out[len++] = '#'; continue; }
+    out[len++] = (char)0xe2;
+    out[len++] = (char)0x96;
+    out[len++] = (char)(part == 8 ? 0x88 : 0x90 - part);
+  }
+  out[len] = '\0';
+}
+
+/* The bar buckets [*lo, *hi] that fit [nbars] rows: from the smallest
+ * value's to the largest's, the rare ones below p1 folded into the first
+ * (its label, an upper bound like every label, still holds), then more of
+ * the low end up to p50's; if that is not enough, the top folds into a last
+ * row (1 is returned: that row is "at least" its bound). */
+static int bar_span(const struct ocgc_hist *h, int nbars, uint64_t counts[BAR_BUCKETS],
+                    unsigned *lo, unsigned *hi)
+{
+  unsigned p1 = bar_index(ocgc_hist_percentile(h, 1));
+  unsigned p50 = bar_index(ocgc_hist_percentile(h, 50)), n = nbars > 1 ? (unsigned)nbars : 1;
+  *lo = bar_index(ocgc_hist_min(h));
+  *hi = bar_index(ocgc_hist_max(h));
+  for (; *lo < p1 || (*hi - *lo + 1 > n && *lo < p50); (*lo)++) counts[*lo + 1] += counts[*lo];
+  if (*hi - *lo + 1 <= n) return 0;
+  for (; *hi - *lo + 1 > n; (*hi)--) counts[*hi - 1] += counts[*hi];
+  return 1;
+}
+
+/* One kind's histogram at (row, col) in a box of [width] columns: a title
+ * and at most [nbars] bars (bar_span).  Returns the rows used. */
+static int draw_hist(struct top *tp, int row, int col, int width, int nbars, const char *name,
+                     const struct ocgc_hist *h)
+{
+  uint64_t counts[BAR_BUCKETS], max = 0, total = ocgc_hist_count(h);
+  char p50[16], p99[16], mx[16], line[160], label[16], bar[2048];
+  unsigned lo, hi, i;
+  int barw = width - 8 - 12 - 2, r = 1, top_folded;
+  bar_counts(h, counts);
+  top_folded = bar_span(h, nbars, counts, &lo, &hi);
+  for (i = lo; i <= hi; i++) if (counts[i] > max) max = counts[i];
   fmt_pause(p50, sizeof p50, ocgc_hist_percentile(h, 50));
   fmt_pause(p99, sizeof p99, ocgc_hist_percentile(h, 99));
   fmt_pause(mx, sizeof mx, ocgc_hist_max(h));
@@ -184,31 +308,50 @@ static int draw_hist(int row, int col, int width, const char *name, const struct
   attron(A_BOLD);
   mvaddnstr(row, col, line, width);
   attroff(A_BOLD);
-  for (i = 0; i < NBUCKETS; i++) {
-    int len = max && barw > 0 ? (int)((counts[i] * (uint64_t)barw + max - 1) / max) : 0;
-    mvprintw(row + 1 + i, col, "  %-6s|", bucket_names[i]);
-    if (len > 0) mvhline(row + 1 + i, col + 9, '#', len);
-    mvprintw(row + 1 + i, col + 9 + (barw > 0 ? barw : 0), " %" PRIu64, counts[i]);
+  for (i = lo; total && i <= hi; i++, r++) {
+    int folded = i == hi && top_folded;
+    fmt_bound(label, sizeof label, bar_bound(folded ? i - 1 : i));
+    fmt_bar(bar, sizeof bar, counts[i], max, barw, tp->utf8);
+    /* the folded top: "<2ms" read as ">=2ms" */
+    mvprintw(row + r, col, " %s%-*s|", folded ? ">=" : "", folded ? 5 : 7, label + folded);
+    mvaddstr(row + r, col + 9, bar);
+    mvprintw(row + r, col + 9 + (barw > 0 ? barw : 0), " %" PRIu64, counts[i]);
   }
-  return NBUCKETS + 1;
+  return r;
 }
 
-static int draw_hists(int row, const struct ocgc_snapshot *snap, int max_row)
+/* The kinds with a histogram to show: minor always, so that the panel is
+ * there before the first pause, and the others that had a collection. */
+static unsigned hist_kinds(const struct ocgc_snapshot *snap, unsigned kinds[OCGC_KIND_COUNT])
 {
-  unsigned k, shown = 0;
-  int ncols = COLS >= 100 ? 2 : 1, width = COLS / ncols - 2, used = 0;
+  unsigned k, n = 0;
+  for (k = 0; k < OCGC_KIND_COUNT; k++) {
+    const struct ocgc_hist *h = ocgc_snapshot_kind(snap, k);
+    if (h != NULL && (k == OCGC_KIND_MINOR || ocgc_hist_count(h) > 0)) kinds[n++] = k;
+  }
+  return n;
+}
+
+static int draw_hists(struct top *tp, int row, const struct ocgc_snapshot *snap, int max_row)
+{
+  unsigned kinds[OCGC_KIND_COUNT], n = hist_kinds(snap, kinds), i;
+  int ncols = COLS >= 100 ? 2 : 1, width = COLS / ncols - 2, used = 0, grid, nbars;
   attron(A_BOLD | A_UNDERLINE);
   mvaddstr(row++, 0, "pause histograms by kind (collections seen)");
   attroff(A_BOLD | A_UNDERLINE);
-  for (k = 0; k < OCGC_KIND_COUNT; k++) {
-    const struct ocgc_hist *h = ocgc_snapshot_kind(snap, k);
-    int col = (int)(shown % (unsigned)ncols) * (width + 2);
-    /* Minor always, so that the panel is there before the first pause. */
-    if (h == NULL || (k != OCGC_KIND_MINOR && ocgc_hist_count(h) == 0)) continue;
-    if (row + NBUCKETS + 1 > max_row) break;
-    used = draw_hist(row, col, width, ocgc_kind_name(k), h);
-    shown++;
-    if (shown % (unsigned)ncols == 0) { row += used + 1; used = 0; }
+  /* An equal share of the room above the cause table's first lines for
+   * each row of histograms: its title, its bars and a blank line. */
+  grid = (int)(n + (unsigned)ncols - 1) / ncols;
+  nbars = grid ? (max_row - row - CAUSE_ROOM) / grid - 2 : 0;
+  if (nbars < MIN_BARS) nbars = MIN_BARS;
+  if (nbars > MAX_BARS) nbars = MAX_BARS;
+  for (i = 0; i < n; i++) {
+    int col = (int)(i % (unsigned)ncols) * (width + 2), r;
+    if (row + nbars + 1 > max_row) break;
+    r = draw_hist(tp, row, col, width, nbars, ocgc_kind_name(kinds[i]),
+                  ocgc_snapshot_kind(snap, kinds[i]));
+    if (r > used) used = r;
+    if ((i + 1) % (unsigned)ncols == 0) { row += used + 1; used = 0; }
   }
   return used ? row + used + 1 : row;
 }
@@ -262,9 +405,10 @@ static void draw(struct top *tp, const char *message)
   ocgc_snapshot_counters(tp->cur, &c);
   row = draw_header(tp, &c);
   row = draw_rates(tp, row, &c);
+  row = draw_sparks(tp, row);
   /* The histograms get what they need, the cause table the rest, the last
    * two lines are the loss and the keys. */
-  row = draw_hists(row, tp->cur, LINES - 4);
+  row = draw_hists(tp, row, tp->cur, LINES - 4);
   row = draw_causes(row, tp->cur, LINES - 2);
   snprintf(line, sizeof line, "events seen %" PRIu64 "   lost %" PRIu64 "%s", c.events_seen,
            c.events_lost, c.events_lost ? (c.lost_exact ? " (exact; counters stay exact)"
@@ -321,9 +465,12 @@ static void top_usage(FILE *f)
           "  - rates over the last interval: minor collections, major slices and\n"
           "    major cycles per second, allocation and promotion in MB/s, the\n"
           "    promotion ratio and the share of time spent in the GC; totals;\n"
-          "  - a pause histogram per collection kind (<10us .. >=10ms), with\n"
-          "    p50, p99 and max, of the collections seen (from the oldest event\n"
-          "    the ring still held at the attach);\n"
+          "  - the last minute, a sample a second: sparklines of the pause p99\n"
+          "    and of the allocation rate;\n"
+          "  - a pause histogram per collection kind, bars in 1-2-5 steps (three\n"
+          "    a decade: <10us <20us <50us <100us ...), with p50, p99 and max, of\n"
+          "    the collections seen (from the oldest event the ring still held at\n"
+          "    the attach);\n"
           "  - the causes: kind, cause, count, total and worst time, most total\n"
           "    time first;\n"
           "  - events lost (the ring overwrote them before they were read).\n\n"
@@ -414,10 +561,14 @@ static int attach(struct top *tp)
   struct ocgc_agg_opts ao = OCGC_OPTS_INIT(struct ocgc_agg_opts);
   int err;
   ao.start = OCGC_START_OLDEST;
+  ao.on_pause = top_spark_on_pause;
+  ao.ctx = &tp->spark;
   tp->drain_max = tool_drain_events(tp->src);
-  if ((err = ocgc_source_info(tp->src, &tp->info)) != 0 ||
+  if ((err = top_spark_new(&tp->spark)) != 0 ||
+      (err = ocgc_source_info(tp->src, &tp->info)) != 0 ||
       (err = ocgc_agg_new(tp->src, &ao, &tp->agg)) != 0 || (err = poll_agg(tp)) != 0 ||
-      (err = take_snapshot(tp)) != 0)
+      (err = take_snapshot(tp)) != 0 ||
+      (err = top_spark_start(&tp->spark, tp->agg, tool_now_ns())) != 0)
     return err;
   tool_esc(tp->info.program, tp->program, sizeof tp->program);
   tool_esc(tp->info.ocaml_version, tp->ocaml, sizeof tp->ocaml);
@@ -426,10 +577,12 @@ static int attach(struct top *tp)
 
 /* Take the terminal (newterm, not initscr: initscr exits the process on a
  * bad TERM).  Returns the screen, or NULL after saying why. */
-static SCREEN *take_screen(int pid)
+static SCREEN *take_screen(int pid, int *utf8)
 {
   SCREEN *scr;
   setlocale(LC_ALL, "");
+  /* Block characters only where the terminal's locale can show them. */
+  *utf8 = strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
   scr = newterm(NULL, stdout, stdin);
   if (scr == NULL) {
     const char *term = getenv("TERM");
@@ -492,6 +645,8 @@ static int loop(struct top *tp, uint64_t count)
     /* Alive before the poll: what it wrote before exiting is read. */
     alive = tool_alive(tp->src);
     if ((err = poll_agg(tp)) != 0) break;
+    if ((err = top_spark_tick(&tp->spark, tp->agg, tool_now_ns())) < 0) break;
+    err = 0;
     if (!alive || tool_now_ns() >= next_refresh) {
       if ((err = take_snapshot(tp)) != 0) break;
       next_refresh += tp->interval_ns;
@@ -516,7 +671,7 @@ static int on_screen(struct top *tp, uint64_t count)
   SCREEN *scr;
   int err, rc = 0;
   tool_signals_catch(&sig);
-  if ((scr = take_screen(tp->pid)) == NULL) {
+  if ((scr = take_screen(tp->pid, &tp->utf8)) == NULL) {
     tool_signals_restore(&sig);
     return TOOL_EXIT_ERROR;
   }
@@ -551,6 +706,7 @@ int cmd_top(int argc, char **argv)
   ocgc_snapshot_free(tp.prev);
   ocgc_snapshot_free(tp.cur);
   ocgc_agg_free(tp.agg);
+  top_spark_free(&tp.spark);
   ocgc_source_close(tp.src);
   return rc;
 }

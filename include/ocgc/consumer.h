@@ -704,6 +704,26 @@ OCGC_API int ocgc_hist_iter_next(struct ocgc_hist_iter *it);
  * the events in stock files). */
 struct ocgc_agg;
 
+/** A pause as the aggregator records it (ocgc_agg_opts.on_pause), with
+ * what the aggregator had counted from the events when it ended. */
+struct ocgc_agg_pause {
+  struct ocgc_pause pause;    /**< the stream's pause (stw_member: see there) */
+  /** The kind (enum ocgc_kind) and cause (enum ocgc_cause) of its longest
+   * outermost collection, or -1 when none was seen (ring past 128). */
+  int kind, cause;
+  /** Cumulative counts of the events read so far (not the producer's
+   * totals: what the events say, so differences between two pauses are
+   * what happened between them, whatever the source): bytes allocated in
+   * and promoted from the minor heap, collections by kind, the heap and
+   * its top as last reported. */
+  uint64_t allocated_bytes, promoted_bytes;
+  uint64_t collections[OCGC_KIND_COUNT];
+  uint64_t heap_bytes, top_heap_bytes;
+};
+typedef void (*ocgc_agg_pause_fn)(const struct ocgc_agg_pause *p, void *ctx);
+typedef void (*ocgc_agg_lost_fn)(unsigned ring, uint64_t lost, int exact, uint64_t after_ns,
+                                 void *ctx);
+
 struct ocgc_agg_opts {
   size_t sz;                  /**< sizeof(struct ocgc_agg_opts) */
   enum ocgc_cursor_start start; /**< where its cursor starts */
@@ -728,6 +748,14 @@ struct ocgc_agg_opts {
    * are then empty): a few bytes per histogram instead of 267 KB, which
    * stay in the cache, and no copy of them in a snapshot. */
   int bounds_only;
+  /** Called with each pause as the aggregator records it, once, in the
+   * order the stream delivers them (struct ocgc_agg_pause): for a caller
+   * that keeps the pauses themselves, such as a timeline.  May be NULL. */
+  ocgc_agg_pause_fn on_pause;
+  /** Called when events were lost on a ring (ocgc_lost_fn's figures, and
+   * after_ns: the newest timestamp read before the gap).  May be NULL. */
+  ocgc_agg_lost_fn on_lost;
+  void *ctx;                  /**< passed to on_pause and on_lost */
 };
 
 /** Most bounds ocgc_agg_opts.bounds_ns may hold. */
@@ -741,6 +769,15 @@ OCGC_API void ocgc_agg_free(struct ocgc_agg *agg);
  * as ocgc_cursor_poll(), and OCGC_E_CORRUPT also when a span of the poll
  * ended before it began (it is dropped; the rest of the poll counts). */
 OCGC_API int64_t ocgc_agg_poll(struct ocgc_agg *agg);
+
+/** Nothing more will be read (the producer ended, or the caller's window
+ * did): every ring's last pause that no collection holds open is recorded
+ * (and given to on_pause) and open spans are dropped, as
+ * ocgc_stream_finish() does.  A snapshot counts those pauses already, so
+ * its figures do not change; call it once, after the last poll (later
+ * polls would meet ends without their begins).  Returns 0, -EINVAL, or
+ * the first allocation failure. */
+OCGC_API int ocgc_agg_finish(struct ocgc_agg *agg);
 
 /** The statistics of the aggregator's cursor (behind: poll again at once),
  * with corrupt also counting the impossible spans it dropped. */

@@ -1,7 +1,10 @@
 #!/bin/sh
 # cmd_top.sh - `ocgc top` in a real terminal (tmux) on a live native
 # program: the panels show (header with the program, rates, a pause
-# histogram, the cause table with minor_heap_full), a resize keeps it
+# histogram whose bars step 1-2-5, three a decade, the sparklines of the
+# last minute, which grow a sample a second, in ASCII in the C locale and
+# in block characters in a UTF-8 one, the cause table with
+# minor_heap_full), a resize keeps it
 # running and redraws for the new size, `q` quits with status 0 and the
 # terminal restored; SIGTERM restores the terminal too (status 143); when
 # the process exits, top ends with a message; with stdout not a terminal
@@ -53,17 +56,49 @@ wait_gone() {
   done
   return 0
 }
-# start_top TAG PID: `ocgc top PID` in a 120x40 tmux session; when it ends
-# the shell writes its exit status to TAG.rc and the terminal modes to
-# TAG.stty (so that we can tell the terminal was restored).
+# start_top TAG PID [LOCALE]: `ocgc top PID` in a 120x40 tmux session, in
+# LOCALE (default C: ASCII); when it ends the shell writes its exit status
+# to TAG.rc and the terminal modes to TAG.stty (so that we can tell the
+# terminal was restored).
 start_top() {
   tm new-session -d -s "$1" -x 120 -y 40 \
-    "TERM=screen \"$OCGC\" top $2 2>\"$WORK/$1.err\"; echo \$? >\"$WORK/$1.rc\"; stty -a >\"$WORK/$1.stty\" 2>&1; sleep 0.2" ||
+    "LC_ALL=${3:-C} TERM=screen \"$OCGC\" top $2 2>\"$WORK/$1.err\"; echo \$? >\"$WORK/$1.rc\"; stty -a >\"$WORK/$1.stty\" 2>&1; sleep 0.2" ||
     hard_error "tmux new-session failed"
 }
 # restored TAG: the terminal is back in canonical mode with echo
 restored() {
   grep -q -- ' icanon' "$WORK/$1.stty" && grep -q -- ' echo ' "$WORK/$1.stty"
+}
+# bar_labels TAG: the bucket labels of the minor histogram (the left column)
+# of TAG.screen, as "BOUND_NS FOLDED" lines, top to bottom
+bar_labels() {
+  awk '/^minor  *n=/ { on = 1; next } on && !/^ (<|>=)[0-9]+(ns|us|ms|s) *\|/ { exit }
+    on { l = $1; f = (l ~ /^>=/); sub(/^(<|>=)/, "", l); sub(/\|.*/, "", l)
+         u = l; sub(/^[0-9]+/, "", u); v = l + 0
+         m = u == "us" ? 1000 : u == "ms" ? 1000000 : u == "s" ? 1000000000 : 1
+         print v * m, f }' "$WORK/$1.screen"
+}
+# bar_steps TAG: "ROWS STEPS MANTISSAS": rows of bar_labels, how many of
+# them (but the first) are 2 or 2.5 times the one before (1-2-5 steps),
+# and which first digits the bounds have (a decade's three: "125")
+bar_steps() {
+  bar_labels "$1" | awk '!$2 { n++ } !$2 && n > 1 && ($1 == 2 * p || 2 * $1 == 5 * p) { s++ }
+    !$2 { p = $1; d[substr($1, 1, 1)] = 1 }
+    END { printf "%d %d %s%s%s\n", n, s + 0, d[1] ? 1 : "", d[2] ? 2 : "", d[5] ? 5 : "" }'
+}
+# spark_n TAG: the samples the p99 sparkline of TAG.screen says it shows
+spark_n() { sed -n 's/^p99 .*(\([0-9][0-9]*\)s) *$/\1/p' "$WORK/$1.screen"; }
+# wait_spark_grows TAG N: until the sparkline shows more than N samples
+wait_spark_grows() {
+  _n=0
+  while :; do
+    screen "$1"
+    _s=`spark_n "$1"`
+    test -n "$_s" && test "$_s" -gt "$2" && return 0
+    _n=$((_n + 1))
+    test $_n -le 100 || return 1
+    sleep 0.1
+  done
 }
 
 compile_native target ocgc_test.ml attach_target.ml
@@ -86,10 +121,28 @@ check_true "header: OCaml version" grep -q "OCaml 4\.1[34]" "$WORK/t1.screen"
 check_true "header: heap" grep -q "heap [0-9.]* MB" "$WORK/t1.screen"
 check_true "pause histogram title" grep -q "pause histograms" "$WORK/t1.screen"
 check_true "histogram of minor" grep -q "^minor  *n=[1-9]" "$WORK/t1.screen"
-for b in "<10us" "<100us" "<1ms" "<10ms" ">=10ms"; do
-  check_true "histogram bucket $b" grep -Fq "$b" "$WORK/t1.screen"
-done
+# The bars: consecutive 1-2-5 bounds (three a decade), as many as the
+# minor pauses span (at least three: p1 to the maximum, a major cycle's
+# minor collections are longer than the common ones).
+set -- `bar_steps t1`
+say "minor histogram: $1 bars, $2 steps of 1-2-5, first digits $3"
+check_ge "histogram: bars of minor" 3 "$1"
+check_eq "histogram: every step 1-2-5" "$(($1 - 1))" "$2"
+check_eq "histogram: three bars a decade (bounds 1, 2 and 5)" 125 "$3"
 check_true "histogram bars" grep -Eq '\|#+ +[0-9]+' "$WORK/t1.screen"
+
+say "== the last minute: sparklines"
+check_true "p99 sparkline (ASCII)" \
+  grep -Eq '^p99 +[_.:=+*# -]+ +[0-9.]+(ns|us|ms|s) now, max [0-9.]+(ns|us|ms|s) \([0-9]+s\)' \
+  "$WORK/t1.screen"
+check_true "alloc sparkline (ASCII; its largest sample drawn #)" \
+  grep -Eq '^alloc +[_.:=+*-]*#[_.:=+*#-]* +[0-9.]+ MB/s now, max [0-9.]+ MB/s \([0-9]+s\)' \
+  "$WORK/t1.screen"
+_rate=`sed -n 's/^alloc .* \([0-9.]*\) MB\/s now.*/\1/p' "$WORK/t1.screen"`
+check_true "alloc now above 0 MB/s ($_rate)" awk "BEGIN { exit !(${_rate:-0} > 0) }"
+_n1=`spark_n t1`
+check_true "sparkline samples ($_n1)" is_uint "$_n1"
+check_true "the sparklines move: more samples than $_n1" wait_spark_grows t1 "${_n1:-0}"
 check_true "cause table header" grep -Eq 'KIND +CAUSE +COUNT +TOTAL_MS +WORST_MS' "$WORK/t1.screen"
 check_true "cause table: minor minor_heap_full" \
   grep -Eq '^minor +minor_heap_full +[1-9][0-9]* ' "$WORK/t1.screen"
@@ -109,6 +162,23 @@ tm resize-window -t t1 -x 120 -y 40 >/dev/null 2>&1 || tm resize-pane -t t1 -x 1
 sleep 1.5
 check_true "still running after growing back" tm has-session -t t1
 check_true "the cause table is back" wait_screen t1 "minor_heap_full" 5
+
+say "== a UTF-8 locale: block characters"
+if test "`LC_ALL=C.UTF-8 locale charmap 2>/dev/null`" = UTF-8; then
+  start_top t4 "$pid" C.UTF-8
+  check_true "t4: the sparklines" wait_screen t4 "MB/s now" 10
+  wait_spark_grows t4 1
+  check_true "UTF-8: block bars" grep -Eq '\|(█|▉|▊|▋|▌|▍|▎|▏)+ +[0-9]+' "$WORK/t4.screen"
+  check_true "UTF-8: p99 sparkline of blocks" \
+    grep -Eq '^p99 +(▁|▂|▃|▄|▅|▆|▇|█| )+ +[0-9.]+(ns|us|ms|s) now' "$WORK/t4.screen"
+  check_true "UTF-8: alloc sparkline of blocks" \
+    grep -Eq '^alloc +(▁|▂|▃|▄|▅|▆|▇)*█(▁|▂|▃|▄|▅|▆|▇|█)* +[0-9.]+ MB/s now' "$WORK/t4.screen"
+  tm send-keys -t t4 q
+  check_true "t4 ended" wait_gone t4
+  check_eq "t4: exit status" 0 "`cat "$WORK/t4.rc" 2>/dev/null`"
+else
+  say "no C.UTF-8 locale here: the block characters are not checked"
+fi
 
 say "== q quits"
 tm send-keys -t t1 q

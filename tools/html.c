@@ -1,0 +1,302 @@
+/* html.c - the HTML report's document (html.h): head, facts, the sections
+ * (drawn by html_svg.c), the embedded JSON, and the file it goes to.
+ *
+ * Invariants:
+ * - the document runs nothing: a Content-Security-Policy of default-src
+ *   'none' (inline style and data: images only), no script element but
+ *   the JSON data block, no event attribute, no external reference;
+ * - every string a target or a user chose (program name, versions, the
+ *   command line, paths) goes out through html_text(): tool_esc() first
+ *   (no control character, nothing outside printable ASCII), then the
+ *   five HTML entities; the JSON block is rep_print_json()'s own bytes
+ *   with each '<' as \u003c, byte for byte `ocgc report --json` otherwise;
+ * - the file is written whole or not at all (html_file_*): a temporary
+ *   file in the same folder, synced, then renamed; a failure removes it. */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common.h"
+#include "html.h"
+#include "procstat.h"
+
+#define CSP "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
+
+static const char style[] =
+  "body{font:14px/1.4 system-ui,sans-serif;margin:1.5em auto;max-width:1000px;color:#222;"
+  "background:#fff}h1{font-size:1.4em}h2{font-size:1.15em;margin-top:1.6em;"
+  "border-bottom:1px solid #ccc}dl{display:grid;grid-template-columns:max-content auto;"
+  "gap:.2em 1em}dt{font-weight:600}dd{margin:0}svg{display:block;margin:.4em 0}"
+  "svg text{font-size:11px;fill:#444}.axis{stroke:#999;stroke-width:1}"
+  ".grid{stroke:#eee;stroke-width:1}.pause,.key{fill:#7f7f7f;fill-opacity:.75}"
+  ".pause[data-kind=minor],.key[data-k=minor]{fill:#1f77b4}"
+  ".pause[data-kind=major_slice],.key[data-k=major_slice]{fill:#2ca02c}"
+  ".pause[data-kind=major_finish],.key[data-k=major_finish]{fill:#ff7f0e}"
+  ".pause[data-kind=compaction],.key[data-k=compaction]{fill:#d62728}.loss{fill:#f4c7c7;opacity:.6}"
+  ".bucket{fill:#4a7fb5}.pct{stroke:#d62728;stroke-width:1.5}.line{fill:none;stroke:#1f77b4;"
+  "stroke-width:1.5}.cause-bar{fill:#4a7fb5}.hist{display:flex;gap:1em;align-items:flex-start;"
+  "flex-wrap:wrap}table.pcts{border-collapse:collapse;font-variant-numeric:tabular-nums}"
+  "table.pcts td,table.pcts th{padding:.1em .6em;text-align:right;border-bottom:1px solid #eee}"
+  ".legend span{margin-right:1em}.note{color:#666;font-size:.9em}";
+
+void html_text(FILE *f, const char *s)
+{
+  char buf[TOOL_ESC_SIZE(256)];
+  const char *p;
+  if (s == NULL) return;
+  while (*s != '\0') {
+    /* in pieces, each escaped whole (tool_esc never cuts an escape) */
+    char piece[257];
+    size_t n = strnlen(s, 256);
+    memcpy(piece, s, n);
+    piece[n] = '\0';
+    s += n;
+    for (p = tool_esc(piece, buf, sizeof buf); *p != '\0'; p++) {
+      switch (*p) {
+      case '&': fputs("&amp;", f); break;
+      case '<': fputs("&lt;", f); break;
+      case '>': fputs("&gt;", f); break;
+      case '"': fputs("&quot;", f); break;
+      case '\'': fputs("&#39;", f); break;
+      default: fputc(*p, f); break;
+      }
+    }
+  }
+}
+
+void html_json_data(FILE *f, const char *json, size_t n)
+{
+  size_t i, from = 0;
+  for (i = 0; i < n; i++) {
+    if (json[i] != '<') continue;
+    fwrite(json + from, 1, i - from, f);
+    fputs("\\u003c", f);
+    from = i + 1;
+  }
+  fwrite(json + from, 1, n - from, f);
+}
+
+/* ---- the facts -------------------------------------------------------------- */
+
+static void fact(FILE *f, const char *title, const char *key, const char *value)
+{
+  fputs("<dt>", f);
+  html_text(f, title);
+  fprintf(f, "</dt><dd data-key=\"%s\">", key);
+  html_text(f, value);
+  fputs("</dd>\n", f);
+}
+
+static const char *program_of(const struct html_in *in, const struct rep_figures *x)
+{
+  if (x->ext && x->info.program[0] != '\0') return x->info.program;
+  if (in->m->command != NULL && in->m->command[0] != NULL) return in->m->command[0];
+  return "unknown"; /* a stock ring names no program */
+}
+
+/* "X from ... (UTC start)" into buf. */
+static const char *window_text(const struct rep_figures *x, const struct rep_meta *m, char *buf,
+                               size_t n)
+{
+  char d[32], when[64] = "";
+  if (x->ext && x->start_ns != 0) {
+    time_t secs = (time_t)(((int64_t)x->start_ns + x->info.realtime_offset_ns) / 1000000000);
+    struct tm tm;
+    if (gmtime_r(&secs, &tm) != NULL) strftime(when, sizeof when, ", from %Y-%m-%d %H:%M:%S UTC", &tm);
+  }
+  snprintf(buf, n, "%s (%s%s)", rep_fmt_ns(d, sizeof d, x->wall_ns),
+           m->mode == REP_PID ? "a window from the attach"
+           : x->ext           ? "the process's life"
+                              : "from the first event read to the last",
+           when);
+  return buf;
+}
+
+static void facts(FILE *f, const struct html_in *in, const struct rep_figures *x)
+{
+  char b[160];
+  fputs("<dl id=\"ocgc-facts\">\n", f);
+  fact(f, "program", "program", program_of(in, x));
+  if (x->ext || in->m->pid > 0)
+    snprintf(b, sizeof b, "%" PRIu64, x->ext ? x->info.pid : (uint64_t)in->m->pid);
+  else
+    snprintf(b, sizeof b, "unknown"); /* a stock ring read from a file */
+  fact(f, "pid", "pid", b);
+  if (x->ext) snprintf(b, sizeof b, "OCaml %s (ocgc %s)", x->info.ocaml_version, x->info.ocgc_version);
+  else snprintf(b, sizeof b, "stock OCaml 5%s%s", x->ids.ocaml[0] ? " " : "", x->ids.ocaml);
+  fact(f, "OCaml", "ocaml", b);
+  fact(f, "window", "window_ns", window_text(x, in->m, b, sizeof b));
+  snprintf(b, sizeof b, "%" PRIu64, x->c.events_seen);
+  fact(f, "events seen", "events", b);
+  snprintf(b, sizeof b, "%" PRIu64 " (%s)", x->c.events_lost, x->c.lost_exact ? "exact" : "estimated");
+  fact(f, "events lost", "lost", b);
+  if (in->m->path != NULL) fact(f, "file", "path", in->m->path);
+  fputs("</dl>\n", f);
+}
+
+static void command_line(FILE *f, const struct rep_meta *m)
+{
+  char *const *a;
+  if (m->command == NULL) return;
+  fputs("<p class=\"note\">command: <code>", f);
+  for (a = m->command; *a != NULL; a++) {
+    if (a != m->command) fputc(' ', f);
+    html_text(f, *a);
+  }
+  fputs("</code></p>\n", f);
+}
+
+/* rep_print_json()'s bytes as the data block: 0 or -errno. */
+static int json_block(FILE *f, const struct html_in *in, const struct rep_figures *x)
+{
+  char *buf = NULL;
+  size_t n = 0;
+  FILE *mf = open_memstream(&buf, &n);
+  if (mf == NULL) return -errno;
+  rep_print_json(mf, in->m, x, in->snap);
+  if (fclose(mf) != 0) { free(buf); return -ENOMEM; }
+  fputs("<script type=\"application/json\" id=\"ocgc-report\">", f);
+  html_json_data(f, buf, n);
+  fputs("</script>\n", f);
+  free(buf);
+  return 0;
+}
+
+static void head(FILE *f, const struct html_in *in, const struct rep_figures *x)
+{
+  fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+        "<meta http-equiv=\"Content-Security-Policy\" content=\"" CSP "\">\n"
+        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+        "<meta name=\"generator\" content=\"ocgc ", f);
+  html_text(f, ocgc_version());
+  fputs("\">\n<title>GC report: ", f);
+  html_text(f, in->m->path != NULL && !x->ext ? in->m->path : program_of(in, x));
+  fprintf(f, "</title>\n<style>%s</style>\n</head>\n<body>\n<h1>GC report: ", style);
+  html_text(f, in->m->path != NULL && !x->ext ? in->m->path : program_of(in, x));
+  fputs("</h1>\n", f);
+}
+
+int html_write(FILE *f, const struct html_in *in)
+{
+  struct rep_figures x;
+  struct html_ctx c;
+  int err;
+  rep_figures_get(&x, in->m, in->src, in->base, in->snap);
+  memset(&c, 0, sizeof c);
+  c.f = f;
+  c.x = &x;
+  c.snap = in->snap;
+  c.tl = in->tl;
+  c.t0 = x.start_ns;
+  c.span = x.wall_ns;
+  head(f, in, &x);
+  facts(f, in, &x);
+  command_line(f, in->m);
+  html_timeline(&c);
+  html_hists(&c);
+  html_series(&c);
+  html_causes(&c);
+  err = json_block(f, in, &x);
+  fputs("</body>\n</html>\n", f);
+  if (err == 0 && (fflush(f) != 0 || ferror(f))) err = errno ? -errno : -EIO;
+  return err;
+}
+
+/* ---- the file --------------------------------------------------------------- */
+
+int html_file_open(struct html_file *hf, const char *path)
+{
+  struct stat st;
+  size_t n = strlen(path);
+  int fd;
+  memset(hf, 0, sizeof *hf);
+  hf->path = path;
+  if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+    if ((hf->f = fopen(path, "we")) == NULL) return -errno;
+    return 0;
+  }
+  if ((hf->tmp = malloc(n + 16)) == NULL) return -ENOMEM;
+  snprintf(hf->tmp, n + 16, "%s.tmp.XXXXXX", path);
+  if ((fd = mkostemp(hf->tmp, O_CLOEXEC)) < 0 || (hf->f = fdopen(fd, "w")) == NULL) {
+    int e = errno;
+    if (fd >= 0) { close(fd); unlink(hf->tmp); }
+    free(hf->tmp);
+    hf->tmp = NULL;
+    return -e;
+  }
+  return 0;
+}
+
+/* The mode a new file gets from open(2): 0666 less the umask. */
+static mode_t file_mode(void)
+{
+  mode_t u = umask(0);
+  umask(u);
+  return 0666 & ~u;
+}
+
+int html_file_commit(struct html_file *hf)
+{
+  int err = 0;
+  if (hf->f == NULL) return -EBADF;
+  if (fflush(hf->f) != 0 || ferror(hf->f)) err = errno ? -errno : -EIO;
+  if (err == 0 && hf->tmp != NULL && (fchmod(fileno(hf->f), file_mode()) != 0 ||
+                                      fsync(fileno(hf->f)) != 0))
+    err = -errno;
+  if (fclose(hf->f) != 0 && err == 0) err = errno ? -errno : -EIO;
+  hf->f = NULL;
+  if (err == 0 && hf->tmp != NULL && rename(hf->tmp, hf->path) != 0) err = -errno;
+  if (err != 0 && hf->tmp != NULL) unlink(hf->tmp);
+  free(hf->tmp);
+  hf->tmp = NULL;
+  return err;
+}
+
+void html_file_abort(struct html_file *hf)
+{
+  if (hf->f != NULL) fclose(hf->f);
+  hf->f = NULL;
+  if (hf->tmp != NULL) unlink(hf->tmp);
+  free(hf->tmp);
+  hf->tmp = NULL;
+}
+
+/* ---- for the subcommands ------------------------------------------------------ */
+
+int html_begin(struct html_file *hf, const char *path)
+{
+  int err = html_file_open(hf, path);
+  if (err == 0) return 0;
+  tool_say("cannot write the HTML report %s: %s", path, strerror(-err));
+  return err == -EACCES || err == -EPERM || err == -EROFS ? TOOL_EXIT_DENIED : TOOL_EXIT_ERROR;
+}
+
+int html_finish(struct html_file *hf, const struct html_in *in)
+{
+  int err = html_write(hf->f, in);
+  if (err != 0) {
+    html_file_abort(hf);
+  } else {
+    err = html_file_commit(hf);
+  }
+  if (err == 0) return 0;
+  tool_say("writing the HTML report %s: %s (not written)", hf->path, strerror(-err));
+  return TOOL_EXIT_ERROR;
+}
+
+void html_sample(struct timeline *tl, int pid)
+{
+  struct procstat ps;
+  struct tl_proc p;
+  if (tl == NULL || procstat_read(pid, &ps) != 0) return;
+  p.cpu_ns = ps.utime_ns + ps.stime_ns;
+  p.ctx_switches = ps.have_ctxt ? ps.voluntary_ctxt + ps.involuntary_ctxt : 0;
+  p.faults = ps.minflt + ps.majflt;
+  tl_proc_sample(tl, tool_now_ns(), &p);
+}

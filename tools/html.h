@@ -1,0 +1,81 @@
+/* html.h - the HTML report of `ocgc report --html` and `ocgc run --html`
+ * (private to tools/; code in html.c: the document, its escaping, the
+ * embedded JSON and the atomic file; html_svg.c: the pictures).
+ *
+ * One self-contained HTML5 file: inline CSS and SVG, hover texts as SVG
+ * <title>s, no script but the report's JSON as data, a
+ * Content-Security-Policy that allows nothing else.  The elements, ids,
+ * classes and data-* attributes tests read are fixed by
+ * docs/html-report.md. */
+#ifndef OCGC_TOOLS_HTML_H
+#define OCGC_TOOLS_HTML_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "report.h"
+#include "timeline.h"
+
+/* What a document is made of. */
+struct html_in {
+  const struct rep_meta *m;
+  const struct ocgc_source *src;
+  const struct ocgc_snapshot *base, *snap; /* as rep_print() takes them */
+  const struct timeline *tl;               /* may be NULL: no pauses drawn */
+};
+
+/* The document into [f].  0, or a negative errno (writing failed). */
+int html_write(FILE *f, const struct html_in *in);
+
+/* [s] as HTML text or attribute value: first the tools' text escaping
+ * (tool_esc: no control character, no byte outside printable ASCII), then
+ * & < > " ' as entities. */
+void html_text(FILE *f, const char *s);
+
+/* [json] (n bytes) as the content of a <script type="application/json">:
+ * every '<' as \u003c, so nothing in it can close the element. */
+void html_json_data(FILE *f, const char *json, size_t n);
+
+/* A file written whole or not at all: a temporary file in the target's
+ * folder, renamed over it at the end.  A target that exists and is not a
+ * regular file (/dev/stdout, a FIFO, /dev/full) is written in place. */
+struct html_file {
+  const char *path;
+  char *tmp;   /* the temporary file, NULL when writing in place */
+  FILE *f;
+};
+/* Open: 0, or a negative errno (said nothing). */
+int html_file_open(struct html_file *hf, const char *path);
+/* Flush, sync and rename: 0, or a negative errno (then nothing is left
+ * but what was there before).  Closes either way. */
+int html_file_commit(struct html_file *hf);
+/* Close and remove the temporary file. */
+void html_file_abort(struct html_file *hf);
+
+/* For the subcommands: open [path] for the report (a line on stderr and
+ * TOOL_EXIT_ERROR or TOOL_EXIT_DENIED if it cannot be), before anything
+ * is read, so a bad path costs no run; then write the document into it
+ * and commit (a line on stderr and TOOL_EXIT_ERROR if that fails, nothing
+ * left behind).  0 on success. */
+int html_begin(struct html_file *hf, const char *path);
+int html_finish(struct html_file *hf, const struct html_in *in);
+
+/* A /proc sample of live process [pid] into [tl] (nothing if it is gone). */
+void html_sample(struct timeline *tl, int pid);
+
+/* ---- between html.c and html_svg.c ------------------------------------------------ */
+
+struct html_ctx {
+  FILE *f;
+  const struct rep_figures *x;
+  const struct ocgc_snapshot *snap;
+  const struct timeline *tl;
+  uint64_t t0, span;   /* the window: start (producer clock) and length, ns */
+};
+
+void html_timeline(const struct html_ctx *c);
+void html_hists(const struct html_ctx *c);
+void html_series(const struct html_ctx *c);
+void html_causes(const struct html_ctx *c);
+
+#endif /* OCGC_TOOLS_HTML_H */

@@ -1,0 +1,329 @@
+/* timeline.c - the pauses and rates the HTML report draws over time
+ * (timeline.h), in memory fixed at tl_new().
+ *
+ * Why here and how: libocgc's aggregator answers what each pause is (its
+ * kind and cause, on_pause) and what the events had counted by then; this
+ * file only keeps a bounded picture of them, as an interval recorder keeps
+ * histograms.  Rates come from the events' own times (the counts carried by
+ * each pause, at its end), never from when we happened to poll: a ring
+ * file read in one pass gives the same series as the live run it recorded.
+ * Only the /proc figures of a live process are sampled at our polls.
+ *
+ * Invariants:
+ * - bucket i covers [origin + i * width, + width); a time past the last
+ *   bucket merges pairs of buckets and doubles the width until it fits,
+ *   so the whole window always has TL_BUCKETS buckets at most; a time
+ *   before the origin counts in bucket 0;
+ * - a count goes into the bucket of the sample that carries it as the
+ *   difference from the previous sample (the first sample is the
+ *   baseline), so sums over buckets are differences of counts;
+ * - every pause is in exact[] while total <= TL_EXACT; the TL_TOP longest
+ *   are in top[] and each bucket's longest in its top, always, so the
+ *   maximum and the tail (all pauses above the 1 - TL_TOP / total quantile)
+ *   survive any flood; sample[] is a uniform sample of all (algorithm R,
+ *   a fixed seed: the same input draws the same picture), so the body of
+ *   the distribution still shows when only the tail is kept whole;
+ * - a loss is known at its start (the newest event before it) and ends at
+ *   the next event recorded; every bucket it covers says so, merged with
+ *   the buckets, so loss periods cost nothing however many there are;
+ * - a stop-the-world member (stock OCaml 5) grows the pause it joins, found
+ *   among the TL_RECENT latest by its duration before. */
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "timeline.h"
+
+#define TL_WIDTH0 UINT64_C(1000000) /* 1 ms: 1 s in 1024 buckets at first */
+
+struct timeline *tl_new(void)
+{
+  return calloc(1, sizeof(struct timeline));
+}
+
+void tl_free(struct timeline *tl)
+{
+  free(tl);
+}
+
+void tl_origin(struct timeline *tl, uint64_t t)
+{
+  if (tl->width != 0) return;
+  tl->origin = t;
+  tl->width = TL_WIDTH0;
+}
+
+static void merge_bucket(struct tl_bucket *d, const struct tl_bucket *a, const struct tl_bucket *b)
+{
+  struct tl_bucket m = *a;
+  unsigned k;
+  m.pauses += b->pauses;
+  m.pause_ns += b->pause_ns;
+  if (b->max_ns > m.max_ns) m.max_ns = b->max_ns;
+  m.alloc += b->alloc;
+  m.promo += b->promo;
+  for (k = 0; k < OCGC_KIND_COUNT; k++) m.coll[k] += b->coll[k];
+  if (b->sample_t != 0) { m.sample_t = b->sample_t; m.heap = b->heap; m.top_heap = b->top_heap; }
+  m.cpu_ns += b->cpu_ns;
+  m.ctx += b->ctx;
+  m.faults += b->faults;
+  if (b->proc_t != 0) m.proc_t = b->proc_t;
+  if (b->top.ns > m.top.ns) m.top = b->top;
+  if (b->loss_to != 0) {
+    if (m.loss_to == 0 || b->loss_from < m.loss_from) m.loss_from = b->loss_from;
+    if (b->loss_to > m.loss_to) m.loss_to = b->loss_to;
+  }
+  *d = m;
+}
+
+/* Halve the resolution: pairs of buckets into one, width doubled. */
+static void coarsen(struct timeline *tl)
+{
+  unsigned i;
+  for (i = 0; i < TL_BUCKETS / 2; i++) merge_bucket(&tl->b[i], &tl->b[2 * i], &tl->b[2 * i + 1]);
+  memset(&tl->b[TL_BUCKETS / 2], 0, sizeof tl->b[0] * (TL_BUCKETS / 2));
+  tl->width *= 2;
+}
+
+/* The bucket of time [t], coarsening as needed. */
+static struct tl_bucket *bucket_at(struct timeline *tl, uint64_t t)
+{
+  tl_origin(tl, t);
+  if (t < tl->origin) return &tl->b[0];
+  while ((t - tl->origin) / tl->width >= TL_BUCKETS) coarsen(tl);
+  return &tl->b[(t - tl->origin) / tl->width];
+}
+
+/* ---- the longest pauses: a min-heap on duration ------------------------- */
+
+static void heap_swap(struct tl_mark *a, struct tl_mark *b)
+{
+  struct tl_mark t = *a;
+  *a = *b;
+  *b = t;
+}
+
+static void heap_down(struct tl_mark *h, unsigned n, unsigned i)
+{
+  for (;;) {
+    unsigned l = 2 * i + 1, r = l + 1, m = i;
+    if (l < n && h[l].ns < h[m].ns) m = l;
+    if (r < n && h[r].ns < h[m].ns) m = r;
+    if (m == i) return;
+    heap_swap(&h[i], &h[m]);
+    i = m;
+  }
+}
+
+static void top_add(struct timeline *tl, const struct tl_mark *m)
+{
+  unsigned i;
+  if (tl->ntop == TL_TOP) {
+    if (m->ns <= tl->top[0].ns) return;
+    tl->top[0] = *m;
+    heap_down(tl->top, tl->ntop, 0);
+    return;
+  }
+  i = tl->ntop++;
+  tl->top[i] = *m;
+  while (i > 0 && tl->top[(i - 1) / 2].ns > tl->top[i].ns) {
+    heap_swap(&tl->top[(i - 1) / 2], &tl->top[i]);
+    i = (i - 1) / 2;
+  }
+}
+
+/* ---- recording ------------------------------------------------------------ */
+
+static uint64_t diff(uint64_t now, uint64_t before)
+{
+  return now > before ? now - before : 0;
+}
+
+/* The counts [p] carries into [b], as differences from the last ones. */
+static void take_counts(struct timeline *tl, struct tl_bucket *b, const struct ocgc_agg_pause *p)
+{
+  unsigned k;
+  if (tl->have_counts) {
+    b->alloc += diff(p->allocated_bytes, tl->last.allocated_bytes);
+    b->promo += diff(p->promoted_bytes, tl->last.promoted_bytes);
+    for (k = 0; k < OCGC_KIND_COUNT; k++) b->coll[k] += diff(p->collections[k], tl->last.collections[k]);
+  }
+  b->sample_t = p->pause.end > 0 ? p->pause.end : 1;
+  b->heap = p->heap_bytes;
+  b->top_heap = p->top_heap_bytes;
+  tl->last = *p;
+  tl->have_counts = 1;
+}
+
+/* The gap since tl->loss_from ends at [t]: into every bucket it covers. */
+static void close_loss(struct timeline *tl, uint64_t t)
+{
+  uint64_t from = tl->loss_from, i, last;
+  if (!tl->loss_open) return;
+  tl->loss_open = 0;
+  if (t < from) t = from;
+  last = (uint64_t)(bucket_at(tl, t) - tl->b);  /* first: it may coarsen */
+  for (i = (uint64_t)(bucket_at(tl, from) - tl->b); i <= last; i++) {
+    struct tl_bucket *b = &tl->b[i];
+    uint64_t start = tl->origin + i * tl->width, end = start + tl->width;
+    uint64_t lf = from > start ? from : start, lt = t < end ? t : end;
+    if (lt == 0) lt = 1;
+    if (b->loss_to == 0 || lf < b->loss_from) b->loss_from = lf;
+    if (lt > b->loss_to) b->loss_to = lt;
+  }
+}
+
+/* A stop-the-world member: the pause it joins grows from prev to ns. */
+static void grow(struct timeline *tl, const struct ocgc_pause *p)
+{
+  unsigned i = tl->nrecent, j;
+  struct tl_mark *m = NULL;
+  while (i > 0 && m == NULL)
+    if (tl->recent[--i].ns == p->stw_prev_ns) m = &tl->recent[i];
+  if (m == NULL) return;
+  m->ns = p->duration_ns;
+  if (m->seq < TL_EXACT) tl->exact[m->seq].ns = m->ns;
+  for (j = 0; j < TL_SAMPLE && j < tl->total; j++)
+    if (tl->sample[j].seq == m->seq) tl->sample[j].ns = m->ns;
+  for (j = 0; j < tl->ntop; j++)
+    if (tl->top[j].seq == m->seq) { tl->top[j].ns = m->ns; heap_down(tl->top, tl->ntop, j); break; }
+  {
+    struct tl_bucket *b = bucket_at(tl, m->t);
+    b->pause_ns += p->duration_ns - p->stw_prev_ns;
+    if (m->ns > b->max_ns) b->max_ns = m->ns;
+    if (b->top.seq == m->seq) b->top.ns = m->ns;
+  }
+  if (m->ns > tl->max_ns) tl->max_ns = m->ns;
+}
+
+static void sample_add(struct timeline *tl, const struct tl_mark *m)
+{
+  uint64_t j;
+  if (m->seq < TL_SAMPLE) { tl->sample[m->seq] = *m; return; }
+  if (tl->rng == 0) tl->rng = UINT64_C(0x9e3779b97f4a7c15);
+  tl->rng ^= tl->rng << 13;
+  tl->rng ^= tl->rng >> 7;
+  tl->rng ^= tl->rng << 17;
+  if ((j = tl->rng % (m->seq + 1)) < TL_SAMPLE) tl->sample[j] = *m;
+}
+
+static void remember(struct timeline *tl, const struct tl_mark *m)
+{
+  if (tl->nrecent == TL_RECENT) {
+    memmove(tl->recent, tl->recent + 1, sizeof tl->recent[0] * (TL_RECENT - 1));
+    tl->nrecent--;
+  }
+  tl->recent[tl->nrecent++] = *m;
+}
+
+void tl_on_pause(const struct ocgc_agg_pause *p, void *ctx)
+{
+  struct timeline *tl = ctx;
+  struct tl_mark m = {p->pause.begin, p->pause.duration_ns, tl->total, p->kind, p->cause};
+  struct tl_bucket *b;
+  close_loss(tl, p->pause.begin);
+  take_counts(tl, bucket_at(tl, p->pause.end), p);
+  if (p->pause.stw_member) {
+    if (p->pause.duration_ns > p->pause.stw_prev_ns) grow(tl, &p->pause);
+    return;
+  }
+  b = bucket_at(tl, m.t);
+  b->pauses++;
+  b->pause_ns += m.ns;
+  if (m.ns > b->max_ns) b->max_ns = m.ns;
+  if (b->top.ns == 0 || m.ns > b->top.ns) b->top = m;
+  if (m.ns > tl->max_ns) tl->max_ns = m.ns;
+  if (tl->total < TL_EXACT) tl->exact[tl->total] = m;
+  top_add(tl, &m);
+  sample_add(tl, &m);
+  remember(tl, &m);
+  tl->total++;
+}
+
+void tl_on_lost(unsigned ring, uint64_t lost, int exact, uint64_t after_ns, void *ctx)
+{
+  struct timeline *tl = ctx;
+  (void)ring;
+  (void)exact;
+  if (lost == 0 || tl->loss_open) return;
+  tl_origin(tl, after_ns);
+  tl->loss_from = after_ns;
+  tl->loss_open = 1;
+}
+
+void tl_proc_sample(struct timeline *tl, uint64_t t, const struct tl_proc *p)
+{
+  struct tl_bucket *b = bucket_at(tl, t);
+  tl->live = 1;
+  if (tl->have_proc) {
+    b->cpu_ns += diff(p->cpu_ns, tl->last_proc.cpu_ns);
+    b->ctx += diff(p->ctx_switches, tl->last_proc.ctx_switches);
+    b->faults += diff(p->faults, tl->last_proc.faults);
+    b->proc_t = t;
+  }
+  tl->last_proc = *p;
+  tl->have_proc = 1;
+}
+
+void tl_end(struct timeline *tl, uint64_t t)
+{
+  close_loss(tl, t);
+}
+
+/* ---- reading -------------------------------------------------------------- */
+
+static int by_time(const void *a, const void *b)
+{
+  const struct tl_mark *x = a, *y = b;
+  if (x->t != y->t) return x->t < y->t ? -1 : 1;
+  return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static int by_seq(const void *a, const void *b)
+{
+  const struct tl_mark *x = a, *y = b;
+  return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+unsigned tl_marks(const struct timeline *tl, struct tl_mark *out)
+{
+  unsigned n = 0, i, u;
+  if (tl->total <= TL_EXACT) {
+    memcpy(out, tl->exact, sizeof out[0] * tl->total);
+    n = (unsigned)tl->total;
+  } else {
+    memcpy(out, tl->top, sizeof out[0] * tl->ntop);
+    n = tl->ntop;
+    for (i = 0; i < TL_BUCKETS; i++)
+      if (tl->b[i].top.ns != 0) out[n++] = tl->b[i].top;
+    memcpy(out + n, tl->sample, sizeof out[0] * TL_SAMPLE);
+    n += TL_SAMPLE;
+    qsort(out, n, sizeof out[0], by_seq); /* then once each */
+    for (i = u = 0; i < n; i++)
+      if (u == 0 || out[u - 1].seq != out[i].seq) out[u++] = out[i];
+    n = u;
+  }
+  qsort(out, n, sizeof out[0], by_time);
+  return n;
+}
+
+unsigned tl_nbuckets(const struct timeline *tl)
+{
+  unsigned n = TL_BUCKETS;
+  while (n > 0 && tl->b[n - 1].pauses == 0 && tl->b[n - 1].sample_t == 0 &&
+         tl->b[n - 1].proc_t == 0 && tl->b[n - 1].loss_to == 0)
+    n--;
+  return n;
+}
+
+int tl_loss(const struct timeline *tl, unsigned i, uint64_t *from, uint64_t *to)
+{
+  unsigned k = 0, run = 0;
+  while (k < TL_BUCKETS) {
+    if (tl->b[k].loss_to == 0) { k++; continue; }
+    *from = tl->b[k].loss_from;
+    while (k < TL_BUCKETS && tl->b[k].loss_to != 0) *to = tl->b[k++].loss_to;
+    if (run++ == i) return 1;
+  }
+  return 0;
+}
