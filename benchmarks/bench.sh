@@ -8,12 +8,15 @@
 #   stock  linked by `ocamlfind ocamlopt` against the system runtime
 #   off    linked with -runtime-variant _ocgc, run with OCGC_DISABLE=1
 #   on     the same binary, ring enabled in a private tmpfs folder
+#   o5off  the same sources compiled with stock OCaml 5, runtime events off
+#   o5on   that binary with OCAML_RUNTIME_EVENTS_START=1 (benchmarks/ocaml5.sh
+#          finds OCaml 5 as the tests do; absent, its figures are skipped)
 # All three runs get the same environment variables with values of the same
 # length (the stock runtime ignores ours), so the process layout does not
 # differ between configurations.
 #
 # Set by bench.am:   OCGC OCGC_STAGE OCAMLFIND BENCH_SRCDIR
-#                    CPUTIME CC
+#                    CPUTIME CC OCGC_BUILDDIR
 # Knobs (environment):
 #   BENCH_ROUNDS=15      alternating rounds of timed runs (stock, off, on)
 #   BENCH_SCALE=1        multiplies the timed inputs (runs of ~0.5 s at 1)
@@ -21,6 +24,9 @@
 #   BENCH_CALLGRIND=1    0: skip the valgrind instruction counts
 #   BENCH_CG_SCALE=1     multiplies the (shorter) callgrind inputs
 #   BENCH_KEEP=0         1: keep the work folder (binaries, callgrind files)
+#   BENCH_OCAML5=1       0: skip stock OCaml 5 (else found as the tests find
+#                        it: OCGC_OCAML5_BIN, PATH, OCGC_OCAML5_ROOT,
+#                        $OCGC_BUILDDIR/ocaml5-root)
 
 ROUNDS=${BENCH_ROUNDS:-15}
 SCALE=${BENCH_SCALE:-1}
@@ -65,7 +71,7 @@ say() { printf '%s\n' "$*"; }
 now_s() { date +%s; }
 
 T_START=$(now_s)
-say "== ocgc benchmarks: stock vs patched-off vs patched-on runtime =="
+say "== ocgc benchmarks: stock vs patched-off vs patched-on runtime, and stock OCaml 5 off vs on =="
 
 # ---- work folders -----------------------------------------------------------
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/ocgc-bench.XXXXXX" 2>/dev/null)
@@ -135,6 +141,10 @@ done
 test $HAVE_STOCK = 1 || say "n/a: $WHY_STOCK"
 test $HAVE_OCGC = 1 || say "n/a (off, on): $WHY_OCGC"
 test $HAVE_CPU = 1 || say "n/a (CPU times): $WHY_CPU"
+. "$BENCH_SRCDIR/ocaml5.sh"
+test $HAVE_STOCK = 1 && o5_setup
+if test $HAVE_O5 = 1; then say "stock OCaml $O5_VERSION: the same workloads, runtime events off and on"
+else say "OCaml 5 figures skipped: ${WHY_O5:-the OCaml 4 workloads did not build}"; fi
 CLOCK_NS=n/a
 if test $HAVE_CPU = 1; then
   CLOCK_NS=$("$CPUTIME" -c 2>/dev/null) || CLOCK_NS=n/a
@@ -149,6 +159,7 @@ test $HAVE_DUMP = 1 || say "n/a (events per run): $WHY_DUMP"
 # valgrind ...) with the configuration's environment.  Every configuration
 # sets the same variables with values of the same length.
 run() {
+  case $1 in o5*) o5_run "$@"; return ;; esac
   cfg=$1 w=$2 n=$3
   shift 3
   p=$(wl_prog "$w")
@@ -168,7 +179,8 @@ run() {
 }
 
 configs() {
-  if test $HAVE_OCGC = 1; then echo "stock off on"; else echo "stock"; fi
+  if test $HAVE_OCGC = 1; then printf 'stock off on'; else printf 'stock'; fi
+  if test $HAVE_O5 = 1; then echo " o5off o5on"; else echo; fi
 }
 
 # count_events WORKLOAD STEPS: one "on" run with the ring file preserved;
@@ -240,7 +252,7 @@ if test $HAVE_STOCK = 1 && test $HAVE_CPU = 1; then
     for w in $WORKLOADS; do
       n=$(wl_steps "$w")
       line=
-      for c in stock off on; do
+      for c in stock off on o5off o5on; do
         v=x
         if echo " $(configs) " | grep -q " $c " && ! bad "$w" $c; then
           set -- $(run $c "$w" "$n" "$CPUTIME" -q 2>>"$WORK/$w.$c.err")
@@ -260,6 +272,18 @@ if test $HAVE_OCGC = 1 && test $HAVE_DUMP = 1; then
   for w in $WORKLOADS; do
     e=$(count_events "$w" "$(wl_steps "$w")")
     eval "EV_$w=\${e:-x}"
+  done
+fi
+if test $HAVE_O5 = 1 && test $HAVE_DUMP = 1; then
+  for w in $WORKLOADS; do
+    e=$(o5_count "$w" "$(wl_steps "$w")")
+    eval "EV5_$w=\${e:-x}"
+    test -n "$e" || say "  $w/o5on: events per timed run n/a: $(tr '\n' ' ' <"$WORK/$w.o5count.err")"
+    if test $HAVE_CG = 1; then
+      e=$(o5_count "$w" "$(wl_cg_steps "$w")")
+      eval "CGEV5_$w=\${e:-x}"
+      test -n "$e" || say "  $w/o5on: events per callgrind run n/a: $(tr '\n' ' ' <"$WORK/$w.o5count.err")"
+    fi
   done
 fi
 
@@ -306,14 +330,20 @@ for w in $WORKLOADS; do
   f=$WORK/fig.$w
   : >"$f"
   if test -s "$WORK/$w.cpu"; then
-    set -- $(stats "$WORK/$w.cpu" 1); echo "stock $1 $2 $3" >>"$f"
-    set -- $(stats "$WORK/$w.cpu" 2); echo "off $1 $2 $3" >>"$f"
-    set -- $(stats "$WORK/$w.cpu" 3); echo "on $1 $2 $3" >>"$f"
-    set -- $(pstats "$WORK/$w.cpu" 2 1); echo "p_off $1 $2 $3" >>"$f"
-    set -- $(pstats "$WORK/$w.cpu" 3 1); echo "p_on $1 $2 $3" >>"$f"
-    # per-round on - off, in us
-    awk '$2 != "x" && $3 != "x" { print $3 - $2 }' "$WORK/$w.cpu" >"$WORK/$w.diff"
-    set -- $(stats "$WORK/$w.diff" 1); echo "p_diff $1 $2 $3" >>"$f"
+    # columns: stock off on o5off o5on
+    for kc in stock:1 off:2 on:3 o5off:4 o5on:5; do
+      set -- $(stats "$WORK/$w.cpu" "${kc#*:}"); echo "${kc%:*} $1 $2 $3" >>"$f"
+    done
+    # paired per-round ratios and on - off differences (in us)
+    for kc in p_off:2:1 p_on:3:1 p_onoff:3:2 p_o5:5:4; do
+      set -- $(echo "$kc" | tr : ' ')
+      set -- "$1" $(pstats "$WORK/$w.cpu" "$2" "$3"); echo "$*" >>"$f"
+    done
+    for kc in p_diff:3:2 p_o5diff:5:4; do
+      set -- $(echo "$kc" | tr : ' ')
+      awk -v a="$2" -v b="$3" '$a != "x" && $b != "x" { print $a - $b }' "$WORK/$w.cpu" >"$WORK/$w.$1"
+      set -- "$1" $(stats "$WORK/$w.$1" 1); echo "$*" >>"$f"
+    done
     awk '{ for (i = 1; i <= 3; i++) if ($i != "x" && (m[i] == "" || $i < m[i])) m[i] = $i }
       END { print "min", (m[1] == "" ? "x" : m[1]), (m[2] == "" ? "x" : m[2]), (m[3] == "" ? "x" : m[3]) }' \
       "$WORK/$w.cpu" >>"$f"
@@ -323,6 +353,10 @@ for w in $WORKLOADS; do
   echo "ir_stock $(getv IR_${w}_stock)" >>"$f"
   echo "ir_off $(getv IR_${w}_off)" >>"$f"
   echo "ir_on $(getv IR_${w}_on)" >>"$f"
+  echo "ev5 $(getv EV5_$w)" >>"$f"
+  echo "cgev5 $(getv CGEV5_$w)" >>"$f"
+  echo "ir_o5off $(getv IR_${w}_o5off)" >>"$f"
+  echo "ir_o5on $(getv IR_${w}_o5on)" >>"$f"
 done
 
 # ---- details ------------------------------------------------------------------------------------
@@ -350,6 +384,13 @@ for w in $WORKLOADS; do
       }
       if (k["events"] != "x") printf "  events written per timed run: %s\n", k["events"]
       if (k["cgevents"] != "x") printf "  events written per callgrind run: %s\n", k["cgevents"]
+      for (i = 1; i <= 2; i++) {
+        c = i == 1 ? "o5off" : "o5on"
+        if ((c in k) && k[c] != "x") printf "  CPU %-5s median %.4f s, IQR %.4f..%.4f s (IQR/median %s)\n", c, k[c] / 1e6, q1[c] / 1e6, q3[c] / 1e6, sp(c)
+      }
+      if (("p_o5" in k) && k["p_o5"] != "x") printf "  paired per-round ratio o5on/o5off: median %.4f (IQR %.4f..%.4f)\n", k["p_o5"], q1["p_o5"], q3["p_o5"]
+      if (("p_o5diff" in k) && k["p_o5diff"] != "x") printf "  paired per-round o5on - o5off: median %.2f ms\n", k["p_o5diff"] / 1e3
+      if (k["ev5"] != "x") printf "  OCaml 5 events per timed run: %s, per callgrind run: %s\n", k["ev5"], k["cgev5"] == "x" ? "n/a" : k["cgev5"]
     }' "$WORK/fig.$w"
 done
 
@@ -422,6 +463,43 @@ if test -n "$PROF" && command -v callgrind_annotate >/dev/null 2>&1; then
   }'
 fi
 
+# FIGAWK: the start of an awk program over a fig.<w> file: k (median or
+# value), q1, q3 by key, and has(KEY) for a figure that was measured.
+FIGAWK='{ k[$1] = $2; q1[$1] = $3; q3[$1] = $4 }
+  function has(c) { return (c in k) && k[c] != "x" && k[c] != "" }'
+
+# side_by_side: the ocgc runtime and stock OCaml 5, each ring on vs off, in
+# one table (issue 14): the same workloads, the same definitions.
+side_by_side() {
+  say ""
+  v5=${O5_VERSION%% *}
+  say "## side by side: the ocgc runtime (OCaml 4.13) and stock OCaml ${v5:-5}, ring on vs off"
+  say ""
+  if test $HAVE_O5 = 0; then
+    say "OCaml 5 figures skipped: ${WHY_O5:-the OCaml 4 workloads did not build}"
+  fi
+  say "| workload | instr/event ocgc | instr/event OCaml 5 | ns/event ocgc | ns/event OCaml 5 | CPU on/off ocgc | CPU on/off OCaml 5 | Ir on/off ocgc | Ir on/off OCaml 5 | events/run ocgc | events/run OCaml 5 |"
+  say "|---|---|---|---|---|---|---|---|---|---|---|"
+  for w in $WORKLOADS; do
+    awk -v w="$w" -v pr="$(wl_param "$w")" "$FIGAWK"'
+      function ipe(on, off, ev) {
+        return (has(on) && has(off) && has(ev) && k[ev] > 0) ? sprintf("%.0f", (k[on] - k[off]) / k[ev]) : "n/a" }
+      function nspe(d, ev) {
+        return (has(d) && has(ev) && k[ev] > 0) ? sprintf("%.1f (%.1f..%.1f)", k[d] * 1e3 / k[ev], q1[d] * 1e3 / k[ev], q3[d] * 1e3 / k[ev]) : "n/a" }
+      function rat(p) { return has(p) ? sprintf("%.4f (%.4f..%.4f)", k[p], q1[p], q3[p]) : "n/a" }
+      function irr(on, off) { return (has(on) && has(off) && k[off] > 0) ? sprintf("%.4f", k[on] / k[off]) : "n/a" }
+      END {
+        printf "| %s%s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", w, pr == "" ? "" : " (" pr ")",
+          ipe("ir_on", "ir_off", "cgevents"), ipe("ir_o5on", "ir_o5off", "cgev5"),
+          nspe("p_diff", "events"), nspe("p_o5diff", "ev5"), rat("p_onoff"), rat("p_o5"),
+          irr("ir_on", "ir_off"), irr("ir_o5on", "ir_o5off"),
+          has("events") ? k["events"] : "n/a", has("ev5") ? k["ev5"] : "n/a"
+      }' "$WORK/fig.$w"
+  done
+  say ""
+  say "Both sides run the same sources with the ring on and off in alternating rounds ($ROUNDS), ocgc's off = OCGC_DISABLE=1, OCaml 5's off = no OCAML_RUNTIME_EVENTS_START, its ring the default 2^16 words, overwritten when full.  instr/event = (Ir on - Ir off) / events of the callgrind run (deterministic: one run each).  ns/event = per-round CPU on - off, median (IQR), over the events of a timed run.  CPU on/off = per-round ratio, median (IQR).  OCaml 5's events are counted with ocgc dump --ids 5.3 from a preserved ring of another run of the same input (OCAMLRUNPARAM d=1,e=24; the count does not depend on the ring).  An event is one span begin, span end, counter or lifecycle record on both sides.  CPU figures carry the load: $LOAD0 at start, $LOAD1 at end."
+}
+
 # ---- the table ----------------------------------------------------------------------------------
 LOAD1=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')
 ELAPSED=$(($(now_s) - T_START))
@@ -433,9 +511,7 @@ say ""
 say "| workload | GC rate | stock CPU (IQR/med) | off/stock (IQR/med) | on/stock (IQR/med) | Ir off/stock | Ir on/stock | events/run | ns/event | instr/event |"
 say "|---|---|---|---|---|---|---|---|---|---|"
 for w in $WORKLOADS; do
-  awk -v w="$w" -v pr="$(wl_param "$w")" '
-    { k[$1] = $2; q1[$1] = $3; q3[$1] = $4 }
-    function has(c) { return (c in k) && k[c] != "x" && k[c] != "" }
+  awk -v w="$w" -v pr="$(wl_param "$w")" "$FIGAWK"'
     function sp(c) { return k[c] > 0 ? sprintf("%.1f%%", 100 * (q3[c] - q1[c]) / k[c]) : "n/a" }
     function ratio(a, b) { return (has(a) && has(b) && k[b] > 0) ? sprintf("%.4f", k[a] / k[b]) : "n/a" }
     END {
@@ -458,7 +534,7 @@ say ""
 test "$CLOCK_NS" = n/a ||
   say "One clock_gettime(CLOCK_MONOTONIC) costs $CLOCK_NS ns on this machine; the producer reads the clock once per hook, not once per event."
 say ""
-say "Targets (not enforced): on vs stock within 0.3% at ordinary GC rates (alloc, promote); under 25 ns per event at the stress rate (stock OCaml 5.2: about 48 ns/event); off vs stock indistinguishable."
+say "Targets (not enforced): on vs stock within 0.3% at ordinary GC rates (alloc, promote); under 25 ns per event at the stress rate (stock OCaml 5: the side-by-side table below); off vs stock indistinguishable."
 for w in $WORKLOADS; do
   awk -v w="$w" -v pr="$(wl_param "$w")" -v rounds="$ROUNDS" '
     { k[$1] = $2; q1[$1] = $3; q3[$1] = $4 }
@@ -504,6 +580,7 @@ test $HAVE_OCGC = 1 || say "n/a (off, on): $WHY_OCGC"
 test $HAVE_CPU = 1 || say "n/a (CPU times): $WHY_CPU"
 test $HAVE_CG = 1 || say "n/a (Ir): $WHY_CG"
 test $HAVE_DUMP = 1 || say "n/a (events): $WHY_DUMP"
+side_by_side
 say ""
 say "Reproduce: mkdir build && cd build && ${BENCH_SRCDIR%/benchmarks}/configure && make && BENCH_ROUNDS=$ROUNDS BENCH_SCALE=$SCALE BENCH_CALLGRIND=$DO_CG BENCH_CG_SCALE=$CG_SCALE BENCH_WORKLOADS=\"$WORKLOADS\" make bench"
 exit 0

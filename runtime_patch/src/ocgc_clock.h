@@ -2,10 +2,12 @@
  *
  * Timestamps are CLOCK_MONOTONIC nanoseconds, as the format says.  Every
  * collection's begin and end, and every event outside a collection, reads
- * that clock (an "anchor").  Sub-phase events inside a collection happen
- * microseconds after their anchor; on CPUs with an invariant TSC they are
- * timed as anchor + TSC cycles since it, at a rate measured against the
- * clock over the process's life, which costs a third of a clock read.
+ * that clock.  A collection's begin also reads the TSC with it (an
+ * "anchor"): sub-phase events inside a collection happen microseconds after
+ * the newest anchor; on CPUs with an invariant TSC they are timed as anchor
+ * + TSC cycles since it, at a rate measured against the clock over the
+ * process's life, which costs a third of a clock read.  Ends and lone events
+ * are followed by no inner event of theirs, so they read no TSC.
  * Invariant: timestamps never decrease. */
 #ifndef CAML_OCGC_CLOCK_H
 #define CAML_OCGC_CLOCK_H
@@ -28,6 +30,11 @@ struct caml_ocgc_clock {
   uint64_t rated_ns;    /* when the rate was last measured */
   uint64_t scale;       /* ns per TSC cycle, 32.32 fixed point; 0: unknown */
   int tsc_ok;           /* the CPU's TSC runs at a constant rate */
+  /* clock_gettime's result.  Not a local: a local whose address is taken
+   * makes -fstack-protector-strong (Debian's flags) put a canary check in
+   * every hook the clock read is inlined into.  Owned like [last]: by the
+   * runtime lock's holder, or by the exit handler once it owns the ring. */
+  struct timespec ts;
 };
 
 extern struct caml_ocgc_clock caml_ocgc_clock;
@@ -39,9 +46,9 @@ extern struct caml_ocgc_clock caml_ocgc_clock;
 
 static inline uint64_t caml_ocgc_clock_read(void)
 {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * UINT64_C(1000000000) + (uint64_t)ts.tv_nsec;
+  struct timespec *ts = &caml_ocgc_clock.ts;
+  clock_gettime(CLOCK_MONOTONIC, ts);
+  return (uint64_t)ts->tv_sec * UINT64_C(1000000000) + (uint64_t)ts->tv_nsec;
 }
 
 static inline uint64_t caml_ocgc_monotone(uint64_t t)
@@ -67,8 +74,15 @@ static inline void caml_ocgc_clock_init(void)
 #endif
 }
 
-/* A clock reading: for collection boundaries and lone events. */
+/* A clock reading: for collection ends and lone events. */
 static inline uint64_t caml_ocgc_now(void)
+{
+  return caml_ocgc_monotone(caml_ocgc_clock_read());
+}
+
+/* A clock reading that the inner events to come are timed from: for
+ * collection begins.  It also refreshes the TSC rate now and then. */
+static inline uint64_t caml_ocgc_anchor(void)
 {
   uint64_t t = caml_ocgc_clock_read();
 #ifdef CAML_OCGC_HAVE_TSC

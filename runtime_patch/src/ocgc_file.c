@@ -579,8 +579,6 @@ int caml_ocgc_file_reopen(void)
   return 1;
 }
 
-int caml_ocgc_ids53;
-
 /* OCGC_IDS: "5.2" (the default) or "5.3", the numbering of phase ids for
  * readers built on OCaml 5.3 or later; anything else is said once and
  * the default kept (the ring is as useful either way). */

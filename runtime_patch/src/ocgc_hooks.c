@@ -462,7 +462,7 @@ void caml_ocgc_minor_begin(uintptr_t young_words)
 {
   uint64_t now;
   if (!enter()) return;
-  now = caml_ocgc_now();
+  now = caml_ocgc_anchor();
   collection_begin(OCGC_KIND_MINOR, now);
   caml_ocgc_emit_counter(OCGC_CT_MINOR_ALLOCATED, now, (uint64_t)young_words * 8);
   leave();
@@ -490,7 +490,7 @@ void caml_ocgc_slice_begin(void)
 {
   if (!enter()) return;
   running.slice_work = 0;
-  collection_begin(OCGC_KIND_MAJOR_SLICE, caml_ocgc_now());
+  collection_begin(OCGC_KIND_MAJOR_SLICE, caml_ocgc_anchor());
   leave();
 }
 
@@ -513,7 +513,7 @@ void caml_ocgc_slice_end(void)
 void caml_ocgc_finish_begin(void)
 {
   if (!enter()) return;
-  collection_begin(OCGC_KIND_MAJOR_FINISH, caml_ocgc_now());
+  collection_begin(OCGC_KIND_MAJOR_FINISH, caml_ocgc_anchor());
   leave();
 }
 
@@ -548,7 +548,7 @@ void caml_ocgc_explicit(unsigned id, int begin)
 void caml_ocgc_compaction(int begin)
 {
   if (!enter()) return;
-  if (begin) collection_begin(OCGC_KIND_COMPACTION, caml_ocgc_now());
+  if (begin) collection_begin(OCGC_KIND_COMPACTION, caml_ocgc_anchor());
   else collection_end(OCGC_KIND_COMPACTION, caml_ocgc_now());
   leave();
 }

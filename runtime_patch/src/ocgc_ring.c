@@ -27,6 +27,10 @@
 struct caml_ocgc_ring caml_ocgc_ring;
 struct caml_ocgc_clock caml_ocgc_clock;
 struct caml_ocgc_guard caml_ocgc_guard;
+/* Here with the writer's other state, not with OCGC_IDS's parsing in
+ * ocgc_file.c: the inline emitters read it, and benchmarks/writecost.c
+ * links this file alone. */
+int caml_ocgc_ids53;
 
 /* ---- the guard's closing side --------------------------------------------- */
 
