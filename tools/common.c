@@ -1,6 +1,7 @@
 /* common.c - the process-wide things every `ocgc` subcommand shares: exit
  * codes and error lines, parsing pids, durations and counts, the stop
- * signals, the clock, and the escaper for text output (common.h).
+ * signals, the clock, the escaper for text output, and the temporary file
+ * that replaces an output whole (common.h).
  *
  * Invariants: the signal handler only stores the signal in tool_stop (a
  * sig_atomic_t), so the loops of the subcommands end cleanly and free what
@@ -8,6 +9,7 @@
  * lone backslash, whatever [s] holds. */
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
@@ -15,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "common.h"
 
@@ -200,4 +204,30 @@ const char *tool_esc(const char *s, char *buf, size_t n)
   }
   buf[o] = '\0';
   return buf;
+}
+
+int tool_open_temp(const char *path, char **tmp)
+{
+  const char *slash = strrchr(path, '/');
+  size_t dirlen = slash ? (size_t)(slash - path) + 1 : 0;
+  size_t n = strlen(path) + 16;
+  mode_t mask;
+  int fd;
+  *tmp = malloc(n);
+  if (*tmp == NULL) { errno = ENOMEM; return -1; }
+  /* Hidden (".name.XXXXXX") in the same folder, so that rename() is atomic. */
+  snprintf(*tmp, n, "%.*s.%s.XXXXXX", (int)dirlen, path, path + dirlen);
+  fd = mkostemp(*tmp, O_CLOEXEC);
+  if (fd < 0) {
+    int e = errno;
+    free(*tmp);
+    *tmp = NULL;
+    errno = e;
+    return -1;
+  }
+  /* mkstemp makes it 0600; the file is an ordinary one: honour umask. */
+  mask = umask(0);
+  umask(mask);
+  (void)fchmod(fd, 0666 & ~mask);
+  return fd;
 }

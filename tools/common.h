@@ -142,6 +142,14 @@ uint64_t tool_now_ns(void);
  * tool_stop in their loops). */
 void tool_sleep_ns(uint64_t ns);
 
+/* ---- files replaced whole ------------------------------------------------------ */
+
+/* A new file beside [path], hidden (".NAME.XXXXXX" in the same folder, so
+ * that rename(2) onto [path] is atomic), mode 0666 less the umask: its fd,
+ * with its name in *tmp (malloc'd); or -1 with errno set.  The caller
+ * syncs, renames and frees (ocgc trace -o, --html). */
+int tool_open_temp(const char *path, char **tmp);
+
 /* ---- the drain (drain.c) -------------------------------------------------------- */
 
 /* Read until caught up: poll again while the last poll stopped short

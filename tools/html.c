@@ -213,7 +213,6 @@ int html_write(FILE *f, const struct html_in *in)
 int html_file_open(struct html_file *hf, const char *path)
 {
   struct stat st;
-  size_t n = strlen(path);
   int fd;
   memset(hf, 0, sizeof *hf);
   hf->path = path;
@@ -221,24 +220,14 @@ int html_file_open(struct html_file *hf, const char *path)
     if ((hf->f = fopen(path, "we")) == NULL) return -errno;
     return 0;
   }
-  if ((hf->tmp = malloc(n + 16)) == NULL) return -ENOMEM;
-  snprintf(hf->tmp, n + 16, "%s.tmp.XXXXXX", path);
-  if ((fd = mkostemp(hf->tmp, O_CLOEXEC)) < 0 || (hf->f = fdopen(fd, "w")) == NULL) {
+  if ((fd = tool_open_temp(path, &hf->tmp)) < 0) return -errno;
+  if ((hf->f = fdopen(fd, "w")) == NULL) {
     int e = errno;
-    if (fd >= 0) { close(fd); unlink(hf->tmp); }
-    free(hf->tmp);
-    hf->tmp = NULL;
+    close(fd);
+    html_file_abort(hf);
     return -e;
   }
   return 0;
-}
-
-/* The mode a new file gets from open(2): 0666 less the umask. */
-static mode_t file_mode(void)
-{
-  mode_t u = umask(0);
-  umask(u);
-  return 0666 & ~u;
 }
 
 int html_file_commit(struct html_file *hf)
@@ -246,9 +235,7 @@ int html_file_commit(struct html_file *hf)
   int err = 0;
   if (hf->f == NULL) return -EBADF;
   if (fflush(hf->f) != 0 || ferror(hf->f)) err = errno ? -errno : -EIO;
-  if (err == 0 && hf->tmp != NULL && (fchmod(fileno(hf->f), file_mode()) != 0 ||
-                                      fsync(fileno(hf->f)) != 0))
-    err = -errno;
+  if (err == 0 && hf->tmp != NULL && fsync(fileno(hf->f)) != 0) err = -errno;
   if (fclose(hf->f) != 0 && err == 0) err = errno ? -errno : -EIO;
   hf->f = NULL;
   if (err == 0 && hf->tmp != NULL && rename(hf->tmp, hf->path) != 0) err = -errno;

@@ -142,38 +142,12 @@ static int parse_args(int argc, char **argv, struct trace_opts *o)
 
 /* The temporary file next to [path], created with mkstemp; its name goes in
  * *tmp (malloc'd).  Returns the fd or -1 (errno set). */
-static int open_temp(const char *path, char **tmp)
-{
-  const char *slash = strrchr(path, '/');
-  size_t dirlen = slash ? (size_t)(slash - path) + 1 : 0;
-  size_t n = strlen(path) + 16;
-  mode_t mask;
-  int fd;
-  *tmp = malloc(n);
-  if (*tmp == NULL) { errno = ENOMEM; return -1; }
-  /* Hidden (".name.XXXXXX") in the same folder, so that rename() is atomic. */
-  snprintf(*tmp, n, "%.*s.%s.XXXXXX", (int)dirlen, path, path + dirlen);
-  fd = mkstemp(*tmp);
-  if (fd < 0) {
-    int e = errno;
-    free(*tmp);
-    *tmp = NULL;
-    errno = e;
-    return -1;
-  }
-  /* mkstemp makes it 0600; the trace is an ordinary file: honour umask. */
-  mask = umask(0);
-  umask(mask);
-  (void)fchmod(fd, 0666 & ~mask);
-  return fd;
-}
-
 /* The output first: a folder we cannot write to should fail before we
  * spend --duration following a process.  0, or the exit code. */
 static int open_output(const char *path, struct output *w)
 {
   int fd = STDOUT_FILENO;
-  if (strcmp(path, "-") != 0 && (fd = open_temp(path, &w->tmp)) < 0) {
+  if (strcmp(path, "-") != 0 && (fd = tool_open_temp(path, &w->tmp)) < 0) {
     tool_say("cannot write %s: %s", path, strerror(errno));
     return TOOL_EXIT_ERROR;
   }
