@@ -145,6 +145,16 @@ static int read_ring(struct dump *d, struct ocgc_cursor_stats *st)
 
 /* ---- the summary ----------------------------------------------------------------- */
 
+/* Which clock timed the events and which sub-phase spans were written
+ * (wire.h's ext flags; "unstated" for files of ext_version < 3). */
+static void print_producer_timing(uint64_t flags)
+{
+  static const char *const clock[] = {"unstated", "monotonic", "tsc", "unknown"};
+  static const char *const phases[] = {"unstated", "none", "measured", "all"};
+  printf("producer.clock %s\n", clock[(flags & OCGC_EXT_CLOCK_MASK) >> OCGC_EXT_CLOCK_SHIFT]);
+  printf("producer.phases %s\n", phases[(flags & OCGC_EXT_PHASES_MASK) >> OCGC_EXT_PHASES_SHIFT]);
+}
+
 static void print_source(const struct dump *d)
 {
   char esc[TOOL_ESC_SIZE(OCGC_WIRE_USER_NAME_LEN)];
@@ -170,6 +180,7 @@ static void print_source(const struct dump *d)
   printf("producer.ocaml %s\n", tool_esc(info.ocaml_version, esc, sizeof esc));
   printf("producer.ocgc %s\n", tool_esc(info.ocgc_version, esc, sizeof esc));
   printf("producer.code %s\n", info.flags & OCGC_EXT_NATIVE ? "native" : "bytecode");
+  print_producer_timing(info.flags);
   for (i = 0; i < info.max_domains; i++) {
     uint64_t w;
     if (ocgc_source_written(d->src, i, &w) == 0) printf("ring.%u.written %" PRIu64 "\n", i, w);

@@ -342,8 +342,10 @@ static inline const char *ocgc_cause_name(unsigned cause) {
 
 /* "OCGCEXT\0" read as a little-endian word. */
 #define OCGC_EXT_MAGIC UINT64_C(0x005458454347434f)
-/* 2: the totals carry the GC settings (struct ocgc_wire_totals). */
-#define OCGC_EXT_VERSION 2u
+/* 2: the totals carry the GC settings (struct ocgc_wire_totals).
+ * 3: flags say which clock timed the events and which sub-phase spans
+ *    were written (OCGC_EXT_CLOCK_TSC, OCGC_EXT_PHASES_*). */
+#define OCGC_EXT_VERSION 3u
 
 enum ocgc_ext_state {
   OCGC_STATE_RUNNING = 1, /* the producer is live */
@@ -370,8 +372,38 @@ static inline unsigned ocgc_phase_id_53(unsigned id52) {
 }
 
 enum ocgc_ext_flags {
-  OCGC_EXT_NATIVE = 1u << 0,   /* native-code program */
-  OCGC_EXT_BYTECODE = 1u << 1  /* bytecode program (ocamlrun_ocgc) */
+  OCGC_EXT_NATIVE = 1u << 0,    /* native-code program */
+  OCGC_EXT_BYTECODE = 1u << 1   /* bytecode program (ocamlrun_ocgc) */
+};
+
+/* ext_version >= 3: flags bits 2-3, the clock that timed the events. */
+#define OCGC_EXT_CLOCK_SHIFT 2
+#define OCGC_EXT_CLOCK_MASK (3u << OCGC_EXT_CLOCK_SHIFT)
+enum ocgc_ext_clock {
+  OCGC_EXT_CLOCK_UNSTATED = 0,  /* ext_version < 3 */
+  /* Every timestamp is a CLOCK_MONOTONIC reading: no invariant TSC, the
+   * kernel's clocksource is not the TSC, or OCGC_TSC=0. */
+  OCGC_EXT_CLOCK_MONOTONIC = 1,
+  /* A timestamp inside a collection (a sub-phase span, a point event) is
+   * the collection's CLOCK_MONOTONIC reading plus the TSC cycles since it,
+   * at a rate measured against that clock (from 20 ms after start; before,
+   * the clock alone); the collections' own begins and ends, and events
+   * outside collections, are clock readings. */
+  OCGC_EXT_CLOCK_TSC = 2
+};
+
+/* ext_version >= 3: flags bits 4-5, which sub-phase spans inside
+ * collections the producer writes (OCGC_PHASES); the collections' own
+ * spans, counters and Gc.* spans are always written. */
+#define OCGC_EXT_PHASES_SHIFT 4
+#define OCGC_EXT_PHASES_MASK (3u << OCGC_EXT_PHASES_SHIFT)
+enum ocgc_ext_phases {
+  OCGC_EXT_PHASES_UNSTATED = 0, /* ext_version < 3: every phase */
+  OCGC_EXT_PHASES_NONE = 1,     /* OCGC_PHASES=0 */
+  OCGC_EXT_PHASES_MEASURED = 2, /* OCGC_PHASES=1, the default: the phases
+                                   that last longer than their events cost
+                                   (not minor_remembered_set, minor_finalized) */
+  OCGC_EXT_PHASES_ALL = 3       /* OCGC_PHASES=2: every phase */
 };
 
 /* At offset 64 in files written by ocgc.  A reader recognises it by

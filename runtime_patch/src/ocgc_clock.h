@@ -59,20 +59,12 @@ static inline uint64_t caml_ocgc_monotone(uint64_t t)
   return t;
 }
 
-/* Startup: decide whether the TSC may be used and take the first reading. */
-static inline void caml_ocgc_clock_init(void)
-{
-  struct caml_ocgc_clock *c = &caml_ocgc_clock;
-  c->base_ns = c->anchor_ns = c->last = caml_ocgc_clock_read();
-#ifdef CAML_OCGC_HAVE_TSC
-  {
-    unsigned a, b, cx, d;
-    /* CPUID 0x80000007, EDX bit 8: invariant TSC. */
-    c->tsc_ok = __get_cpuid(0x80000007, &a, &b, &cx, &d) && (d & (1u << 8));
-    c->base_tsc = c->anchor_tsc = c->tsc_ok ? __rdtsc() : 0;
-  }
-#endif
-}
+/* Startup: take the first reading and decide whether the TSC may be used:
+ * [allow_tsc] (OCGC_TSC is not 0), an invariant TSC (CPUID), and a kernel
+ * that times CLOCK_MONOTONIC with it (its current clocksource is "tsc",
+ * when /sys says; a kernel that found the TSC unstable has switched away
+ * from it).  Sets tsc_ok; ocgc_ring.c. */
+void caml_ocgc_clock_init(int allow_tsc);
 
 /* A clock reading: for collection ends and lone events. */
 static inline uint64_t caml_ocgc_now(void)

@@ -248,6 +248,9 @@ static void copy_str(char *dst, size_t n, const char *src)
 
 /* Fill the new (zeroed) mapping: header (a copy of [geometry]), extension,
  * names. */
+/* OCGC_PHASES's level, for the file's flags (phases_from_env). */
+static int phases_level = 1;
+
 static void fill_file(char *map, const struct ocgc_wire_header *geometry, uint64_t ext_size)
 {
   struct ocgc_wire_header *h = (struct ocgc_wire_header *)map;
@@ -285,6 +288,9 @@ static void fill_file(char *map, const struct ocgc_wire_header *geometry, uint64
   x->rings_offset = EXT_RING_OFFSET;
   x->totals_offset = TOTALS_OFFSET;
   x->ids = caml_ocgc_ids53 ? OCGC_EXT_IDS_53 : OCGC_EXT_IDS_52;
+  x->flags |= (uint64_t)(caml_ocgc_clock.tsc_ok ? OCGC_EXT_CLOCK_TSC : OCGC_EXT_CLOCK_MONOTONIC)
+              << OCGC_EXT_CLOCK_SHIFT;
+  x->flags |= (uint64_t)(OCGC_EXT_PHASES_NONE + phases_level) << OCGC_EXT_PHASES_SHIFT;
 
   for (i = 0; i < CAML_OCGC_UEV_COUNT; i++)
     copy_str(map + geometry->custom_events_offset + (uint64_t)i * OCGC_WIRE_USER_NAME_LEN,
@@ -593,6 +599,24 @@ static void ids_from_env(void)
   (void)!write(STDERR_FILENO, "ocgc: OCGC_IDS must be 5.2 or 5.3: writing OCaml 5.2's ids\n", 59);
 }
 
+/* OCGC_PHASES: 0, 1 (the default) or 2, which sub-phase spans are written
+ * (caml_ocgc_set_phases); anything else is said once and the default kept. */
+static void phases_from_env(void)
+{
+  const char *v = caml_secure_getenv("OCGC_PHASES");
+  if (v != NULL && v[0] >= '0' && v[0] <= '2' && v[1] == '\0') phases_level = v[0] - '0';
+  else if (v != NULL && v[0] != '\0')
+    (void)!write(STDERR_FILENO, "ocgc: OCGC_PHASES must be 0, 1 or 2: using 1\n", 46);
+  caml_ocgc_set_phases(phases_level);
+}
+
+/* OCGC_TSC=0: time every event with the clock, never with the TSC. */
+static int tsc_allowed(void)
+{
+  const char *v = caml_secure_getenv("OCGC_TSC");
+  return !(v != NULL && strcmp(v, "0") == 0);
+}
+
 void caml_ocgc_init(void)
 {
   const char *off = caml_secure_getenv("OCGC_DISABLE");
@@ -600,8 +624,9 @@ void caml_ocgc_init(void)
   int err;
 
   if (off != NULL && off[0] != '\0' && strcmp(off, "0") != 0) return;
-  caml_ocgc_clock_init();
+  caml_ocgc_clock_init(tsc_allowed());
   ids_from_env();
+  phases_from_env();
   cfg.ring_log2 = ring_log2_from_env();
   cfg.preserve = caml_secure_getenv("OCAML_RUNTIME_EVENTS_PRESERVE") != NULL;
   if (dir != NULL && dir[0] != '\0') {

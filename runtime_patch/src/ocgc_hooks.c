@@ -78,6 +78,8 @@ static struct {
   struct ocgc_wire_totals t;
   unsigned dirty[DIRTY_MAX];  /* by_cause cells changed since the last sync */
   unsigned ndirty;            /* > DIRTY_MAX: publish them all */
+  int full;                   /* a word sync_collection's short publication
+                                 leaves out has changed: publish all */
 } totals;
 
 /* Enter a hook that writes: returns nonzero when there is a ring to write
@@ -121,18 +123,30 @@ static void store(uint64_t *dst, uint64_t v)
   __atomic_store_n(dst, v, __ATOMIC_RELAXED);
 }
 
-/* Publish the private copy into the mapping (seqlock write; readers retry
- * while seq is odd or changes). */
+/* The totals are published with a seqlock: readers retry while seq is odd
+ * or changes.  Odd first; the release fence orders it before every field
+ * stored after it (pairs with the reader's acquire fence before it re-reads
+ * seq). */
+static void publish_open(struct ocgc_wire_totals *m)
+{
+  totals.t.seq += 2;
+  store(&m->seq, totals.t.seq - 1);
+  __atomic_thread_fence(__ATOMIC_RELEASE);
+}
+
+static void publish_close(struct ocgc_wire_totals *m)
+{
+  /* Release: pairs with the reader's acquire load of seq. */
+  __atomic_store_n(&m->seq, totals.t.seq, __ATOMIC_RELEASE);
+}
+
+/* Publish the whole private copy into the mapping. */
 static void publish_totals(void)
 {
   struct ocgc_wire_totals *t = &totals.t, *m = caml_ocgc_file.totals;
   unsigned k, c;
 
-  t->seq += 2;
-  store(&m->seq, t->seq - 1);
-  /* Release: the odd seq is visible before any field below (pairs with the
-   * reader's acquire fence before it re-reads seq). */
-  __atomic_thread_fence(__ATOMIC_RELEASE);
+  publish_open(m);
 #define STORE_WORD(field) store(&m->field, t->field);
   OCGC_TOTALS_WORDS(STORE_WORD)
   OCGC_CONFIG_WORDS(STORE_WORD)
@@ -149,26 +163,32 @@ static void publish_totals(void)
     }
   }
   totals.ndirty = 0;
-  /* Release: pairs with the reader's acquire load of seq. */
-  __atomic_store_n(&m->seq, t->seq, __ATOMIC_RELEASE);
+  totals.full = 0;
+  publish_close(m);
 }
 
 /* The runtime's GC settings; they have no header (gc_ctrl.c declares them
  * so too). */
 extern uintnat caml_percent_free, caml_percent_max, caml_allocation_policy;
 
-/* Mirror the runtime's counters and ours into the mapping. */
+/* The runtime's counters that a minor collection changes. */
+static void read_minor_counters(struct ocgc_wire_totals *t)
+{
+  t->minor_collections = (uint64_t)Caml_state->stat_minor_collections;
+  t->minor_words = (uint64_t)Caml_state->stat_minor_words;
+  t->promoted_words = (uint64_t)Caml_state->stat_promoted_words;
+  t->major_words = (uint64_t)(Caml_state->stat_major_words + (double)caml_allocated_words);
+}
+
+/* Mirror the runtime's counters and ours into the mapping, every word. */
 static void sync_totals(uint64_t now)
 {
   struct ocgc_wire_totals *t = &totals.t;
 
-  t->minor_collections = (uint64_t)Caml_state->stat_minor_collections;
+  read_minor_counters(t);
   t->major_collections = (uint64_t)Caml_state->stat_major_collections;
   t->compactions = (uint64_t)Caml_state->stat_compactions;
   t->forced_major_collections = (uint64_t)Caml_state->stat_forced_major_collections;
-  t->minor_words = (uint64_t)Caml_state->stat_minor_words;
-  t->promoted_words = (uint64_t)Caml_state->stat_promoted_words;
-  t->major_words = (uint64_t)(Caml_state->stat_major_words + (double)caml_allocated_words);
   t->heap_words = (uint64_t)Caml_state->stat_heap_wsz;
   t->top_heap_words = (uint64_t)Caml_state->stat_top_heap_wsz;
   t->heap_chunks = (uint64_t)Caml_state->stat_heap_chunks;
@@ -179,6 +199,41 @@ static void sync_totals(uint64_t now)
   t->allocation_policy = (uint64_t)caml_allocation_policy;
   caml_ocgc_ring_publish_written();
   publish_totals();
+}
+
+/* At the end of a collection of [kind]: publish what it changed.  A minor
+ * collection or a major slice changes only the runtime's allocation
+ * counters (read_minor_counters), the slice count, the time and cause cell
+ * of its kind, and our direct-allocation count: that is what is published,
+ * a third of a full sync's stores, at the two most frequent collections.
+ * Every other word changes only where totals.full is set (a major cycle's
+ * start or end, a forced major, a heap change, Gc.set, a minor heap
+ * resize) or at the end of a finish or a compaction: those publish all. */
+static void sync_collection(int kind, uint64_t now)
+{
+  struct ocgc_wire_totals *t = &totals.t, *m = caml_ocgc_file.totals;
+  int cause = running.kind_cause[kind];
+
+  if (totals.full || (kind != OCGC_KIND_MINOR && kind != OCGC_KIND_MAJOR_SLICE)) {
+    mark_dirty((unsigned)kind * OCGC_CAUSE_SLOTS + (unsigned)cause);
+    sync_totals(now);
+    return;
+  }
+  read_minor_counters(t);
+  t->updated_ns = now;
+  caml_ocgc_ring_publish_written();
+  publish_open(m);
+  store(&m->minor_collections, t->minor_collections);
+  store(&m->minor_words, t->minor_words);
+  store(&m->promoted_words, t->promoted_words);
+  store(&m->major_words, t->major_words);
+  store(&m->direct_major_words, t->direct_major_words);
+  store(&m->major_slices, t->major_slices);
+  store(&m->gc_time_ns, t->gc_time_ns);
+  store(&m->updated_ns, now);
+  store(&m->kind_time_ns[kind], t->kind_time_ns[kind]);
+  store(&m->by_cause[kind][cause], t->by_cause[kind][cause]);
+  publish_close(m);
 }
 
 /* ---- stops ------------------------------------------------------------------- */
@@ -216,13 +271,15 @@ static void stop_leave(void)
   if (stop.depth > 0 && --stop.depth == 0) stop.begun = 0;
 }
 
-/* An outermost collection begins at [now]: mark it if it continues the
- * stop that an earlier collection began. */
-static void stop_collection(uint64_t now)
+/* An outermost collection begins: returns 1 when it continues the stop
+ * that an earlier collection began (it then writes a stop-join mark). */
+static int stop_collection(void)
 {
-  if (running.depth != 0 || stop.depth == 0) return;
-  if (stop.begun) caml_ocgc_emit_user_unit(CAML_OCGC_UEV_STOP_JOIN, now);
+  int joins;
+  if (running.depth != 0 || stop.depth == 0) return 0;
+  joins = stop.begun;
   stop.begun = 1;
+  return joins;
 }
 
 /* ---- causes ------------------------------------------------------------------ */
@@ -270,13 +327,12 @@ static int take_cause(int kind)
   return valid_cause(cause);
 }
 
-static void emit_cause(int cause, uint64_t now)
+/* The cause event: OCaml 5's counter where it has one, else ours. */
+static uint64_t cause_header(int cause)
 {
   int counter = ocgc_cause_counter((unsigned)cause);
-  if (counter >= 0)
-    caml_ocgc_emit_counter((unsigned)counter, now, 1);
-  else
-    caml_ocgc_emit_user_int(CAML_OCGC_UEV_CAUSES + (unsigned)cause, now, 1);
+  return counter >= 0 ? CAML_OCGC_COUNTER_HEADER((unsigned)counter)
+                      : CAML_OCGC_USER_INT_HEADER(CAML_OCGC_UEV_CAUSES + (unsigned)cause);
 }
 
 void caml_ocgc_cause(int kind, int cause)
@@ -296,6 +352,7 @@ void caml_ocgc_request(int kind, int cause)
 
 void caml_ocgc_resize_minor(void)
 {
+  totals.full = 1;
   causes.next[OCGC_KIND_MINOR] = OCGC_CAUSE_MINOR_HEAP_RESIZE;
   causes.pending[OCGC_KIND_MINOR] = 0; /* the runtime clears requested_minor_gc */
 }
@@ -423,7 +480,7 @@ static void collection_leave(int kind, uint64_t now)
     int cause = running.kind_cause[kind];
     totals.t.kind_time_ns[kind] += now - running.kind_start[kind];
     totals.t.by_cause[kind][cause]++;
-    mark_dirty((unsigned)kind * OCGC_CAUSE_SLOTS + (unsigned)cause);
+    /* sync_collection publishes the cell. */
   }
   if (running.depth > 0 && --running.depth == 0) totals.t.gc_time_ns += now - running.outer_start;
 }
@@ -441,30 +498,60 @@ static void flush_direct(uint64_t now)
 static const unsigned kind_phase[OCGC_KIND_COUNT] = {OCGC_KIND_TABLE(KIND_PHASE)};
 #undef KIND_PHASE
 
-static void collection_begin(int kind, uint64_t now)
+/* What a collection's begin writes, one batch at one timestamp: the major
+ * words allocated directly since the last collection, a stop-join mark,
+ * its cause, its span's begin, and [extra_header]'s 3-word event unless
+ * that is 0. */
+#define BEGIN_WORDS_MAX (3u + 2u + 3u + 2u + 3u)
+
+static void collection_begin(int kind, uint64_t now, uint64_t extra_header, uint64_t extra)
 {
   int cause = take_cause(kind);
-  flush_direct(now);
-  stop_collection(now);
-  emit_cause(cause, now);
-  caml_ocgc_emit_span(1, kind_phase[kind], now);
+  uint64_t *p = caml_ocgc_ring_reserve(BEGIN_WORDS_MAX);
+  unsigned events = 2;
+
+  if (running.direct_pending) {
+    p = caml_ocgc_put3(p, CAML_OCGC_USER_INT_HEADER(CAML_OCGC_UEV_DIRECT_ALLOC), now,
+                       running.direct_pending);
+    running.direct_pending = 0;
+    events++;
+  }
+  if (stop_collection()) {
+    p = caml_ocgc_put2(p, CAML_OCGC_USER_UNIT_HEADER(CAML_OCGC_UEV_STOP_JOIN), now);
+    events++;
+  }
+  p = caml_ocgc_put3(p, cause_header(cause), now, 1);
+  p = caml_ocgc_put2(p, caml_ocgc_span_header(1, kind_phase[kind]), now);
+  if (extra_header != 0) {
+    p = caml_ocgc_put3(p, extra_header, now, extra);
+    events++;
+  }
+  caml_ocgc_ring_commit(p, events);
   collection_enter(kind, cause, now);
 }
 
-static void collection_end(int kind, uint64_t now)
+/* A collection's end, one batch: [extra_header]'s 3-word event unless
+ * that is 0, then the span's end. */
+static void collection_end(int kind, uint64_t now, uint64_t extra_header, uint64_t extra)
 {
-  caml_ocgc_emit_span(0, kind_phase[kind], now);
+  uint64_t *p = caml_ocgc_ring_reserve(3 + 2);
+  unsigned events = 1;
+
+  if (extra_header != 0) {
+    p = caml_ocgc_put3(p, extra_header, now, extra);
+    events++;
+  }
+  p = caml_ocgc_put2(p, caml_ocgc_span_header(0, kind_phase[kind]), now);
+  caml_ocgc_ring_commit(p, events);
   collection_leave(kind, now);
-  sync_totals(now);
+  sync_collection(kind, now);
 }
 
 void caml_ocgc_minor_begin(uintptr_t young_words)
 {
-  uint64_t now;
   if (!enter()) return;
-  now = caml_ocgc_anchor();
-  collection_begin(OCGC_KIND_MINOR, now);
-  caml_ocgc_emit_counter(OCGC_CT_MINOR_ALLOCATED, now, (uint64_t)young_words * 8);
+  collection_begin(OCGC_KIND_MINOR, caml_ocgc_anchor(),
+                   CAML_OCGC_COUNTER_HEADER(OCGC_CT_MINOR_ALLOCATED), (uint64_t)young_words * 8);
   leave();
 }
 
@@ -473,8 +560,8 @@ void caml_ocgc_minor_end(uintptr_t promoted_words)
   uint64_t now;
   if (!enter()) return;
   now = caml_ocgc_now();
-  caml_ocgc_emit_counter(OCGC_CT_MINOR_PROMOTED, now, (uint64_t)promoted_words * 8);
-  collection_end(OCGC_KIND_MINOR, now);
+  collection_end(OCGC_KIND_MINOR, now, CAML_OCGC_COUNTER_HEADER(OCGC_CT_MINOR_PROMOTED),
+                 (uint64_t)promoted_words * 8);
   leave();
 }
 
@@ -490,7 +577,7 @@ void caml_ocgc_slice_begin(void)
 {
   if (!enter()) return;
   running.slice_work = 0;
-  collection_begin(OCGC_KIND_MAJOR_SLICE, caml_ocgc_anchor());
+  collection_begin(OCGC_KIND_MAJOR_SLICE, caml_ocgc_anchor(), 0, 0);
   leave();
 }
 
@@ -505,32 +592,65 @@ void caml_ocgc_slice_end(void)
   if (!enter()) return;
   now = caml_ocgc_now();
   totals.t.major_slices++;
-  caml_ocgc_emit_user_int(CAML_OCGC_UEV_SLICE_WORK, now, running.slice_work);
-  collection_end(OCGC_KIND_MAJOR_SLICE, now);
+  collection_end(OCGC_KIND_MAJOR_SLICE, now, CAML_OCGC_USER_INT_HEADER(CAML_OCGC_UEV_SLICE_WORK),
+                 running.slice_work);
   leave();
 }
 
 void caml_ocgc_finish_begin(void)
 {
   if (!enter()) return;
-  collection_begin(OCGC_KIND_MAJOR_FINISH, caml_ocgc_anchor());
+  collection_begin(OCGC_KIND_MAJOR_FINISH, caml_ocgc_anchor(), 0, 0);
   leave();
 }
 
 void caml_ocgc_finish_end(void)
 {
+  uint64_t now;
   if (!enter()) return;
-  collection_end(OCGC_KIND_MAJOR_FINISH, caml_ocgc_now());
+  now = caml_ocgc_now();
+  collection_end(OCGC_KIND_MAJOR_FINISH, now, 0, 0);
   leave();
 }
 
 /* ---- spans ------------------------------------------------------------------ */
 
-void caml_ocgc_phase(unsigned id, int begin)
+/* Which sub-phase spans are written (OCGC_PHASES, see caml/ocgc.h): the
+ * Gc.* spans always; at level 1, the default, the phases that measure more
+ * than their two events cost; at level 2 every phase the runtime marks.
+ * minor_remembered_set and minor_finalized last 20-60 ns in most programs
+ * (p50 30 ns at every GC rate of the benchmarks' workloads), less than
+ * their own begin and end events (about 2 x 30 ns on this writer), and they
+ * make every minor collection's reported pause longer by that much. */
+uint64_t caml_ocgc_phase_mask = ~UINT64_C(0);
+
+#define PHASE_BIT(id) (UINT64_C(1) << (id))
+#define PHASES_GC_CALLS (PHASE_BIT(OCGC_PH_EXPLICIT_GC_SET) | PHASE_BIT(OCGC_PH_EXPLICIT_GC_STAT))
+#define PHASES_MEASURED                                                                     \
+  (PHASE_BIT(OCGC_PH_MAJOR_SWEEP) | PHASE_BIT(OCGC_PH_MAJOR_MARK_ROOTS) |                   \
+   PHASE_BIT(OCGC_PH_MAJOR_MARK) | PHASE_BIT(OCGC_PH_MINOR_LOCAL_ROOTS))
+
+void caml_ocgc_set_phases(int level)
+{
+  caml_ocgc_phase_mask = level <= 0   ? PHASES_GC_CALLS
+                         : level == 1 ? PHASES_GC_CALLS | PHASES_MEASURED
+                                      : ~UINT64_C(0);
+}
+
+void caml_ocgc_phase_begin(unsigned id)
 {
   if (!enter()) return;
-  caml_ocgc_emit_span(begin, id, stamp());
+  caml_ocgc_emit_span(1, id, stamp());
   leave();
+}
+
+void caml_ocgc_phase_end(unsigned id)
+{
+  if (!enter()) return;
+  caml_ocgc_emit_span(0, id, stamp());
+  leave();
+  /* Gc.set changed settings that the totals mirror. */
+  if (id == OCGC_PH_EXPLICIT_GC_SET) totals.full = 1;
 }
 
 /* A Gc.* primitive.  Its direct collections are explicit and one stop;
@@ -547,9 +667,14 @@ void caml_ocgc_explicit(unsigned id, int begin)
 
 void caml_ocgc_compaction(int begin)
 {
+  uint64_t now;
   if (!enter()) return;
-  if (begin) collection_begin(OCGC_KIND_COMPACTION, caml_ocgc_anchor());
-  else collection_end(OCGC_KIND_COMPACTION, caml_ocgc_now());
+  if (begin) {
+    collection_begin(OCGC_KIND_COMPACTION, caml_ocgc_anchor(), 0, 0);
+  } else {
+    now = caml_ocgc_now();
+    collection_end(OCGC_KIND_COMPACTION, now, 0, 0);
+  }
   leave();
 }
 
@@ -565,11 +690,13 @@ static void emit_point(unsigned slot, uint64_t value)
 
 void caml_ocgc_cycle_start(void)
 {
+  totals.full = 1;
   emit_point(CAML_OCGC_UEV_CYCLE_START, (uint64_t)Caml_state->stat_major_collections + 1);
 }
 
 void caml_ocgc_cycle_end(void)
 {
+  totals.full = 1;
   emit_point(CAML_OCGC_UEV_CYCLE_END, (uint64_t)Caml_state->stat_major_collections);
   /* sweep_slice asks for a minor collection so the next cycle can start. */
   caml_ocgc_request(OCGC_KIND_MINOR, OCGC_CAUSE_MAJOR_CYCLE_START);
@@ -577,6 +704,7 @@ void caml_ocgc_cycle_end(void)
 
 void caml_ocgc_forced_major(void)
 {
+  totals.full = 1;
   emit_point(CAML_OCGC_UEV_FORCED_MAJOR, (uint64_t)Caml_state->stat_forced_major_collections);
 }
 

@@ -12,6 +12,7 @@
 
 #define CAML_INTERNALS
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -31,6 +32,44 @@ struct caml_ocgc_guard caml_ocgc_guard;
  * ocgc_file.c: the inline emitters read it, and benchmarks/writecost.c
  * links this file alone. */
 int caml_ocgc_ids53;
+uint64_t caml_ocgc_span_begin_header[CAML_OCGC_PHASE_SLOTS];
+
+/* ---- the clock's start -------------------------------------------------------- */
+
+#ifdef CAML_OCGC_HAVE_TSC
+/* The kernel's clocksource: 1 if it is the TSC or cannot be read (no /sys:
+ * CPUID alone decides), 0 if it is something else. */
+static int kernel_clock_is_tsc(void)
+{
+  char buf[16];
+  ssize_t n;
+  int fd = open("/sys/devices/system/clocksource/clocksource0/current_clocksource",
+                O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 1;
+  n = read(fd, buf, sizeof buf);
+  close(fd);
+  if (n <= 0) return 1;
+  return n >= 4 && memcmp(buf, "tsc\n", 4) == 0;
+}
+#endif
+
+void caml_ocgc_clock_init(int allow_tsc)
+{
+  struct caml_ocgc_clock *c = &caml_ocgc_clock;
+  memset(c, 0, sizeof *c);
+  c->base_ns = c->anchor_ns = c->last = caml_ocgc_clock_read();
+#ifdef CAML_OCGC_HAVE_TSC
+  {
+    unsigned a, b, cx, d;
+    /* CPUID 0x80000007, EDX bit 8: invariant TSC. */
+    c->tsc_ok = allow_tsc && __get_cpuid(0x80000007, &a, &b, &cx, &d) && (d & (1u << 8)) &&
+                kernel_clock_is_tsc();
+    c->base_tsc = c->anchor_tsc = c->tsc_ok ? __rdtsc() : 0;
+  }
+#else
+  (void)allow_tsc;
+#endif
+}
 
 /* ---- the guard's closing side --------------------------------------------- */
 
@@ -99,6 +138,14 @@ int caml_ocgc_guard_close(void)
 
 /* ---- setup ------------------------------------------------------------------ */
 
+static void fill_span_headers(void)
+{
+  unsigned id;
+  for (id = 0; id < CAML_OCGC_PHASE_SLOTS; id++)
+    caml_ocgc_span_begin_header[id] =
+      OCGC_EV_HEADER(2, 0, OCGC_RT_BEGIN, caml_ocgc_ids53 ? ocgc_phase_id_53(id) : id);
+}
+
 void caml_ocgc_ring_attach(char *map, const struct ocgc_wire_header *geometry,
                            uint64_t ext_ring_offset)
 {
@@ -110,6 +157,7 @@ void caml_ocgc_ring_attach(char *map, const struct ocgc_wire_header *geometry,
   r->rh = (struct ocgc_wire_ring_header *)(map + geometry->headers_offset);
   r->er = (struct ocgc_wire_ext_ring *)(map + ext_ring_offset);
   r->data = (uint64_t *)(map + geometry->data_offset);
+  fill_span_headers();
 }
 
 void caml_ocgc_ring_detach(void)
@@ -155,26 +203,29 @@ void caml_ocgc_ring_make_room(struct caml_ocgc_ring *r, uint64_t len)
   uint64_t room = r->tail + pad + len - head > r->mask ? r->mask - CAML_OCGC_FREE_SLACK : r->mask;
 
   if (r->tail + pad + len - head > room) {
+    /* Free up to [need] (below tail: room >= pad + len): whole events,
+     * counting every one but padding. */
+    uint64_t need = r->tail + pad + len - room, events = r->head_events, w;
     /* The walk below is a chain of dependent loads over the oldest lines
      * of the ring, likely cold: ask for all of them at once (they are the
      * lines this write and the next ones overwrite anyway). */
-    uint64_t w;
     for (w = 0; w < pad + len + CAML_OCGC_FREE_SLACK + 8; w += 8)
       __builtin_prefetch(&r->data[(head + w) & r->mask], 1, 3);
-  }
-  while (head < r->tail && r->tail + pad + len - head > room) {
-    uint64_t h = __atomic_load_n(&r->data[head & r->mask], __ATOMIC_RELAXED);
-    uint64_t l = OCGC_EV_LENGTH(h);
-    if (l == 0 || l > r->tail - head) {
-      /* Our own words were overwritten by someone else (the file is
-       * writable by its owner): drop everything rather than walk garbage. */
-      head = r->tail;
-      r->head_events = r->written;
-      break;
+    while (head < need) {
+      uint64_t h = __atomic_load_n(&r->data[head & r->mask], __ATOMIC_RELAXED);
+      uint64_t l = OCGC_EV_LENGTH(h);
+      if (l == 0 || l > r->tail - head) {
+        /* Our own words were overwritten by someone else (the file is
+         * writable by its owner): drop everything rather than walk garbage. */
+        head = r->tail;
+        events = r->written;
+        break;
+      }
+      /* Padding is the only record with the user bit and type both 0. */
+      events += ((h >> 49) & 0x1f) != 0;
+      head += l;
     }
-    if (OCGC_EV_IS_USER(h) || OCGC_EV_TYPE(h) != OCGC_RT_PADDING)
-      r->head_events++;
-    head += l;
+    r->head_events = events;
   }
   if (head != r->head) {
     r->head = head;

@@ -7,7 +7,7 @@
  * writer keeps its own copies of head, tail and the event counts and never
  * reads them back from the shared mapping, so nothing a reader (or anyone
  * else) writes into the file can steer the writer's pointers.  The hot path
- * is caml_ocgc_ring_write(): no system call (its callers read the vDSO clock,
+ * is reserve/put/commit below: no system call (its callers read the vDSO clock,
  * see ocgc_clock.h), no allocation, no lock, and no loop but the bounded one
  * of the overwrite (CAML_OCGC_FREE_SLACK). */
 #ifndef CAML_OCGC_RING_H
@@ -98,28 +98,52 @@ void caml_ocgc_ring_detach(void);
  * old events (flight-recorder overwrite). */
 void caml_ocgc_ring_make_room(struct caml_ocgc_ring *r, uint64_t len);
 
-/* Write one event of 2 or 3 words (header, timestamp[, value]). */
-static inline void caml_ocgc_ring_write(uint64_t header, uint64_t ts,
-                                        uint64_t value)
+/* Writing: a hook reserves room for all the events it writes at once,
+ * stores them with put2/put3, and makes them visible together with one
+ * commit, so that a hook of several events pays one room check and one
+ * release store of tail.  Between reserve and commit nothing else may
+ * write: both run inside one hook, under the guard. */
+
+/* Room for up to [words] contiguous words at the tail; returns where the
+ * first event goes.  [words] is at most CAML_OCGC_BATCH_MAX. */
+#define CAML_OCGC_BATCH_MAX 16u
+
+static inline uint64_t *caml_ocgc_ring_reserve(uint64_t words)
 {
   struct caml_ocgc_ring *r = &caml_ocgc_ring;
-  uint64_t len = OCGC_EV_LENGTH(header);
   uint64_t off = r->tail & r->mask;
-  uint64_t *p;
 
-  if (__builtin_expect(off + len > r->size || r->tail + len - r->head > r->mask,
-                       0)) {
-    caml_ocgc_ring_make_room(r, len);
+  if (__builtin_expect(off + words > r->size || r->tail + words - r->head > r->mask, 0)) {
+    caml_ocgc_ring_make_room(r, words);
     off = r->tail & r->mask;
   }
-  p = r->data + off;
-  /* Relaxed: a concurrent reader may copy these words; it validates them
-   * against tail (below) and head (make_room) before trusting them. */
+  return r->data + off;
+}
+
+/* Relaxed stores: a concurrent reader may copy these words; it validates
+ * them against tail (commit) and head (make_room) before trusting them. */
+static inline uint64_t *caml_ocgc_put2(uint64_t *p, uint64_t header, uint64_t ts)
+{
   __atomic_store_n(&p[0], header, __ATOMIC_RELAXED);
   __atomic_store_n(&p[1], ts, __ATOMIC_RELAXED);
-  if (len > 2) __atomic_store_n(&p[2], value, __ATOMIC_RELAXED);
-  r->tail += len;
-  r->written++;
+  return p + 2;
+}
+
+static inline uint64_t *caml_ocgc_put3(uint64_t *p, uint64_t header, uint64_t ts,
+                                       uint64_t value)
+{
+  __atomic_store_n(&p[0], header, __ATOMIC_RELAXED);
+  __atomic_store_n(&p[1], ts, __ATOMIC_RELAXED);
+  __atomic_store_n(&p[2], value, __ATOMIC_RELAXED);
+  return p + 3;
+}
+
+/* Publish the [events] events stored from the reserved place up to [end]. */
+static inline void caml_ocgc_ring_commit(const uint64_t *end, unsigned events)
+{
+  struct caml_ocgc_ring *r = &caml_ocgc_ring;
+  r->tail += (uint64_t)(end - (r->data + (r->tail & r->mask)));
+  r->written += events;
   /* Release: pairs with the reader's acquire load of tail, so the words
    * above are visible before the tail that covers them. */
   __atomic_store_n(&r->rh->tail, r->tail, __ATOMIC_RELEASE);
@@ -127,7 +151,9 @@ static inline void caml_ocgc_ring_write(uint64_t header, uint64_t ts,
 
 /* Publish the count of events written (a statistic for readers such as
  * `ocgc ls`; exact loss accounting uses the head seqlock, not this).  Done
- * at the end of every collection and at each overwrite, not per event. */
+ * when the totals are published in full and at each overwrite, not per
+ * event nor per minor collection: it shares its cache line with the head
+ * seqlock that readers poll. */
 static inline void caml_ocgc_ring_publish_written(void)
 {
   struct caml_ocgc_ring *r = &caml_ocgc_ring;
@@ -138,34 +164,59 @@ static inline void caml_ocgc_ring_publish_written(void)
  * start, before any event; a forked child keeps its parent's). */
 extern int caml_ocgc_ids53;
 
+/* Span headers by 5.2 phase id, in the numbering OCGC_IDS chose: filled
+ * by caml_ocgc_ring_attach, so that a span's header is one load. */
+#define CAML_OCGC_PHASE_SLOTS 64u
+extern uint64_t caml_ocgc_span_begin_header[CAML_OCGC_PHASE_SLOTS];
+
+static inline uint64_t caml_ocgc_span_header(int begin, unsigned phase)
+{
+  uint64_t h = caml_ocgc_span_begin_header[phase & (CAML_OCGC_PHASE_SLOTS - 1)];
+  /* BEGIN and END differ in the type field only. */
+  return begin ? h : h ^ OCGC_EV_HEADER(0, 0, OCGC_RT_BEGIN ^ OCGC_RT_END, 0);
+}
+
+#define CAML_OCGC_COUNTER_HEADER(id) OCGC_EV_HEADER(3, 0, OCGC_RT_COUNTER, id)
+#define CAML_OCGC_USER_INT_HEADER(slot) OCGC_EV_HEADER(3, 1, OCGC_USER_INT, slot)
+#define CAML_OCGC_USER_UNIT_HEADER(slot) OCGC_EV_HEADER(2, 1, OCGC_USER_UNIT, slot)
+
+/* One event alone. */
+static inline void caml_ocgc_emit2(uint64_t header, uint64_t ts)
+{
+  caml_ocgc_ring_commit(caml_ocgc_put2(caml_ocgc_ring_reserve(2), header, ts), 1);
+}
+
+static inline void caml_ocgc_emit3(uint64_t header, uint64_t ts, uint64_t value)
+{
+  caml_ocgc_ring_commit(caml_ocgc_put3(caml_ocgc_ring_reserve(3), header, ts, value), 1);
+}
+
 static inline void caml_ocgc_emit_span(int begin, unsigned phase, uint64_t ts)
 {
-  if (caml_ocgc_ids53) phase = ocgc_phase_id_53(phase);
-  caml_ocgc_ring_write(OCGC_EV_HEADER(2, 0, begin ? OCGC_RT_BEGIN : OCGC_RT_END,
-                                      phase), ts, 0);
+  caml_ocgc_emit2(caml_ocgc_span_header(begin, phase), ts);
 }
 
 static inline void caml_ocgc_emit_counter(unsigned id, uint64_t ts, uint64_t v)
 {
-  caml_ocgc_ring_write(OCGC_EV_HEADER(3, 0, OCGC_RT_COUNTER, id), ts, v);
+  caml_ocgc_emit3(CAML_OCGC_COUNTER_HEADER(id), ts, v);
 }
 
 static inline void caml_ocgc_emit_user_unit(unsigned slot, uint64_t ts)
 {
-  caml_ocgc_ring_write(OCGC_EV_HEADER(2, 1, OCGC_USER_UNIT, slot), ts, 0);
+  caml_ocgc_emit2(CAML_OCGC_USER_UNIT_HEADER(slot), ts);
 }
 
 static inline void caml_ocgc_emit_user_int(unsigned slot, uint64_t ts, uint64_t v)
 {
-  caml_ocgc_ring_write(OCGC_EV_HEADER(3, 1, OCGC_USER_INT, slot), ts, v);
+  caml_ocgc_emit3(CAML_OCGC_USER_INT_HEADER(slot), ts, v);
 }
 
 static inline void caml_ocgc_emit_lifecycle(unsigned id, uint64_t ts, uint64_t v)
 {
   if (id == OCGC_LC_RING_STOP)
-    caml_ocgc_ring_write(OCGC_EV_HEADER(2, 0, OCGC_RT_LIFECYCLE, id), ts, 0);
+    caml_ocgc_emit2(OCGC_EV_HEADER(2, 0, OCGC_RT_LIFECYCLE, id), ts);
   else
-    caml_ocgc_ring_write(OCGC_EV_HEADER(3, 0, OCGC_RT_LIFECYCLE, id), ts, v);
+    caml_ocgc_emit3(OCGC_EV_HEADER(3, 0, OCGC_RT_LIFECYCLE, id), ts, v);
 }
 
 #endif /* CAML_OCGC_RING_H */

@@ -52,8 +52,23 @@ void caml_ocgc_init(void);
 /* Spans, with OCaml 5.2 phase ids (OCGC_PH_*; the 4.13 eventlog probes
  * reach them through caml/ocgc_eventlog.h): a plain phase; a Gc.* call, inside which
  * collections are "explicit"; a compaction (a collection of its own). */
-void caml_ocgc_phase(unsigned id, int begin);
 void caml_ocgc_explicit(unsigned id, int begin);
+
+/* The sub-phase spans written: bit [id] set for a phase whose spans are
+ * (OCGC_PHASES, read at start: caml_ocgc_set_phases).  Tested inline, at
+ * the probe, so a phase not written costs a load and a branch. */
+extern uint64_t caml_ocgc_phase_mask;
+void caml_ocgc_set_phases(int level);
+void caml_ocgc_phase_begin(unsigned id);
+void caml_ocgc_phase_end(unsigned id);
+
+static inline void caml_ocgc_phase(unsigned id, int begin)
+{
+  if (caml_ocgc_phase_mask >> id & 1) {
+    if (begin) caml_ocgc_phase_begin(id);
+    else caml_ocgc_phase_end(id);
+  }
+}
 void caml_ocgc_compaction(int begin);
 
 /* Collections.  minor_begin/end bracket the non-empty branch of
