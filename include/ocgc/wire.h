@@ -384,11 +384,10 @@ enum ocgc_ext_clock {
   /* Every timestamp is a CLOCK_MONOTONIC reading: no invariant TSC, the
    * kernel's clocksource is not the TSC, or OCGC_TSC=0. */
   OCGC_EXT_CLOCK_MONOTONIC = 1,
-  /* A timestamp inside a collection (a sub-phase span, a point event) is
-   * the collection's CLOCK_MONOTONIC reading plus the TSC cycles since it,
-   * at a rate measured against that clock (from 20 ms after start; before,
-   * the clock alone); the collections' own begins and ends, and events
-   * outside collections, are clock readings. */
+  /* Every timestamp is one TSC read: the newest CLOCK_MONOTONIC reading
+   * plus the cycles since, at a rate measured against that clock; the
+   * clock is read again at least every millisecond (and in the first 20 ms,
+   * until the rate is known, every timestamp is a clock reading). */
   OCGC_EXT_CLOCK_TSC = 2
 };
 

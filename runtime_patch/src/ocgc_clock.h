@@ -1,14 +1,19 @@
 /* ocgc_clock.h - the producer's timestamps (private to runtime/ocgc_*.c).
  *
- * Timestamps are CLOCK_MONOTONIC nanoseconds, as the format says.  Every
- * collection's begin and end, and every event outside a collection, reads
- * that clock.  A collection's begin also reads the TSC with it (an
- * "anchor"): sub-phase events inside a collection happen microseconds after
- * the newest anchor; on CPUs with an invariant TSC they are timed as anchor
- * + TSC cycles since it, at a rate measured against the clock over the
- * process's life, which costs a third of a clock read.  Ends and lone events
- * are followed by no inner event of theirs, so they read no TSC.
- * Invariant: timestamps never decrease. */
+ * Timestamps are CLOCK_MONOTONIC nanoseconds, as the format says.  Where
+ * the TSC can stand in for that clock (an invariant TSC that the kernel
+ * itself times CLOCK_MONOTONIC with), a timestamp is one TSC read: the
+ * newest clock reading (the "anchor") plus the cycles since, at a rate
+ * measured against the clock over the process's life.  The clock is read
+ * again, and the anchor moved, once an anchor is CAML_OCGC_ANCHOR_NS old
+ * (and whenever the TSC is not where an anchor covers it: behind it, or
+ * far ahead), so a timestamp is never further from the clock than the
+ * rate's error over that time: under 0.5 us even for a 500 ppm slew, and
+ * durations are TSC-exact.  Until the rate is known (the first 20 ms), or
+ * without a usable TSC, or with OCGC_TSC=0, every timestamp is a clock
+ * reading.  Invariant: timestamps never decrease.
+ * The state is owned by the runtime lock's holder, or by the exit handler
+ * once it owns the ring (ocgc_ring.h's guard). */
 #ifndef CAML_OCGC_CLOCK_H
 #define CAML_OCGC_CLOCK_H
 
@@ -16,7 +21,6 @@
 #include <time.h>
 
 #if defined(__x86_64__)
-#include <cpuid.h>
 #include <x86intrin.h>
 #define CAML_OCGC_HAVE_TSC 1
 #endif
@@ -25,22 +29,24 @@ struct caml_ocgc_clock {
   uint64_t last;        /* newest timestamp handed out */
   uint64_t anchor_ns;   /* last clock reading ... */
   uint64_t anchor_tsc;  /* ... and the TSC at that moment */
+  uint64_t span_tsc;    /* cycles an anchor serves; 0: read the clock */
+  uint64_t scale;       /* ns per TSC cycle, 32.32 fixed point; 0: unknown */
   uint64_t base_ns;     /* first reading, for the rate */
   uint64_t base_tsc;
   uint64_t rated_ns;    /* when the rate was last measured */
-  uint64_t scale;       /* ns per TSC cycle, 32.32 fixed point; 0: unknown */
-  int tsc_ok;           /* the CPU's TSC runs at a constant rate */
+  int tsc_ok;           /* the TSC may stand in for the clock */
   /* clock_gettime's result.  Not a local: a local whose address is taken
    * makes -fstack-protector-strong (Debian's flags) put a canary check in
-   * every hook the clock read is inlined into.  Owned like [last]: by the
-   * runtime lock's holder, or by the exit handler once it owns the ring. */
+   * the function. */
   struct timespec ts;
 };
 
 extern struct caml_ocgc_clock caml_ocgc_clock;
 
-/* Measure the TSC rate over at least this long before trusting it, and
- * refresh it at most this often. */
+/* An anchor serves this long; the rate is measured over at least
+ * RATE_MIN_NS before it is trusted and refreshed at most every
+ * RATE_EVERY_NS (a new rate takes effect with a new anchor: no step). */
+#define CAML_OCGC_ANCHOR_NS UINT64_C(1000000)
 #define CAML_OCGC_RATE_MIN_NS UINT64_C(20000000)
 #define CAML_OCGC_RATE_EVERY_NS UINT64_C(1000000000)
 
@@ -66,44 +72,24 @@ static inline uint64_t caml_ocgc_monotone(uint64_t t)
  * from it).  Sets tsc_ok; ocgc_ring.c. */
 void caml_ocgc_clock_init(int allow_tsc);
 
-/* A clock reading: for collection ends and lone events. */
+/* The cold path: read the clock, move the anchor, measure the rate when
+ * due; returns the clock reading (ocgc_ring.c). */
+uint64_t caml_ocgc_reanchor(void);
+
+/* A timestamp, for every event: one TSC read while an anchor serves. */
 static inline uint64_t caml_ocgc_now(void)
 {
-  return caml_ocgc_monotone(caml_ocgc_clock_read());
-}
-
-/* A clock reading that the inner events to come are timed from: for
- * collection begins.  It also refreshes the TSC rate now and then. */
-static inline uint64_t caml_ocgc_anchor(void)
-{
-  uint64_t t = caml_ocgc_clock_read();
 #ifdef CAML_OCGC_HAVE_TSC
   struct caml_ocgc_clock *c = &caml_ocgc_clock;
-  if (c->tsc_ok) {
-    uint64_t tsc = __rdtsc();
-    if (t - c->rated_ns > CAML_OCGC_RATE_EVERY_NS && t - c->base_ns > CAML_OCGC_RATE_MIN_NS &&
-        tsc > c->base_tsc) {
-      c->scale = (uint64_t)(((unsigned __int128)(t - c->base_ns) << 32) / (tsc - c->base_tsc));
-      c->rated_ns = t;
-    }
-    c->anchor_ns = t;
-    c->anchor_tsc = tsc;
-  }
-#endif
-  return caml_ocgc_monotone(t);
-}
-
-/* A timestamp inside a collection, close after an anchor. */
-static inline uint64_t caml_ocgc_now_inner(void)
-{
-#ifdef CAML_OCGC_HAVE_TSC
-  struct caml_ocgc_clock *c = &caml_ocgc_clock;
-  if (c->scale != 0) {
+  if (__builtin_expect(c->span_tsc != 0, 1)) {
+    /* Unsigned: a TSC behind the anchor wraps to a huge d, past the span. */
     uint64_t d = __rdtsc() - c->anchor_tsc;
-    return caml_ocgc_monotone(c->anchor_ns + (uint64_t)(((unsigned __int128)d * c->scale) >> 32));
+    /* d < span_tsc = (ANCHOR_NS << 32) / scale, so d * scale < 2^52. */
+    if (__builtin_expect(d < c->span_tsc, 1))
+      return caml_ocgc_monotone(c->anchor_ns + ((d * c->scale) >> 32));
   }
 #endif
-  return caml_ocgc_now();
+  return caml_ocgc_reanchor();
 }
 
 #endif /* CAML_OCGC_CLOCK_H */

@@ -100,13 +100,6 @@ static inline void leave(void)
   caml_ocgc_hook_leave();
 }
 
-/* A timestamp for an event that is not a collection boundary: inside a
- * collection it is timed from the collection's clock reading. */
-static inline uint64_t stamp(void)
-{
-  return running.depth > 0 ? caml_ocgc_now_inner() : caml_ocgc_now();
-}
-
 /* ---- totals --------------------------------------------------------------- */
 
 static void mark_dirty(unsigned cell)
@@ -171,13 +164,14 @@ static void publish_totals(void)
  * so too). */
 extern uintnat caml_percent_free, caml_percent_max, caml_allocation_policy;
 
-/* The runtime's counters that a minor collection changes. */
-static void read_minor_counters(struct ocgc_wire_totals *t)
+/* The runtime's counters that a minor collection or a major slice changes. */
+static void read_gc_counters(struct ocgc_wire_totals *t)
 {
   t->minor_collections = (uint64_t)Caml_state->stat_minor_collections;
   t->minor_words = (uint64_t)Caml_state->stat_minor_words;
   t->promoted_words = (uint64_t)Caml_state->stat_promoted_words;
   t->major_words = (uint64_t)(Caml_state->stat_major_words + (double)caml_allocated_words);
+  t->major_collections = (uint64_t)Caml_state->stat_major_collections;
 }
 
 /* Mirror the runtime's counters and ours into the mapping, every word. */
@@ -185,8 +179,7 @@ static void sync_totals(uint64_t now)
 {
   struct ocgc_wire_totals *t = &totals.t;
 
-  read_minor_counters(t);
-  t->major_collections = (uint64_t)Caml_state->stat_major_collections;
+  read_gc_counters(t);
   t->compactions = (uint64_t)Caml_state->stat_compactions;
   t->forced_major_collections = (uint64_t)Caml_state->stat_forced_major_collections;
   t->heap_words = (uint64_t)Caml_state->stat_heap_wsz;
@@ -202,13 +195,14 @@ static void sync_totals(uint64_t now)
 }
 
 /* At the end of a collection of [kind]: publish what it changed.  A minor
- * collection or a major slice changes only the runtime's allocation
- * counters (read_minor_counters), the slice count, the time and cause cell
- * of its kind, and our direct-allocation count: that is what is published,
- * a third of a full sync's stores, at the two most frequent collections.
- * Every other word changes only where totals.full is set (a major cycle's
- * start or end, a forced major, a heap change, Gc.set, a minor heap
- * resize) or at the end of a finish or a compaction: those publish all. */
+ * collection or a major slice changes only the runtime's collection and
+ * allocation counters (read_gc_counters: a slice may end a major cycle),
+ * the slice count, the time and cause cell of its kind, and our
+ * direct-allocation count: that is what is published, a third of a full
+ * sync's stores, at the two most frequent collections.  Every other word
+ * changes only where totals.full is set (a forced major, a heap change,
+ * Gc.set, a minor heap resize) or at the end of a finish or a compaction:
+ * those publish all. */
 static void sync_collection(int kind, uint64_t now)
 {
   struct ocgc_wire_totals *t = &totals.t, *m = caml_ocgc_file.totals;
@@ -219,7 +213,7 @@ static void sync_collection(int kind, uint64_t now)
     sync_totals(now);
     return;
   }
-  read_minor_counters(t);
+  read_gc_counters(t);
   t->updated_ns = now;
   caml_ocgc_ring_publish_written();
   publish_open(m);
@@ -227,6 +221,7 @@ static void sync_collection(int kind, uint64_t now)
   store(&m->minor_words, t->minor_words);
   store(&m->promoted_words, t->promoted_words);
   store(&m->major_words, t->major_words);
+  store(&m->major_collections, t->major_collections);
   store(&m->direct_major_words, t->direct_major_words);
   store(&m->major_slices, t->major_slices);
   store(&m->gc_time_ns, t->gc_time_ns);
@@ -550,7 +545,7 @@ static void collection_end(int kind, uint64_t now, uint64_t extra_header, uint64
 void caml_ocgc_minor_begin(uintptr_t young_words)
 {
   if (!enter()) return;
-  collection_begin(OCGC_KIND_MINOR, caml_ocgc_anchor(),
+  collection_begin(OCGC_KIND_MINOR, caml_ocgc_now(),
                    CAML_OCGC_COUNTER_HEADER(OCGC_CT_MINOR_ALLOCATED), (uint64_t)young_words * 8);
   leave();
 }
@@ -577,7 +572,7 @@ void caml_ocgc_slice_begin(void)
 {
   if (!enter()) return;
   running.slice_work = 0;
-  collection_begin(OCGC_KIND_MAJOR_SLICE, caml_ocgc_anchor(), 0, 0);
+  collection_begin(OCGC_KIND_MAJOR_SLICE, caml_ocgc_now(), 0, 0);
   leave();
 }
 
@@ -600,7 +595,7 @@ void caml_ocgc_slice_end(void)
 void caml_ocgc_finish_begin(void)
 {
   if (!enter()) return;
-  collection_begin(OCGC_KIND_MAJOR_FINISH, caml_ocgc_anchor(), 0, 0);
+  collection_begin(OCGC_KIND_MAJOR_FINISH, caml_ocgc_now(), 0, 0);
   leave();
 }
 
@@ -640,14 +635,14 @@ void caml_ocgc_set_phases(int level)
 void caml_ocgc_phase_begin(unsigned id)
 {
   if (!enter()) return;
-  caml_ocgc_emit_span(1, id, stamp());
+  caml_ocgc_emit_span(1, id, caml_ocgc_now());
   leave();
 }
 
 void caml_ocgc_phase_end(unsigned id)
 {
   if (!enter()) return;
-  caml_ocgc_emit_span(0, id, stamp());
+  caml_ocgc_emit_span(0, id, caml_ocgc_now());
   leave();
   /* Gc.set changed settings that the totals mirror. */
   if (id == OCGC_PH_EXPLICIT_GC_SET) totals.full = 1;
@@ -670,7 +665,7 @@ void caml_ocgc_compaction(int begin)
   uint64_t now;
   if (!enter()) return;
   if (begin) {
-    collection_begin(OCGC_KIND_COMPACTION, caml_ocgc_anchor(), 0, 0);
+    collection_begin(OCGC_KIND_COMPACTION, caml_ocgc_now(), 0, 0);
   } else {
     now = caml_ocgc_now();
     collection_end(OCGC_KIND_COMPACTION, now, 0, 0);
@@ -680,23 +675,21 @@ void caml_ocgc_compaction(int begin)
 
 /* ---- major cycle and heap ------------------------------------------------------ */
 
-/* One user int event at an inner timestamp. */
+/* One user int event, timed now. */
 static void emit_point(unsigned slot, uint64_t value)
 {
   if (!enter()) return;
-  caml_ocgc_emit_user_int(slot, stamp(), value);
+  caml_ocgc_emit_user_int(slot, caml_ocgc_now(), value);
   leave();
 }
 
 void caml_ocgc_cycle_start(void)
 {
-  totals.full = 1;
   emit_point(CAML_OCGC_UEV_CYCLE_START, (uint64_t)Caml_state->stat_major_collections + 1);
 }
 
 void caml_ocgc_cycle_end(void)
 {
-  totals.full = 1;
   emit_point(CAML_OCGC_UEV_CYCLE_END, (uint64_t)Caml_state->stat_major_collections);
   /* sweep_slice asks for a minor collection so the next cycle can start. */
   caml_ocgc_request(OCGC_KIND_MINOR, OCGC_CAUSE_MAJOR_CYCLE_START);
@@ -712,7 +705,7 @@ void caml_ocgc_heap_change(int grew)
 {
   uint64_t now;
   if (!enter()) return;
-  now = stamp();
+  now = caml_ocgc_now();
   caml_ocgc_emit_user_int(grew ? CAML_OCGC_UEV_HEAP_GROW : CAML_OCGC_UEV_HEAP_SHRINK, now,
                           (uint64_t)Caml_state->stat_heap_wsz);
   sync_totals(now);

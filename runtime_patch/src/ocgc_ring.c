@@ -22,6 +22,9 @@
 #include <linux/membarrier.h>
 #endif
 
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
 #include "ocgc_clock.h"
 #include "ocgc_ring.h"
 
@@ -57,7 +60,7 @@ void caml_ocgc_clock_init(int allow_tsc)
 {
   struct caml_ocgc_clock *c = &caml_ocgc_clock;
   memset(c, 0, sizeof *c);
-  c->base_ns = c->anchor_ns = c->last = caml_ocgc_clock_read();
+  c->base_ns = c->anchor_ns = c->rated_ns = c->last = caml_ocgc_clock_read();
 #ifdef CAML_OCGC_HAVE_TSC
   {
     unsigned a, b, cx, d;
@@ -69,6 +72,34 @@ void caml_ocgc_clock_init(int allow_tsc)
 #else
   (void)allow_tsc;
 #endif
+}
+
+uint64_t caml_ocgc_reanchor(void)
+{
+  struct caml_ocgc_clock *c = &caml_ocgc_clock;
+  uint64_t t = caml_ocgc_clock_read();
+#ifdef CAML_OCGC_HAVE_TSC
+  if (c->tsc_ok) {
+    uint64_t tsc = __rdtsc();
+    if (tsc > c->base_tsc && t - c->base_ns >= CAML_OCGC_RATE_MIN_NS &&
+        (c->scale == 0 || t - c->rated_ns >= CAML_OCGC_RATE_EVERY_NS)) {
+      uint64_t scale =
+          (uint64_t)(((unsigned __int128)(t - c->base_ns) << 32) / (tsc - c->base_tsc));
+      /* A rate of 1/16 to 16 ns per cycle is a TSC of 62 MHz to 16 GHz;
+       * anything else is no TSC to trust (span 0: the clock alone). */
+      if (scale >= (UINT64_C(1) << 28) && scale <= (UINT64_C(1) << 36)) {
+        c->scale = scale;
+        c->span_tsc = (CAML_OCGC_ANCHOR_NS << 32) / scale;
+      } else {
+        c->scale = c->span_tsc = 0;
+      }
+      c->rated_ns = t;
+    }
+    c->anchor_ns = t;
+    c->anchor_tsc = tsc;
+  }
+#endif
+  return caml_ocgc_monotone(t);
 }
 
 /* ---- the guard's closing side --------------------------------------------- */

@@ -101,4 +101,40 @@ check_dkey notsc producer.clock monotonic
 check_dkey notsc producer.phases measured
 run_level tsc1 unset env OCGC_TSC=1 ./workload
 check_dkey tsc1 producer.clock $expect
+
+say "== timestamps against the program's own clock"
+# Each Gc.minor call of clock_check is one explicit_gc_minor span cut in
+# two at its pending actions (two begin/end pairs): the call lasts from its
+# first begin to its second end.  Its duration in the ring must be the
+# wall-clock time the program measured around it (less the call's own
+# entry and exit), and the gaps between calls must agree too; a TSC rate
+# or an anchor gone wrong puts them apart by far more than the slack
+# (gettimeofday has a microsecond; the doubles printed keep 0.5 us).
+compile_native clock_check ocgc_test.ml clock_check.ml
+for mode in default notsc; do
+  if test $mode = default; then run_ok ck_$mode ./clock_check 8; want=$expect
+  else run_ok ck_$mode env OCGC_TSC=0 ./clock_check 8; want=monotonic; fi
+  ring_of ck_$mode
+  dump_ring "$RING" ck_$mode
+  check_dkey ck_$mode producer.clock $want
+  "$OCGC" dump --events "$RING" >"$WORK/ck_$mode.events" 2>&1 ||
+    hard_error "ocgc dump --events $RING failed"
+  bad=`awk '
+    FNR == NR { if ($1 == "call") { n++; t0[n] = $3; t1[n] = $4 } next }
+    $4 == "explicit_gc_minor" && $3 == "begin" { nb++; if (nb % 2 == 1) b[(nb + 1) / 2] = $1 }
+    $4 == "explicit_gc_minor" && $3 == "end" { ne++; if (ne % 2 == 0) e[ne / 2] = $1 }
+    END {
+      if (n < 8 || nb != 2 * n || ne != 2 * n) { printf "calls %d, begins %d, ends %d ", n, nb, ne; exit }
+      for (i = 1; i <= n; i++) {
+        dr = e[i] - b[i]; dw = t1[i] - t0[i]
+        if (dr > dw + 3000 || dr < dw - 30000 - dw / 20)
+          printf "call %d: %d ns in the ring, %d ns measured; ", i, dr, dw
+        if (i > 1) {
+          gr = b[i] - b[i - 1]; gw = t0[i] - t0[i - 1]; d = gr - gw; if (d < 0) d = -d
+          if (d > 20000 + gw / 50) printf "gap %d: %d ns in the ring, %d ns measured; ", i, gr, gw
+        }
+      }
+    }' "$WORK/ck_$mode.out" "$WORK/ck_$mode.events"`
+  check_eq "$mode clock: the calls' durations and gaps agree with the program's" none "${bad:-none}"
+done
 finish
