@@ -1,12 +1,13 @@
 /* writecost.c - `make bench`, part 4: what one event costs the producer to
  * write when the ring is full, so that writes overwrite old events.
  *
- * What is measured: the producer's own writer, caml_ocgc_ring_write() from
- * ocgc_ring.h (inlined here as the runtime inlines it) and the cold path it
- * calls, caml_ocgc_ring_make_room() from ocgc_ring.c, which is linked in from
+ * What is measured: the producer's own writer, one event at a time
+ * (caml_ocgc_emit_span/counter: reserve, put, commit from ocgc_ring.h,
+ * inlined here as the runtime inlines them) and the cold path it calls,
+ * caml_ocgc_ring_make_room() from ocgc_ring.c, which is linked in from
  * WRITECOST_RING_C (default: the tree's runtime_patch/src/ocgc_ring.c), so
- * that an older writer can be measured the same way.  Only the ring symbols
- * that every version has are used (no guard).
+ * that an older writer can be measured the same way if it has the same
+ * caml_ocgc_ring_attach and emit functions (no guard).
  *
  * How: a ring of 2^16 words (the runtime's default; -s LOG2) in an anonymous
  * shared mapping laid out as ocgc_file.c lays out the file (header, ext
@@ -99,13 +100,7 @@ static void make_ring(unsigned log2)
   if (map == MAP_FAILED) { perror("writecost: mmap"); exit(1); }
   h = (struct ocgc_wire_header *)map;
   *h = g;
-  memset(&caml_ocgc_ring, 0, sizeof caml_ocgc_ring);
-  caml_ocgc_ring.size = words;
-  caml_ocgc_ring.mask = words - 1;
-  caml_ocgc_ring.rh = (struct ocgc_wire_ring_header *)(map + h->headers_offset);
-  caml_ocgc_ring.er = (struct ocgc_wire_ext_ring *)(map + OCGC_WIRE_HEADER_SIZE +
-                                                    sizeof(struct ocgc_wire_ext));
-  caml_ocgc_ring.data = (uint64_t *)(map + h->data_offset);
+  caml_ocgc_ring_attach(map, h, OCGC_WIRE_HEADER_SIZE + sizeof(struct ocgc_wire_ext));
 }
 
 /* ---- events ------------------------------------------------------------------ */

@@ -67,9 +67,9 @@ static inline uint64_t caml_ocgc_monotone(uint64_t t)
 
 /* Startup: take the first reading and decide whether the TSC may be used:
  * [allow_tsc] (OCGC_TSC is not 0), an invariant TSC (CPUID), and a kernel
- * that times CLOCK_MONOTONIC with it (its current clocksource is "tsc",
- * when /sys says; a kernel that found the TSC unstable has switched away
- * from it).  Sets tsc_ok; ocgc_ring.c. */
+ * that times CLOCK_MONOTONIC with it (its current clocksource is tsc,
+ * kvm-clock or Hyper-V's TSC page, when /sys says; a kernel that found the
+ * TSC unstable has moved away from it).  Sets tsc_ok; ocgc_ring.c. */
 void caml_ocgc_clock_init(int allow_tsc);
 
 /* The cold path: read the clock, move the anchor, measure the rate when

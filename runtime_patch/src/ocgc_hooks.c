@@ -382,6 +382,12 @@ int caml_ocgc_foreign_begin(void)
 {
   int saved = causes.scope | (int)(causes.scope_span << SAVED_SPAN_SHIFT) |
               (stop.depth & SAVED_FIELD) << SAVED_STOP_SHIFT;
+  if (saved == 0) {
+    /* Nothing open, the common case (pending actions after a minor
+     * collection that a full minor heap ran): nothing to save or close. */
+    stop.begun = 0;
+    return 0;
+  }
   if (causes.scope_span != 0) emit_explicit_span(0, causes.scope_span);
   causes.scope = 0;
   causes.scope_span = 0;
@@ -392,6 +398,12 @@ int caml_ocgc_foreign_begin(void)
 /* The mutator ran meanwhile: what comes next is a new stop. */
 void caml_ocgc_foreign_end(int saved)
 {
+  if (saved == 0) {
+    causes.scope = 0;
+    causes.scope_span = 0;
+    stop_clear(0);
+    return;
+  }
   causes.scope = saved & SAVED_FIELD;
   causes.scope_span = (unsigned)saved >> SAVED_SPAN_SHIFT & SAVED_FIELD;
   stop_clear((unsigned)saved >> SAVED_STOP_SHIFT & SAVED_FIELD);

@@ -6,9 +6,10 @@
  * and tail always sit on event boundaries; an event never straddles the end
  * of the ring (a padding record, type 0 id 0, no timestamp, fills the gap);
  * the shared head and the ext block's (head_pos, head_events) are published
- * before any word below the new head is overwritten; one overwrite walks at
- * most CAML_OCGC_FREE_SLACK words plus one event's worth of old headers.
- * Once caml_ocgc_guard_close() returned 1, no hook writes again. */
+ * before any word below the new head is overwritten; head moves only to a
+ * mark (ocgc_ring.h), so an overwrite reads nothing from the mapping and
+ * takes constant time.  Once caml_ocgc_guard_close() returned 1, no hook
+ * writes again. */
 
 #define CAML_INTERNALS
 #include <errno.h>
@@ -36,23 +37,31 @@ struct caml_ocgc_guard caml_ocgc_guard;
  * links this file alone. */
 int caml_ocgc_ids53;
 uint64_t caml_ocgc_span_begin_header[CAML_OCGC_PHASE_SLOTS];
+struct caml_ocgc_mark caml_ocgc_marks[CAML_OCGC_MARKS];
 
 /* ---- the clock's start -------------------------------------------------------- */
 
 #ifdef CAML_OCGC_HAVE_TSC
-/* The kernel's clocksource: 1 if it is the TSC or cannot be read (no /sys:
- * CPUID alone decides), 0 if it is something else. */
+/* The kernel's clocksource: 1 if the TSC drives it or it cannot be read
+ * (no /sys: CPUID alone decides), 0 if it is something else.  A kernel
+ * that found the TSC unstable has moved to another one (hpet, acpi_pm);
+ * kvm-clock and Hyper-V's TSC page are the TSC scaled by the host, which
+ * says the TSC is invariant in CPUID only when it is. */
 static int kernel_clock_is_tsc(void)
 {
-  char buf[16];
+  static const char *const tsc_driven[] = {"tsc\n", "kvm-clock\n", "hyperv_clocksource_tsc_page\n"};
+  char buf[40];
   ssize_t n;
+  unsigned i;
   int fd = open("/sys/devices/system/clocksource/clocksource0/current_clocksource",
                 O_RDONLY | O_CLOEXEC);
   if (fd < 0) return 1;
   n = read(fd, buf, sizeof buf);
   close(fd);
   if (n <= 0) return 1;
-  return n >= 4 && memcmp(buf, "tsc\n", 4) == 0;
+  for (i = 0; i < sizeof tsc_driven / sizeof tsc_driven[0]; i++)
+    if ((size_t)n == strlen(tsc_driven[i]) && memcmp(buf, tsc_driven[i], (size_t)n) == 0) return 1;
+  return 0;
 }
 #endif
 
@@ -188,6 +197,10 @@ void caml_ocgc_ring_attach(char *map, const struct ocgc_wire_header *geometry,
   r->rh = (struct ocgc_wire_ring_header *)(map + geometry->headers_offset);
   r->er = (struct ocgc_wire_ext_ring *)(map + ext_ring_offset);
   r->data = (uint64_t *)(map + geometry->data_offset);
+  r->block_shift = CAML_OCGC_MIN_BLOCK_SHIFT;
+  while ((r->size >> r->block_shift) > CAML_OCGC_MARKS) r->block_shift++;
+  r->block_mask = (r->size >> r->block_shift) - 1;
+  r->marked_block = ~UINT64_C(0);
   fill_span_headers();
 }
 
@@ -229,34 +242,24 @@ void caml_ocgc_ring_make_room(struct caml_ocgc_ring *r, uint64_t len)
   uint64_t off = r->tail & r->mask;
   uint64_t pad = off + len > r->size ? r->size - off : 0;
   uint64_t head = r->head;
-  /* When old events must go, free CAML_OCGC_FREE_SLACK words beyond what
-   * this event needs (see ocgc_ring.h). */
-  uint64_t room = r->tail + pad + len - head > r->mask ? r->mask - CAML_OCGC_FREE_SLACK : r->mask;
 
-  if (r->tail + pad + len - head > room) {
-    /* Free up to [need] (below tail: room >= pad + len): whole events,
-     * counting every one but padding. */
-    uint64_t need = r->tail + pad + len - room, events = r->head_events, w;
-    /* The walk below is a chain of dependent loads over the oldest lines
-     * of the ring, likely cold: ask for all of them at once (they are the
-     * lines this write and the next ones overwrite anyway). */
-    for (w = 0; w < pad + len + CAML_OCGC_FREE_SLACK + 8; w += 8)
-      __builtin_prefetch(&r->data[(head + w) & r->mask], 1, 3);
-    while (head < need) {
-      uint64_t h = __atomic_load_n(&r->data[head & r->mask], __ATOMIC_RELAXED);
-      uint64_t l = OCGC_EV_LENGTH(h);
-      if (l == 0 || l > r->tail - head) {
-        /* Our own words were overwritten by someone else (the file is
-         * writable by its owner): drop everything rather than walk garbage. */
-        head = r->tail;
-        events = r->written;
-        break;
-      }
-      /* Padding is the only record with the user bit and type both 0. */
-      events += ((h >> 49) & 0x1f) != 0;
-      head += l;
+  if (r->tail + pad + len - head > r->mask) {
+    /* Room begins at [need].  The mark two blocks on is a batch past it
+     * by one to two blocks (the next block's could be a word past it, and
+     * the next write would have to make room again).  need lies a whole
+     * ring behind tail, so that block was written in the last lap and its
+     * mark is current; were it not (nothing that this writer does makes it
+     * so), the whole ring goes. */
+    uint64_t need = r->tail + pad + len - r->mask;
+    uint64_t block = (need >> r->block_shift) + 2;
+    const struct caml_ocgc_mark *m = &caml_ocgc_marks[block & r->block_mask];
+    if (m->pos >> r->block_shift == block && m->pos >= need && m->pos <= r->tail) {
+      head = m->pos;
+      r->head_events = m->events;
+    } else {
+      head = r->tail;
+      r->head_events = r->written;
     }
-    r->head_events = events;
   }
   if (head != r->head) {
     r->head = head;

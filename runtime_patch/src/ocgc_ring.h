@@ -6,16 +6,20 @@
  * caml_ocgc_guard_close() has shut the hooks out (see the guard below).  The
  * writer keeps its own copies of head, tail and the event counts and never
  * reads them back from the shared mapping, so nothing a reader (or anyone
- * else) writes into the file can steer the writer's pointers.  The hot path
- * is reserve/put/commit below: no system call (its callers read the vDSO clock,
- * see ocgc_clock.h), no allocation, no lock, and no loop but the bounded one
- * of the overwrite (CAML_OCGC_FREE_SLACK). */
+ * else) writes into the file can steer the writer's pointers; when the ring
+ * is full it frees whole batches of old events found in its own private
+ * index (the marks below), never by reading old words back.  The hot path
+ * is reserve/put/commit below: no system call (timestamps are a TSC read,
+ * see ocgc_clock.h), no allocation, no lock, no loop. */
 #ifndef CAML_OCGC_RING_H
 #define CAML_OCGC_RING_H
 
 #include <stdint.h>
 
 #include "ocgc/wire.h"
+
+/* The most words one hook writes at once (ocgc_hooks.c's batches). */
+#define CAML_OCGC_BATCH_MAX 16u
 
 struct caml_ocgc_ring {
   uint64_t *data;          /* ring words in the mapping; NULL when no ring */
@@ -25,18 +29,35 @@ struct caml_ocgc_ring {
   uint64_t head_events;    /* events before head (overwritten) */
   uint64_t written;        /* events written (padding not counted) */
   uint64_t seq;            /* writer's copy of ext ring seq */
+  unsigned block_shift;    /* log2 of the words of a block (see marks) */
+  uint64_t block_mask;     /* blocks in the ring - 1 */
+  uint64_t marked_block;   /* absolute block of the newest mark; ~0: none */
   struct ocgc_wire_ring_header *rh;
   struct ocgc_wire_ext_ring *er;
 };
 
 extern struct caml_ocgc_ring caml_ocgc_ring;
 
-/* When old events must go, the writer frees what the new event needs plus
- * this many words, so that it publishes a new head about once per slack's
- * worth of events while the ring stays full, and no single write walks
- * more than slack + one event of old headers (a bounded, cache-friendly
- * cost: the words freed are the next ones written). */
-#define CAML_OCGC_FREE_SLACK 64u
+/* The overwrite index.  The ring is cut into blocks of 2^block_shift words
+ * (at least 64, at most CAML_OCGC_MARKS blocks, at least 16: the smallest
+ * ring has 1024 words); for each block the writer marks where the first
+ * batch of events starting in it begins and how many events were written
+ * before that.  A batch is at most CAML_OCGC_BATCH_MAX words, less than a
+ * block, so every block of the last lap has a mark.  When old events must
+ * go, the writer moves head to the mark two blocks past where enough room
+ * would begin: a batch boundary, with its exact count of events before it,
+ * found in O(1) from private memory.  So a full ring frees one to two
+ * blocks at once (64 to 128 words of a default ring) and publishes a new
+ * head about once a block. */
+#define CAML_OCGC_MARKS 1024u
+#define CAML_OCGC_MIN_BLOCK_SHIFT 6u
+
+struct caml_ocgc_mark {
+  uint64_t pos;    /* absolute word position of a batch's first event */
+  uint64_t events; /* events written before it */
+};
+
+extern struct caml_ocgc_mark caml_ocgc_marks[CAML_OCGC_MARKS];
 
 /* The one-writer guard.  An asymmetric Dekker handshake: the hooks pay two
  * plain stores and a load; the closer (the exit handler, once per process)
@@ -93,9 +114,9 @@ void caml_ocgc_ring_attach(char *map, const struct ocgc_wire_header *geometry,
  * until the child makes its own, and the guard open again. */
 void caml_ocgc_ring_detach(void);
 
-/* Cold path: make room for an event of [len] words at the tail, writing a
- * padding record if it would straddle the end and advancing head past whole
- * old events (flight-recorder overwrite). */
+/* Cold path: make room for [len] words at the tail, writing a padding
+ * record if they would straddle the end and advancing head past whole old
+ * batches (flight-recorder overwrite). */
 void caml_ocgc_ring_make_room(struct caml_ocgc_ring *r, uint64_t len);
 
 /* Writing: a hook reserves room for all the events it writes at once,
@@ -106,16 +127,26 @@ void caml_ocgc_ring_make_room(struct caml_ocgc_ring *r, uint64_t len);
 
 /* Room for up to [words] contiguous words at the tail; returns where the
  * first event goes.  [words] is at most CAML_OCGC_BATCH_MAX. */
-#define CAML_OCGC_BATCH_MAX 16u
 
 static inline uint64_t *caml_ocgc_ring_reserve(uint64_t words)
 {
   struct caml_ocgc_ring *r = &caml_ocgc_ring;
   uint64_t off = r->tail & r->mask;
 
+  uint64_t block;
+
   if (__builtin_expect(off + words > r->size || r->tail + words - r->head > r->mask, 0)) {
     caml_ocgc_ring_make_room(r, words);
     off = r->tail & r->mask;
+  }
+  /* The first batch that starts in a block marks it (every reserve is
+   * followed by a commit of at least one event). */
+  block = r->tail >> r->block_shift;
+  if (block != r->marked_block) {
+    struct caml_ocgc_mark *m = &caml_ocgc_marks[block & r->block_mask];
+    m->pos = r->tail;
+    m->events = r->written;
+    r->marked_block = block;
   }
   return r->data + off;
 }
