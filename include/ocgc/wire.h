@@ -382,7 +382,7 @@ enum ocgc_ext_flags {
 enum ocgc_ext_clock {
   OCGC_EXT_CLOCK_UNSTATED = 0,  /* ext_version < 3 */
   /* Every timestamp is a CLOCK_MONOTONIC reading: no invariant TSC, the
-   * kernel's clocksource is not the TSC, or OCGC_TSC=0. */
+   * kernel's clocksource is not one the TSC drives, or OCGC_TSC=0. */
   OCGC_EXT_CLOCK_MONOTONIC = 1,
   /* Every timestamp is one TSC read: the newest CLOCK_MONOTONIC reading
    * plus the cycles since, at a rate measured against that clock; the
