@@ -28,8 +28,9 @@
  *   cold  before each write, outside the timed region, clflush every data
  *         line the write can touch: the writer's struct, the ring header, the
  *         ext ring record (seqlock), the event's words and, when the write
- *         will make room, the old headers from head on, as far as one write
- *         moved head in the warm run (+2 lines); then mfence.  That is the
+ *         will make room, the ring words from head on, as far as one write
+ *         moved head in the warm run (+2 lines: what an older writer walks;
+ *         the current one reads its private marks instead); then mfence.  That is the
  *         state after a GC phase has streamed through more than the caches
  *         hold.  Code, TLB and branch predictors stay warm: a lower bound.
  *
@@ -282,8 +283,8 @@ int main(int argc, char **argv)
   report("cold", t, n, pubs, overhead, ns_per_tick);
   printf("\nwarm: back-to-back writes.  cold: before each write, clflush of the writer's struct, "
          "the ring header, the ext ring record, the event's lines and, when it makes room, the "
-         "old headers it walks (%llu words from head); then mfence (code, TLB, branch "
-         "predictors stay warm).\n", (unsigned long long)walk + 16);
+         "ring words from head that an older writer walks (%llu); then mfence (code, TLB, "
+         "branch predictors stay warm).\n", (unsigned long long)walk + 16);
 #else
   printf("| cold | n/a: needs x86-64 clflush |\n");
 #endif
