@@ -514,7 +514,7 @@ static const unsigned kind_phase[OCGC_KIND_COUNT] = {OCGC_KIND_TABLE(KIND_PHASE)
 static void collection_begin(int kind, uint64_t now, uint64_t extra_header, uint64_t extra)
 {
   int cause = take_cause(kind);
-  uint64_t *p = caml_ocgc_ring_reserve(BEGIN_WORDS_MAX);
+  uint64_t *start = caml_ocgc_ring_reserve(BEGIN_WORDS_MAX), *p = start;
   unsigned events = 2;
 
   if (running.direct_pending) {
@@ -533,7 +533,7 @@ static void collection_begin(int kind, uint64_t now, uint64_t extra_header, uint
     p = caml_ocgc_put3(p, extra_header, now, extra);
     events++;
   }
-  caml_ocgc_ring_commit(p, events);
+  caml_ocgc_ring_commit(start, p, events);
   collection_enter(kind, cause, now);
 }
 
@@ -541,7 +541,7 @@ static void collection_begin(int kind, uint64_t now, uint64_t extra_header, uint
  * that is 0, then the span's end. */
 static void collection_end(int kind, uint64_t now, uint64_t extra_header, uint64_t extra)
 {
-  uint64_t *p = caml_ocgc_ring_reserve(3 + 2);
+  uint64_t *start = caml_ocgc_ring_reserve(3 + 2), *p = start;
   unsigned events = 1;
 
   if (extra_header != 0) {
@@ -549,7 +549,7 @@ static void collection_end(int kind, uint64_t now, uint64_t extra_header, uint64
     events++;
   }
   p = caml_ocgc_put2(p, caml_ocgc_span_header(0, kind_phase[kind]), now);
-  caml_ocgc_ring_commit(p, events);
+  caml_ocgc_ring_commit(start, p, events);
   collection_leave(kind, now);
   sync_collection(kind, now);
 }

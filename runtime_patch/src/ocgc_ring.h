@@ -169,11 +169,15 @@ static inline uint64_t *caml_ocgc_put3(uint64_t *p, uint64_t header, uint64_t ts
   return p + 3;
 }
 
-/* Publish the [events] events stored from the reserved place up to [end]. */
-static inline void caml_ocgc_ring_commit(const uint64_t *end, unsigned events)
+/* Publish the [events] events stored from [start], what reserve returned,
+ * up to [end].  (Given start, the words are a subtraction: the stores
+ * above may alias the writer's struct as far as the compiler knows, so
+ * recomputing start from it would reload three of its fields.) */
+static inline void caml_ocgc_ring_commit(const uint64_t *start, const uint64_t *end,
+                                         unsigned events)
 {
   struct caml_ocgc_ring *r = &caml_ocgc_ring;
-  r->tail += (uint64_t)(end - (r->data + (r->tail & r->mask)));
+  r->tail += (uint64_t)(end - start);
   r->written += events;
   /* Release: pairs with the reader's acquire load of tail, so the words
    * above are visible before the tail that covers them. */
@@ -214,12 +218,14 @@ static inline uint64_t caml_ocgc_span_header(int begin, unsigned phase)
 /* One event alone. */
 static inline void caml_ocgc_emit2(uint64_t header, uint64_t ts)
 {
-  caml_ocgc_ring_commit(caml_ocgc_put2(caml_ocgc_ring_reserve(2), header, ts), 1);
+  uint64_t *p = caml_ocgc_ring_reserve(2);
+  caml_ocgc_ring_commit(p, caml_ocgc_put2(p, header, ts), 1);
 }
 
 static inline void caml_ocgc_emit3(uint64_t header, uint64_t ts, uint64_t value)
 {
-  caml_ocgc_ring_commit(caml_ocgc_put3(caml_ocgc_ring_reserve(3), header, ts, value), 1);
+  uint64_t *p = caml_ocgc_ring_reserve(3);
+  caml_ocgc_ring_commit(p, caml_ocgc_put3(p, header, ts, value), 1);
 }
 
 static inline void caml_ocgc_emit_span(int begin, unsigned phase, uint64_t ts)

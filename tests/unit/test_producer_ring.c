@@ -93,7 +93,7 @@ static uint64_t write_batch(struct harness *h)
     else
       p = caml_ocgc_put3(p, OCGC_EV_HEADER(3, 0, OCGC_RT_COUNTER, 4), pos, value_at(pos));
   }
-  caml_ocgc_ring_commit(p, n);
+  caml_ocgc_ring_commit(start, p, n);
   return words;
 }
 
