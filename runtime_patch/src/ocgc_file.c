@@ -585,6 +585,12 @@ int caml_ocgc_file_reopen(void)
   return 1;
 }
 
+/* One line to stderr, as it is (a setting the runtime did not take). */
+static void say_line(const char *line)
+{
+  (void)!write(STDERR_FILENO, line, strlen(line));
+}
+
 /* OCGC_IDS: "5.2" (the default) or "5.3", the numbering of phase ids for
  * readers built on OCaml 5.3 or later; anything else is said once and
  * the default kept (the ring is as useful either way). */
@@ -596,7 +602,7 @@ static void ids_from_env(void)
     caml_ocgc_ids53 = 1;
     return;
   }
-  (void)!write(STDERR_FILENO, "ocgc: OCGC_IDS must be 5.2 or 5.3: writing OCaml 5.2's ids\n", 59);
+  say_line("ocgc: OCGC_IDS must be 5.2 or 5.3: writing OCaml 5.2's ids\n");
 }
 
 /* OCGC_PHASES: 0, 1 (the default) or 2, which sub-phase spans are written
@@ -606,7 +612,7 @@ static void phases_from_env(void)
   const char *v = caml_secure_getenv("OCGC_PHASES");
   if (v != NULL && v[0] >= '0' && v[0] <= '2' && v[1] == '\0') phases_level = v[0] - '0';
   else if (v != NULL && v[0] != '\0')
-    (void)!write(STDERR_FILENO, "ocgc: OCGC_PHASES must be 0, 1 or 2: using 1\n", 46);
+    say_line("ocgc: OCGC_PHASES must be 0, 1 or 2: using 1\n");
   caml_ocgc_set_phases(phases_level);
 }
 
