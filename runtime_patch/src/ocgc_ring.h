@@ -131,9 +131,7 @@ void caml_ocgc_ring_make_room(struct caml_ocgc_ring *r, uint64_t len);
 static inline uint64_t *caml_ocgc_ring_reserve(uint64_t words)
 {
   struct caml_ocgc_ring *r = &caml_ocgc_ring;
-  uint64_t off = r->tail & r->mask;
-
-  uint64_t block;
+  uint64_t off = r->tail & r->mask, block;
 
   if (__builtin_expect(off + words > r->size || r->tail + words - r->head > r->mask, 0)) {
     caml_ocgc_ring_make_room(r, words);
