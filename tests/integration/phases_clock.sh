@@ -109,11 +109,15 @@ check_dkey tsc1 producer.clock $expect
 say "== timestamps against the program's own clock"
 # Each Gc.minor call of clock_check is one explicit_gc_minor span cut in
 # two at its pending actions (two begin/end pairs): the call lasts from its
-# first begin to its second end.  Its duration in the ring must be the
-# wall-clock time the program measured around it (less the call's own
-# entry and exit), and the gaps between calls must agree too; a TSC rate
-# or an anchor gone wrong puts them apart by far more than the slack
-# (gettimeofday has a microsecond; the doubles printed keep 0.5 us).
+# first begin to its second end.  Its duration in the ring can never exceed
+# the wall-clock time the program measured around it (a TSC rate too high
+# makes every one exceed it), and it falls short of it only by the call's
+# entry and exit (a rate too low makes every one fall short).  The gaps
+# between calls must agree too.  Slack: gettimeofday has a microsecond,
+# the doubles printed keep 0.5 us.  A preemption between the program's
+# clock read and the span's begin lengthens the measured time alone: on a
+# loaded machine one or two of the eight calls may fall short, or put a
+# gap apart, so two of each are forgiven, never an excess.
 compile_native clock_check ocgc_test.ml clock_check.ml
 for mode in default notsc; do
   if test $mode = default; then run_ok ck_$mode ./clock_check 8; want=$expect
@@ -131,14 +135,17 @@ for mode in default notsc; do
       if (n < 8 || nb != 2 * n || ne != 2 * n) { printf "calls %d, begins %d, ends %d ", n, nb, ne; exit }
       for (i = 1; i <= n; i++) {
         dr = e[i] - b[i]; dw = t1[i] - t0[i]
-        if (dr > dw + 3000 || dr < dw - 30000 - dw / 20)
-          printf "call %d: %d ns in the ring, %d ns measured; ", i, dr, dw
+        if (dr > dw + 3000) printf "call %d: %d ns in the ring, more than the %d ns measured; ", i, dr, dw
+        if (dr < dw - 30000 - dw / 20) { short++; why = why sprintf("call %d: %d ns in the ring, %d ns measured; ", i, dr, dw) }
         if (i > 1) {
           gr = b[i] - b[i - 1]; gw = t0[i] - t0[i - 1]; d = gr - gw; if (d < 0) d = -d
-          if (d > 20000 + gw / 50) printf "gap %d: %d ns in the ring, %d ns measured; ", i, gr, gw
+          if (d > 20000 + gw / 50) { apart++; why = why sprintf("gap %d: %d ns in the ring, %d ns measured; ", i, gr, gw) }
         }
       }
-    }' "$WORK/ck_$mode.out" "$WORK/ck_$mode.events"`
+      if (short > 2 || apart > 2) printf "%s", why
+      else if (why != "") print "forgiven: " why > "/dev/stderr"
+    }' "$WORK/ck_$mode.out" "$WORK/ck_$mode.events" 2>"$WORK/ck_$mode.forgiven"`
+  test -s "$WORK/ck_$mode.forgiven" && say "  `cat "$WORK/ck_$mode.forgiven"`"
   check_eq "$mode clock: the calls' durations and gaps agree with the program's" none "${bad:-none}"
 done
 finish
