@@ -236,11 +236,6 @@ static inline void caml_ocgc_emit_counter(unsigned id, uint64_t ts, uint64_t v)
   caml_ocgc_emit3(CAML_OCGC_COUNTER_HEADER(id), ts, v);
 }
 
-static inline void caml_ocgc_emit_user_unit(unsigned slot, uint64_t ts)
-{
-  caml_ocgc_emit2(CAML_OCGC_USER_UNIT_HEADER(slot), ts);
-}
-
 static inline void caml_ocgc_emit_user_int(unsigned slot, uint64_t ts, uint64_t v)
 {
   caml_ocgc_emit3(CAML_OCGC_USER_INT_HEADER(slot), ts, v);
