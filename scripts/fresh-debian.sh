@@ -235,6 +235,9 @@ else
   say "bootstrapping a Debian $suite root once (mirror $mirror), cached as $tarball"
   seed=$(mktemp -d "$base/ocgc-seed.XXXXXX")
   ROOTS="$seed"
+  # mktemp made it 0700, and tar keeps the mode of "." in the tarball: a
+  # real machine's / is 0755.
+  chmod 0755 "$seed"
   run_logged "debootstrap --variant=minbase $suite" \
     debootstrap --variant=minbase --arch="$arch" "$suite" "$seed" "$mirror"
   make_dev "$seed"
@@ -283,6 +286,11 @@ run_mode() {
   say "mode $m: a fresh root in $root"
   mkdir -m 0755 "$root"
   run_logged "unpacking the fresh root" tar -C "$root" --numeric-owner -xpzf "$tarball"
+  # tar -p gives $root the mode "." has in the tarball (0700 in one cached
+  # by an older version of this script): / of a real machine is 0755, and
+  # without it no other user resolves any path (tests run as nobody).
+  chmod 0755 "$root"
+  [ "$(stat -c %a "$root")" = 755 ] || die "cannot make $root mode 0755"
   make_dev "$root"
   cat /etc/resolv.conf >"$root/etc/resolv.conf"
   mnt proc nosuid,nodev,noexec proc "$root/proc"
@@ -305,7 +313,7 @@ run_mode() {
         die "git clone --bare $repo failed (see $log)"
       src=/srv/ocgc.git ;;
   esac
-  run_logged "git clone $src /root/ocgc (in the root, as root; /root is mode $(stat -c %a "$root/root"))" \
+  run_logged "git clone $src /root/ocgc (in the root, as root; / is mode $(stat -c %a "$root"), /root $(stat -c %a "$root/root"))" \
     in_root "$root" git clone -q "$src" /root/ocgc
 
   ls -A "$root/tmp" | sort >"$out/$m-demo.tmp0"

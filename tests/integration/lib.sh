@@ -103,6 +103,24 @@ finish() {
   exit 0
 }
 
+# ---- another user ----------------------------------------------------------------
+
+# nobody_why: nothing when checks run as uid/gid 65534 can be tried here,
+# else why not, for a "SKIP part:" line.  Trying means root, setpriv, and a
+# program run as 65534 that starts: it must resolve / and load libc, which
+# it cannot in a root whose / is not searchable by others (one unpacked into
+# a 0700 folder).  Such a check would fail there for the machine's sake, not
+# ocgc's: it is skipped, saying so, never failed with exit 127.
+nobody_why() {
+  if test "`id -u`" != 0; then
+    echo "not root"
+  elif ! command -v setpriv >/dev/null 2>&1; then
+    echo "setpriv (util-linux) is missing"
+  elif ! _nw=`setpriv --reuid=65534 --regid=65534 --clear-groups env true 2>&1`; then
+    echo "uid 65534 cannot start a program here (`printf '%s\n' "$_nw" | head -n 1`): is / searchable by all?"
+  fi
+}
+
 # ---- setup ------------------------------------------------------------------------
 
 # ocgc_init: check the environment the harness gives, make the private

@@ -57,7 +57,10 @@ else
   say "(not root with debootstrap: the unreachable archive is not tried)"
 fi
 
-if test "`id -u`" = 0 && command -v setpriv >/dev/null 2>&1; then
+NOBODY_WHY=`nobody_why`
+if test -n "$NOBODY_WHY"; then
+  say "SKIP part: not root is not tried: $NOBODY_WHY"
+else
   say "== not root"
   mkdir -m 0777 "$WORK/nr"
   root_run nobody "$WORK/nr/r" setpriv --reuid=65534 --regid=65534 --clear-groups

@@ -10,8 +10,8 @@
 #   (0600, in a 0700 folder) are served by `ocgc serve --all` run as user
 #   nobody with CAP_SYS_PTRACE and CAP_DAC_READ_SEARCH only, open fds
 #   included; with either alone, or none, `ocgc ls` (the discovery serve
-#   --all makes) lists neither.  Skipped, saying so, when not root or
-#   without setpriv or a user nobody.
+#   --all makes) lists neither.  Skipped, saying so, where nobody_why
+#   (lib.sh) says uid 65534 cannot be tried, or without a user nobody.
 . "$OCGC_SRCDIR/tests/integration/lib.sh"
 . "$OCGC_SRCDIR/tests/integration/attach_lib.sh"
 . "$OCGC_SRCDIR/tests/integration/cmd_lib.sh"
@@ -139,10 +139,11 @@ check_privileges() {
   stop_bg stock "$pid_s"
   RAN=1
 }
-if test "`id -u`" != 0; then
-  say "SKIP part: not root: the capabilities are not tried"
-elif ! command -v setpriv >/dev/null 2>&1 || ! id nobody >/dev/null 2>&1; then
-  say "SKIP part: setpriv (util-linux) or the user nobody is missing: the capabilities are not tried"
+NOBODY_WHY=`nobody_why`
+if test -n "$NOBODY_WHY"; then
+  say "SKIP part: the capabilities are not tried: $NOBODY_WHY"
+elif ! id nobody >/dev/null 2>&1; then
+  say "SKIP part: the user nobody is missing: the capabilities are not tried"
 elif ! command -v xz >/dev/null 2>&1; then
   say "SKIP part: xz is missing: the capabilities are not tried"
 else
