@@ -106,12 +106,14 @@ struct rec *rf_rec(void)
   return hold(HELD_REC, r);
 }
 
-struct ocgc_cursor *rf_cursor(struct ocgc_source *s, struct rec *r,
-                              enum ocgc_cursor_start start, size_t batch_words)
+struct ocgc_cursor *rf_cursor_budget(struct ocgc_source *s, struct rec *r,
+                                     enum ocgc_cursor_start start, size_t batch_words,
+                                     uint64_t poll_max_ns)
 {
   struct ocgc_cursor_opts o = OCGC_OPTS_INIT(struct ocgc_cursor_opts);
   struct ocgc_cursor *c = NULL;
   int err;
+  o.poll_max_ns = poll_max_ns;
   o.start = start;
   o.on_event = rec_event;
   o.on_lost = rec_lost;
@@ -120,6 +122,12 @@ struct ocgc_cursor *rf_cursor(struct ocgc_source *s, struct rec *r,
   err = ocgc_cursor_new(s, &o, &c);
   ck_assert_msg(err == 0, "cursor_new: %s", ocgc_strerror(err));
   return hold(HELD_CURSOR, c);
+}
+
+struct ocgc_cursor *rf_cursor(struct ocgc_source *s, struct rec *r,
+                              enum ocgc_cursor_start start, size_t batch_words)
+{
+  return rf_cursor_budget(s, r, start, batch_words, TU_NO_POLL_DEADLINE);
 }
 
 struct ocgc_cursor *rf_reader(struct tf *t, enum ocgc_cursor_start start, size_t batch_words,
@@ -182,6 +190,19 @@ struct ocgc_cursor_stats rf_stats(const struct ocgc_cursor *c)
   memset(&st, 0xee, sizeof st);
   ocgc_cursor_stats(c, &st);
   return st;
+}
+
+int64_t rf_poll_all(struct ocgc_cursor *c)
+{
+  int64_t total = 0, n;
+  unsigned polls = 0;
+  do {
+    n = ocgc_cursor_poll(c, 0);
+    ck_assert_msg(n >= 0, "poll %u: %s", polls, ocgc_strerror((int)n));
+    total += n;
+  } while (rf_stats(c).behind && ++polls < 100000);
+  ck_assert_msg(!rf_stats(c).behind, "still behind after %u polls", polls);
+  return total;
 }
 
 /* ---- the event pattern -------------------------------------------------------------- */

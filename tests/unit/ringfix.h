@@ -55,9 +55,14 @@ struct ocgc_source *rf_open(const struct tf *t, enum ocgc_ids ids);
 struct rec *rf_rec(void);
 
 /* A cursor on s from [start] that checks and records every event into r
- * (rec_event, rec_lost); batch_words 0 is the library's default. */
+ * (rec_event, rec_lost); batch_words 0 is the library's default.  Its polls
+ * have no time budget (TU_NO_POLL_DEADLINE); rf_cursor_budget gives one
+ * (0: the library's default), for a test of what the budget does. */
 struct ocgc_cursor *rf_cursor(struct ocgc_source *s, struct rec *r,
                               enum ocgc_cursor_start start, size_t batch_words);
+struct ocgc_cursor *rf_cursor_budget(struct ocgc_source *s, struct rec *r,
+                                     enum ocgc_cursor_start start, size_t batch_words,
+                                     uint64_t poll_max_ns);
 
 /* The usual start of a test: a source on t (OCGC_IDS_AUTO), a new record
  * (*r) and a cursor recording into it. */
@@ -74,6 +79,12 @@ uint64_t rf_dead_pid(void);
 /* The cursor's statistics (filled with 0xee first, so that a field the
  * library forgets shows). */
 struct ocgc_cursor_stats rf_stats(const struct ocgc_cursor *c);
+
+/* Poll c until a poll leaves it not behind; the events delivered in all.
+ * For a cursor with a time budget (rf_cursor_budget) whose count a test
+ * checks: one poll may be cut short on a loaded machine, and the next
+ * ones go on from there.  At most 100,000 polls; an error fails the test. */
+int64_t rf_poll_all(struct ocgc_cursor *c);
 
 /* ---- the event pattern -------------------------------------------------------------- */
 

@@ -47,8 +47,10 @@ static void tf_create(struct tf *t, int has_ext, uint64_t ring_words)
 
 static void tf_open(struct tf *t)
 {
+  struct ocgc_agg_opts o = OCGC_OPTS_INIT(struct ocgc_agg_opts);
+  o.poll_max_ns = TU_NO_POLL_DEADLINE;
   ck_assert_int_eq(ocgc_source_open_path(t->path, NULL, &t->src), 0);
-  ck_assert_int_eq(ocgc_agg_new(t->src, NULL, &t->agg), 0);
+  ck_assert_int_eq(ocgc_agg_new(t->src, &o, &t->agg), 0);
 }
 
 static void tf_close(struct tf *t)
@@ -362,6 +364,7 @@ START_TEST(snapshot_update_equals_fresh)
   minor(&t, 1000, 1100, 8, 0);
   tf_open(&t);
   o.no_phases = 1;
+  o.poll_max_ns = TU_NO_POLL_DEADLINE;
   ck_assert_int_eq(ocgc_agg_new(t.src, &o, &np), 0);
   fresh = snap(&t);
   ck_assert_int_eq(ocgc_agg_snapshot_update(t.agg, &u), 0);
@@ -413,6 +416,7 @@ START_TEST(bucket_counts_at_bounds)
   tf_open(&t);
   o.bounds_ns = bounds;
   o.nbounds = 3;
+  o.poll_max_ns = TU_NO_POLL_DEADLINE;
   ck_assert_int_eq(ocgc_agg_new(t.src, &o, &both), 0);
   o.bounds_only = 1;
   ck_assert_int_eq(ocgc_agg_new(t.src, &o, &only), 0);
@@ -487,6 +491,7 @@ START_TEST(first_window_starts_at_attach)
   tf_create(&t, 0, 4096);
   tf_open(&t);
   o.start = OCGC_START_NOW;
+  o.poll_max_ns = TU_NO_POLL_DEADLINE;
   ck_assert_int_eq(ocgc_agg_new(t.src, &o, &agg), 0);
   t0 = now_ns();
   ck_assert_int_ge(ocgc_agg_poll(agg), 0);

@@ -226,6 +226,7 @@ START_TEST(classify_delivered_events)
   x.s = rf_open(t, OCGC_IDS_AUTO);
   o.on_event = classify_event;
   o.ctx = &x;
+  o.poll_max_ns = TU_NO_POLL_DEADLINE;
   ck_assert_int_eq(ocgc_cursor_new(x.s, &o, &c), 0);
   ck_assert_int_eq(ocgc_cursor_poll(c, 0), 5);
   ck_assert_int_eq(x.causes[0], OCGC_CAUSE_MINOR_HEAP_FULL);

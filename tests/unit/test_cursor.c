@@ -186,6 +186,7 @@ START_TEST(huge_batch_words)
   o.on_event = rec_event;
   o.ctx = r;
   o.batch_words = ((size_t)1 << 61) + 1; /* x 8 == 8 bytes */
+  o.poll_max_ns = TU_NO_POLL_DEADLINE;
   err = ocgc_cursor_new(s, &o, &c);
   if (err == 0) {
     ck_assert_int_eq(ocgc_cursor_poll(c, 0), 1000);
@@ -214,6 +215,7 @@ START_TEST(budget_events)
   o.on_event = rec_event;
   o.ctx = r;
   o.poll_max_events = 100;
+  o.poll_max_ns = TU_NO_POLL_DEADLINE;
   ck_assert_int_eq(ocgc_cursor_new(s, &o, &c), 0);
   ck_assert_int_eq(ocgc_cursor_poll(c, 0), 100);
   st = rf_stats(c);

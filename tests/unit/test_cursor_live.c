@@ -248,23 +248,22 @@ START_TEST(ext_seq_stuck_odd)
   rf_identify_as_self(t); /* a live producer: its odd seq will change */
   pat_write_range(&t->f, 0, 0, 5);
   s = rf_open(t, OCGC_IDS_AUTO);
-  c = rf_cursor(s, rf_rec(), OCGC_START_OLDEST, 0);
+  c = rf_cursor_budget(s, rf_rec(), OCGC_START_OLDEST, 0, 0);
   t->f.rings[0].er->seq = 7;
   ck_assert_int_eq(ocgc_cursor_poll(c, 0), 0);
   st = rf_stats(c);
   ck_assert_int_eq(st.behind, 1);
   ck_assert_uint_eq(st.busy_polls, 1);
-  c2 = rf_cursor(s, r2, OCGC_START_OLDEST, 0);
+  c2 = rf_cursor_budget(s, r2, OCGC_START_OLDEST, 0, 0);
   ck_assert_int_eq(rf_stats(c2).lost_exact, 0);
-  c3 = rf_cursor(s, r2, OCGC_START_NOW, 0);
+  c3 = rf_cursor_budget(s, r2, OCGC_START_NOW, 0, 0);
   ck_assert_int_eq(rf_stats(c3).lost_exact, 0);
   t->f.rings[0].er->seq = 8;
-  ck_assert_int_eq(ocgc_cursor_poll(c, 0), 5);
-  ck_assert_int_eq(rf_stats(c).behind, 0);
-  ck_assert_int_eq(ocgc_cursor_poll(c2, 0), 5); /* from the header's head */
-  ck_assert_int_eq(ocgc_cursor_poll(c3, 0), 0);  /* from the tail of then */
+  ck_assert_int_eq(rf_poll_all(c), 5);
+  ck_assert_int_eq(rf_poll_all(c2), 5); /* from the header's head */
+  ck_assert_int_eq(rf_poll_all(c3), 0); /* from the tail of then */
   pat_write_range(&t->f, 0, 5, 2);
-  ck_assert_int_eq(ocgc_cursor_poll(c3, 0), 2);
+  ck_assert_int_eq(rf_poll_all(c3), 2);
 }
 END_TEST
 
@@ -303,7 +302,7 @@ START_TEST(odd_seq_of_a_dead_producer)
   ck_assert_uint_eq(tot.minor_collections, 7);
   ck_assert_int_eq(ocgc_cursor_new(s, &co, &c), 0);
   ck_assert_int_eq(rf_stats(c).lost_exact, 1); /* dead: what it left is final */
-  ck_assert_int_gt(ocgc_cursor_poll(c, 0), 0);
+  ck_assert_int_gt(rf_poll_all(c), 0);
   ocgc_cursor_free(c);
 }
 END_TEST

@@ -173,6 +173,7 @@ static void read_all(const char *name, struct facts *f, struct ocgc_cursor_stats
   ck_assert_int_eq(ocgc_source_info(f->src, info), 0);
   o.on_event = on_event;
   o.ctx = f;
+  o.poll_max_ns = TU_NO_POLL_DEADLINE;
   ck_assert_int_eq(ocgc_cursor_new(f->src, &o, &c), 0);
   while ((n = ocgc_cursor_poll(c, 0)) > 0) total += n;
   ck_assert_msg(n == 0, "poll %s: %s", name, ocgc_strerror((int)n));
@@ -369,6 +370,7 @@ START_TEST(start_now_sees_nothing)
   struct ocgc_cursor *c;
   unsigned i;
   o.start = OCGC_START_NOW;
+  o.poll_max_ns = TU_NO_POLL_DEADLINE;
   for (i = 0; i < NFILES; i++) {
     fixture_path(path, sizeof path, files[i]);
     ck_assert_int_eq(ocgc_source_open_path(path, NULL, &s), 0);
@@ -392,6 +394,7 @@ START_TEST(batches_and_limits)
   fixture_path(path, sizeof path, "2021");
   ck_assert_int_eq(ocgc_source_open_path(path, NULL, &s), 0);
   o.batch_words = 2048;
+  o.poll_max_ns = TU_NO_POLL_DEADLINE;
   ck_assert_int_eq(ocgc_cursor_new(s, &o, &c), 0);
   while ((n = ocgc_cursor_poll(c, 1000)) > 0) {
     ck_assert_int_le(n, 1000);

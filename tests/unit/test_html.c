@@ -270,6 +270,7 @@ START_TEST(agg_gives_each_pause_once)
   o.on_pause = on_pause;
   o.ctx = &g;
   ck_assert_int_eq(ocgc_source_open_path(path, NULL, &src), 0);
+  o.poll_max_ns = TU_NO_POLL_DEADLINE;
   ck_assert_int_eq(ocgc_agg_new(src, &o, &agg), 0);
   ck_assert_int_ge(ocgc_agg_poll(agg), 0);
   ck_assert_int_eq(ocgc_agg_snapshot(agg, &s1), 0);

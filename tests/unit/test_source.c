@@ -342,6 +342,7 @@ START_TEST(unnamed_slot_no_syscall_per_event)
   s = rf_open(t, OCGC_IDS_AUTO);
   o.on_event = note_name;
   o.ctx = &n;
+  o.poll_max_ns = TU_NO_POLL_DEADLINE;
   ck_assert_int_eq(ocgc_cursor_new(s, &o, &c), 0);
   before = syscalls_counted();
   ck_assert_int_eq(ocgc_cursor_poll(c, 0), 10000);

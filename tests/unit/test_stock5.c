@@ -208,8 +208,10 @@ static void minor(struct tf *t, unsigned d, uint64_t b, uint64_t e, uint64_t l)
 static void tf_read(struct tf *t)
 {
   if (t->agg == NULL) {
+    struct ocgc_agg_opts o = OCGC_OPTS_INIT(struct ocgc_agg_opts);
+    o.poll_max_ns = TU_NO_POLL_DEADLINE;
     ck_assert_int_eq(ocgc_source_open_path(t->path, NULL, &t->src), 0);
-    ck_assert_int_eq(ocgc_agg_new(t->src, NULL, &t->agg), 0);
+    ck_assert_int_eq(ocgc_agg_new(t->src, &o, &t->agg), 0);
   }
   ck_assert_int_ge(ocgc_agg_poll(t->agg), 0);
   ocgc_snapshot_free(t->snap);
@@ -365,13 +367,15 @@ START_TEST(fixture_52_whole_run)
   struct tf t;
   char src[4096], fx[600];
   const char *top = tu_srcdir();
+  struct ocgc_agg_opts o = OCGC_OPTS_INIT(struct ocgc_agg_opts);
   ck_assert_ptr_nonnull(top);
   memset(&t, 0, sizeof t);
   snprintf(src, sizeof src, "%s/tests/fixtures/ocaml5.2/full-3695.events.xz", top);
   tu_path(fx, sizeof fx, tmp, "3695.events");
   ck_assert_int_eq(tu_unxz(src, fx), 0);
   ck_assert_int_eq(ocgc_source_open_path(fx, NULL, &t.src), 0);
-  ck_assert_int_eq(ocgc_agg_new(t.src, NULL, &t.agg), 0);
+  o.poll_max_ns = TU_NO_POLL_DEADLINE;
+  ck_assert_int_eq(ocgc_agg_new(t.src, &o, &t.agg), 0);
   while (ocgc_agg_poll(t.agg) > 0) continue;
   ck_assert_int_eq(ocgc_agg_snapshot(t.agg, &t.snap), 0);
   ocgc_snapshot_counters(t.snap, &t.c);

@@ -385,6 +385,7 @@ static struct fxsum read_fixture(const char *name)
   co.on_event = fx_event;
   co.on_lost = fx_lost;
   co.ctx = &x;
+  co.poll_max_ns = TU_NO_POLL_DEADLINE;
   ck_assert_int_eq(ocgc_cursor_new(src, &co, &cur), 0);
   while (ocgc_cursor_poll(cur, 0) > 0) {}
   ocgc_stream_finish(x.st);
