@@ -21,6 +21,12 @@
  *   hwm_kb N          peak resident memory (VmHWM sampled while it ran,
  *                     and the kernel's ru_maxrss at exit: the larger)
  *
+ * CMD starts with SIGINT ignored, as a script's background job (`agent &`)
+ * starts it: whether a consumer stops on SIGINT must not depend on how the
+ * test suite happens to be started (from a terminal, or from a script in
+ * the background), so it is always tried the hard way, and a consumer that
+ * leaves SIGINT to its default action is found out at once.
+ *
  * Exit status 0 when it could run CMD, 77 (see -p), 2 bad usage, 1 other.
  *
  * Invariants: the exit time is measured from just after kill() to the
@@ -178,6 +184,8 @@ int main(int argc, char **argv)
     sa.sa_handler = SIG_DFL;
     sigaction(SIGCHLD, &sa, NULL);
     sigaction(SIGALRM, &sa, NULL);
+    sa.sa_handler = SIG_IGN; /* inherited through exec (see the top) */
+    sigaction(SIGINT, &sa, NULL);
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
     alarm(0);
