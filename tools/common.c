@@ -12,6 +12,9 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <math.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -176,12 +179,28 @@ uint64_t tool_now_ns(void)
   return (uint64_t)ts.tv_sec * UINT64_C(1000000000) + (uint64_t)ts.tv_nsec;
 }
 
+/* SIGINT and SIGTERM are unblocked only inside ppoll(), atomically, so one
+ * that arrives between the look at tool_stop and the wait still ends the
+ * wait at once (with nanosleep it would be slept through).  A thread that
+ * blocks them (serve's poll thread) keeps them blocked. */
 void tool_sleep_ns(uint64_t ns)
 {
   struct timespec ts;
+  sigset_t block, old;
   ts.tv_sec = (time_t)(ns / 1000000000u);
   ts.tv_nsec = (long)(ns % 1000000000u);
-  nanosleep(&ts, NULL);
+  sigemptyset(&block);
+  sigaddset(&block, SIGINT);
+  sigaddset(&block, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &block, &old);
+  if (!tool_stop) ppoll(NULL, 0, &ts, &old);
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+void tool_sleep_until_ns(uint64_t when)
+{
+  uint64_t now;
+  while (!tool_stop && (now = tool_now_ns()) < when) tool_sleep_ns(when - now);
 }
 
 const char *tool_esc(const char *s, char *buf, size_t n)

@@ -138,9 +138,14 @@ void tool_signals_restore(const struct tool_signals *s);
 /* CLOCK_MONOTONIC in nanoseconds: the producer's clock on the same host. */
 uint64_t tool_now_ns(void);
 
-/* Sleep [ns] nanoseconds; a signal cuts it short (callers look at
- * tool_stop in their loops). */
+/* Sleep [ns] nanoseconds, or not at all once tool_stop is set; a signal
+ * cuts it short, a stop signal even one that arrives just before the wait
+ * (callers look at tool_stop in their loops). */
 void tool_sleep_ns(uint64_t ns);
+
+/* The same until CLOCK_MONOTONIC reads [when] (tool_now_ns), through other
+ * signals, which do not end it. */
+void tool_sleep_until_ns(uint64_t when);
 
 /* ---- files replaced whole ------------------------------------------------------ */
 

@@ -323,16 +323,6 @@ struct stat_run {
   struct out out;
 };
 
-/* Sleep until CLOCK_MONOTONIC [when] or a signal. */
-static void sleep_until(uint64_t when)
-{
-  struct timespec ts;
-  ts.tv_sec = (time_t)(when / 1000000000u);
-  ts.tv_nsec = (long)(when % 1000000000u);
-  while (!tool_stop && clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
-    ;
-}
-
 /* Read everything written since the last poll (bounded: a producer that
  * writes as fast as we read cannot keep us here, nor from a signal). */
 static int drain(struct stat_run *s)
@@ -370,7 +360,7 @@ static int loop(struct stat_run *s)
   int err = 0, last = 0;
   while (!last && !tool_stop) {
     now = tool_now_ns();
-    sleep_until(now + tick < next_row ? now + tick : next_row);
+    tool_sleep_until_ns(now + tick < next_row ? now + tick : next_row);
     if (tool_stop) break;
     if ((err = drain(s)) != 0) break;
     /* Gone or exited: read what it wrote last and print the partial row. */
