@@ -9,6 +9,7 @@
 #include <check.h>
 #include <errno.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -123,8 +124,7 @@ START_TEST(concurrent_writer)
     }
     pthread_join(th, NULL);
     written += a.n;
-    n = ocgc_cursor_poll(c, 0);
-    ck_assert_msg(n >= 0, "round %u, last poll: %s", round, ocgc_strerror((int)n));
+    rf_poll_all(c); /* to the last event, however slowly the machine runs */
     check_round(c, &x, written, has_ext);
   }
   ck_assert_uint_gt(x.gaps, 0); /* the writer did lap the reader */
@@ -134,7 +134,12 @@ END_TEST
 
 /* Start-from-now against a writer that never stops, on a ring it laps all
  * the time: making the cursor is O(1) and always succeeds, and the counts
- * still add up once the writer stops. */
+ * still add up once the writer stops.  The cursors have no time budget: with
+ * one, a cursor made on a loaded machine may run out of it while the
+ * seqlock is busy and start inexact (estimated loss), as it is documented
+ * to, and its counts then add up only roughly.  One that still came out
+ * inexact (the seqlock busy for all of read_head's tries) is held to what
+ * is exact even then; at least one must be exact. */
 START_TEST(start_now_under_flood)
 {
   struct tf *t = rf_file(1, 1, 1u << 16);
@@ -143,9 +148,10 @@ START_TEST(start_now_under_flood)
   struct ocgc_cursor *c[20];
   struct writer_arg a;
   pthread_t th;
-  unsigned k, polls;
+  unsigned k, polls, exact = 0;
 
   o.start = OCGC_START_NOW;
+  o.poll_max_ns = TU_NO_POLL_DEADLINE;
   a.f = &t->f;
   a.from = 0;
   a.n = 3000000;
@@ -166,9 +172,16 @@ START_TEST(start_now_under_flood)
     } while (rf_stats(c[k]).behind && ++polls < 1000);
     st = rf_stats(c[k]);
     ck_assert_int_eq(st.behind, 0);
-    ck_assert_uint_eq(st.seen + st.lost + st.skipped, a.n);
+    if (st.lost_exact) {
+      ck_assert_uint_eq(st.seen + st.lost + st.skipped, a.n);
+      exact++;
+    } else {
+      ck_assert_uint_le(st.seen + st.skipped, a.n);
+      fprintf(stderr, "start_now_under_flood: cursor %u started inexact\n", k);
+    }
     ocgc_cursor_free(c[k]);
   }
+  ck_assert_uint_ge(exact, 1);
 }
 END_TEST
 
