@@ -57,8 +57,9 @@ if [ "$unit" = 1 ]; then
 fi
 
 pids=
+round_pid=
 stop_all() {
-  for _p in $pids; do kill -TERM -- "-$_p" 2>/dev/null || kill -TERM "$_p" 2>/dev/null || :; done
+  for _p in $pids $round_pid; do kill -TERM -- "-$_p" 2>/dev/null || :; done
   wait 2>/dev/null || :
 }
 trap 'stop_all' EXIT
@@ -79,16 +80,14 @@ while [ "$i" -lt "$hogs" ]; do
   pids="$pids $!"
   i=$((i + 1))
 done
-# The loop of BESIDE's checks runs in a process group of its own (set -m),
-# so that stopping it stops what it started.
-set -m
+# The loop of BESIDE's checks runs in a session (so a process group) of its
+# own, so that stopping the group stops what it started.
 if [ -n "$beside" ]; then
-  sh -c 'n=0; while :; do n=$((n + 1)); make -C "$1" -j2 check >"$1/load-beside.$n.log" 2>&1 </dev/null
+  setsid sh -c 'n=0; while :; do n=$((n + 1)); make -C "$1" -j2 check >"$1/load-beside.$n.log" 2>&1 </dev/null
            printf "    (beside: make check round %d: %s)\n" "$n" "$(tail -n 40 "$1/load-beside.$n.log" |
              grep -E "^# (PASS|FAIL|ERROR):" | tr -s " \n" " ")"; done' sh "$beside" &
   pids="$pids $!"
 fi
-set +m
 say "load: $hogs busy loops${beside:+, and make check of $beside in a loop}; BUILD's tests at nice $niceness"
 
 pass=0 fail=0 r=1 failed_rounds=0
@@ -97,11 +96,15 @@ while [ "$r" -le "$rounds" ]; do
   log=$build/load-check.$r.log
   rm -f "$build/test-suite.log"
   rc=0
+  # In a session of its own too, so that stopping this script stops it.
   if [ -n "$tests" ]; then
-    nice -n "$niceness" make -C "$build" -j2 check TESTS="$tests" >"$log" 2>&1 </dev/null || rc=$?
+    setsid nice -n "$niceness" make -C "$build" -j2 check TESTS="$tests" >"$log" 2>&1 </dev/null &
   else
-    nice -n "$niceness" make -C "$build" -j2 check >"$log" 2>&1 </dev/null || rc=$?
+    setsid nice -n "$niceness" make -C "$build" -j2 check >"$log" 2>&1 </dev/null &
   fi
+  round_pid=$!
+  wait "$round_pid" || rc=$?
+  round_pid=
   p=$(sed -n 's/^# PASS: *//p' "$build/test-suite.log" 2>/dev/null || echo 0)
   f=$(sed -n 's/^# FAIL: *//p' "$build/test-suite.log" 2>/dev/null || echo 0)
   e=$(sed -n 's/^# ERROR: *//p' "$build/test-suite.log" 2>/dev/null || echo 0)
