@@ -14,14 +14,12 @@
 #define CAML_INTERNALS
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
-#if defined(__linux__)
-#include <linux/membarrier.h>
-#endif
 
 #if defined(__x86_64__)
 #include <cpuid.h>
@@ -113,27 +111,64 @@ uint64_t caml_ocgc_reanchor(void)
 
 /* ---- the guard's closing side --------------------------------------------- */
 
-static int expedited; /* MEMBARRIER_CMD_PRIVATE_EXPEDITED is registered */
+/* membarrier(2)'s commands.  <linux/membarrier.h> declares them as enum
+ * values, which no #ifdef can see: a test for them once compiled the
+ * expedited barrier out, and every exit paid MEMBARRIER_CMD_GLOBAL, an RCU
+ * grace period (9-14 ms).  They are ABI, fixed since Linux 4.14. */
+#define MB_GLOBAL 1                        /* MEMBARRIER_CMD_GLOBAL */
+#define MB_PRIVATE_EXPEDITED (1 << 3)      /* MEMBARRIER_CMD_PRIVATE_EXPEDITED */
+#define MB_REGISTER_PRIVATE_EXPEDITED (1 << 4)
 
+/* How long the closer waits for a hook in flight on another thread: a hook
+ * takes microseconds, so this is for a mutator preempted mid-hook, or this
+ * very thread interrupted inside one (then the wait ends with the bound). */
+#define GUARD_WAIT_NS UINT64_C(50000000) /* 50 ms, by the clock */
+
+static int expedited; /* MB_PRIVATE_EXPEDITED is registered for this mm */
+
+/* Registration is per address space (a forked child registers anew), and
+ * cheap while the process has one thread, which it has when the runtime
+ * starts; it lets the closer's barrier interrupt only the CPUs that run a
+ * thread of ours, in microseconds. */
 static void guard_prepare(void)
 {
   expedited = 0;
-#if defined(__NR_membarrier) && defined(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED)
-  /* Registration is per address space: a forked child registers anew. */
-  expedited = syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
+#if defined(__NR_membarrier)
+  expedited = syscall(__NR_membarrier, MB_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
 #endif
 }
 
+/* The number of threads of this process (field 20 of /proc/self/stat,
+ * counted after the command name's last ')'), or 0 if unknown. */
+static long own_threads(void)
+{
+  char buf[1024], *p;
+  int field, fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+  ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof buf - 1);
+  if (fd >= 0) close(fd);
+  if (n <= 0) return 0;
+  buf[n] = '\0';
+  if ((p = strrchr(buf, ')')) == NULL) return 0;
+  for (field = 2; *p != '\0' && field < 20; p++)
+    if (*p == ' ') field++;
+  return strtol(p, NULL, 10);
+}
+
 /* Make every other thread of the process execute a full memory barrier.
- * Returns 1 if that was done. */
+ * Returns 1 if that was done (or nothing needed it). */
 static int process_barrier(void)
 {
 #if defined(__NR_membarrier)
-#ifdef MEMBARRIER_CMD_PRIVATE_EXPEDITED
-  if (expedited && syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) == 0)
-    return 1;
+  /* Microseconds: it interrupts only the CPUs that run a thread of ours. */
+  if (expedited && syscall(__NR_membarrier, MB_PRIVATE_EXPEDITED, 0, 0) == 0) return 1;
 #endif
-  if (syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0) == 0) return 1;
+  /* Alone, there is no other thread to order: a thread made from now on
+   * could only be made by another.  (closed is already stored.) */
+  if (own_threads() == 1) return 1;
+#if defined(__NR_membarrier)
+  /* Registration failed or was denied: the global barrier, an RCU grace
+   * period (milliseconds), still correct. */
+  if (syscall(__NR_membarrier, MB_GLOBAL, 0, 0) == 0) return 1;
 #endif
 #if defined(__x86_64__) || defined(__i386__)
   {
@@ -160,20 +195,18 @@ int caml_ocgc_guard_close(void)
 {
   struct caml_ocgc_guard *g = &caml_ocgc_guard;
   struct timespec nap = {0, 20000}; /* 20 us */
-  int tries;
+  uint64_t deadline;
 
   __atomic_store_n(&g->closed, 1, __ATOMIC_RELAXED);
   /* Pairs with the compiler barrier in caml_ocgc_hook_enter. */
   if (!process_barrier()) return 0;
-  /* A hook takes microseconds; 2500 naps bound the wait to about 50 ms
-   * (more if the naps oversleep), for a mutator preempted mid-hook.  If this
-   * very thread was interrupted inside a hook, the wait ends there too. */
-  for (tries = 0; tries < 2500; tries++) {
+  deadline = caml_ocgc_clock_read() + GUARD_WAIT_NS;
+  for (;;) {
     /* Acquire: pairs with the release store in caml_ocgc_hook_leave. */
     if (!__atomic_load_n(&g->busy, __ATOMIC_ACQUIRE)) return 1;
+    if (caml_ocgc_clock_read() >= deadline) return 0;
     nanosleep(&nap, NULL);
   }
-  return 0;
 }
 
 /* ---- setup ------------------------------------------------------------------ */
