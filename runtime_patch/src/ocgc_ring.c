@@ -63,31 +63,70 @@ static int kernel_clock_is_tsc(void)
 }
 #endif
 
+#ifdef CAML_OCGC_HAVE_TSC
+/* A clock reading and the TSC at the same moment.  A preemption between
+ * the two reads (a loaded machine) would pair the clock with a TSC read
+ * milliseconds later: a rate measured from such a base over the first
+ * 20 ms was 10% off (phases_clock.sh), and an anchor would be off by that
+ * much.  So the clock read is bracketed by two TSC reads, and of up to
+ * eight tries the tightest bracket is kept (the first one under PAIR_TIGHT
+ * cycles, about a microsecond: no preemption fits in it); the TSC of the
+ * pair is the bracket's middle. */
+#define PAIR_TRIES 8
+#define PAIR_TIGHT 3000
+static uint64_t clock_pair(uint64_t *tsc_out)
+{
+  uint64_t best_ns = 0, best_tsc = 0, best_width = UINT64_MAX;
+  int i;
+  for (i = 0; i < PAIR_TRIES; i++) {
+    uint64_t a = __rdtsc(), t = caml_ocgc_clock_read(), b = __rdtsc();
+    if (b >= a && b - a < best_width) {
+      best_width = b - a;
+      best_ns = t;
+      best_tsc = a + (b - a) / 2;
+      if (best_width < PAIR_TIGHT) break;
+    }
+  }
+  if (best_width == UINT64_MAX) { /* the TSC went backwards every time */
+    best_ns = caml_ocgc_clock_read();
+    best_tsc = __rdtsc();
+  }
+  *tsc_out = best_tsc;
+  return best_ns;
+}
+#endif
+
 void caml_ocgc_clock_init(int allow_tsc)
 {
   struct caml_ocgc_clock *c = &caml_ocgc_clock;
   memset(c, 0, sizeof *c);
-  c->base_ns = c->anchor_ns = c->rated_ns = c->last = caml_ocgc_clock_read();
 #ifdef CAML_OCGC_HAVE_TSC
   {
     unsigned a, b, cx, d;
-    /* CPUID 0x80000007, EDX bit 8: invariant TSC. */
+    /* CPUID 0x80000007, EDX bit 8: invariant TSC.  Decided before the
+     * base is read: the /sys read must not fall between its two halves. */
     c->tsc_ok = allow_tsc && __get_cpuid(0x80000007, &a, &b, &cx, &d) && (d & (1u << 8)) &&
                 kernel_clock_is_tsc();
-    c->base_tsc = c->anchor_tsc = c->tsc_ok ? __rdtsc() : 0;
+    if (c->tsc_ok) {
+      c->base_ns = c->anchor_ns = c->rated_ns = c->last = clock_pair(&c->base_tsc);
+      c->anchor_tsc = c->base_tsc;
+      return;
+    }
   }
 #else
   (void)allow_tsc;
 #endif
+  c->base_ns = c->anchor_ns = c->rated_ns = c->last = caml_ocgc_clock_read();
 }
 
 uint64_t caml_ocgc_reanchor(void)
 {
   struct caml_ocgc_clock *c = &caml_ocgc_clock;
-  uint64_t t = caml_ocgc_clock_read();
+  uint64_t t;
 #ifdef CAML_OCGC_HAVE_TSC
   if (c->tsc_ok) {
-    uint64_t tsc = __rdtsc();
+    uint64_t tsc;
+    t = clock_pair(&tsc);
     if (tsc > c->base_tsc && t - c->base_ns >= CAML_OCGC_RATE_MIN_NS &&
         (c->scale == 0 || t - c->rated_ns >= CAML_OCGC_RATE_EVERY_NS)) {
       uint64_t scale =
@@ -104,8 +143,10 @@ uint64_t caml_ocgc_reanchor(void)
     }
     c->anchor_ns = t;
     c->anchor_tsc = tsc;
+    return caml_ocgc_monotone(t);
   }
 #endif
+  t = caml_ocgc_clock_read();
   return caml_ocgc_monotone(t);
 }
 
