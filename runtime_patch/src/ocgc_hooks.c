@@ -168,7 +168,11 @@ extern uintnat caml_percent_free, caml_percent_max, caml_allocation_policy;
 static void read_gc_counters(struct ocgc_wire_totals *t)
 {
   t->minor_collections = (uint64_t)Caml_state->stat_minor_collections;
-  t->minor_words = (uint64_t)Caml_state->stat_minor_words;
+  /* As Gc.quick_stat counts them (gc_ctrl.c): with what the minor heap
+   * holds now, which is nothing at a minor collection's end, but not at a
+   * slice, a Gc.set, a heap change or the exit. */
+  t->minor_words = (uint64_t)(Caml_state->stat_minor_words +
+                              (double)(Caml_state->young_alloc_end - Caml_state->young_ptr));
   t->promoted_words = (uint64_t)Caml_state->stat_promoted_words;
   t->major_words = (uint64_t)(Caml_state->stat_major_words + (double)caml_allocated_words);
   t->major_collections = (uint64_t)Caml_state->stat_major_collections;

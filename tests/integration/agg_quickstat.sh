@@ -20,7 +20,8 @@ for tag in native byte; do
   check_dkey $tag agg.collections.compaction "`outkey $tag gc.compactions`"
   check_dkey $tag agg.major_cycles "`outkey $tag gc.major_collections`"
   check_dkey $tag agg.forced_majors "`outkey $tag gc.forced_major_collections`"
-  check_dkey $tag agg.allocated_bytes "$((`outkey $tag gc.minor_words` * 8))"
+  check_exit_minor "$tag: agg.allocated_bytes" "`outkey $tag gc.minor_words`" \
+    "`dkey $tag agg.allocated_bytes`" 8
   check_dkey $tag agg.promoted_bytes "$((`outkey $tag gc.promoted_words` * 8))"
   for kind in minor major_slice major_finish compaction; do
     total=`dkey $tag agg.collections.$kind`

@@ -125,7 +125,8 @@ check_report_quickstat() {
   check_jkey $1 counts.major_cycles "`outkey $2 gc.major_collections`"
   check_jkey $1 counts.collections.compaction "`outkey $2 gc.compactions`"
   check_jkey $1 counts.forced_majors "`outkey $2 gc.forced_major_collections`"
-  check_jkey $1 counts.allocated_bytes "$((`outkey $2 gc.minor_words` * 8))"
+  check_exit_minor "$1: counts.allocated_bytes" "`outkey $2 gc.minor_words`" \
+    "`jkey $1 counts.allocated_bytes`" 8
   check_jkey $1 counts.promoted_bytes "$((`outkey $2 gc.promoted_words` * 8))"
   check_jkey $1 heap.heap_bytes "$((`outkey $2 gc.heap_words` * 8))"
   check_jkey $1 heap.top_heap_bytes "$((`outkey $2 gc.top_heap_words` * 8))"

@@ -13,16 +13,22 @@
  *   ocgc_test_alloc_shr          an int array made by caml_alloc_shr
  *   ocgc_test_custom_mem         a custom block holding out-of-heap memory
  *                                (caml_alloc_custom_mem)
- *   ocgc_test_exit_from_thread   a C thread that calls exit(0) later */
+ *   ocgc_test_exit_from_thread   a C thread that calls exit(0) later
+ *   ocgc_test_exit_with_stat     print Gc.quick_stat's counters as they
+ *                                are now, then exit(0), with nothing
+ *                                allocated in between */
 
 #define CAML_NAME_SPACE /* no compatibility macros (young_ptr ...) */
 #define CAML_INTERNALS
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
 #include <caml/alloc.h>
 #include <caml/custom.h>
 #include <caml/domain_state.h>
+#include <caml/major_gc.h>
 #include <caml/memory.h>
 #include <caml/minor_gc.h>
 #include <caml/misc.h>
@@ -35,6 +41,7 @@ value ocgc_test_weak_swaps(value unit);
 value ocgc_test_alloc_shr(value n);
 value ocgc_test_custom_mem(value bytes);
 value ocgc_test_exit_from_thread(value delay_us);
+value ocgc_test_exit_with_stat(value unit);
 
 /* ---- c_call ---------------------------------------------------------------- */
 
@@ -188,4 +195,30 @@ value ocgc_test_exit_from_thread(value delay_us)
   if (pthread_create(&t, &a, exit_later, (void *)(intptr_t)Long_val(delay_us)) != 0) abort();
   pthread_attr_destroy(&a);
   return Val_unit;
+}
+
+/* ---- totals at exit ------------------------------------------------------------ */
+
+/* The counters of Gc.quick_stat, computed as caml_gc_quick_stat computes
+ * them (runtime/gc_ctrl.c, 4.13 and 4.14: the minor words include what the
+ * minor heap holds now), written as "exit.KEY VALUE" lines with write(2),
+ * then exit(0).  Gc.quick_stat itself would allocate its record after
+ * reading them, and OCaml's exit would allocate too (flushing channels):
+ * here nothing is allocated between these figures and the producer's exit
+ * handler, which publishes the final totals. */
+value ocgc_test_exit_with_stat(value unit)
+{
+  char buf[512];
+  int n;
+  (void)unit;
+  n = snprintf(buf, sizeof buf,
+               "exit.minor_collections %ld\nexit.major_collections %ld\n"
+               "exit.minor_words %.0f\nexit.promoted_words %.0f\nexit.major_words %.0f\n",
+               (long)Caml_state->stat_minor_collections, (long)Caml_state->stat_major_collections,
+               Caml_state->stat_minor_words +
+                   (double)(Caml_state->young_alloc_end - Caml_state->young_ptr),
+               Caml_state->stat_promoted_words,
+               Caml_state->stat_major_words + (double)caml_allocated_words);
+  if (n > 0) (void)!write(STDOUT_FILENO, buf, (size_t)n);
+  exit(0);
 }
