@@ -472,7 +472,8 @@ OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_ext_ring, written_events) == 24, "w
 
 /* Cumulative totals kept by the producer: exact even when the ring has
  * overflowed.  The Gc-named fields mirror the runtime's own Gc.quick_stat
- * counters (minor_words excludes the words still in the minor heap).  seq is
+ * counters (minor_words, as Gc.quick_stat's, counts the words in the minor
+ * heap at the publication).  seq is
  * a seqlock: odd while the producer updates, so a reader retries until it
  * reads the same even value before and after. */
 struct ocgc_wire_totals {
@@ -482,7 +483,7 @@ struct ocgc_wire_totals {
   uint64_t compactions;              /* Gc compactions */
   uint64_t forced_major_collections; /* Gc forced_major_collections */
   uint64_t major_slices;             /* MAJOR_SLICE spans */
-  uint64_t minor_words;              /* Gc minor_words at the last minor GC */
+  uint64_t minor_words;              /* Gc minor_words at the last update */
   uint64_t promoted_words;           /* Gc promoted_words */
   uint64_t major_words;              /* Gc major_words at the last update */
   uint64_t direct_major_words;       /* words allocated straight in the major heap */
