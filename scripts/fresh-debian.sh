@@ -17,7 +17,10 @@
 #            null, zero, full, random, urandom, tty (device nodes made with
 #            mknod) and the fd, stdin, stdout, stderr links; in mode A also
 #            ptmx (a link to pts/ptmx).  Nothing else is mounted (no /sys,
-#            no /run, nothing of the host's).
+#            no /run, nothing of the host's).  Of this machine's own
+#            settings only its network plumbing goes in: /etc/resolv.conf
+#            and the CAs in /usr/local/share/ca-certificates (a
+#            TLS-intercepting proxy's, say), added to the root's trust.
 #   --keep   keep the roots (unmounted) for a look afterwards
 #
 # Environment:
@@ -294,6 +297,18 @@ run_mode() {
   make_dev "$root"
   cat /etc/resolv.conf >"$root/etc/resolv.conf"
   mnt proc nosuid,nodev,noexec proc "$root/proc"
+  # This machine's network settings go in, as resolv.conf does: the CAs its
+  # administrator added (/usr/local/share/ca-certificates), such as a
+  # TLS-intercepting proxy's, without which npm cannot reach its registry
+  # from inside and make check-4.14 skips.  update-ca-certificates (from
+  # ca-certificates, which git brings) keeps them through later installs.
+  if ls /usr/local/share/ca-certificates/*.crt >/dev/null 2>&1 &&
+      [ -x "$root/usr/sbin/update-ca-certificates" ]; then
+    mkdir -p "$root/usr/local/share/ca-certificates"
+    cp /usr/local/share/ca-certificates/*.crt "$root/usr/local/share/ca-certificates/"
+    run_logged "this machine's own CAs ($(ls /usr/local/share/ca-certificates/*.crt | wc -l)) into the root's trust" \
+      in_root "$root" update-ca-certificates
+  fi
   if [ "$m" = A ]; then
     mnt devpts newinstance,ptmxmode=0666,mode=0620,gid=5,nosuid,noexec devpts "$root/dev/pts"
     ln -s pts/ptmx "$root/dev/ptmx"
