@@ -115,8 +115,13 @@ class Browser:
                 "--disable-default-apps", "--mute-audio", "--hide-scrollbars",
                 "--force-color-profile=srgb",
                 "--window-size=%d,%d" % (width, height)] + list(extra) + ["about:blank"]
-        # Nothing written into the caller's home (~/.pki, ~/.cache).
-        env = dict(os.environ, HOME=self.profile,
+        # Nothing written into the caller's home (~/.pki, ~/.cache), nor
+        # into /tmp: with --disable-dev-shm-usage Chromium keeps its shared
+        # memory in TMPDIR (org.chromium.Chromium.*), and leaves some behind
+        # when it is stopped; in the profile, the caller removes them.
+        tmp = os.path.join(self.profile, "tmp")
+        os.makedirs(tmp, exist_ok=True)
+        env = dict(os.environ, HOME=self.profile, TMPDIR=tmp,
                    XDG_CONFIG_HOME=self.profile, XDG_CACHE_HOME=self.profile)
         self._errlog = open(log or os.devnull, "ab")
         for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):

@@ -45,10 +45,16 @@ html_cleanup() {
 trap 'html_cleanup' EXIT
 say "browser $_which"
 
+# chromium_tmp: Chromium's temporary folders in the system's TMPDIR
+# (org.chromium.Chromium.*, its shared memory under --disable-dev-shm-usage)
+chromium_tmp() { ls -d "${TMPDIR:-/tmp}"/org.chromium.Chromium.* 2>/dev/null | sort; }
+
 # browse TAG [--live]: html_check.py on $WORK/TAG.html against
-# $WORK/TAG.json, its lines in the log, its status a check.
+# $WORK/TAG.json, its lines in the log, its status a check; nothing of
+# Chromium's left in TMPDIR (its temporaries go in the profile: cdp.py).
 browse() {
   _tag=$1; shift
+  chromium_tmp >"$WORK/$_tag.tmp0"
   _png=
   test -n "${OCGC_SHOTS:-}" && _png="--shot=$WORK/$_tag.png"
   python3 "$HERE/html_check.py" "$WORK/$_tag.html" --profile "$WORK/profile-$_tag" \
@@ -63,6 +69,9 @@ browse() {
   check_eq "$_tag: html_check.py's status" 0 "$_rc"
   check_eq "$_tag: browser processes left" "" \
     "`python3 "$HERE/cdp.py" leftovers "$WORK/profile-$_tag"`"
+  chromium_tmp >"$WORK/$_tag.tmp1"
+  check_eq "$_tag: Chromium's temporaries left in ${TMPDIR:-/tmp}" "" \
+    "`comm -13 "$WORK/$_tag.tmp0" "$WORK/$_tag.tmp1" | tr '\n' ' '`"
 }
 
 # keep_shot TAG NAME: with OCGC_SHOTS, the screenshot into the docs (small).
