@@ -20,7 +20,7 @@
  *   the ring over from the hooks (caml_ocgc_guard_close); only then does it
  *   write RING_STOP, the final totals and state EXITED.  If it cannot be
  *   sure it is the only writer, it writes nothing and the file keeps state
- *   RUNNING (readers see a dead pid).  Then the entry is removed, or with
+ *   RUNNING (readers see a dead pid), and it says so in one line.  Then the entry is removed, or with
  *   OCAML_RUNTIME_EVENTS_PRESERVE replaced by a regular file holding the
  *   ring; only if it is still the entry we published (device and inode):
  *   whoever removed or replaced it meanwhile keeps what is there.
@@ -528,6 +528,20 @@ static void preserve_copy(struct caml_ocgc_file *f, int dfd)
   }
 }
 
+/* The exit could not take the ring over (a hook on another thread did not
+ * finish within the guard's bound, or no barrier was to be had): one line,
+ * only if stderr takes it at once, so that an exit is never held by it. */
+static void say_left_running(pid_t pid)
+{
+  char line[160];
+  struct pollfd pfd = {.fd = STDERR_FILENO, .events = POLLOUT};
+  int len = snprintf(line, sizeof line,
+                     "ocgc: process %d: the ring is left as running: a GC hook on another "
+                     "thread did not finish in time\n", (int)pid);
+  if (len <= 0 || (size_t)len >= sizeof line) return;
+  if (poll(&pfd, 1, 0) == 1 && (pfd.revents & POLLOUT)) (void)!write(STDERR_FILENO, line, (size_t)len);
+}
+
 /* Any thread may call exit(): a C thread, or a C main returning while OCaml
  * runs on another.  The ring is written only once it is ours alone. */
 static void at_exit(void)
@@ -537,6 +551,7 @@ static void at_exit(void)
   int dfd;
   if (f->map == NULL || f->pid != getpid()) return;
   if (caml_ocgc_guard_close()) caml_ocgc_stop();
+  else say_left_running(f->pid);
   __atomic_store_n(&caml_ocgc_enabled, 0, __ATOMIC_RELAXED);
   if (cfg.preserve && f->memfd < 0) return; /* the file itself stays */
   dfd = open_dir(cfg.dir);

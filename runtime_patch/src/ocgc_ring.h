@@ -96,8 +96,8 @@ static inline void caml_ocgc_hook_leave(void)
   __atomic_store_n(&caml_ocgc_guard.busy, 0, __ATOMIC_RELEASE);
 }
 
-/* Exit handler, any thread: shut the hooks out and wait (at most about
- * 50 ms) for one in progress.  Returns 1 when the caller is now the only
+/* Exit handler, any thread: shut the hooks out and wait (at most 250 ms,
+ * by the clock) for one in progress.  Returns 1 when the caller is now the only
  * writer, 0 when that cannot be known (a hook did not finish in time, or no
  * process-wide barrier is available): then the caller must not write. */
 int caml_ocgc_guard_close(void);
