@@ -50,11 +50,17 @@ type tree = Leaf | Node of tree * int * tree
 let rec make_tree d = if d = 0 then Leaf else Node (make_tree (d - 1), d, make_tree (d - 1))
 let rec check_tree = function Leaf -> 0 | Node (l, v, r) -> check_tree l + v + check_tree r
 
-let busy secs =
+let busy ?(minors = 0) secs =
   let t0 = Unix.gettimeofday () in
+  let m0 = (Gc.quick_stat ()).Gc.minor_collections in
   let table = Hashtbl.create 16 in
   let sum = ref 0 and rounds = ref 0 in
-  while Unix.gettimeofday () -. t0 < secs do
+  (* For SECS seconds, and at least MINORS minor collections: a test that
+     needs so much GC activity gets it however slow the machine is. *)
+  let more () =
+    Unix.gettimeofday () -. t0 < secs
+    || (minors > 0 && (Gc.quick_stat ()).Gc.minor_collections - m0 < minors) in
+  while more () do
     incr rounds;
     for i = 1 to 20_000 do
       let l = [ i; i + 1; i + 2 ] in
