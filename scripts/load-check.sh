@@ -59,7 +59,9 @@ fi
 pids=
 round_pid=
 stop_all() {
-  for _p in $pids $round_pid; do kill -TERM -- "-$_p" 2>/dev/null || :; done
+  # Each is a session's leader, so its group is its pid: "-PID" (dash's
+  # kill takes no "--": with one, it signalled nothing).
+  for _p in $pids $round_pid; do kill -TERM "-$_p" 2>/dev/null || :; done
   wait 2>/dev/null || :
 }
 trap 'stop_all' EXIT
