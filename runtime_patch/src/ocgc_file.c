@@ -183,20 +183,12 @@ static void read_small_file(const char *path, char *buf, size_t n)
 }
 
 /* Field 22 of /proc/PID/stat: start time in clock ticks after boot; 0 if
- * the process is gone.  The command name may hold spaces and ')': the
- * fields are counted after the last ')'. */
+ * the process is gone. */
 uint64_t caml_ocgc_start_time(pid_t pid)
 {
-  char path[64], buf[1024];
-  char *p;
-  int field;
+  char path[64];
   snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-  read_small_file(path, buf, sizeof buf);
-  p = strrchr(buf, ')');
-  if (p == NULL) return 0;
-  for (field = 2; *p != '\0' && field < 22; p++)
-    if (*p == ' ') field++;
-  return strtoull(p, NULL, 10);
+  return caml_ocgc_proc_stat_field(path, 22);
 }
 
 void caml_ocgc_boot_id(char *out, size_t n)

@@ -182,20 +182,25 @@ static void guard_prepare(void)
 #endif
 }
 
-/* The number of threads of this process (field 20 of /proc/self/stat,
- * counted after the command name's last ')'), or 0 if unknown. */
-static long own_threads(void)
+uint64_t caml_ocgc_proc_stat_field(const char *path, int field)
 {
   char buf[1024], *p;
-  int field, fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+  int f, fd = open(path, O_RDONLY | O_CLOEXEC);
   ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof buf - 1);
   if (fd >= 0) close(fd);
   if (n <= 0) return 0;
   buf[n] = '\0';
+  /* The command name may hold spaces and ')': count after the last ')'. */
   if ((p = strrchr(buf, ')')) == NULL) return 0;
-  for (field = 2; *p != '\0' && field < 20; p++)
-    if (*p == ' ') field++;
-  return strtol(p, NULL, 10);
+  for (f = 2; *p != '\0' && f < field; p++)
+    if (*p == ' ') f++;
+  return strtoull(p, NULL, 10);
+}
+
+/* The number of threads of this process (field 20), or 0 if unknown. */
+static uint64_t own_threads(void)
+{
+  return caml_ocgc_proc_stat_field("/proc/self/stat", 20);
 }
 
 /* Make every other thread of the process execute a full memory barrier.

@@ -102,6 +102,12 @@ static inline void caml_ocgc_hook_leave(void)
  * process-wide barrier is available): then the caller must not write. */
 int caml_ocgc_guard_close(void);
 
+/* Field [field] (numbered as in proc(5), 3 or more) of a /proc/PID/stat
+ * file [path], as a number; 0 if it cannot be read.  Here, not in
+ * ocgc_file.c, because the guard needs it and benchmarks/writecost.c links
+ * this file alone. */
+uint64_t caml_ocgc_proc_stat_field(const char *path, int field);
+
 /* Point the writer at a new ring (also in a forked child, whose address
  * space is new) and prepare the barrier that caml_ocgc_guard_close needs.
  * [map] is the file, laid out as [geometry] says, with its ext ring record
