@@ -79,6 +79,13 @@ mkdir -p "$build"
 build=$(cd "$build" && pwd)
 tree=$build/ocaml-$version
 rm -rf "$tree"
+# Once patched, the compiler's own programs (boot/ocamlrun, ocamlc,
+# ocamlopt ...) write rings like any program on the runtime: into a folder
+# of this build, not the user's default one ($XDG_RUNTIME_DIR/ocgc,
+# /dev/shm/ocgc-UID or /tmp/ocgc-UID).  Each removes its ring at exit.
+mkdir -p "$build/rings" && chmod 0700 "$build/rings"
+OCAML_RUNTIME_EVENTS_DIR=$build/rings
+export OCAML_RUNTIME_EVENTS_DIR
 
 step "unpack OCaml $version (${info% *}: $source)" "$build/unpack.log" \
   sh "$top/runtime_patch/source.sh" unpack "$source" "$tree"

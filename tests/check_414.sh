@@ -39,6 +39,13 @@ prefix=$cache/prefix
 tgz=$cache/$TGZ_NAME
 nested=$b/check-4.14
 mkdir -p "$cache"
+# The 4.14 compiler is built on ocgc's runtime, so its programs (ocamlfind,
+# ocamlopt, the programs the configure checks link) write rings: into a
+# folder of this build, by the default folder's first rule, not into the
+# user's /dev/shm/ocgc-UID or /tmp/ocgc-UID.  The tests set their own.
+mkdir -p "$b/check-4.14-xdg" && chmod 0700 "$b/check-4.14-xdg"
+XDG_RUNTIME_DIR=$b/check-4.14-xdg
+export XDG_RUNTIME_DIR
 
 . "$src/scripts/steps.sh"
 skip() { say "check-4.14: SKIP: $*"; exit 77; }
