@@ -487,6 +487,30 @@ static int prunable(const struct entry *e)
 
 /* Remove e's file if the name still holds it (see the top of the file).
  * Returns 0 (removed), 1 (not: the name now holds another file) or -errno. */
+/* A memfd ring's alias <P>.events leads to its identity link
+ * .ocgc-ring.<ns>.<P> (ocgc_entries.c in the producer): once the alias at
+ * [path] is pruned, prune the identity [ident] too if it is of our own pid
+ * namespace (another's pids mean other processes here) and leads nowhere.
+ * Silent: the alias's removal was said. */
+static void prune_ident(const char *path, const char *ident)
+{
+  char self[64], want[48], full[PATH_MAX];
+  const char *slash = strrchr(path, '/');
+  ssize_t n = readlink("/proc/self/ns/pid", self, sizeof self - 1);
+  struct stat st;
+  int len;
+  if (n <= 0 || strchr(ident, '/') != NULL) return;
+  self[n] = '\0';
+  if (strncmp(self, "pid:[", 5) != 0) return;
+  snprintf(want, sizeof want, ".ocgc-ring.%.*s.", (int)strcspn(self + 5, "]"), self + 5);
+  if (strncmp(ident, want, strlen(want)) != 0) return;
+  if (slash == NULL) len = snprintf(full, sizeof full, "%s", ident);
+  else len = snprintf(full, sizeof full, "%.*s/%s", (int)(slash - path), path, ident);
+  if (len < 0 || (size_t)len >= sizeof full) return;
+  if (lstat(full, &st) == 0 && S_ISLNK(st.st_mode) && stat(full, &st) != 0 && errno == ENOENT)
+    (void)unlink(full);
+}
+
 static int prune_file(const struct entry *e)
 {
   char tmp[PATH_MAX], esc[TOOL_ESC_SIZE(PATH_MAX)], esc2[TOOL_ESC_SIZE(PATH_MAX)];
@@ -498,7 +522,13 @@ static int prune_file(const struct entry *e)
   if (n < 0 || (size_t)n >= sizeof tmp) return -ENAMETOOLONG;
   if (rename(e->path, tmp) != 0) return -errno;
   if (still_same(e, tmp)) {
+    char ident[128];
+    ssize_t len = e->link ? readlink(tmp, ident, sizeof ident - 1) : -1;
     if (unlink(tmp) != 0) return -errno;
+    if (len > 0) {
+      ident[len] = '\0';
+      prune_ident(e->path, ident);
+    }
     return 0;
   }
   /* Another file took the name: give it back, replacing nothing. */

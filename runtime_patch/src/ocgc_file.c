@@ -5,8 +5,13 @@
  * - The ring is a sealed memfd (no truncate(2), by anyone, can take its
  *   pages from under the writer), committed only up to the names in use
  *   (~520 KiB for the default ring), and published as a link
- *   <dir>/<pid>.events -> /proc/<pid>/fd/<n>.  Without memfd, a regular file
- *   as OCaml 5 makes it, with the same commit.
+ *   <dir>/<pid>.events -> /proc/<pid>/map_files/<start>-<end>: the name
+ *   leads to this mapping or to nothing (after exec, exit or a kill),
+ *   never to another file.  Without memfd, a regular file as OCaml 5 makes
+ *   it, with the same commit.
+ * - The memfd's descriptor number is the program's to take: it is closed
+ *   (in a forked child) only once fstat(2) proves it is still the ring's
+ *   inode, and forgotten when it is not (fd_is_ring).
  * - <dir>/<pid>.events appears only complete: the file or link is made
  *   under a private temporary name (O_CREAT|O_EXCL|O_NOFOLLOW, mode 0600) in
  *   a folder opened with O_NOFOLLOW and owned by the effective user, then
@@ -14,7 +19,7 @@
  * - Any failure leaves the program running with the ring off and exactly one
  *   line on stderr; nothing is ever written outside the folder.
  * - A forked child never writes into its parent's mapping: the child handler
- *   unmaps it, and the child's own file is created on its first event, so a
+ *   unmaps it (and closes the parent's memfd, proved as above), and the child's own file is created on its first event, so a
  *   fork followed by exec leaves no file behind.
  * - At exit, from whichever thread calls exit(): the handler first takes
  *   the ring over from the hooks (caml_ocgc_guard_close); only then does it
@@ -50,6 +55,7 @@
 #include "caml/osdeps.h"
 #include "caml/version.h"
 #include "ocgc_clock.h"
+#include "ocgc_entries.h"
 #include "ocgc_file.h"
 #include "ocgc_hooks.h"
 #include "ocgc_names.h"
@@ -353,53 +359,101 @@ static int make_tmpfile(int dfd, const char *tmp, uint64_t size, uint64_t commit
 
 /* ---- publication ------------------------------------------------------------------- */
 
-/* The <n> of a link [name] in [dfd] that reads "/proc/<pid>/fd/<n>", or
- * -1 for anything else. */
-static long ring_link_fd(int dfd, const char *name, pid_t pid)
+/* What stands at the alias <pid>.events, for a memfd ring whose identity
+ * link is [ident]. */
+enum alias_state {
+  ALIAS_FREE,     /* nothing */
+  ALIAS_STALE,    /* a regular file (a ring of an earlier process with our
+                     pid), our own alias, or an alias whose identity link is
+                     gone: it leads nowhere, for anyone */
+  ALIAS_TAKEN,    /* another live alias (a namespace with a process of our
+                     pid number), or a link we cannot judge (an earlier
+                     producer's): left alone */
+  ALIAS_PLANTED   /* anything else: refused */
+};
+
+static enum alias_state alias_state(int dfd, const char *final, const char *ident)
 {
-  char target[64], want[32], *end;
-  ssize_t n = readlinkat(dfd, name, target, sizeof target - 1);
-  int len = snprintf(want, sizeof want, "/proc/%d/fd/", (int)pid);
-  long fd;
-  if (n <= 0) return -1;
-  target[n] = '\0';
-  if (strncmp(target, want, (size_t)len) != 0 || target[len] < '0' || target[len] > '9')
-    return -1;
-  fd = strtol(target + len, &end, 10);
-  return *end == '\0' && fd >= 0 && fd <= INT_MAX ? fd : -1;
+  char text[CAML_OCGC_ENTRY_MAX];
+  struct stat st;
+  unsigned long ns;
+  pid_t p;
+  ssize_t n;
+  if (fstatat(dfd, final, &st, AT_SYMLINK_NOFOLLOW) != 0) return ALIAS_FREE;
+  if (S_ISREG(st.st_mode)) return ALIAS_STALE;
+  if (!S_ISLNK(st.st_mode)) return ALIAS_PLANTED;
+  n = readlinkat(dfd, final, text, sizeof text - 1);
+  if (n <= 0) return ALIAS_TAKEN;
+  text[n] = '\0';
+  if (strcmp(text, ident) == 0) return ALIAS_STALE;
+  if (caml_ocgc_entry_parse(text, "ring", &ns, &p))
+    return fstatat(dfd, text, &st, AT_SYMLINK_NOFOLLOW) != 0 && errno == ENOENT ? ALIAS_STALE
+                                                                                : ALIAS_TAKEN;
+  return strncmp(text, "/proc/", 6) == 0 ? ALIAS_TAKEN : ALIAS_PLANTED;
 }
 
-int caml_ocgc_is_ring_link(int dfd, const char *name, pid_t pid)
+/* Put [name] in place from the temporary [tmp]: never over an entry that
+ * appeared since it was judged free. */
+static int put_in_place(int dfd, const char *tmp, const char *name, int replace)
 {
-  return ring_link_fd(dfd, name, pid) >= 0;
+#if defined(SYS_renameat2) && defined(RENAME_NOREPLACE)
+  if (!replace) {
+    if (syscall(SYS_renameat2, dfd, tmp, dfd, name, RENAME_NOREPLACE) == 0) return 0;
+    if (errno != ENOSYS && errno != EINVAL) return errno;
+  }
+#endif
+  return renameat(dfd, tmp, dfd, name) == 0 ? 0 : errno;
 }
 
-/* Put the ring under <dir>/<pid>.events: for a memfd, a symbolic link to
- * /proc/<pid>/fd/<fd>, which every reader that opens the path (stock OCaml
- * 5's included) follows to the memory; else rename the temporary file.  A
- * stale ring of an earlier process with our pid is replaced; anything else
- * planted there is refused (rename would only replace a link itself, but
- * nobody legitimate puts one there).  Returns 0 or an errno. */
-static int publish(int dfd, const char *tmp, const char *final, pid_t pid, int memfd)
+/* Publish a memfd ring: its identity link [ident] -> [link] (the
+ * mapping's entry in /proc/<pid>/map_files: it leads to this mapping, or
+ * after exec, exit or a kill to nothing, never to another file, as a
+ * descriptor's number would once the program or the image it execs opens
+ * something else), then the alias [final] -> [ident], the name stock
+ * readers open.  Readers with CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE
+ * (root) follow both to the memory; others get EPERM, and libocgc reaches
+ * the ring through the process instead.  The alias is left out, and the
+ * ring still published, where another namespace's live alias stands.
+ * Returns 0 or an errno; *aliased says whether the alias is ours. */
+static int publish_link(int dfd, const char *tmp, const char *final, const char *ident,
+                        const char *link, int *aliased)
+{
+  enum alias_state a;
+  int err;
+  *aliased = 0;
+  (void)unlinkat(dfd, tmp, 0);
+  if (symlinkat(link, dfd, tmp) != 0) return errno;
+  /* An identity of our namespace and pid is an earlier process's. */
+  if ((err = put_in_place(dfd, tmp, ident, 1)) != 0) goto fail;
+  a = alias_state(dfd, final, ident);
+  if (a == ALIAS_PLANTED) { err = EEXIST; goto fail_ident; }
+  if (a == ALIAS_TAKEN) return 0;
+  if (symlinkat(ident, dfd, tmp) != 0) { err = errno; goto fail_ident; }
+  err = put_in_place(dfd, tmp, final, a == ALIAS_STALE);
+  if (err == EEXIST) return (void)unlinkat(dfd, tmp, 0), 0; /* taken meanwhile */
+  if (err != 0) goto fail_ident;
+  *aliased = 1;
+  return 0;
+fail_ident:
+  (void)unlinkat(dfd, ident, 0);
+fail:
+  (void)unlinkat(dfd, tmp, 0);
+  return err;
+}
+
+/* Without a memfd: rename the temporary file into place.  A stale ring of
+ * an earlier process with our pid (a regular file) is replaced; anything
+ * else planted there is refused.  Returns 0 or an errno. */
+static int publish_file(int dfd, const char *tmp, const char *final)
 {
   struct stat st;
-  if (memfd >= 0) {
-    char target[64];
-    snprintf(target, sizeof target, "/proc/%d/fd/%d", (int)pid, memfd);
-    (void)unlinkat(dfd, tmp, 0);
-    if (symlinkat(target, dfd, tmp) != 0) return errno;
-  }
-  if (fstatat(dfd, final, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISREG(st.st_mode) &&
-      !(S_ISLNK(st.st_mode) && caml_ocgc_is_ring_link(dfd, final, pid))) {
+  int err;
+  if (fstatat(dfd, final, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISREG(st.st_mode)) {
     (void)unlinkat(dfd, tmp, 0);
     return EEXIST;
   }
-  if (renameat(dfd, tmp, dfd, final) != 0) {
-    int err = errno;
-    (void)unlinkat(dfd, tmp, 0);
-    return err;
-  }
-  return 0;
+  if ((err = put_in_place(dfd, tmp, final, 1)) != 0) (void)unlinkat(dfd, tmp, 0);
+  return err;
 }
 
 /* The ring is published: others may write into the mapping from now on, so
@@ -412,6 +466,7 @@ static void use_file(char *map, const struct ocgc_wire_header *geometry, uint64_
   f->map = map;
   f->map_size = file_size;
   f->commit_size = commit_size(geometry);
+  f->is_memfd = memfd >= 0;
   f->memfd = memfd;
   f->ext = (struct ocgc_wire_ext *)(map + OCGC_WIRE_HEADER_SIZE);
   f->totals = (struct ocgc_wire_totals *)(map + TOTALS_OFFSET);
@@ -426,15 +481,18 @@ static int create_file(void)
   uint64_t ext_size = ocgc_wire_ext_size(1);
   struct ocgc_wire_header geometry;
   uint64_t file_size = ocgc_wire_layout(&geometry, 1, ring_words, ext_size);
-  char tmp[40], final[32];
+  struct caml_ocgc_file *f = &caml_ocgc_file;
+  char tmp[CAML_OCGC_ENTRY_MAX], final[32];
   char *map;
-  int dfd, fd, memfd, err;
+  int dfd, fd, memfd, err, aliased = 0;
   pid_t pid = getpid();
 
   geometry.version = OCGC_WIRE_VERSION;
   dfd = open_dir(cfg.dir);
   if (dfd < 0) return errno;
-  snprintf(tmp, sizeof tmp, ".%d" OCGC_EVENTS_SUFFIX ".tmp", (int)pid);
+  f->pidns = caml_ocgc_pidns();
+  caml_ocgc_entry_name(tmp, sizeof tmp, "tmp", f->pidns, pid);
+  caml_ocgc_entry_name(f->ident, sizeof f->ident, "ring", f->pidns, pid);
   snprintf(final, sizeof final, "%d" OCGC_EVENTS_SUFFIX, (int)pid);
   /* A leftover of an earlier process with our pid: remove it (unlinkat never
    * follows a link, it removes the link itself). */
@@ -450,18 +508,25 @@ static int create_file(void)
     close(dfd);
     return err;
   }
-  if (memfd < 0) {
+  {
     struct stat st;
     /* The mapping holds this inode, so its number names no other file
      * while we live (a removed link's number, on the other hand, may be
-     * reused at once). */
+     * reused at once): it is how the memfd's descriptor is told from a
+     * file of the program's that took its number, and our file's name
+     * from another's. */
     if (fstat(fd, &st) != 0) st.st_dev = 0, st.st_ino = 0;
-    caml_ocgc_file.file_dev = st.st_dev;
-    caml_ocgc_file.file_ino = st.st_ino;
-    close(fd);
+    f->file_dev = st.st_dev;
+    f->file_ino = st.st_ino;
   }
+  if (memfd < 0) close(fd);
   fill_file(map, &geometry, ext_size); /* new memory reads as zeroes */
-  err = publish(dfd, tmp, final, pid, memfd);
+  if (memfd < 0)
+    err = publish_file(dfd, tmp, final);
+  else if (caml_ocgc_map_link(f->link, sizeof f->link, map, file_size) != 0)
+    err = ENAMETOOLONG;
+  else
+    err = publish_link(dfd, tmp, final, f->ident, f->link, &aliased);
   close(dfd);
   if (err != 0) {
     munmap(map, file_size);
@@ -469,21 +534,50 @@ static int create_file(void)
     return err;
   }
   use_file(map, &geometry, file_size, memfd, pid);
+  f->aliased = aliased;
   return 0;
+}
+
+/* Whether the link [name] in [dfd] says [want]. */
+static int link_says(int dfd, const char *name, const char *want)
+{
+  char text[CAML_OCGC_ENTRY_MAX];
+  ssize_t n = readlinkat(dfd, name, text, sizeof text);
+  return n > 0 && (size_t)n == strlen(want) && memcmp(text, want, (size_t)n) == 0;
 }
 
 /* Whether [name] in [dfd] is still the entry we published: whoever
  * removed or replaced it (a cleanup script, a user) keeps what is there.
- * Our link is told by what it says (a new file may get the inode number of
- * a removed link), our file by its inode, which our mapping holds. */
+ * Our links are told by what they say (a new file may get the inode number
+ * of a removed link): the alias names our identity, the identity our
+ * mapping; our file is told by its inode, which our mapping holds. */
 static int own_entry(int dfd, const char *name)
 {
   struct caml_ocgc_file *f = &caml_ocgc_file;
   struct stat st;
   if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) return 0;
-  if (f->memfd < 0)
+  if (!f->is_memfd)
     return S_ISREG(st.st_mode) && st.st_dev == f->file_dev && st.st_ino == f->file_ino;
-  return S_ISLNK(st.st_mode) && ring_link_fd(dfd, name, f->pid) == f->memfd;
+  return S_ISLNK(st.st_mode) && link_says(dfd, name, f->aliased ? f->ident : "");
+}
+
+/* Remove a memfd ring's identity link, if it is still ours. */
+static void remove_ident(int dfd)
+{
+  struct caml_ocgc_file *f = &caml_ocgc_file;
+  if (f->is_memfd && link_says(dfd, f->ident, f->link)) (void)unlinkat(dfd, f->ident, 0);
+}
+
+/* Whether descriptor [fd] is still our ring's memfd.  The program owns its
+ * descriptor table: it may close ours (a daemon closing 3..1023,
+ * close_range, dup2 over it) and open a file of its own under the number,
+ * which we must never close.  Our mapping holds the memfd's inode, so no
+ * other file has its device and inode while we live. */
+static int fd_is_ring(int fd)
+{
+  struct stat st;
+  return fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+         st.st_dev == caml_ocgc_file.file_dev && st.st_ino == caml_ocgc_file.file_ino;
 }
 
 /* OCAML_RUNTIME_EVENTS_PRESERVE with a memfd ring: the memory goes with the
@@ -492,11 +586,11 @@ static int own_entry(int dfd, const char *name)
  * takes the name if it is free; never another file put there meanwhile. */
 static void preserve_copy(struct caml_ocgc_file *f, int dfd)
 {
-  char tmp[40], final[32];
+  char tmp[CAML_OCGC_ENTRY_MAX], final[32];
   uint64_t done = 0;
   struct stat st;
   int fd, err = 0;
-  snprintf(tmp, sizeof tmp, ".%d" OCGC_EVENTS_SUFFIX ".tmp", (int)f->pid);
+  caml_ocgc_entry_name(tmp, sizeof tmp, "tmp", f->pidns, f->pid);
   snprintf(final, sizeof final, "%d" OCGC_EVENTS_SUFFIX, (int)f->pid);
   if (fstatat(dfd, final, &st, AT_SYMLINK_NOFOLLOW) == 0 && !own_entry(dfd, final)) {
     complain("not keeping the ring: another file took its name in", cfg.dir, EEXIST, 0);
@@ -545,7 +639,7 @@ static void at_exit(void)
   if (caml_ocgc_guard_close()) caml_ocgc_stop();
   else say_left_running(f->pid);
   __atomic_store_n(&caml_ocgc_enabled, 0, __ATOMIC_RELAXED);
-  if (cfg.preserve && f->memfd < 0) return; /* the file itself stays */
+  if (cfg.preserve && !f->is_memfd) return; /* the file itself stays */
   dfd = open_dir(cfg.dir);
   if (dfd < 0) {
     if (cfg.preserve) complain("cannot keep the ring in", cfg.dir, errno, 0);
@@ -554,13 +648,40 @@ static void at_exit(void)
   snprintf(final, sizeof final, "%d" OCGC_EVENTS_SUFFIX, (int)f->pid);
   if (cfg.preserve) preserve_copy(f, dfd);
   else if (own_entry(dfd, final)) (void)unlinkat(dfd, final, 0);
+  remove_ident(dfd); /* after the alias: an alias never leads to nothing */
   close(dfd);
+}
+
+/* Before a fork, in the forking thread: if the program has taken the
+ * memfd's number, say so once and forget the number, so that no child
+ * ever looks at it.  (The ring goes on: its name leads to the mapping,
+ * not to the descriptor; only readers that reach rings through a
+ * descriptor, unprivileged libocgc, lose it.)  The child checks again:
+ * another thread may close the number between here and the fork. */
+static void before_fork(void)
+{
+  struct caml_ocgc_file *f = &caml_ocgc_file;
+  char line[200];
+  struct pollfd pfd = {.fd = STDERR_FILENO, .events = POLLOUT};
+  int len;
+  if (f->map == NULL || f->memfd < 0 || f->pid != getpid() || fd_is_ring(f->memfd)) return;
+  len = snprintf(line, sizeof line,
+                 "ocgc: process %d: descriptor %d is no longer the ring's (the program "
+                 "closed or reused it): it is left alone, and the ring is reached by "
+                 "root only\n", (int)f->pid, f->memfd);
+  f->memfd = -1;
+  if (len > 0 && (size_t)len < sizeof line && poll(&pfd, 1, 0) == 1 && (pfd.revents & POLLOUT))
+    (void)!write(STDERR_FILENO, line, (size_t)len);
 }
 
 static void in_child(void)
 {
   struct caml_ocgc_file *f = &caml_ocgc_file;
+  int ours;
   if (f->map == NULL && !f->lazy) return; /* the ring was never on */
+  /* Proved while the parent's mapping still holds the inode, and with no
+   * other thread left to change the table. */
+  ours = fd_is_ring(f->memfd);
   if (f->map != NULL) {
     /* Only our address space loses the parent's pages. */
     munmap(f->map, f->map_size);
@@ -569,10 +690,10 @@ static void in_child(void)
     f->totals = NULL;
   }
   caml_ocgc_ring_detach();
-  if (f->memfd >= 0) {
-    close(f->memfd); /* the parent's ring: it is not ours to keep open */
-    f->memfd = -1;
-  }
+  if (ours) close(f->memfd); /* the parent's ring: it is not ours to keep open */
+  f->memfd = -1;
+  f->is_memfd = 0;
+  f->aliased = 0;
   /* Our parent, even if it never made its own file (a double fork). */
   f->parent_pid = getppid();
   f->lazy = 1;
@@ -667,7 +788,7 @@ void caml_ocgc_init(void)
   }
   if (!cfg.handlers_installed) {
     cfg.handlers_installed = 1;
-    pthread_atfork(NULL, NULL, in_child);
+    pthread_atfork(before_fork, NULL, in_child);
     atexit(at_exit);
   }
   __atomic_store_n(&caml_ocgc_enabled, 1, __ATOMIC_RELAXED);

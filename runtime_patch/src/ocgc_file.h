@@ -10,6 +10,7 @@
 #include <sys/types.h>
 
 #include "ocgc/wire.h"
+#include "ocgc_entries.h"
 #include "ocgc_version.h" /* OCGC_PRODUCER_VERSION, written by the build */
 
 #define OCGC_EVENTS_SUFFIX ".events"
@@ -18,14 +19,20 @@ struct caml_ocgc_file {
   char *map;                       /* the whole file, or NULL */
   size_t map_size;
   uint64_t commit_size;            /* bytes committed at creation */
-  int memfd;                       /* the ring's memfd, or -1 (a file) */
+  int is_memfd;                    /* the ring is a memfd, published by a link */
+  int memfd;                       /* its descriptor, or -1 (a file, or the
+                                      program took the number: forgotten) */
   struct ocgc_wire_ext *ext;       /* inside map */
   struct ocgc_wire_totals *totals; /* inside map */
   pid_t pid;                       /* the process the mapping belongs to */
   pid_t parent_pid;                /* in a forked child: the parent */
   int lazy;                        /* forked child: make a file on first use */
-  dev_t file_dev;                  /* without memfd: the ring file, whose */
-  ino_t file_ino;                  /* name we remove at exit */
+  dev_t file_dev;                  /* the ring's file or memfd: our mapping */
+  ino_t file_ino;                  /* holds it, so no other file has these */
+  unsigned long pidns;             /* whose pids our names hold (ocgc_entries.h) */
+  char ident[CAML_OCGC_ENTRY_MAX];  /* a memfd ring's identity link's name, */
+  char link[CAML_OCGC_ENTRY_MAX];   /* and its text (map_files) */
+  int aliased;                     /* <pid>.events is our alias of it */
 };
 
 extern struct caml_ocgc_file caml_ocgc_file;
@@ -38,10 +45,6 @@ int caml_ocgc_file_reopen(void);
  * newline: with the pid, they name one process. */
 uint64_t caml_ocgc_start_time(pid_t pid);
 void caml_ocgc_boot_id(char *out, size_t n);
-
-/* Whether [name] in [dfd] is a link that a memfd ring of [pid] published:
- * "/proc/<pid>/fd/<n>". */
-int caml_ocgc_is_ring_link(int dfd, const char *name, pid_t pid);
 
 /* ocgc_stale.c: remove from the ring folder [dfd] what dead processes of
  * this user left behind (never a live process's ring; never our own pid's

@@ -2,23 +2,35 @@
  * dead processes left behind: a process killed by a signal, by _exit or
  * abort, or replaced by exec never runs the exit handler.
  *
- * What is removed, and only that:
- * - <P>.events, a symbolic link to /proc/<P>/fd/<n> (a memfd ring), when no
- *   process P exists: the memory went with it, the link leads nowhere;
+ * A folder may be shared by pid namespaces (a container's bind mount), and
+ * a pid means a process only in its own: an entry is judged by its pid
+ * only if it says it is of our namespace (ocgc_entries.h), and never
+ * removed unless it is proved dead from here.  What is removed, and only
+ * that:
+ * - .ocgc-ring.<ns>.<P>, a memfd ring's identity link, of our namespace,
+ *   whose target no longer names P's ring memfd: its mapping went with an
+ *   exit, exec or kill, or the pid now belongs to another program;
+ * - <P>.events, an alias link to an identity link that is gone (it leads
+ *   nowhere, for anyone, whoever made it);
  * - <P>.events, a regular ocgc ring in state RUNNING whose process is gone:
  *   another boot, no process P, or a process P with another start time;
- * - .<P>.events.tmp, a ring being made, when no process P exists;
- * - .ocgc-sweep.<P>, this sweep's own aside name, when no process P exists.
- * Never a live process's ring, never a ring in state EXITED (kept on
- * purpose with OCAML_RUNTIME_EVENTS_PRESERVE), never anything else (stock
- * OCaml 5 files carry no identity), never our own pid's names.
+ * - .ocgc-tmp.<ns>.<P> (an entry being made) and .ocgc-sweep.<ns>.<P> (this
+ *   sweep's aside name), of our namespace, when no process P exists.
+ * Never a live process's ring, never another namespace's entry, never a
+ * ring in state EXITED (kept on purpose with OCAML_RUNTIME_EVENTS_PRESERVE),
+ * never a link of an earlier producer (/proc/P/fd/N: whose P, it does not
+ * say), never anything else (stock OCaml 5 files carry no identity), never
+ * our own pid's names.
  * An entry is moved to a private name, judged stale again there, and only
  * then unlinked: a process that reuses the pid and publishes its ring
  * meanwhile keeps it (an inode number proves nothing: a removed link's
  * number may be reused by the next entry made).  The folder belongs to the
  * user (ocgc_file.c checks), so no other user can plant entries here.
  * At most SWEEP_MAX entries are looked at per start, so a huge folder costs
- * a bounded time. */
+ * a bounded time.
+ * Known gap: a regular-file ring (a producer without memfd) says its pid
+ * but not its namespace, so one of another namespace whose pid is not
+ * ours reads as dead. */
 
 #define CAML_INTERNALS
 #define _GNU_SOURCE /* renameat2 */
@@ -37,25 +49,48 @@
 
 #define SWEEP_MAX 4096
 
-/* Entry names: "<P>.events" (tmp = 0) or ".<P>.events.tmp" (tmp = 1).
- * Returns P, or 0 for any other name. */
-static pid_t ring_name(const char *name, int *tmp)
+/* What an entry is, by its name. */
+enum entry_kind { E_OTHER, E_EVENTS, E_RING, E_TMP, E_SWEEP };
+
+/* The kind of [name] and its pid; E_OTHER for names of another namespace. */
+static enum entry_kind entry_kind(const char *name, unsigned long self_ns, pid_t *p)
 {
-  const char *p = name, *suffix;
+  static const struct { const char *kind; enum entry_kind k; } hidden[] = {
+    {"ring", E_RING}, {"tmp", E_TMP}, {"sweep", E_SWEEP}};
+  unsigned long ns;
   char *end;
   long v;
-  *tmp = *p == '.';
-  if (*tmp) p++;
-  if (*p < '1' || *p > '9') return 0;
-  v = strtol(p, &end, 10);
-  if (v <= 0 || v > 0x3fffffff) return 0;
-  suffix = *tmp ? OCGC_EVENTS_SUFFIX ".tmp" : OCGC_EVENTS_SUFFIX;
-  return strcmp(end, suffix) == 0 ? (pid_t)v : 0;
+  unsigned i;
+  if (name[0] == '.') {
+    for (i = 0; i < sizeof hidden / sizeof hidden[0]; i++)
+      if (caml_ocgc_entry_parse(name, hidden[i].kind, &ns, p))
+        return self_ns != 0 && ns == self_ns ? hidden[i].k : E_OTHER;
+    return E_OTHER;
+  }
+  if (*name < '1' || *name > '9') return E_OTHER;
+  v = strtol(name, &end, 10);
+  if (v <= 0 || v > 0x3fffffff || strcmp(end, OCGC_EVENTS_SUFFIX) != 0) return E_OTHER;
+  *p = (pid_t)v;
+  return E_EVENTS;
 }
 
 static int process_gone(pid_t p)
 {
   return kill(p, 0) != 0 && errno == ESRCH;
+}
+
+/* An alias <P>.events whose identity link is gone. */
+static int dangling_alias(int dfd, const char *name)
+{
+  char text[CAML_OCGC_ENTRY_MAX];
+  struct stat st;
+  unsigned long ns;
+  pid_t q;
+  ssize_t n = readlinkat(dfd, name, text, sizeof text - 1);
+  if (n <= 0) return 0;
+  text[n] = '\0';
+  return caml_ocgc_entry_parse(text, "ring", &ns, &q) &&
+         fstatat(dfd, text, &st, AT_SYMLINK_NOFOLLOW) != 0 && errno == ENOENT;
 }
 
 /* A regular ring of ours, in state RUNNING, whose process no longer runs. */
@@ -76,39 +111,50 @@ static int dead_running_ring(int dfd, const char *name, pid_t p)
   return process_gone(p) || caml_ocgc_start_time(p) != x.start_time;
 }
 
-/* Whether the entry [name] (of process [p]; [tmp]: a temporary name) is
- * what a dead process left: see the top of the file. */
-static int is_stale(int dfd, const char *name, pid_t p, int tmp, const struct stat *st)
+/* Whether the entry [name] (of kind [k], process [p]) is what a dead
+ * process left: see the top of the file. */
+static int is_stale(int dfd, const char *name, enum entry_kind k, pid_t p, const struct stat *st)
 {
-  if (tmp) return (S_ISREG(st->st_mode) || S_ISLNK(st->st_mode)) && process_gone(p);
-  if (S_ISLNK(st->st_mode)) return caml_ocgc_is_ring_link(dfd, name, p) && process_gone(p);
-  if (S_ISREG(st->st_mode)) return dead_running_ring(dfd, name, p);
-  return 0;
+  switch (k) {
+  case E_RING:
+    return S_ISLNK(st->st_mode) && caml_ocgc_ring_link_state(dfd, name, p) == CAML_OCGC_LINK_DEAD;
+  case E_EVENTS:
+    if (S_ISLNK(st->st_mode)) return dangling_alias(dfd, name);
+    return S_ISREG(st->st_mode) && dead_running_ring(dfd, name, p);
+  case E_TMP:
+  case E_SWEEP:
+    return (S_ISREG(st->st_mode) || S_ISLNK(st->st_mode)) && process_gone(p);
+  default:
+    return 0;
+  }
 }
 
 /* Move [name] aside, judge it again there (the name may have been taken
  * over meanwhile by a new process with pid [p], even by an entry with the
  * same inode number as the one judged), and unlink it; if it is not stale
- * now, put it back. */
-static void remove_if_stale(int dfd, const char *name, pid_t p, int tmp, pid_t self)
+ * now, put it back.  The aside name is judged as [name] was: an alias's
+ * text is relative to the folder, not to its own name. */
+static int remove_if_stale(int dfd, const char *name, enum entry_kind k, pid_t p,
+                           const char *aside)
 {
-  char aside[64];
   struct stat st;
-  snprintf(aside, sizeof aside, ".ocgc-sweep.%d", (int)self);
   (void)unlinkat(dfd, aside, 0);
-  if (renameat(dfd, name, dfd, aside) != 0) return;
-  if (fstatat(dfd, aside, &st, AT_SYMLINK_NOFOLLOW) == 0 && is_stale(dfd, aside, p, tmp, &st)) {
+  if (renameat(dfd, name, dfd, aside) != 0) return 0;
+  if (fstatat(dfd, aside, &st, AT_SYMLINK_NOFOLLOW) == 0 && is_stale(dfd, aside, k, p, &st)) {
     (void)unlinkat(dfd, aside, 0);
-    return;
+    return 1;
   }
 #if defined(SYS_renameat2) && defined(RENAME_NOREPLACE)
-  if (syscall(SYS_renameat2, dfd, aside, dfd, name, RENAME_NOREPLACE) == 0) return;
+  if (syscall(SYS_renameat2, dfd, aside, dfd, name, RENAME_NOREPLACE) == 0) return 0;
 #endif
   /* Newer still: one of the two had to yield; leave the aside one. */
+  return 0;
 }
 
 void caml_ocgc_sweep_stale(int dfd, pid_t self)
 {
+  unsigned long ns = caml_ocgc_pidns();
+  char aside[CAML_OCGC_ENTRY_MAX];
   int fd = dup(dfd), seen = 0;
   DIR *d;
   struct dirent *e;
@@ -116,18 +162,25 @@ void caml_ocgc_sweep_stale(int dfd, pid_t self)
   if (fd < 0) return;
   d = fdopendir(fd);
   if (d == NULL) { close(fd); return; }
+  caml_ocgc_entry_name(aside, sizeof aside, "sweep", ns, self);
   while (seen++ < SWEEP_MAX && (e = readdir(d)) != NULL) {
     struct stat st;
-    int tmp;
-    pid_t p = ring_name(e->d_name, &tmp);
-    if (p == 0 && strncmp(e->d_name, ".ocgc-sweep.", 12) == 0) {
-      long q = strtol(e->d_name + 12, NULL, 10);
-      if (q > 0 && q != self && process_gone((pid_t)q)) (void)unlinkat(dfd, e->d_name, 0);
-      continue;
-    }
-    if (p == 0 || p == self) continue;
+    pid_t p = 0;
+    enum entry_kind k = entry_kind(e->d_name, ns, &p);
+    if (k == E_OTHER || p == self) continue;
     if (fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
-    if (is_stale(dfd, e->d_name, p, tmp, &st)) remove_if_stale(dfd, e->d_name, p, tmp, self);
+    if (!is_stale(dfd, e->d_name, k, p, &st)) continue;
+    if (k == E_SWEEP) {
+      (void)unlinkat(dfd, e->d_name, 0); /* a dead sweep's: no one's ring */
+    } else if (remove_if_stale(dfd, e->d_name, k, p, aside) && k == E_RING) {
+      /* Its alias now leads nowhere: gone too, whatever the order the
+       * folder lists them in. */
+      char alias[32];
+      snprintf(alias, sizeof alias, "%d" OCGC_EVENTS_SUFFIX, (int)p);
+      if (fstatat(dfd, alias, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+          is_stale(dfd, alias, E_EVENTS, p, &st))
+        remove_if_stale(dfd, alias, E_EVENTS, p, aside);
+    }
   }
   closedir(d);
 }

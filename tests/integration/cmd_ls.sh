@@ -142,7 +142,8 @@ check_eq "prune: exit status" 0 "`rc_of prune`"
 check_false "prune: the killed program's link is gone" test -L "$EVDIR/$killed.events"
 check_false "prune: the exited program's file is gone" test -e "$EVDIR/$exited.events"
 check_true "prune: the running program's ring is there" test -f "$EVDIR/$live.events"
-check_eq "prune: the folder holds" "$live.events" "`ls_dir "$EVDIR"`"
+check_eq "prune: the folder holds (the killed one's identity link is gone too)" \
+  ".ocgc-ring.NS.$live $live.events" "`ls_dir "$EVDIR" | sed 's/\.ocgc-ring\.[0-9]*\./.ocgc-ring.NS./'`"
 check_true "prune: says it removed the killed program's file" \
   grep -q "removed $EVDIR/$killed.events (process $killed, stale)" "$WORK/prune.err"
 check_true "prune: says it removed the exited program's file" \

@@ -1,6 +1,8 @@
 #!/bin/sh
 # lifecycle.sh - the ring's life: while the program runs, its folder holds
-# a link <pid>.events -> /proc/<pid>/fd/<n>, the program's own memfd, mode
+# a link <pid>.events -> .ocgc-ring.<ns>.<pid> -> /proc/<pid>/map_files/<range>,
+# the mapping of the program's own memfd (which a reader as root follows;
+# others get EPERM), mode
 # 0600, which commits at most 640 KiB (st_blocks) for the default ring;
 # the link is removed at exit without OCAML_RUNTIME_EVENTS_PRESERVE, and
 # with it a regular file (state exited, mode 0600) is left; the exit status
@@ -21,8 +23,8 @@ seen_running() {
   check_eq "$1: ring present while running" true "`outkey $1 ring_exists`"
   check_eq "$1: it is a link" link "`outkey $1 ring_kind`"
   check_eq "$1: its owner" "`outkey $1 euid`" "`outkey $1 ring_uid`"
-  check_true "$1: to the program's own fd (`outkey $1 ring_link`)" \
-    expr "`outkey $1 ring_link`" : "/proc/`outkey $1 pid`/fd/[0-9][0-9]*\$"
+  check_true "$1: an alias of its identity link (`outkey $1 ring_link`)" \
+    sh -c "printf '%s\n' '`outkey $1 ring_link`' | grep -q '^\.ocgc-ring\.[0-9]*\.`outkey $1 pid`\$'"
   check_eq "$1: which is a regular file" file "`outkey $1 ring_target_kind`"
   check_eq "$1: of mode" 600 "`outkey $1 ring_target_perm`"
   check_eq "$1: and owner" "`outkey $1 euid`" "`outkey $1 ring_target_uid`"
@@ -106,18 +108,21 @@ cp "$WORK/copied.ring" "$EVDIR/$c.events" || hard_error "cp"
 dump_ring "$EVDIR/$c.events" copied
 check_dkey copied producer.state running
 check_dkey copied producer.pid "$c"
-check_eq "before the next start" "`echo $a.events $c.events $k.events $kept3.events |
-  tr ' ' '\n' | sort | tr '\n' ' ' | sed 's/ $//'`" "`ls -A "$EVDIR" | sort | tr '\n' ' ' |
-  sed 's/ $//'`"
+# names NAME...: the sorted list, as `names_in` gives it
+names() { printf '%s\n' "$@" | sort | tr '\n' ' ' | sed 's/ $//'; }
+# names_in: the folder's entries, sorted, with the namespace of identity
+# links written as NS
+names_in() { ls -A "$EVDIR" | sed 's/^\.ocgc-ring\.[0-9]*\./.ocgc-ring.NS./' | sort | tr '\n' ' ' | sed 's/ $//'; }
+check_eq "before the next start" "`names $a.events $c.events $k.events $kept3.events \
+  .ocgc-ring.NS.$a .ocgc-ring.NS.$c .ocgc-ring.NS.$k`" "`names_in`"
 run_ok next env -u OCAML_RUNTIME_EVENTS_PRESERVE ./lifecycle
 seen_running next
-check_eq "after it: the live program's link and the kept file, no more" \
-  "`echo $a.events $kept3.events | tr ' ' '\n' | sort | tr '\n' ' ' | sed 's/ $//'`" \
-  "`ls -A "$EVDIR" | sort | tr '\n' ' ' | sed 's/ $//'`"
+check_eq "after it: the live program's links and the kept file, no more" \
+  "`names $a.events .ocgc-ring.NS.$a $kept3.events`" "`names_in`"
 check_true "the live program's ring still leads to it" test -e "$EVDIR/$a.events"
 kill -KILL $a 2>/dev/null
 wait $a
-rm -f "${EVDIR:?}"/*
+rm -f "${EVDIR:?}"/* "${EVDIR:?}"/.[!.]*
 
 say "== the default folder: \$XDG_RUNTIME_DIR/ocgc"
 run_ok default env -u OCAML_RUNTIME_EVENTS_DIR ./lifecycle "$XDG_RUNTIME_DIR/ocgc"

@@ -1,7 +1,8 @@
 #!/bin/sh
 # ring_tamper.sh - what other processes do to the ring's name cannot harm
 # the program that writes it (issue 8, defect 5): its ring is a sealed
-# memfd, so `truncate` of the published name (or of /proc/PID/fd/N), to
+# memfd, so `truncate` of the published name (or of /proc/PID/fd/N, or of
+# /proc/PID/map_files/RANGE, where its link leads), to
 # zero or to any size, fails even for root, while the program runs its
 # workload; removing the name, or putting another file in its place, leaves
 # the ring reachable through the process (ocgc dump --pid), and at exit the
@@ -37,12 +38,19 @@ target_start t1 2; p=$BGPID
 ring=$EVDIR/$p.events
 test -L "$ring" || hard_error "$ring is no link: the ring is not a memfd"
 size=`stat -L -c %s "$ring"`
-fdpath=`readlink "$ring"`
-say "  $ring -> $fdpath, $size bytes"
+ident=$EVDIR/`readlink "$ring"`
+mfpath=`readlink "$ident"`
+fdpath=
+for _f in /proc/$p/fd/*; do
+  test "`readlink "$_f"`" = "/memfd:ocgc:$p.events (deleted)" && fdpath=$_f
+done
+test -n "$fdpath" || hard_error "no descriptor of $p is its ring's memfd"
+say "  $ring -> $ident -> $mfpath ($fdpath), $size bytes"
 try_truncate tr_zero 0 "$ring"
 try_truncate tr_half $((size / 2)) "$ring"
 try_truncate tr_more $((size * 2)) "$ring"
 try_truncate tr_fd 0 "$fdpath"
+try_truncate tr_mf 0 "$mfpath"
 check_eq "t1: the ring keeps its size" "$size" "`stat -L -c %s "$ring"`"
 target_go t1
 # and again and again while the workload collects

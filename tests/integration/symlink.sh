@@ -62,9 +62,11 @@ one_line planted_dir
 check_eq "the folder holds only the planted folder" 1 "`count_dir "$EVDIR"`"
 rm -rf "${EVDIR:?}"/* "${EVDIR:?}"/.[!.]*
 
-say "== .<pid>.events.tmp is a link to an existing file"
-run tmplink sh -c 'ln -s "$1" "$OCAML_RUNTIME_EVENTS_DIR/.$$.events.tmp" && echo $$ >"$2" && exec ./hello' \
-  sh "$WORK/outside/victim" "$WORK/tmplink.pid"
+for kind in tmp ring; do
+say "== .ocgc-$kind.<ns>.<pid> (the temporary name; a ring's identity link) is a link to an existing file"
+run tmplink sh -c 'ns=`readlink /proc/$$/ns/pid | tr -dc 0-9` &&
+  ln -s "$1" "$OCAML_RUNTIME_EVENTS_DIR/.ocgc-$3.$ns.$$" && echo $$ >"$2" && exec ./hello' \
+  sh "$WORK/outside/victim" "$WORK/tmplink.pid" $kind
 check_eq "exit status" 0 "`cat "$WORK/tmplink.rc"`"
 check_true "stdout unchanged" cmp -s "$WORK/ref.out" "$WORK/tmplink.out"
 check_eq "stderr lines" 0 "`stderr_lines tmplink`"
@@ -77,6 +79,7 @@ dump_ring "$RING" tmplink
 check_dkey tmplink producer.pid "$pid"
 check_lifecycle tmplink
 rm -f "${EVDIR:?}"/* "${EVDIR:?}"/.[!.]*
+done
 
 say "== a stale regular <pid>.events is replaced"
 run stale sh -c 'printf "stale\n" >"$OCAML_RUNTIME_EVENTS_DIR/$$.events" && echo $$ >"$1" && exec ./hello' \
