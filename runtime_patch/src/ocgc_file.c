@@ -4,31 +4,37 @@
  * Invariants:
  * - The ring is a sealed memfd (no truncate(2), by anyone, can take its
  *   pages from under the writer), committed only up to the names in use
- *   (~520 KiB for the default ring), and published as a link
- *   <dir>/<pid>.events -> /proc/<pid>/map_files/<start>-<end>: the name
- *   leads to this mapping or to nothing (after exec, exit or a kill),
- *   never to another file.  Without memfd, a regular file as OCaml 5 makes
- *   it, with the same commit.
+ *   (~520 KiB for the default ring), and published as two links (names:
+ *   ocgc_entries.h): the identity .ocgc-ring.<ns>.<pid> ->
+ *   /proc/<pid>/map_files/<start>-<end>, which leads to this mapping or to
+ *   nothing (after exec, exit or a kill), never to another file, and the
+ *   alias <pid>.events -> .ocgc-ring.<ns>.<pid> that stock readers open,
+ *   unless another pid namespace's live alias holds that name.  Without
+ *   memfd, a regular file <pid>.events as OCaml 5 makes it, with the same
+ *   commit.
  * - The memfd's descriptor number is the program's to take: it is closed
  *   (in a forked child) only once fstat(2) proves it is still the ring's
  *   inode, and forgotten when it is not (fd_is_ring).
- * - <dir>/<pid>.events appears only complete: the file or link is made
- *   under a private temporary name (O_CREAT|O_EXCL|O_NOFOLLOW, mode 0600) in
- *   a folder opened with O_NOFOLLOW and owned by the effective user, then
- *   renamed into place.
+ * - Every entry appears only complete: it is made under a private
+ *   temporary name (O_CREAT|O_EXCL|O_NOFOLLOW, mode 0600) in a folder
+ *   opened with O_NOFOLLOW and owned by the effective user, then renamed
+ *   into place.
  * - Any failure leaves the program running with the ring off and exactly one
  *   line on stderr; nothing is ever written outside the folder.
- * - A forked child never writes into its parent's mapping: the child handler
- *   unmaps it (and closes the parent's memfd, proved as above), and the child's own file is created on its first event, so a
- *   fork followed by exec leaves no file behind.
+ * - A forked child never writes into its parent's mapping: the child
+ *   handler unmaps it (and closes the parent's memfd, proved as above), and
+ *   the child's own ring is made on its first event, so a fork followed by
+ *   exec leaves nothing behind.
  * - At exit, from whichever thread calls exit(): the handler first takes
  *   the ring over from the hooks (caml_ocgc_guard_close); only then does it
  *   write RING_STOP, the final totals and state EXITED.  If it cannot be
  *   sure it is the only writer, it writes nothing and the file keeps state
- *   RUNNING (readers see a dead pid), and it says so in one line.  Then the entry is removed, or with
- *   OCAML_RUNTIME_EVENTS_PRESERVE replaced by a regular file holding the
- *   ring; only if it is still the entry we published (device and inode):
- *   whoever removed or replaced it meanwhile keeps what is there.
+ *   RUNNING (readers see a dead pid), and it says so in one line.  Then the
+ *   alias (or file) is removed, or with OCAML_RUNTIME_EVENTS_PRESERVE
+ *   replaced by a regular file holding the ring, and then the identity
+ *   link: each only if it is still the entry we published (what a link
+ *   says, a file's device and inode): whoever removed or replaced it
+ *   meanwhile keeps what is there.
  * - Dead processes' entries are swept from the folder at process start
  *   (ocgc_stale.c).
  * Called only from the mutator thread with the runtime lock held, except the
