@@ -243,13 +243,13 @@ static const struct family families[] = {
    offsetof(struct ocgc_counters, top_heap_bytes)},
   {"ocaml_gc_heap_chunks", "gauge", "Chunks in the major heap.", heap_chunks, 0},
   {"ocaml_gc_config_minor_heap_size_bytes", "gauge", "Size of the minor heap (Gc minor_heap_size), "
-   "as of the last collection.", config, offsetof(struct ocgc_gc_config, minor_heap_words)},
+   "as of the last collection or Gc.set.", config, offsetof(struct ocgc_gc_config, minor_heap_words)},
   {"ocaml_gc_config_space_overhead_ratio", "gauge", "Gc space_overhead as a ratio (o=120 is 1.2), "
-   "as of the last collection.", config, offsetof(struct ocgc_gc_config, space_overhead)},
+   "as of the last collection or Gc.set.", config, offsetof(struct ocgc_gc_config, space_overhead)},
   {"ocaml_gc_config_max_overhead_ratio", "gauge", "Gc max_overhead as a ratio (10000: never "
-   "compact), as of the last collection.", config, offsetof(struct ocgc_gc_config, max_overhead)},
+   "compact), as of the last collection or Gc.set.", config, offsetof(struct ocgc_gc_config, max_overhead)},
   {"ocaml_gc_config_allocation_policy", "gauge", "Gc allocation_policy (0 next-fit, 1 first-fit, "
-   "2 best-fit), as of the last collection.", config,
+   "2 best-fit), as of the last collection or Gc.set.", config,
    offsetof(struct ocgc_gc_config, allocation_policy)},
   {"ocaml_runtime_info", "info", "The OCaml runtime of the process (always 1).", runtime_info, 0},
   {"ocgc_ring_events_lost_total", "counter",

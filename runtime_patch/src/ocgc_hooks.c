@@ -657,11 +657,16 @@ void caml_ocgc_phase_begin(unsigned id)
 
 void caml_ocgc_phase_end(unsigned id)
 {
+  uint64_t now;
   if (!enter()) return;
-  caml_ocgc_emit_span(0, id, caml_ocgc_now());
+  now = caml_ocgc_now();
+  caml_ocgc_emit_span(0, id, now);
+  /* Gc.set changed settings that the totals mirror (a new minor heap
+   * size only after the collection that precedes the resize published
+   * the old one): publish them now, not at the next collection, which may
+   * be a long way off. */
+  if (id == OCGC_PH_EXPLICIT_GC_SET) sync_totals(now);
   leave();
-  /* Gc.set changed settings that the totals mirror. */
-  if (id == OCGC_PH_EXPLICIT_GC_SET) totals.full = 1;
 }
 
 /* A Gc.* primitive.  Its direct collections are explicit and one stop;
