@@ -3,15 +3,17 @@
  *
  * Invariants:
  * - The ring is a sealed memfd (no truncate(2), by anyone, can take its
- *   pages from under the writer), committed only up to the names in use
- *   (~520 KiB for the default ring), and published as two links (names:
+ *   pages from under the writer), whose pages are committed as they are
+ *   written, at most up to the names in use (~520 KiB for the default
+ *   ring), and published as two links (names:
  *   ocgc_entries.h): the identity .ocgc-ring.<ns>.<pid> ->
  *   /proc/<pid>/map_files/<start>-<end>, which leads to this mapping or to
  *   nothing (after exec, exit or a kill), never to another file, and the
  *   alias <pid>.events -> .ocgc-ring.<ns>.<pid> that stock readers open,
  *   unless another pid namespace's live alias holds that name.  Without
- *   memfd, a regular file <pid>.events as OCaml 5 makes it, with the same
- *   commit.
+ *   memfd, a regular file <pid>.events as OCaml 5 makes it, committed at
+ *   once up to the names in use (posix_fallocate: a full tmpfs would turn
+ *   a later write into SIGBUS).
  * - The memfd's descriptor number is the program's to take: it is closed
  *   (in a forked child) only once fstat(2) proves it is still the ring's
  *   inode, and forgotten when it is not (fd_is_ring).
@@ -303,9 +305,10 @@ static void fill_file(char *map, const struct ocgc_wire_header *geometry, uint64
 
 /* ---- the ring's memory ---------------------------------------------------------- */
 
-/* What the producer commits at once: everything up to the name table, and
- * the names it registers; the rest of the name table stays a hole that
- * nobody writes. */
+/* What the writer may touch: everything up to the name table, and the
+ * names it registers; the rest of the name table stays a hole that nobody
+ * writes.  A file in the folder commits it at once (make_tmpfile); a
+ * memfd as it is written. */
 static uint64_t commit_size(const struct ocgc_wire_header *h)
 {
   uint64_t names = (uint64_t)CAML_OCGC_UEV_COUNT * OCGC_WIRE_USER_NAME_LEN;
@@ -315,8 +318,14 @@ static uint64_t commit_size(const struct ocgc_wire_header *h)
 
 /* The ring lives in a sealed memfd: memory that no truncate(2), by anyone,
  * root included, can take from under the writer (a truncated shared file
- * turns the next write into SIGBUS).  Returns the fd, or -1 with errno. */
-static int make_memfd(pid_t pid, uint64_t size, uint64_t commit)
+ * turns the next write into SIGBUS).  Nothing is committed up front: a
+ * memfd's pages come as the program's heap pages do, when first written
+ * (its kernel mount has no size limit, so a lack of memory there is the
+ * OOM killer's, as for the heap, never SIGBUS), and a short program pays
+ * for the few pages it writes, not for the whole ring (committing 520 KiB
+ * and freeing it at exit was most of what the ring added to a process's
+ * life: benchmarks/lifetime.sh).  Returns the fd, or -1 with errno. */
+static int make_memfd(pid_t pid, uint64_t size)
 {
   char name[48];
   int fd, err;
@@ -331,10 +340,6 @@ static int make_memfd(pid_t pid, uint64_t size, uint64_t commit)
   if (fd < 0) return -1;
   /* 0600 like a ring file: /proc/<pid>/fd/<n> checks the mode too. */
   if (fchmod(fd, 0600) != 0 || ftruncate(fd, (off_t)size) != 0) goto fail;
-  /* Commit now what the writer will touch, so that a lack of memory shows
-   * here rather than as a fault inside a collection. */
-  err = posix_fallocate(fd, 0, (off_t)commit);
-  if (err != 0) { errno = err; goto fail; }
   if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0) goto fail;
   return fd;
 fail:
@@ -345,8 +350,9 @@ fail:
 }
 
 /* Where there is no memfd (an old kernel, a seccomp filter): a file in the
- * folder under the temporary name, as OCaml 5 does, with the same commit
- * (posix_fallocate, so a full tmpfs fails here, not with SIGBUS later).
+ * folder under the temporary name, as OCaml 5 does, committed at once up to
+ * the names in use (posix_fallocate, so a full tmpfs fails here, not with
+ * SIGBUS later).
  * Returns the fd, or -1 with errno. */
 static int make_tmpfile(int dfd, const char *tmp, uint64_t size, uint64_t commit)
 {
@@ -503,7 +509,7 @@ static int create_file(void)
   /* A leftover of an earlier process with our pid: remove it (unlinkat never
    * follows a link, it removes the link itself). */
   (void)unlinkat(dfd, tmp, 0);
-  fd = memfd = make_memfd(pid, file_size, commit_size(&geometry));
+  fd = memfd = make_memfd(pid, file_size);
   if (fd < 0) fd = make_tmpfile(dfd, tmp, file_size, commit_size(&geometry));
   if (fd < 0) { err = errno; close(dfd); return err; }
   map = mmap(NULL, file_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);

@@ -3,7 +3,7 @@
 # a link <pid>.events -> .ocgc-ring.<ns>.<pid> -> /proc/<pid>/map_files/<range>,
 # the mapping of the program's own memfd (which a reader as root follows;
 # others get EPERM), mode
-# 0600, which commits at most 640 KiB (st_blocks) for the default ring;
+# 0600, which commits only the pages written (st_blocks: a few KiB here);
 # the link is removed at exit without OCAML_RUNTIME_EVENTS_PRESERVE, and
 # with it a regular file (state exited, mode 0600) is left; the exit status
 # passes through, also of a death by uncaught exception (exit 2, which runs
@@ -91,9 +91,12 @@ start_sleeper alive; a=$BG
 seen_running killed
 ring_of killed
 # Committed memory of the ring: st_blocks (512-byte units) of the memfd.
+# Its pages come as they are written: this program wrote a few hundred
+# events (a few KiB), so far less than the 512 KiB ring (the whole ring,
+# 520 KiB, was committed at creation before issue 24).
 kib=`stat -L -c '%b %B' "$RING" | awk '{ printf "%d", $1 * $2 / 1024 }'`
 say "  committed by the running program's ring: $kib KiB (file size `stat -L -c %s "$RING"` bytes)"
-check_true "committed size $kib KiB <= 640 KiB" test "$kib" -le 640
+check_true "committed size $kib KiB < 128 KiB: only what was written" test "$kib" -lt 128
 check_true "and not nothing" test "$kib" -gt 0
 cp -L "$EVDIR/$c.events" "$WORK/copied.ring" || hard_error "cannot copy the ring of $c"
 kill -KILL $k $c 2>/dev/null
