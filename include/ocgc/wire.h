@@ -491,7 +491,12 @@ struct ocgc_wire_totals {
   uint64_t top_heap_words;           /* Gc top_heap_words */
   uint64_t heap_chunks;              /* Gc heap_chunks */
   uint64_t gc_time_ns;               /* time inside outermost collections */
-  uint64_t kind_time_ns[OCGC_KIND_COUNT]; /* time per kind, outermost of the kind */
+  uint64_t kind_time_ns[OCGC_KIND_COUNT]; /* time per kind, outermost of the kind:
+                                             they partition gc_time_ns, except that
+                                             a slice's own compaction (a forced cycle
+                                             end and a compaction run from inside the
+                                             slice) counts in all three (docs/wire-
+                                             format.md, "How the times nest") */
   uint64_t updated_ns;               /* CLOCK_MONOTONIC of the last update */
   /* The GC settings (Gc.get) as of the last update; ext_version >= 2 only
    * (version 1 left these words zero).  They live here because the producer
