@@ -316,6 +316,45 @@ static int found_in_dir(struct entry *e, const char *path, int link)
   return 0;
 }
 
+/* The pid of the process whose mapping a memfd ring's name leads to, read
+ * from the links' texts without following anything: the alias <P>.events
+ * -> .ocgc-ring.<ns>.<P> -> /proc/<V>/map_files/<range> (V: the pid in our
+ * /proc), or a link straight to /proc/<V>/map_files.  0 for anything else.
+ * Only root may follow map_files links; this is how a user reads his own. */
+static int map_link_pid(int dfd, const char *name)
+{
+  char text[128], ident[128];
+  const char *t = text;
+  char *end;
+  long v;
+  ssize_t n = readlinkat(dfd, name, text, sizeof text - 1);
+  if (n <= 0) return 0;
+  text[n] = '\0';
+  if (strncmp(text, ".ocgc-ring.", 11) == 0 && strchr(text, '/') == NULL) {
+    n = readlinkat(dfd, text, ident, sizeof ident - 1);
+    if (n <= 0) return 0;
+    ident[n] = '\0';
+    t = ident;
+  }
+  if (strncmp(t, "/proc/", 6) != 0 || t[6] < '1' || t[6] > '9') return 0;
+  errno = 0;
+  v = strtol(t + 6, &end, 10);
+  if (errno != 0 || v > INT_MAX || strncmp(end, "/map_files/", 11) != 0) return 0;
+  return (int)v;
+}
+
+/* The ring of pass 1 that process [pid] maps and that no folder named yet
+ * (it is shown by a /proc path). */
+static struct entry *find_unnamed_ring_of(struct listing *l, int pid)
+{
+  size_t i;
+  for (i = 0; i < l->n; i++)
+    if (l->v[i].mapped && l->v[i].pid == pid && !l->v[i].in_dir &&
+        strncmp(l->v[i].path, "/proc/", 6) == 0)
+      return &l->v[i];
+  return NULL;
+}
+
 /* A link in a folder ([lst]: the link itself): a memfd ring's publication
  * (a link to /proc/PID/fd/N).  It is only stat'ed, never opened: if it
  * leads to a ring of pass 1, that ring is in this folder; else its process
@@ -331,6 +370,12 @@ static int probe_link(struct listing *l, int dfd, const char *name, const char *
   } else {
     denied = errno == EACCES || errno == EPERM;
     dangling = errno == ENOENT;
+    /* A name that leads through map_files, which only root may follow:
+     * matched to the ring pass 1 found in that very process. */
+    if (denied) {
+      int p = map_link_pid(dfd, name);
+      if (p > 0 && (e = find_unnamed_ring_of(l, p)) != NULL) return found_in_dir(e, path, 1);
+    }
   }
   if ((e = new_entry(l, path, lst, pid_of_name(name))) == NULL) return -ENOMEM;
   e->in_dir = 1;
