@@ -675,13 +675,16 @@ static void before_fork(void)
   struct caml_ocgc_file *f = &caml_ocgc_file;
   char line[200];
   struct pollfd pfd = {.fd = STDERR_FILENO, .events = POLLOUT};
-  int len;
-  if (f->map == NULL || f->memfd < 0 || f->pid != getpid() || fd_is_ring(f->memfd)) return;
+  /* Threads may fork at once: the number is forgotten, and said, by one.
+   * Relaxed: the number is all that is shared (pairs with no other store). */
+  int fd = __atomic_load_n(&f->memfd, __ATOMIC_RELAXED), len;
+  if (f->map == NULL || fd < 0 || f->pid != getpid() || fd_is_ring(fd)) return;
+  if (!__atomic_compare_exchange_n(&f->memfd, &fd, -1, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+    return;
   len = snprintf(line, sizeof line,
                  "ocgc: process %d: descriptor %d is no longer the ring's (the program "
                  "closed or reused it): it is left alone, and the ring is reached by "
-                 "root only\n", (int)f->pid, f->memfd);
-  f->memfd = -1;
+                 "root only\n", (int)f->pid, fd);
   if (len > 0 && (size_t)len < sizeof line && poll(&pfd, 1, 0) == 1 && (pfd.revents & POLLOUT))
     (void)!write(STDERR_FILENO, line, (size_t)len);
 }
