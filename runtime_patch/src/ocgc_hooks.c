@@ -49,12 +49,17 @@ static struct {
   int next[KIND_CAUSE_SLOTS];
   int pending[KIND_CAUSE_SLOTS];
   int scope;
-  unsigned scope_span;        /* the Gc.* span open in this scope, or 0 */
+  int in_call;                /* a Gc.* primitive's collections run: its
+                                 scope and stop scope are open */
   int alloc_trigger;          /* 0, or a CAML_OCGC_TRIGGER_* */
   int plan_trigger;           /* dispatch: the cause the allocation gave, or 0 */
   int plan_minor_due;         /* dispatch: the trigger was at the heap's start */
   int plan_idle;              /* dispatch: no major cycle was running */
 } causes;
+
+/* The span of the Gc.* call in progress, as its phase id + 1, or 0: see
+ * "Gc.* calls" below. */
+static unsigned call_span;
 
 /* The stop of the mutator in progress: see "stops" below. */
 static struct {
@@ -298,9 +303,7 @@ static int stop_collection(void)
  *   foreign_end after, which restores it from the caller's own C stack: a
  *   scope never crosses a master-lock release, a preempted thread finds its
  *   own again, and a forked child starts with the forking thread's.  The
- *   Gc.* call's span is closed and reopened there too, so that it covers
- *   only the time the call itself stops the mutator, and spans of
- *   different threads never interleave.
+ *   Gc.* call's span ends there for good (see "Gc.* calls").
  * - pending[k]: mirror of the runtime's requested_minor_gc /
  *   requested_major_slice: the first cause given since the runtime last
  *   cleared its flag, cleared exactly where the runtime clears the flag
@@ -368,33 +371,63 @@ void caml_ocgc_scope_leave(int scope)
   causes.scope = scope;
 }
 
-static void emit_explicit_span(int begin, unsigned id)
+/* ---- Gc.* calls ------------------------------------------------------------- */
+
+/* Each Gc.* call writes exactly one EXPLICIT_GC_* span, so that readers
+ * count calls by counting spans.  It begins when the primitive is called
+ * and ends at the first of: its return; the first time it runs pending
+ * actions (OCaml code: finalisers, signal handlers, the systhreads tick
+ * that yields the runtime lock); an exception raised from the runtime
+ * (caml_ocgc_raise).  It never reopens.  So a span never contains program
+ * code, no other thread's event falls inside one, and the spans of two
+ * threads never interleave.  The work a call does after program code ran
+ * (the second round of 4.x's Gc.full_major and Gc.compact) is still caused
+ * "explicit" (the scope is restored) and visible as its own collections. */
+
+static void call_span_open(unsigned id)
 {
+  uint64_t now;
   if (!enter()) return;
-  caml_ocgc_emit_span(begin, id, caml_ocgc_now());
+  now = caml_ocgc_now();
+  /* Program code runs between two calls, and closes a span left open. */
+  if (call_span != 0) caml_ocgc_emit_span(0, call_span - 1, now);
+  caml_ocgc_emit_span(1, id, now);
+  call_span = id + 1;
   leave();
 }
 
+/* Ends the open call span, if any; returns when it did so. */
+static uint64_t call_span_close(void)
+{
+  uint64_t now = 0;
+  if (call_span == 0 || !enter()) return 0;
+  now = caml_ocgc_now();
+  caml_ocgc_emit_span(0, call_span - 1, now);
+  call_span = 0;
+  leave();
+  return now;
+}
+
 /* The saved state packs three small numbers, a byte each: the scope's
- * cause (below OCGC_CAUSE_SLOTS), its span id (a 5.2 phase id, below 64)
- * and the stop scopes open (a few at most: a dispatch inside a Gc.* call). */
-#define SAVED_SPAN_SHIFT 8
+ * cause (below OCGC_CAUSE_SLOTS), whether a Gc.* call's scope is open and
+ * the stop scopes open (a few at most: a dispatch inside a Gc.* call). */
+#define SAVED_CALL_SHIFT 8
 #define SAVED_STOP_SHIFT 16
 #define SAVED_FIELD 0xff
 
 int caml_ocgc_foreign_begin(void)
 {
-  int saved = causes.scope | (int)(causes.scope_span << SAVED_SPAN_SHIFT) |
+  int saved = causes.scope | causes.in_call << SAVED_CALL_SHIFT |
               (stop.depth & SAVED_FIELD) << SAVED_STOP_SHIFT;
+  if (call_span != 0) call_span_close();
   if (saved == 0) {
     /* Nothing open, the common case (pending actions after a minor
-     * collection that a full minor heap ran): nothing to save or close. */
+     * collection that a full minor heap ran): nothing to save. */
     stop.begun = 0;
     return 0;
   }
-  if (causes.scope_span != 0) emit_explicit_span(0, causes.scope_span);
   causes.scope = 0;
-  causes.scope_span = 0;
+  causes.in_call = 0;
   stop_clear(0);
   return saved;
 }
@@ -402,16 +435,53 @@ int caml_ocgc_foreign_begin(void)
 /* The mutator ran meanwhile: what comes next is a new stop. */
 void caml_ocgc_foreign_end(int saved)
 {
-  if (saved == 0) {
-    causes.scope = 0;
-    causes.scope_span = 0;
-    stop_clear(0);
-    return;
-  }
   causes.scope = saved & SAVED_FIELD;
-  causes.scope_span = (unsigned)saved >> SAVED_SPAN_SHIFT & SAVED_FIELD;
+  causes.in_call = saved >> SAVED_CALL_SHIFT & 1;
   stop_clear((unsigned)saved >> SAVED_STOP_SHIFT & SAVED_FIELD);
-  if (causes.scope_span != 0) emit_explicit_span(1, causes.scope_span);
+}
+
+/* A Gc.* primitive that collects.  Its direct collections are explicit and
+ * one stop; whatever runs in its pending actions is not (see "causes" and
+ * "stops").  No other scope can be open when OCaml code calls a primitive,
+ * so the end returns to none. */
+void caml_ocgc_explicit(unsigned id, int begin)
+{
+  causes.scope = begin ? OCGC_CAUSE_EXPLICIT : 0;
+  causes.in_call = begin;
+  stop_clear(begin ? 1 : 0);
+  if (begin) call_span_open(id);
+  else if (call_span == id + 1) call_span_close();
+}
+
+/* Gc.set and Gc.stat, which collect nothing by themselves. */
+void caml_ocgc_call(unsigned id, int begin)
+{
+  uint64_t now;
+  if (begin) {
+    call_span_open(id);
+  } else if (call_span == id + 1) {
+    now = call_span_close();
+    /* Gc.set changed settings that the totals mirror (a new minor heap
+     * size only after the collection that precedes the resize published
+     * the old one): publish them now, not at the next collection, which
+     * may be a long way off. */
+    if (now != 0 && id == OCGC_PH_EXPLICIT_GC_SET && enter()) {
+      sync_totals(now);
+      leave();
+    }
+  }
+}
+
+/* The runtime raises an exception from C.  Program code never runs inside
+ * a call's span or scope, so what is open is the primitive's own, which
+ * the exception leaves for good (Gc.set's minor heap resize raising
+ * Out_of_memory): end its span, leave its scopes. */
+void caml_ocgc_raise(void)
+{
+  if (call_span != 0) call_span_close();
+  causes.scope = 0;
+  causes.in_call = 0;
+  stop_clear(0);
 }
 
 void caml_ocgc_alloc_trigger(int trigger)
@@ -427,7 +497,7 @@ void caml_ocgc_dispatch(void)
   /* Called from OCaml code (no Gc.* call open), a dispatch is a stop of
    * its own whatever an earlier one left behind, so that a dispatch left
    * without its end (by an exception) cannot fuse every later stop. */
-  if (causes.scope_span == 0) stop_clear(1);
+  if (!causes.in_call) stop_clear(1);
   else stop_enter();
   causes.alloc_trigger = 0;
   causes.plan_minor_due = minor_due;
@@ -444,7 +514,7 @@ void caml_ocgc_dispatch(void)
 /* caml_gc_dispatch has run its collections: its stop scope ends. */
 void caml_ocgc_dispatch_end(void)
 {
-  if (causes.scope_span == 0) stop_clear(0);
+  if (!causes.in_call) stop_clear(0);
   else stop_leave();
 }
 
@@ -626,8 +696,8 @@ void caml_ocgc_finish_end(void)
 
 /* ---- spans ------------------------------------------------------------------ */
 
-/* Which sub-phase spans are written (OCGC_PHASES, see caml/ocgc.h): the
- * Gc.* spans always; at level 1, the default, the phases that measure more
+/* Which sub-phase spans are written (OCGC_PHASES, see caml/ocgc.h; the
+ * Gc.* calls' spans are always, see "Gc.* calls"): at level 1, the default, the phases that measure more
  * than their two events cost; at level 2 every phase the runtime marks.
  * minor_remembered_set and minor_finalized last 20-60 ns in most programs
  * (p50 30 ns at every GC rate of the benchmarks' workloads), less than
@@ -636,16 +706,13 @@ void caml_ocgc_finish_end(void)
 uint64_t caml_ocgc_phase_mask = ~UINT64_C(0);
 
 #define PHASE_BIT(id) (UINT64_C(1) << (id))
-#define PHASES_GC_CALLS (PHASE_BIT(OCGC_PH_EXPLICIT_GC_SET) | PHASE_BIT(OCGC_PH_EXPLICIT_GC_STAT))
 #define PHASES_MEASURED                                                                     \
   (PHASE_BIT(OCGC_PH_MAJOR_SWEEP) | PHASE_BIT(OCGC_PH_MAJOR_MARK_ROOTS) |                   \
    PHASE_BIT(OCGC_PH_MAJOR_MARK) | PHASE_BIT(OCGC_PH_MINOR_LOCAL_ROOTS))
 
 void caml_ocgc_set_phases(int level)
 {
-  caml_ocgc_phase_mask = level <= 0   ? PHASES_GC_CALLS
-                         : level == 1 ? PHASES_GC_CALLS | PHASES_MEASURED
-                                      : ~UINT64_C(0);
+  caml_ocgc_phase_mask = level <= 0 ? 0 : level == 1 ? PHASES_MEASURED : ~UINT64_C(0);
 }
 
 void caml_ocgc_phase_begin(unsigned id)
@@ -657,28 +724,9 @@ void caml_ocgc_phase_begin(unsigned id)
 
 void caml_ocgc_phase_end(unsigned id)
 {
-  uint64_t now;
   if (!enter()) return;
-  now = caml_ocgc_now();
-  caml_ocgc_emit_span(0, id, now);
-  /* Gc.set changed settings that the totals mirror (a new minor heap
-   * size only after the collection that precedes the resize published
-   * the old one): publish them now, not at the next collection, which may
-   * be a long way off. */
-  if (id == OCGC_PH_EXPLICIT_GC_SET) sync_totals(now);
+  caml_ocgc_emit_span(0, id, caml_ocgc_now());
   leave();
-}
-
-/* A Gc.* primitive.  Its direct collections are explicit and one stop;
- * whatever runs in its pending actions is not, and its span is cut there
- * (see "causes" and "stops").  No other scope can be open when OCaml code
- * calls a primitive, so the end returns to none. */
-void caml_ocgc_explicit(unsigned id, int begin)
-{
-  causes.scope = begin ? OCGC_CAUSE_EXPLICIT : 0;
-  causes.scope_span = begin ? id : 0;
-  stop_clear(begin ? 1 : 0);
-  emit_explicit_span(begin, id);
 }
 
 void caml_ocgc_compaction(int begin)

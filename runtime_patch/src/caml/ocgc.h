@@ -50,9 +50,15 @@ enum { OCGC_CAUSE_TABLE(CAML_OCGC_CAUSE_ROW_) };
 void caml_ocgc_init(void);
 
 /* Spans, with OCaml 5.2 phase ids (OCGC_PH_*; the 4.13 eventlog probes
- * reach them through caml/ocgc_eventlog.h): a plain phase; a Gc.* call, inside which
- * collections are "explicit"; a compaction (a collection of its own). */
+ * reach them through caml/ocgc_eventlog.h): a Gc.* call that collects,
+ * inside which collections are "explicit"; Gc.set or Gc.stat; a plain
+ * phase; a compaction (a collection of its own).  One span per Gc.* call,
+ * which ends at the call's first pending action if it runs any (see
+ * "Gc.* calls" in ocgc_hooks.c).  raise: the runtime raises an exception
+ * from C (caml_raise), which ends the open call's span and scopes. */
 void caml_ocgc_explicit(unsigned id, int begin);
+void caml_ocgc_call(unsigned id, int begin);
+void caml_ocgc_raise(void);
 
 /* The sub-phase spans written: bit [id] set for a phase whose spans are
  * (OCGC_PHASES, read at start: caml_ocgc_set_phases).  Tested inline, at

@@ -13,9 +13,10 @@
 static inline void caml_ocgc_ev_span(int phase, int begin)
 {
   switch (phase) {
+  /* Gc.* calls that collect nothing by themselves */
+  case EV_EXPLICIT_GC_SET: caml_ocgc_call(OCGC_PH_EXPLICIT_GC_SET, begin); break;
+  case EV_EXPLICIT_GC_STAT: caml_ocgc_call(OCGC_PH_EXPLICIT_GC_STAT, begin); break;
   /* plain spans, with OCaml 5.2's ids */
-  case EV_EXPLICIT_GC_SET: caml_ocgc_phase(OCGC_PH_EXPLICIT_GC_SET, begin); break;
-  case EV_EXPLICIT_GC_STAT: caml_ocgc_phase(OCGC_PH_EXPLICIT_GC_STAT, begin); break;
   case EV_MAJOR_SWEEP: caml_ocgc_phase(OCGC_PH_MAJOR_SWEEP, begin); break;
   case EV_MAJOR_ROOTS: caml_ocgc_phase(OCGC_PH_MAJOR_MARK_ROOTS, begin); break;
   case EV_MAJOR_MARK: caml_ocgc_phase(OCGC_PH_MAJOR_MARK, begin); break;
