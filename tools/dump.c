@@ -180,6 +180,8 @@ static void print_source(const struct dump *d)
   printf("producer.ocaml %s\n", tool_esc(info.ocaml_version, esc, sizeof esc));
   printf("producer.ocgc %s\n", tool_esc(info.ocgc_version, esc, sizeof esc));
   printf("producer.code %s\n", info.flags & OCGC_EXT_NATIVE ? "native" : "bytecode");
+  printf("producer.created_ns %" PRIu64 "\n", info.created_ns);
+  printf("producer.exited_ns %" PRIu64 "\n", info.exited_ns);
   print_producer_timing(info.flags);
   for (i = 0; i < info.max_domains; i++) {
     uint64_t w;

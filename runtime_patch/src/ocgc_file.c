@@ -714,7 +714,7 @@ static void in_child(void)
   f->lazy = 1;
 }
 
-int caml_ocgc_file_reopen(void)
+int caml_ocgc_file_reopen(uint64_t at)
 {
   int err;
   caml_ocgc_file.lazy = 0;
@@ -724,7 +724,7 @@ int caml_ocgc_file_reopen(void)
     __atomic_store_n(&caml_ocgc_enabled, 0, __ATOMIC_RELAXED);
     return 0;
   }
-  caml_ocgc_started((uint64_t)caml_ocgc_file.parent_pid);
+  caml_ocgc_started((uint64_t)caml_ocgc_file.parent_pid, at);
   return 1;
 }
 
@@ -807,5 +807,5 @@ void caml_ocgc_init(void)
     atexit(at_exit);
   }
   __atomic_store_n(&caml_ocgc_enabled, 1, __ATOMIC_RELAXED);
-  caml_ocgc_started(0);
+  caml_ocgc_started(0, caml_ocgc_now());
 }

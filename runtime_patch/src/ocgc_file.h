@@ -37,9 +37,10 @@ struct caml_ocgc_file {
 
 extern struct caml_ocgc_file caml_ocgc_file;
 
-/* In a forked child, make the child's own file; returns 0 and turns the
- * hooks off if that fails. */
-int caml_ocgc_file_reopen(void);
+/* In a forked child, make the child's own file, whose first events are
+ * timed [at] (when the event that needs the file happened); returns 0 and
+ * turns the hooks off if that fails. */
+int caml_ocgc_file_reopen(uint64_t at);
 
 /* Field 22 of /proc/PID/stat (0 if gone), and the boot id without its
  * newline: with the pid, they name one process. */

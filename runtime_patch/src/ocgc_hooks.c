@@ -87,22 +87,50 @@ static struct {
                                  leaves out has changed: publish all */
 } totals;
 
+/* In a forked child, the time before its first hook made its file, or 0:
+ * see enter(). */
+static uint64_t first_event_at;
+
 /* Enter a hook that writes: returns nonzero when there is a ring to write
  * into and the exit handler has not taken it over; in a forked child the
- * first event makes the child's own file.  A nonzero return must be paired
- * with leave(). */
+ * first event makes the child's own file.  That takes 100-200 us, inside
+ * whatever the event marks (a collection, usually: the mutator waits), so
+ * the file's first events and the hook's own are timed when the hook was
+ * entered (event_now()): the work lies inside the span it lengthens,
+ * never unaccounted in a pause.  A nonzero return must be paired with
+ * leave(). */
 static inline int enter(void)
 {
+  uint64_t at;
   if (!caml_ocgc_hook_enter()) return 0;
   if (__builtin_expect(caml_ocgc_ring.data != NULL, 1)) return 1;
-  if (caml_ocgc_file.lazy && caml_ocgc_file_reopen()) return 1;
+  if (caml_ocgc_file.lazy) {
+    at = caml_ocgc_now();
+    if (caml_ocgc_file_reopen(at)) {
+      first_event_at = at;
+      return 1;
+    }
+  }
   caml_ocgc_hook_leave();
   return 0;
 }
 
 static inline void leave(void)
 {
+  first_event_at = 0;
   caml_ocgc_hook_leave();
+}
+
+/* The time of the event a hook writes: now, or, for the first hook of a
+ * forked child's file, when that hook was entered. */
+static inline uint64_t event_now(void)
+{
+  uint64_t at = first_event_at;
+  if (__builtin_expect(at != 0, 0)) {
+    first_event_at = 0;
+    return at;
+  }
+  return caml_ocgc_now();
 }
 
 /* ---- totals --------------------------------------------------------------- */
@@ -388,7 +416,7 @@ static void call_span_open(unsigned id)
 {
   uint64_t now;
   if (!enter()) return;
-  now = caml_ocgc_now();
+  now = event_now();
   /* Program code runs between two calls, and closes a span left open. */
   if (call_span != 0) caml_ocgc_emit_span(0, call_span - 1, now);
   caml_ocgc_emit_span(1, id, now);
@@ -401,7 +429,7 @@ static uint64_t call_span_close(void)
 {
   uint64_t now = 0;
   if (call_span == 0 || !enter()) return 0;
-  now = caml_ocgc_now();
+  now = event_now();
   caml_ocgc_emit_span(0, call_span - 1, now);
   call_span = 0;
   leave();
@@ -631,7 +659,7 @@ static void collection_end(int kind, uint64_t now, uint64_t extra_header, uint64
 void caml_ocgc_minor_begin(uintptr_t young_words)
 {
   if (!enter()) return;
-  collection_begin(OCGC_KIND_MINOR, caml_ocgc_now(),
+  collection_begin(OCGC_KIND_MINOR, event_now(),
                    CAML_OCGC_COUNTER_HEADER(OCGC_CT_MINOR_ALLOCATED), (uint64_t)young_words * 8);
   leave();
 }
@@ -640,7 +668,7 @@ void caml_ocgc_minor_end(uintptr_t promoted_words)
 {
   uint64_t now;
   if (!enter()) return;
-  now = caml_ocgc_now();
+  now = event_now();
   collection_end(OCGC_KIND_MINOR, now, CAML_OCGC_COUNTER_HEADER(OCGC_CT_MINOR_PROMOTED),
                  (uint64_t)promoted_words * 8);
   leave();
@@ -658,7 +686,7 @@ void caml_ocgc_slice_begin(void)
 {
   if (!enter()) return;
   running.slice_work = 0;
-  collection_begin(OCGC_KIND_MAJOR_SLICE, caml_ocgc_now(), 0, 0);
+  collection_begin(OCGC_KIND_MAJOR_SLICE, event_now(), 0, 0);
   leave();
 }
 
@@ -671,7 +699,7 @@ void caml_ocgc_slice_end(void)
 {
   uint64_t now;
   if (!enter()) return;
-  now = caml_ocgc_now();
+  now = event_now();
   totals.t.major_slices++;
   collection_end(OCGC_KIND_MAJOR_SLICE, now, CAML_OCGC_USER_INT_HEADER(CAML_OCGC_UEV_SLICE_WORK),
                  running.slice_work);
@@ -681,7 +709,7 @@ void caml_ocgc_slice_end(void)
 void caml_ocgc_finish_begin(void)
 {
   if (!enter()) return;
-  collection_begin(OCGC_KIND_MAJOR_FINISH, caml_ocgc_now(), 0, 0);
+  collection_begin(OCGC_KIND_MAJOR_FINISH, event_now(), 0, 0);
   leave();
 }
 
@@ -689,7 +717,7 @@ void caml_ocgc_finish_end(void)
 {
   uint64_t now;
   if (!enter()) return;
-  now = caml_ocgc_now();
+  now = event_now();
   collection_end(OCGC_KIND_MAJOR_FINISH, now, 0, 0);
   leave();
 }
@@ -718,14 +746,14 @@ void caml_ocgc_set_phases(int level)
 void caml_ocgc_phase_begin(unsigned id)
 {
   if (!enter()) return;
-  caml_ocgc_emit_span(1, id, caml_ocgc_now());
+  caml_ocgc_emit_span(1, id, event_now());
   leave();
 }
 
 void caml_ocgc_phase_end(unsigned id)
 {
   if (!enter()) return;
-  caml_ocgc_emit_span(0, id, caml_ocgc_now());
+  caml_ocgc_emit_span(0, id, event_now());
   leave();
 }
 
@@ -734,9 +762,9 @@ void caml_ocgc_compaction(int begin)
   uint64_t now;
   if (!enter()) return;
   if (begin) {
-    collection_begin(OCGC_KIND_COMPACTION, caml_ocgc_now(), 0, 0);
+    collection_begin(OCGC_KIND_COMPACTION, event_now(), 0, 0);
   } else {
-    now = caml_ocgc_now();
+    now = event_now();
     collection_end(OCGC_KIND_COMPACTION, now, 0, 0);
   }
   leave();
@@ -748,7 +776,7 @@ void caml_ocgc_compaction(int begin)
 static void emit_point(unsigned slot, uint64_t value)
 {
   if (!enter()) return;
-  caml_ocgc_emit_user_int(slot, caml_ocgc_now(), value);
+  caml_ocgc_emit_user_int(slot, event_now(), value);
   leave();
 }
 
@@ -774,7 +802,7 @@ void caml_ocgc_heap_change(int grew)
 {
   uint64_t now;
   if (!enter()) return;
-  now = caml_ocgc_now();
+  now = event_now();
   caml_ocgc_emit_user_int(grew ? CAML_OCGC_UEV_HEAP_GROW : CAML_OCGC_UEV_HEAP_SHRINK, now,
                           (uint64_t)Caml_state->stat_heap_wsz);
   sync_totals(now);
@@ -790,9 +818,8 @@ void caml_ocgc_direct_alloc(uintptr_t wosize)
 
 /* ---- ring start and stop -------------------------------------------------- */
 
-void caml_ocgc_started(uint64_t parent_pid)
+void caml_ocgc_started(uint64_t parent_pid, uint64_t now)
 {
-  uint64_t now = caml_ocgc_now();
   /* A new file (a forked child's) starts from zeroed totals: publish every
    * cell, since the counts carry over from the parent as Gc's own do. */
   totals.ndirty = DIRTY_MAX + 1;

@@ -7,8 +7,8 @@
 #include <stdint.h>
 
 /* The first events of a new ring (RING_START, and FORK_CHILD with the
- * parent's pid when parent_pid != 0) and its first totals. */
-void caml_ocgc_started(uint64_t parent_pid);
+ * parent's pid when parent_pid != 0) and its first totals, at time [at]. */
+void caml_ocgc_started(uint64_t parent_pid, uint64_t at);
 
 /* The last: RING_STOP, the final totals, state EXITED.  Called by the exit
  * handler once it is the ring's only writer. */

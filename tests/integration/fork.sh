@@ -55,6 +55,34 @@ check_eq "the child's minor collections not in its ring (before the fork)" \
 check_cause_sums child
 check_spans_paired child
 
+say "== fork: the child's file is made inside the span of its first event"
+# A forked child makes its file at its first GC event, 100-200 us of work
+# while its mutator waits.  The file's first events and that event are
+# timed when the event happened, so the first span begins before the file
+# was made (producer.created_ns, read in the middle of making it) and ends
+# after: the work lies inside the span it lengthens.  (It used to begin
+# after the file was made: the time was in no span.)  CLOCK_MONOTONIC
+# timestamps, to compare with created_ns to the nanosecond.
+rm -f "${EVDIR:?}"/*
+run_ok firstspan env OCGC_TSC=0 ./fork collect
+ring_of firstspan "`outkey firstspan child.pid`"
+dump_ring "$RING" firstspan
+check_dkey firstspan producer.clock monotonic
+"$OCGC" dump --events "$RING" >"$WORK/firstspan.events" 2>&1 ||
+  hard_error "ocgc dump --events $RING failed"
+created=`dkey firstspan producer.created_ns`
+is_uint "$created" || hard_error "the dump gives no producer.created_ns"
+# the first span to begin, and its end (the first end of that name)
+first=`awk '$3 == "begin" && b == "" { b = $1; n = $4; next }
+            b != "" && $3 == "end" && $4 == n { print b, $1, n; exit }' "$WORK/firstspan.events"`
+set -- $first
+test $# -eq 3 || hard_error "the child's ring has no span"
+say "  first span $3: $1 .. $2, file made at $created"
+check_eq "the child's first span ($3) begins before its file was made" yes \
+  "`test "$1" -le "$created" && echo yes || echo "no: $1 > $created"`"
+check_eq "the child's first span ($3) ends after its file was made" yes \
+  "`test "$2" -ge "$created" && echo yes || echo "no: $2 < $created"`"
+
 say "== fork, then exec in the child"
 rm -f "${EVDIR:?}"/*
 run_ok exec ./fork exec
