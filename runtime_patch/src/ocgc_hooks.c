@@ -99,18 +99,19 @@ static uint64_t first_event_at;
  * entered (event_now()): the work lies inside the span it lengthens,
  * never unaccounted in a pause.  A nonzero return must be paired with
  * leave(). */
+static __attribute__((noinline, cold)) int enter_child(void)
+{
+  uint64_t at = caml_ocgc_now();
+  if (!caml_ocgc_file_reopen(at)) return 0;
+  first_event_at = at;
+  return 1;
+}
+
 static inline int enter(void)
 {
-  uint64_t at;
   if (!caml_ocgc_hook_enter()) return 0;
   if (__builtin_expect(caml_ocgc_ring.data != NULL, 1)) return 1;
-  if (caml_ocgc_file.lazy) {
-    at = caml_ocgc_now();
-    if (caml_ocgc_file_reopen(at)) {
-      first_event_at = at;
-      return 1;
-    }
-  }
+  if (caml_ocgc_file.lazy && enter_child()) return 1;
   caml_ocgc_hook_leave();
   return 0;
 }
