@@ -9,7 +9,10 @@
  * (and whenever the TSC is not where an anchor covers it: behind it, or
  * far ahead), so a timestamp is never further from the clock than the
  * rate's error over that time: under 0.5 us even for a 500 ppm slew, and
- * durations are TSC-exact.  Until the rate is known (the first 20 ms), or
+ * durations are TSC-exact.  The rate is measured over a recent window,
+ * never the process's life, and a window that disagrees with the rate in
+ * use is a jump (a suspend the TSC counted through, a migration), after
+ * which the rate is measured afresh (caml_ocgc_clock_rate).  Until the rate is known (the first 20 ms), or
  * without a usable TSC, or with OCGC_TSC=0, every timestamp is a clock
  * reading.  Invariant: timestamps never decrease.
  * The state is owned by the runtime lock's holder, or by the exit handler
@@ -31,9 +34,8 @@ struct caml_ocgc_clock {
   uint64_t anchor_tsc;  /* ... and the TSC at that moment */
   uint64_t span_tsc;    /* cycles an anchor serves; 0: read the clock */
   uint64_t scale;       /* ns per TSC cycle, 32.32 fixed point; 0: unknown */
-  uint64_t base_ns;     /* first reading, for the rate */
-  uint64_t base_tsc;
-  uint64_t rated_ns;    /* when the rate was last measured */
+  uint64_t base_ns;     /* start of the window the rate is measured */
+  uint64_t base_tsc;    /* over: a clock reading and its TSC */
   int tsc_ok;           /* the TSC may stand in for the clock */
 };
 
@@ -41,10 +43,14 @@ extern struct caml_ocgc_clock caml_ocgc_clock;
 
 /* An anchor serves this long; the rate is measured over at least
  * RATE_MIN_NS before it is trusted and refreshed at most every
- * RATE_EVERY_NS (a new rate takes effect with a new anchor: no step). */
+ * RATE_EVERY_NS (a new rate takes effect with a new anchor: no step); a
+ * window whose rate differs from the one in use by more than
+ * 2^-RATE_JUMP_SHIFT (0.2%: NTP slews CLOCK_MONOTONIC by 500 ppm at most,
+ * so two windows differ by 1000 ppm at most) is a jump, not a rate. */
 #define CAML_OCGC_ANCHOR_NS UINT64_C(1000000)
 #define CAML_OCGC_RATE_MIN_NS UINT64_C(20000000)
 #define CAML_OCGC_RATE_EVERY_NS UINT64_C(1000000000)
+#define CAML_OCGC_RATE_JUMP_SHIFT 9
 
 /* The clock itself: only the cold paths call it (caml_ocgc_reanchor,
  * startup), so the canary that -fstack-protector-strong puts around its
@@ -74,6 +80,13 @@ void caml_ocgc_clock_init(int allow_tsc);
 /* The cold path: read the clock, move the anchor, measure the rate when
  * due; returns the clock reading (ocgc_ring.c). */
 uint64_t caml_ocgc_reanchor(void);
+
+/* The rate's bookkeeping, given a clock reading [t] and the TSC [tsc] at
+ * that moment: the rate over the window since base when one is due, a jump
+ * detected, base moved (ocgc_ring.c; on its own for the unit test). */
+#ifdef CAML_OCGC_HAVE_TSC
+void caml_ocgc_clock_rate(struct caml_ocgc_clock *c, uint64_t t, uint64_t tsc);
+#endif
 
 /* A timestamp, for every event: one TSC read while an anchor serves. */
 static inline uint64_t caml_ocgc_now(void)

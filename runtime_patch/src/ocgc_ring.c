@@ -108,7 +108,7 @@ void caml_ocgc_clock_init(int allow_tsc)
     c->tsc_ok = allow_tsc && __get_cpuid(0x80000007, &a, &b, &cx, &d) && (d & (1u << 8)) &&
                 kernel_clock_is_tsc();
     if (c->tsc_ok) {
-      c->base_ns = c->anchor_ns = c->rated_ns = c->last = clock_pair(&c->base_tsc);
+      c->base_ns = c->anchor_ns = c->last = clock_pair(&c->base_tsc);
       c->anchor_tsc = c->base_tsc;
       return;
     }
@@ -116,8 +116,43 @@ void caml_ocgc_clock_init(int allow_tsc)
 #else
   (void)allow_tsc;
 #endif
-  c->base_ns = c->anchor_ns = c->rated_ns = c->last = caml_ocgc_clock_read();
+  c->base_ns = c->anchor_ns = c->last = caml_ocgc_clock_read();
 }
+
+#ifdef CAML_OCGC_HAVE_TSC
+/* The rate is measured over the window since the last rating, not since
+ * the process started: a suspend that the TSC counts through and
+ * CLOCK_MONOTONIC does not (s2idle, a paused VM) would make a life-long
+ * rate too slow for ever after, compressing every later duration. */
+void caml_ocgc_clock_rate(struct caml_ocgc_clock *c, uint64_t t, uint64_t tsc)
+{
+  uint64_t scale, jump;
+  if (tsc <= c->base_tsc || t <= c->base_ns) {
+    /* The TSC went back (reset by a resume): the rate in use still holds
+     * (the TSC's frequency did not change); a new window starts here. */
+    c->base_ns = t;
+    c->base_tsc = tsc;
+    return;
+  }
+  if (t - c->base_ns < CAML_OCGC_RATE_MIN_NS) return;
+  if (c->scale != 0 && t - c->base_ns < CAML_OCGC_RATE_EVERY_NS) return;
+  scale = (uint64_t)(((unsigned __int128)(t - c->base_ns) << 32) / (tsc - c->base_tsc));
+  jump = c->scale >> CAML_OCGC_RATE_JUMP_SHIFT;
+  /* A rate of 1/16 to 16 ns per cycle is a TSC of 62 MHz to 16 GHz;
+   * anything else is no TSC to trust, and a window far from the rate in
+   * use held a jump: either way the clock alone (span 0) until a window
+   * without one has been measured. */
+  if (scale < (UINT64_C(1) << 28) || scale > (UINT64_C(1) << 36) ||
+      (c->scale != 0 && (scale > c->scale + jump || scale < c->scale - jump))) {
+    c->scale = c->span_tsc = 0;
+  } else {
+    c->scale = scale;
+    c->span_tsc = (CAML_OCGC_ANCHOR_NS << 32) / scale;
+  }
+  c->base_ns = t;
+  c->base_tsc = tsc;
+}
+#endif
 
 uint64_t caml_ocgc_reanchor(void)
 {
@@ -127,20 +162,7 @@ uint64_t caml_ocgc_reanchor(void)
   if (c->tsc_ok) {
     uint64_t tsc;
     t = clock_pair(&tsc);
-    if (tsc > c->base_tsc && t - c->base_ns >= CAML_OCGC_RATE_MIN_NS &&
-        (c->scale == 0 || t - c->rated_ns >= CAML_OCGC_RATE_EVERY_NS)) {
-      uint64_t scale =
-          (uint64_t)(((unsigned __int128)(t - c->base_ns) << 32) / (tsc - c->base_tsc));
-      /* A rate of 1/16 to 16 ns per cycle is a TSC of 62 MHz to 16 GHz;
-       * anything else is no TSC to trust (span 0: the clock alone). */
-      if (scale >= (UINT64_C(1) << 28) && scale <= (UINT64_C(1) << 36)) {
-        c->scale = scale;
-        c->span_tsc = (CAML_OCGC_ANCHOR_NS << 32) / scale;
-      } else {
-        c->scale = c->span_tsc = 0;
-      }
-      c->rated_ns = t;
-    }
+    caml_ocgc_clock_rate(c, t, tsc);
     c->anchor_ns = t;
     c->anchor_tsc = tsc;
     return caml_ocgc_monotone(t);
