@@ -36,7 +36,11 @@ struct caml_ocgc_clock {
   uint64_t scale;       /* ns per TSC cycle, 32.32 fixed point; 0: unknown */
   uint64_t base_ns;     /* start of the window the rate is measured */
   uint64_t base_tsc;    /* over: a clock reading and its TSC */
-  int tsc_ok;           /* the TSC may stand in for the clock */
+  uint64_t *flags;      /* the file's ext flags word, whose clock bits
+                           follow tsc_ok, or NULL (no file of ours) */
+  int tsc_checked;      /* CPUID and the kernel's clocksource were asked */
+  int tsc_ok;           /* the TSC may stand in for the clock (until
+                           tsc_checked: is not ruled out) */
 };
 
 extern struct caml_ocgc_clock caml_ocgc_clock;
@@ -70,12 +74,18 @@ static inline uint64_t caml_ocgc_monotone(uint64_t t)
   return t;
 }
 
-/* Startup: take the first reading and decide whether the TSC may be used:
- * [allow_tsc] (OCGC_TSC is not 0), an invariant TSC (CPUID), and a kernel
- * that times CLOCK_MONOTONIC with it (its current clocksource is tsc,
- * kvm-clock or Hyper-V's TSC page, when /sys says; a kernel that found the
- * TSC unstable has moved away from it).  Sets tsc_ok; ocgc_ring.c. */
+/* Startup: take the first reading.  Whether the TSC may be used is
+ * decided when its rate is first due (20 ms on): [allow_tsc] (OCGC_TSC is
+ * not 0), an invariant TSC (CPUID), and a kernel that times
+ * CLOCK_MONOTONIC with it (its current clocksource is tsc, kvm-clock or
+ * Hyper-V's TSC page, when /sys says; a kernel that found the TSC unstable
+ * has moved away from it).  Until then every timestamp is a clock reading;
+ * ocgc_ring.c. */
 void caml_ocgc_clock_init(int allow_tsc);
+
+/* Write the clock bits of the file's flags word (c->flags, if set): TSC
+ * once it is checked and used, else the clock. */
+void caml_ocgc_clock_flags(const struct caml_ocgc_clock *c);
 
 /* The cold path: read the clock, move the anchor, measure the rate when
  * due; returns the clock reading (ocgc_ring.c). */

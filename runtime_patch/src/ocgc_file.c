@@ -211,21 +211,27 @@ void caml_ocgc_boot_id(char *out, size_t n)
   out[strcspn(out, "\n")] = '\0';
 }
 
-/* The program's name: argv[0], or the script of ocamlrun_ocgc. */
+/* The program's name: argv[0], or the script of ocamlrun_ocgc.  glibc
+ * keeps argv[0] (program_invocation_name); /proc/self/cmdline, three
+ * system calls, is read only for the script's name. */
 static void own_program(char *out, size_t n)
 {
   char buf[4096];
-  const char *name = buf, *base;
+  const char *name = program_invocation_name, *base, *arg;
   size_t len;
-  int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
-  ssize_t got = fd < 0 ? -1 : read(fd, buf, sizeof buf - 1);
-  if (fd >= 0) close(fd);
-  if (got <= 0) { out[0] = '\0'; return; }
-  buf[got] = '\0';
+  int fd;
+  ssize_t got;
+  if (name == NULL) name = "";
   base = strrchr(name, '/');
   base = base ? base + 1 : name;
   if (strncmp(base, "ocamlrun", 8) == 0) {
-    const char *arg = name + strlen(name) + 1;
+    fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+    got = fd < 0 ? -1 : read(fd, buf, sizeof buf - 1);
+    if (fd >= 0) close(fd);
+    if (got <= 0) { out[0] = '\0'; return; }
+    buf[got] = '\0';
+    name = buf;
+    arg = name + strlen(name) + 1;
     while (arg < buf + got && arg[0] == '-') arg += strlen(arg) + 1;
     if (arg < buf + got) {
       name = arg;
@@ -294,9 +300,13 @@ static void fill_file(char *map, const struct ocgc_wire_header *geometry, uint64
   x->rings_offset = EXT_RING_OFFSET;
   x->totals_offset = TOTALS_OFFSET;
   x->ids = caml_ocgc_ids53 ? OCGC_EXT_IDS_53 : OCGC_EXT_IDS_52;
-  x->flags |= (uint64_t)(caml_ocgc_clock.tsc_ok ? OCGC_EXT_CLOCK_TSC : OCGC_EXT_CLOCK_MONOTONIC)
-              << OCGC_EXT_CLOCK_SHIFT;
   x->flags |= (uint64_t)(OCGC_EXT_PHASES_NONE + phases_level) << OCGC_EXT_PHASES_SHIFT;
+  /* the clock bits: as events are timed now, and from then on by the
+   * clock (caml_ocgc_clock_flags, through use_file's pointer) */
+  x->flags |= (uint64_t)(caml_ocgc_clock.tsc_ok && caml_ocgc_clock.tsc_checked
+                             ? OCGC_EXT_CLOCK_TSC
+                             : OCGC_EXT_CLOCK_MONOTONIC)
+              << OCGC_EXT_CLOCK_SHIFT;
 
   for (i = 0; i < CAML_OCGC_UEV_COUNT; i++)
     copy_str(map + geometry->custom_events_offset + (uint64_t)i * OCGC_WIRE_USER_NAME_LEN,
@@ -433,13 +443,24 @@ static int publish_link(int dfd, const char *tmp, const char *final, const char 
   enum alias_state a;
   int err;
   *aliased = 0;
-  (void)unlinkat(dfd, tmp, 0);
-  if (symlinkat(link, dfd, tmp) != 0) return errno;
-  /* An identity of our namespace and pid is an earlier process's. */
-  if ((err = put_in_place(dfd, tmp, ident, 1)) != 0) goto fail;
+  /* Each link is made in place where its name is free, the common case:
+   * two system calls in all, where the careful way below takes six. */
+  if (symlinkat(link, dfd, ident) != 0) {
+    if (errno != EEXIST) return errno;
+    /* An identity of our namespace and pid is an earlier process's. */
+    (void)unlinkat(dfd, tmp, 0);
+    if (symlinkat(link, dfd, tmp) != 0) return errno;
+    if ((err = put_in_place(dfd, tmp, ident, 1)) != 0) goto fail;
+  }
+  if (symlinkat(ident, dfd, final) == 0) {
+    *aliased = 1;
+    return 0;
+  }
+  if (errno != EEXIST) { err = errno; goto fail_ident; }
   a = alias_state(dfd, final, ident);
   if (a == ALIAS_PLANTED) { err = EEXIST; goto fail_ident; }
   if (a == ALIAS_TAKEN) return 0;
+  (void)unlinkat(dfd, tmp, 0);
   if (symlinkat(ident, dfd, tmp) != 0) { err = errno; goto fail_ident; }
   err = put_in_place(dfd, tmp, final, a == ALIAS_STALE);
   if (err == EEXIST) return (void)unlinkat(dfd, tmp, 0), 0; /* taken meanwhile */
@@ -484,10 +505,12 @@ static void use_file(char *map, const struct ocgc_wire_header *geometry, uint64_
   f->totals = (struct ocgc_wire_totals *)(map + TOTALS_OFFSET);
   f->pid = pid;
   f->lazy = 0;
+  caml_ocgc_clock.flags = &f->ext->flags;
 }
 
-/* Create, fill and publish the ring.  Returns 0 or an errno. */
-static int create_file(void)
+/* Create, fill and publish the ring in the folder [dfd], for a process of
+ * the pid namespace [pidns].  Returns 0 or an errno. */
+static int create_file(int dfd, unsigned long pidns)
 {
   uint64_t ring_words = UINT64_C(1) << cfg.ring_log2;
   uint64_t ext_size = ocgc_wire_ext_size(1);
@@ -496,28 +519,28 @@ static int create_file(void)
   struct caml_ocgc_file *f = &caml_ocgc_file;
   char tmp[CAML_OCGC_ENTRY_MAX], final[32];
   char *map;
-  int dfd, fd, memfd, err, aliased = 0;
+  int fd, memfd, err, aliased = 0;
   pid_t pid = getpid();
 
   geometry.version = OCGC_WIRE_VERSION;
-  dfd = open_dir(cfg.dir);
-  if (dfd < 0) return errno;
-  f->pidns = caml_ocgc_pidns();
+  f->pidns = pidns;
   caml_ocgc_entry_name(tmp, sizeof tmp, "tmp", f->pidns, pid);
   caml_ocgc_entry_name(f->ident, sizeof f->ident, "ring", f->pidns, pid);
   snprintf(final, sizeof final, "%d" OCGC_EVENTS_SUFFIX, (int)pid);
-  /* A leftover of an earlier process with our pid: remove it (unlinkat never
-   * follows a link, it removes the link itself). */
-  (void)unlinkat(dfd, tmp, 0);
   fd = memfd = make_memfd(pid, file_size);
-  if (fd < 0) fd = make_tmpfile(dfd, tmp, file_size, commit_size(&geometry));
-  if (fd < 0) { err = errno; close(dfd); return err; }
+  if (fd < 0) {
+    /* A leftover of an earlier process with our pid: remove it (unlinkat
+     * never follows a link, it removes the link itself).  publish_link
+     * does so for a memfd ring. */
+    (void)unlinkat(dfd, tmp, 0);
+    fd = make_tmpfile(dfd, tmp, file_size, commit_size(&geometry));
+  }
+  if (fd < 0) return errno;
   map = mmap(NULL, file_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   if (map == MAP_FAILED) {
     err = errno;
     close(fd);
     if (memfd < 0) (void)unlinkat(dfd, tmp, 0);
-    close(dfd);
     return err;
   }
   {
@@ -539,7 +562,6 @@ static int create_file(void)
     err = ENAMETOOLONG;
   else
     err = publish_link(dfd, tmp, final, f->ident, f->link, &aliased);
-  close(dfd);
   if (err != 0) {
     munmap(map, file_size);
     if (memfd >= 0) close(memfd);
@@ -567,10 +589,10 @@ static int own_entry(int dfd, const char *name)
 {
   struct caml_ocgc_file *f = &caml_ocgc_file;
   struct stat st;
+  /* readlinkat fails on anything but a link: no fstatat needed first */
+  if (f->is_memfd) return f->aliased && link_says(dfd, name, f->ident);
   if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) return 0;
-  if (!f->is_memfd)
-    return S_ISREG(st.st_mode) && st.st_dev == f->file_dev && st.st_ino == f->file_ino;
-  return S_ISLNK(st.st_mode) && link_says(dfd, name, f->aliased ? f->ident : "");
+  return S_ISREG(st.st_mode) && st.st_dev == f->file_dev && st.st_ino == f->file_ino;
 }
 
 /* Remove a memfd ring's identity link, if it is still ours. */
@@ -704,6 +726,7 @@ static void in_child(void)
     f->ext = NULL;
     f->totals = NULL;
   }
+  caml_ocgc_clock.flags = NULL;
   caml_ocgc_ring_detach();
   if (ours) close(f->memfd); /* the parent's ring: it is not ours to keep open */
   f->memfd = -1;
@@ -716,9 +739,15 @@ static void in_child(void)
 
 int caml_ocgc_file_reopen(uint64_t at)
 {
-  int err;
+  int err, dfd;
   caml_ocgc_file.lazy = 0;
-  err = create_file();
+  dfd = open_dir(cfg.dir);
+  if (dfd < 0) {
+    err = errno;
+  } else {
+    err = create_file(dfd, caml_ocgc_pidns());
+    close(dfd);
+  }
   if (err != 0) {
     complain("cannot create the forked child's ring in", cfg.dir, err, 1);
     __atomic_store_n(&caml_ocgc_enabled, 0, __ATOMIC_RELAXED);
@@ -770,7 +799,7 @@ void caml_ocgc_init(void)
 {
   const char *off = caml_secure_getenv("OCGC_DISABLE");
   const char *dir = caml_secure_getenv("OCAML_RUNTIME_EVENTS_DIR");
-  int err;
+  int err, dfd;
 
   if (off != NULL && off[0] != '\0' && strcmp(off, "0") != 0) return;
   caml_ocgc_clock_init(tsc_allowed());
@@ -788,15 +817,16 @@ void caml_ocgc_init(void)
     complain("cannot make the ring folder", cfg.dir, errno, 0);
     return;
   }
-  {
+  dfd = open_dir(cfg.dir);
+  if (dfd < 0) {
+    err = errno;
+  } else {
+    unsigned long ns = caml_ocgc_pidns();
     /* At process start, not in a forked child's first collection. */
-    int dfd = open_dir(cfg.dir);
-    if (dfd >= 0) {
-      caml_ocgc_sweep_stale(dfd, getpid());
-      close(dfd);
-    }
+    caml_ocgc_sweep_stale(dfd, getpid(), ns);
+    err = create_file(dfd, ns);
+    close(dfd);
   }
-  err = create_file();
   if (err != 0) {
     complain("cannot create the ring in", cfg.dir, err, 0);
     return;

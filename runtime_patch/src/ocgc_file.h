@@ -49,7 +49,7 @@ void caml_ocgc_boot_id(char *out, size_t n);
 
 /* ocgc_stale.c: remove from the ring folder [dfd] what dead processes of
  * this user left behind (never a live process's ring; never our own pid's
- * name, which the caller replaces). */
-void caml_ocgc_sweep_stale(int dfd, pid_t self);
+ * name, which the caller replaces); [pidns] is ours (caml_ocgc_pidns). */
+void caml_ocgc_sweep_stale(int dfd, pid_t self, unsigned long pidns);
 
 #endif /* CAML_OCGC_FILE_H */

@@ -101,22 +101,46 @@ void caml_ocgc_clock_init(int allow_tsc)
   struct caml_ocgc_clock *c = &caml_ocgc_clock;
   memset(c, 0, sizeof *c);
 #ifdef CAML_OCGC_HAVE_TSC
-  {
-    unsigned a, b, cx, d;
-    /* CPUID 0x80000007, EDX bit 8: invariant TSC.  Decided before the
-     * base is read: the /sys read must not fall between its two halves. */
-    c->tsc_ok = allow_tsc && __get_cpuid(0x80000007, &a, &b, &cx, &d) && (d & (1u << 8)) &&
-                kernel_clock_is_tsc();
-    if (c->tsc_ok) {
-      c->base_ns = c->anchor_ns = c->last = clock_pair(&c->base_tsc);
-      c->anchor_tsc = c->base_tsc;
-      return;
-    }
+  /* Whether the TSC may be used is checked when its rate is first due
+   * (clock_check_tsc): CPUID traps to the hypervisor in a VM and /sys is a
+   * file to read, 15-30 us that a short program, which never gets that
+   * far, would pay at start for nothing.  The base of the first window is
+   * taken now all the same. */
+  c->tsc_ok = allow_tsc;
+  if (c->tsc_ok) {
+    c->base_ns = c->anchor_ns = c->last = clock_pair(&c->base_tsc);
+    c->anchor_tsc = c->base_tsc;
+    return;
   }
 #else
   (void)allow_tsc;
 #endif
   c->base_ns = c->anchor_ns = c->last = caml_ocgc_clock_read();
+}
+
+#ifdef CAML_OCGC_HAVE_TSC
+/* Once, when the first rate is due: may the TSC stand in for the clock?
+ * An invariant TSC (CPUID 0x80000007, EDX bit 8) that the kernel times
+ * CLOCK_MONOTONIC with.  The file's flags say the clock from then on. */
+static void clock_check_tsc(struct caml_ocgc_clock *c)
+{
+  unsigned a, b, cx, d;
+  c->tsc_checked = 1;
+  c->tsc_ok = __get_cpuid(0x80000007, &a, &b, &cx, &d) && (d & (1u << 8)) && kernel_clock_is_tsc();
+  if (c->tsc_ok) caml_ocgc_clock_flags(c);
+}
+#endif
+
+void caml_ocgc_clock_flags(const struct caml_ocgc_clock *c)
+{
+  uint64_t f, clock = c->tsc_ok && c->tsc_checked ? OCGC_EXT_CLOCK_TSC : OCGC_EXT_CLOCK_MONOTONIC;
+  if (c->flags == NULL) return;
+  /* Relaxed: a word readers take as it is when they read it; they pair
+   * with nothing (a reader that sees the old value sees clock readings,
+   * which a TSC timestamp extends). */
+  f = __atomic_load_n(c->flags, __ATOMIC_RELAXED);
+  f = (f & ~(uint64_t)OCGC_EXT_CLOCK_MASK) | clock << OCGC_EXT_CLOCK_SHIFT;
+  __atomic_store_n(c->flags, f, __ATOMIC_RELAXED);
 }
 
 #ifdef CAML_OCGC_HAVE_TSC
@@ -162,7 +186,10 @@ uint64_t caml_ocgc_reanchor(void)
   if (c->tsc_ok) {
     uint64_t tsc;
     t = clock_pair(&tsc);
-    caml_ocgc_clock_rate(c, t, tsc);
+    /* After the clock read: the check's cost lies inside what this event
+     * times, as it begins. */
+    if (!c->tsc_checked && t - c->base_ns >= CAML_OCGC_RATE_MIN_NS) clock_check_tsc(c);
+    if (c->tsc_ok) caml_ocgc_clock_rate(c, t, tsc);
     c->anchor_ns = t;
     c->anchor_tsc = tsc;
     return caml_ocgc_monotone(t);

@@ -34,7 +34,6 @@
 
 #define CAML_INTERNALS
 #define _GNU_SOURCE /* renameat2 */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -151,36 +150,60 @@ static int remove_if_stale(int dfd, const char *name, enum entry_kind k, pid_t p
   return 0;
 }
 
-void caml_ocgc_sweep_stale(int dfd, pid_t self)
+/* One entry of the folder: judge it, and remove it if stale. */
+static void sweep_entry(int dfd, const char *name, pid_t self, unsigned long ns,
+                        const char *aside)
 {
-  unsigned long ns = caml_ocgc_pidns();
-  char aside[CAML_OCGC_ENTRY_MAX];
-  int fd = dup(dfd), seen = 0;
-  DIR *d;
-  struct dirent *e;
+  struct stat st;
+  pid_t p = 0;
+  enum entry_kind k = entry_kind(name, ns, &p);
+  if (k == E_OTHER || p == self) return;
+  if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) return;
+  if (!is_stale(dfd, name, k, p, &st)) return;
+  if (k == E_SWEEP) {
+    (void)unlinkat(dfd, name, 0); /* a dead sweep's: no one's ring */
+  } else if (remove_if_stale(dfd, name, k, p, aside) && k == E_RING) {
+    /* Its alias now leads nowhere: gone too, whatever the order the
+     * folder lists them in. */
+    char alias[32];
+    snprintf(alias, sizeof alias, "%d" OCGC_EVENTS_SUFFIX, (int)p);
+    if (fstatat(dfd, alias, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+        is_stale(dfd, alias, E_EVENTS, p, &st))
+      remove_if_stale(dfd, alias, E_EVENTS, p, aside);
+  }
+}
 
-  if (fd < 0) return;
-  d = fdopendir(fd);
-  if (d == NULL) { close(fd); return; }
+/* The kernel's directory record (getdents64(2)). */
+struct dirent64_rec {
+  uint64_t ino;
+  int64_t off;
+  unsigned short reclen;
+  unsigned char type;
+  char name[];
+};
+
+/* The folder is read through [dfd] itself, with getdents64, not through a
+ * DIR of a dup of it: five system calls fewer at every start.  The
+ * descriptor's offset is left at the end, which the *at calls that follow
+ * do not use. */
+void caml_ocgc_sweep_stale(int dfd, pid_t self, unsigned long ns)
+{
+  char aside[CAML_OCGC_ENTRY_MAX];
+  /* long, for the records' 8-byte alignment */
+  long buf[4096 / sizeof(long)];
+  int seen = 0;
+  long n;
+
   caml_ocgc_entry_name(aside, sizeof aside, "sweep", ns, self);
-  while (seen++ < SWEEP_MAX && (e = readdir(d)) != NULL) {
-    struct stat st;
-    pid_t p = 0;
-    enum entry_kind k = entry_kind(e->d_name, ns, &p);
-    if (k == E_OTHER || p == self) continue;
-    if (fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
-    if (!is_stale(dfd, e->d_name, k, p, &st)) continue;
-    if (k == E_SWEEP) {
-      (void)unlinkat(dfd, e->d_name, 0); /* a dead sweep's: no one's ring */
-    } else if (remove_if_stale(dfd, e->d_name, k, p, aside) && k == E_RING) {
-      /* Its alias now leads nowhere: gone too, whatever the order the
-       * folder lists them in. */
-      char alias[32];
-      snprintf(alias, sizeof alias, "%d" OCGC_EVENTS_SUFFIX, (int)p);
-      if (fstatat(dfd, alias, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-          is_stale(dfd, alias, E_EVENTS, p, &st))
-        remove_if_stale(dfd, alias, E_EVENTS, p, aside);
+  while (seen < SWEEP_MAX && (n = syscall(SYS_getdents64, dfd, buf, sizeof buf)) > 0) {
+    long at = 0;
+    while (at < n && seen++ < SWEEP_MAX) {
+      const struct dirent64_rec *e = (const struct dirent64_rec *)((char *)buf + at);
+      /* The kernel's records are well formed; a length that would not
+       * move on ends the read rather than loop. */
+      if (e->reclen == 0 || e->reclen > n - at) return;
+      sweep_entry(dfd, e->name, self, ns, aside);
+      at += e->reclen;
     }
   }
-  closedir(d);
 }
