@@ -167,6 +167,12 @@ int tool_drain_agg(struct ocgc_agg *agg, uint64_t max_events, const volatile sig
 int tool_drain_cursor(struct ocgc_cursor *cur, uint64_t max_events,
                       const volatile sig_atomic_t *stop);
 
+/* tool_drain_agg, also ended once [max_ns] have passed (checked between
+ * polls); *stuck says whether it ended with the ring still behind and its
+ * last poll passing nothing: a producer that holds its seqlock (stopped
+ * mid-publication), as opposed to one that merely writes much. */
+int tool_drain_agg_for(struct ocgc_agg *agg, uint64_t max_events, uint64_t max_ns, int *stuck);
+
 /* A drain bound for [src]: four times the events its rings can hold (two
  * words each at least), so a whole file is read, and a producer writing as
  * fast as we read cannot hold a drain beyond that. */

@@ -15,13 +15,17 @@ static uint64_t passed(const struct ocgc_cursor_stats *st)
   return st->seen + st->skipped + st->lost;
 }
 
-/* The loop of both drains; [poll] polls, [stats] fills *st. */
+/* The loop of every drain; [poll] polls, [stats] fills *st; [deadline]
+ * (tool_now_ns(), 0: none) ends it too, and *stuck (may be NULL) says
+ * whether it ended behind with a last poll that passed nothing. */
 static int drain(int64_t (*poll)(void *), void (*stats)(const void *, struct ocgc_cursor_stats *),
-                 void *h, uint64_t max_events, const volatile sig_atomic_t *stop)
+                 void *h, uint64_t max_events, const volatile sig_atomic_t *stop,
+                 uint64_t deadline, int *stuck)
 {
   struct ocgc_cursor_stats st;
   uint64_t first, last;
   unsigned idle = 0;
+  if (stuck != NULL) *stuck = 0;
   stats(h, &st);
   first = last = passed(&st);
   for (;;) {
@@ -31,8 +35,11 @@ static int drain(int64_t (*poll)(void *), void (*stats)(const void *, struct ocg
     idle = passed(&st) == last ? idle + 1 : 0;
     last = passed(&st);
     if (!st.behind || last - first >= max_events || idle >= 100 || (stop != NULL && *stop))
-      return 0;
+      break;
+    if (deadline != 0 && tool_now_ns() >= deadline) break;
   }
+  if (stuck != NULL) *stuck = st.behind && idle > 0;
+  return 0;
 }
 
 static int64_t poll_agg(void *h) { return ocgc_agg_poll(h); }
@@ -42,13 +49,18 @@ static void stats_cursor(const void *h, struct ocgc_cursor_stats *st) { ocgc_cur
 
 int tool_drain_agg(struct ocgc_agg *agg, uint64_t max_events, const volatile sig_atomic_t *stop)
 {
-  return drain(poll_agg, stats_agg, agg, max_events, stop);
+  return drain(poll_agg, stats_agg, agg, max_events, stop, 0, NULL);
+}
+
+int tool_drain_agg_for(struct ocgc_agg *agg, uint64_t max_events, uint64_t max_ns, int *stuck)
+{
+  return drain(poll_agg, stats_agg, agg, max_events, NULL, tool_now_ns() + max_ns, stuck);
 }
 
 int tool_drain_cursor(struct ocgc_cursor *cur, uint64_t max_events,
                       const volatile sig_atomic_t *stop)
 {
-  return drain(poll_cursor, stats_cursor, cur, max_events, stop);
+  return drain(poll_cursor, stats_cursor, cur, max_events, stop, 0, NULL);
 }
 
 uint64_t tool_drain_events(const struct ocgc_source *src)

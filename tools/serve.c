@@ -15,8 +15,13 @@
  *   about 17 MiB, plus each body answered and not yet read by its client
  *   (one copy per request, freed once sent or when the connection times
  *   out for want of progress): up to 512 x the /metrics size;
- * - libocgc handles are single-threaded: every refresh and every write of
- *   the set happens under one mutex;
+ * - no lock is ever held across a read of target memory: the poll thread
+ *   alone reads rings and /proc and uses the set, and publishes rendered
+ *   bodies under a mutex that requests take only to ask and to copy; a
+ *   request is answered within ANSWER_WAIT_NS (0.5 s) plus its copy,
+ *   whatever the watched processes do (frozen mid-publication, lying,
+ *   slow), and /-/healthy says 503 when the poll thread has not ended a
+ *   turn for HEALTH_TURN_NS (5 s);
  * - GET and HEAD only (405 with Allow otherwise), 404 for unknown paths;
  * - /metrics is OpenMetrics when the Accept header prefers it (as
  *   Prometheus's does), text 0.0.4 otherwise (expo_negotiate);
@@ -69,27 +74,103 @@
 
 #define DEFAULT_INTERVAL_NS (15 * UINT64_C(1000000000)) /* --textfile */
 
+/* What a request asks the poll thread to render. */
+enum body_kind { BODY_TEXT, BODY_OPENMETRICS, BODY_INDEX, BODY_KINDS };
+
+/* A request waits at most ANSWER_WAIT_NS for the figures it asks for; the
+ * reads they need stop after REFRESH_BUDGET_NS, and whatever was not read
+ * by then is served from its last figures (ocgc_serve_stale).  Past the
+ * wait (the poll thread inside a ring that takes long), the figures of the
+ * last read are served (ocgc_serve_late_scrapes_total).  So /metrics
+ * answers within ANSWER_WAIT_NS plus the copy of its body, whatever the
+ * watched processes do.  /-/healthy says whether the poll thread finished a
+ * turn in the last HEALTH_TURN_NS (a turn is at most SERVE_POLL_MAX_NS
+ * apart, or a refresh of REFRESH_BUDGET_NS and one ring's read). */
+#define ANSWER_WAIT_NS 500000000u     /* 0.5 s */
+#define REFRESH_BUDGET_NS 400000000u  /* 0.4 s */
+#define HEALTH_TURN_NS 5000000000u    /* 5 s */
+
 struct serve {
-  pthread_mutex_t lock;       /* guards set and stopping */
+  /* Guards what follows up to [set]; never held across a read of target
+   * memory (which only the poll thread does, with no lock held). */
+  pthread_mutex_t lock;
   pthread_cond_t wake;        /* the poll thread waits on it (CLOCK_MONOTONIC) */
+  pthread_cond_t ready;       /* requests wait on it for their body */
   int stopping;
-  struct serve_set set;
+  unsigned wanted;            /* bit per body_kind asked since the poll thread took the asks */
+  uint64_t asked;             /* asks made */
+  uint64_t answered;          /* the last ask whose bodies are rendered */
+  struct serve_buf body[BODY_KINDS]; /* the last rendered, per kind */
+  uint64_t turn_ns;           /* tool_now_ns() when the poll thread last ended a turn */
+  int pending;                /* an ask waits: read by the poll thread between
+                                 rings, without the lock (atomic) */
+  struct serve_set set;       /* the poll thread's alone once it runs */
   const char *listen;         /* NULL: no HTTP (--textfile without --listen) */
   struct serve_textfile tf;   /* tf.path NULL: no --textfile */
 };
 
-/* The poll thread: drains each ring on its schedule (serve_set_poll)
- * between scrapes, so that a ring does not overflow because nobody
- * scrapes.  It holds the lock while it drains, and waits with it
- * released. */
+/* serve_set's yield: a request waits.  Acquire: pairs with the release
+ * store in ask(). */
+static int ask_waiting(void *ctx)
+{
+  struct serve *sv = ctx;
+  return __atomic_load_n(&sv->pending, __ATOMIC_ACQUIRE);
+}
+
+/* Render the kinds in [wanted] of the set as read now into [out]. */
+static void render_kinds(struct serve *sv, unsigned wanted, struct serve_buf *out)
+{
+  unsigned k;
+  for (k = 0; k < BODY_KINDS; k++) {
+    if (!(wanted & 1u << k)) continue;
+    if (k == BODY_INDEX) serve_set_index(&sv->set, &out[k]);
+    else serve_set_metrics(&sv->set, &out[k], k == BODY_TEXT ? EXPO_TEXT : EXPO_OPENMETRICS);
+  }
+}
+
+/* The poll thread: the only reader of target memory, and the only user of
+ * the set.  It drains each ring on its schedule (serve_set_poll) between
+ * requests, so that a ring does not overflow because nobody scrapes; for
+ * a request, it reads the set within REFRESH_BUDGET_NS, renders what was
+ * asked, and publishes it under the lock.  No lock is held while it reads. */
 static void *poll_thread(void *arg)
 {
   struct serve *sv = arg;
+  uint64_t next = 0;
   pthread_mutex_lock(&sv->lock);
   while (!sv->stopping) {
-    uint64_t next = serve_set_poll(&sv->set, tool_now_ns());
-    struct timespec ts = {(time_t)(next / 1000000000u), (long)(next % 1000000000u)};
-    pthread_cond_timedwait(&sv->wake, &sv->lock, &ts);
+    struct serve_buf fresh[BODY_KINDS];
+    unsigned wanted = sv->wanted, k;
+    uint64_t asked = sv->asked, now;
+    sv->wanted = 0;
+    __atomic_store_n(&sv->pending, 0, __ATOMIC_RELAXED);
+    pthread_mutex_unlock(&sv->lock);
+
+    memset(fresh, 0, sizeof fresh);
+    now = tool_now_ns();
+    if (wanted != 0) {
+      serve_set_refresh(&sv->set, now + REFRESH_BUDGET_NS);
+      render_kinds(sv, wanted, fresh);
+      next = now; /* and a turn of polls right after */
+    } else {
+      next = serve_set_poll(&sv->set, now);
+    }
+
+    pthread_mutex_lock(&sv->lock);
+    for (k = 0; k < BODY_KINDS; k++) {
+      if (!(wanted & 1u << k)) continue;
+      free(sv->body[k].s);
+      sv->body[k] = fresh[k];
+    }
+    if (wanted != 0) {
+      sv->answered = asked;
+      pthread_cond_broadcast(&sv->ready);
+    }
+    sv->turn_ns = tool_now_ns();
+    if (!sv->stopping && sv->wanted == 0 && next > sv->turn_ns) {
+      struct timespec ts = {(time_t)(next / 1000000000u), (long)(next % 1000000000u)};
+      pthread_cond_timedwait(&sv->wake, &sv->lock, &ts);
+    }
   }
   pthread_mutex_unlock(&sv->lock);
   return NULL;
@@ -114,7 +195,9 @@ static void poll_stop(struct serve *sv, pthread_t t)
 {
   pthread_mutex_lock(&sv->lock);
   sv->stopping = 1;
+  __atomic_store_n(&sv->pending, 1, __ATOMIC_RELEASE); /* out of a long turn */
   pthread_cond_signal(&sv->wake);
+  pthread_cond_broadcast(&sv->ready);
   pthread_mutex_unlock(&sv->lock);
   pthread_join(t, NULL);
 }
@@ -126,8 +209,16 @@ static int serve_init(struct serve *sv)
   if (pthread_condattr_init(&ca) != 0) return -1;
   pthread_condattr_setclock(&ca, CLOCK_MONOTONIC); /* tool_now_ns()'s clock */
   if (pthread_cond_init(&sv->wake, &ca) != 0) { pthread_condattr_destroy(&ca); return -1; }
+  if (pthread_cond_init(&sv->ready, &ca) != 0) {
+    pthread_cond_destroy(&sv->wake);
+    pthread_condattr_destroy(&ca);
+    return -1;
+  }
   pthread_condattr_destroy(&ca);
   pthread_mutex_init(&sv->lock, NULL);
+  sv->set.yield = ask_waiting;
+  sv->set.yield_ctx = sv;
+  sv->turn_ns = tool_now_ns();
   return 0;
 }
 
@@ -241,15 +332,46 @@ static enum MHD_Result text(struct MHD_Connection *c, unsigned status, const cha
   return answer(c, status, "text/plain; charset=utf-8", &b);
 }
 
-/* The set brought up to date, then /metrics in format [f] or the index
- * page into [b]. */
-static void render(struct serve *sv, struct serve_buf *b, int metrics, enum expo_format f)
+/* The body of kind [k] into [b], as the poll thread renders it for this
+ * request, or past ANSWER_WAIT_NS as it rendered it last: 0, or -1 when
+ * there is none yet (the first request, and the poll thread not done with
+ * it in time). */
+static int render(struct serve *sv, struct serve_buf *b, enum body_kind k)
 {
+  struct timespec ts;
+  uint64_t my, deadline;
+  int rc = -1;
   pthread_mutex_lock(&sv->lock);
-  serve_set_refresh(&sv->set);
-  if (metrics) serve_set_metrics(&sv->set, b, f);
-  else serve_set_index(&sv->set, b);
+  my = ++sv->asked;
+  sv->wanted |= 1u << k;
+  /* Release: pairs with the poll thread's acquire load in ask_waiting. */
+  __atomic_store_n(&sv->pending, 1, __ATOMIC_RELEASE);
+  pthread_cond_signal(&sv->wake);
+  deadline = tool_now_ns() + ANSWER_WAIT_NS;
+  ts.tv_sec = (time_t)(deadline / 1000000000u);
+  ts.tv_nsec = (long)(deadline % 1000000000u);
+  while (sv->answered < my && !sv->stopping && tool_now_ns() < deadline)
+    pthread_cond_timedwait(&sv->ready, &sv->lock, &ts);
+  if (sv->answered < my) __atomic_add_fetch(&sv->set.late, 1, __ATOMIC_RELAXED);
+  if (sv->body[k].s != NULL && !sv->body[k].failed) {
+    serve_buf_put(b, sv->body[k].s, sv->body[k].n);
+    rc = 0;
+  } else if (sv->body[k].failed) {
+    b->failed = 1; /* answered as out of memory */
+    rc = 0;
+  }
   pthread_mutex_unlock(&sv->lock);
+  return rc;
+}
+
+/* Whether the poll thread ended a turn lately: /-/healthy. */
+static int poll_healthy(struct serve *sv, uint64_t *age_ns)
+{
+  uint64_t now = tool_now_ns();
+  pthread_mutex_lock(&sv->lock);
+  *age_ns = now > sv->turn_ns ? now - sv->turn_ns : 0;
+  pthread_mutex_unlock(&sv->lock);
+  return *age_ns < HEALTH_TURN_NS;
 }
 
 static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url,
@@ -274,9 +396,18 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
     return MHD_YES;
   }
   f = expo_negotiate(MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT));
-  if (strcmp(url, "/-/healthy") == 0) return text(c, MHD_HTTP_OK, "ok\n");
+  if (strcmp(url, "/-/healthy") == 0) {
+    char why[128];
+    uint64_t age;
+    if (poll_healthy(sv, &age)) return text(c, MHD_HTTP_OK, "ok\n");
+    snprintf(why, sizeof why, "unhealthy: the rings have not been read for %.1f s\n",
+             (double)age / 1e9);
+    return text(c, MHD_HTTP_SERVICE_UNAVAILABLE, why);
+  }
   if (!metrics && strcmp(url, "/") != 0) return text(c, MHD_HTTP_NOT_FOUND, "not found\n");
-  render(sv, &b, metrics, f);
+  if (render(sv, &b, !metrics ? BODY_INDEX : f == EXPO_TEXT ? BODY_TEXT : BODY_OPENMETRICS) != 0)
+    return text(c, MHD_HTTP_SERVICE_UNAVAILABLE, "not ready: the first read of the rings has "
+                                                 "not ended yet\n");
   return answer(c, MHD_HTTP_OK, metrics ? expo_content_type(f) : "text/plain; charset=utf-8", &b);
 }
 
@@ -362,12 +493,8 @@ static int http_start(struct serve *sv, struct MHD_Daemon **out)
 static void textfile_tick(struct serve *sv)
 {
   struct serve_buf b = {0};
-  render(sv, &b, 1, EXPO_TEXT);
-  if (serve_textfile_write(&sv->tf, &b) != 0) {
-    pthread_mutex_lock(&sv->lock);
-    sv->set.errors++;
-    pthread_mutex_unlock(&sv->lock);
-  }
+  if (render(sv, &b, BODY_TEXT) == 0 && serve_textfile_write(&sv->tf, &b) != 0)
+    __atomic_add_fetch(&sv->set.tf_errors, 1, __ATOMIC_RELAXED);
   free(b.s);
 }
 
@@ -412,6 +539,7 @@ int cmd_serve(int argc, char **argv)
   struct serve sv;
   pthread_t poller;
   int rc;
+  unsigned i;
   if (serve_init(&sv) != 0) {
     tool_say("cannot make a condition variable: %s", strerror(errno));
     return TOOL_EXIT_ERROR;
@@ -426,6 +554,8 @@ int cmd_serve(int argc, char **argv)
     }
   }
   serve_set_free(&sv.set);
+  for (i = 0; i < BODY_KINDS; i++) free(sv.body[i].s);
+  pthread_cond_destroy(&sv.ready);
   pthread_cond_destroy(&sv.wake);
   pthread_mutex_destroy(&sv.lock);
   return rc;

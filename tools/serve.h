@@ -1,7 +1,8 @@
 /* serve.h - what `ocgc serve`'s HTTP side (serve.c) and its figures
  * (serve_metrics.c) share (private to tools/): the set of watched
- * processes, refreshed at each request under the caller's lock, and the
- * response buffer. */
+ * processes, which only serve.c's poll thread reads and writes once it
+ * runs (every read of target memory happens there, under no lock), and
+ * the response buffer. */
 #ifndef OCGC_TOOLS_SERVE_H
 #define OCGC_TOOLS_SERVE_H
 
@@ -54,6 +55,14 @@ struct serve_proc {
   int have_written;           /* written has been read once */
   int said_error;             /* a read failed and stderr was told */
   struct procstat ps;
+  /* A ring whose read does not settle in time (a producer stopped in the
+   * middle of a publication, a liar) is served from its last values,
+   * marked stale, and left alone for backoff_ns, doubled each time. */
+  int stale;                  /* the figures served are not from the last refresh */
+  int stuck;                  /* its last drain ended behind, passing nothing */
+  uint64_t backoff_ns;        /* 0: reads in time; else read by poll turns
+                                 only, not for scrapes, until one is in time */
+  uint64_t retry_ns;          /* tool_now_ns() before which it is not read again */
 };
 
 struct serve_set {
@@ -67,7 +76,25 @@ struct serve_set {
                                  could not read (not ours, without privilege) */
   uint64_t refresh_ns;        /* how long the last refresh took */
   uint64_t polls;             /* drains of a ring, by schedule or for a scrape */
+  uint64_t stale;             /* processes served from older values (last refresh) */
+  uint64_t late;              /* scrapes answered before their refresh ended
+                                 (counted by serve.c, atomically) */
+  uint64_t tf_errors;         /* --textfile writes that failed (serve.c's main
+                                 thread, atomically) */
+  /* Asked at every ring: nonzero when the caller wants the turn to end
+   * (a scrape is waiting); may be NULL. */
+  int (*yield)(void *ctx);
+  void *yield_ctx;
 };
+
+/* A ring whose refresh or drain takes longer than this is slow: served
+ * from its last values, and left alone for a while (1 s, doubled each
+ * time up to 60 s). */
+#define SERVE_RING_SLOW_NS 50000000u        /* 50 ms */
+#define SERVE_RING_BUDGET_NS 20000000u      /* a drain's time, at most (then it
+                                               goes on at the next turn) */
+#define SERVE_BACKOFF_MIN_NS 1000000000u    /* 1 s */
+#define SERVE_BACKOFF_MAX_NS 60000000000u   /* 60 s */
 
 /* Each ring is drained on its own schedule, by serve_set_poll() between
  * scrapes, so that it does not overflow while nobody scrapes: often enough
@@ -84,16 +111,19 @@ struct serve_set {
  * saying why it cannot be, the exit code. */
 int serve_set_add_pid(struct serve_set *s, int pid);
 
-/* Bring the set up to date: list again (--all, at most once a second),
- * drain every watched ring (bounded), snapshot it, read its /proc figures,
- * and drop each process that is gone.  Never fails: what fails is
- * counted in s->errors. */
-void serve_set_refresh(struct serve_set *s);
+/* Bring the set up to date until [deadline] (tool_now_ns()): list again
+ * (--all, at most once a second), drain every watched ring (bounded),
+ * snapshot it, read its /proc figures, and drop each process that is gone;
+ * a ring left alone (backed off) or not reached by the deadline keeps its
+ * last figures, marked stale.  Never fails: what fails is counted in
+ * s->errors. */
+void serve_set_refresh(struct serve_set *s, uint64_t deadline);
 
 /* Drain the rings whose turn has come at [now] (tool_now_ns()), list again
  * (--all, at most once a second) and drop the processes that are gone;
  * returns the tool_now_ns() of the next turn (at most SERVE_POLL_MAX_NS
- * away).  Never fails: failures are counted in s->errors. */
+ * away), or now if s->yield asked it to stop early.  Never fails: failures
+ * are counted in s->errors. */
 uint64_t serve_set_poll(struct serve_set *s, uint64_t now);
 
 /* The exposition of the set as refreshed last, in format [f]. */

@@ -223,6 +223,12 @@ static void poll_every(struct expo *e, const struct family *f, const struct serv
   expo_ns(e, f->name, l, NL, p->poll_every_ns);
 }
 
+static void stale(struct expo *e, const struct family *f, const struct serve_proc *p,
+                  struct expo_label *l)
+{
+  expo_u64(e, f->name, l, NL, (uint64_t)(p->stale != 0));
+}
+
 static const struct family families[] = {
   {"ocaml_gc_pause_seconds", "histogram",
    "Stops of the mutator by the GC (one observation per pause), from the events read.", pauses, 0},
@@ -259,6 +265,8 @@ static const struct family families[] = {
    "rings: the events this exporter read).", events, 0},
   {"ocgc_serve_poll_interval_seconds", "gauge", "Time between two drains of the process's ring "
    "on its own schedule (shorter while it writes much).", poll_every, 0},
+  {"ocgc_serve_stale", "gauge", "1 when the process's figures are not from this scrape's read "
+   "(its ring was slow to read, or left alone for a while after that), else 0.", stale, 0},
   {"process_cpu_seconds_total", "counter", "CPU time spent, by mode (user, system).", cpu, 0},
   {"process_resident_memory_bytes", "gauge", "Resident memory size.", rss, 0},
   {"process_virtual_memory_bytes", "gauge", "Virtual memory size.", vsize, 0},
@@ -275,7 +283,8 @@ static const struct family families[] = {
 static void own(struct expo *e, const struct serve_set *s)
 {
   expo_family(e, "ocgc_serve_scrape_duration_seconds", "gauge",
-              "Time this scrape took to read every watched ring and /proc.");
+              "Time the last read of every watched ring and /proc took (bounded: "
+              "see ocgc_serve_stale).");
   expo_ns(e, "ocgc_serve_scrape_duration_seconds", NULL, 0, s->refresh_ns);
   expo_family(e, "ocgc_serve_watched_processes", "gauge", "Processes watched.");
   expo_u64(e, "ocgc_serve_watched_processes", NULL, 0, s->nprocs);
@@ -285,13 +294,22 @@ static void own(struct expo *e, const struct serve_set *s)
                 "(another user's: see the privileges in ocgc-serve.service).");
     expo_u64(e, "ocgc_serve_unreadable_processes", NULL, 0, s->denied);
   }
+  expo_family(e, "ocgc_serve_stale_processes", "gauge",
+              "Watched processes whose figures are not from this scrape's read (ocgc_serve_stale).");
+  expo_u64(e, "ocgc_serve_stale_processes", NULL, 0, s->stale);
+  expo_family(e, "ocgc_serve_late_scrapes_total", "counter",
+              "Scrapes answered from the figures of an earlier read, because the reads of this "
+              "one did not end in time.");
+  expo_u64(e, "ocgc_serve_late_scrapes_total", NULL, 0,
+           __atomic_load_n(&s->late, __ATOMIC_RELAXED));
   expo_family(e, "ocgc_serve_polls_total", "counter",
               "Drains of a watched ring, on its own schedule or for a scrape.");
   expo_u64(e, "ocgc_serve_polls_total", NULL, 0, s->polls);
   expo_family(e, "ocgc_serve_errors_total", "counter",
               "Rings that could not be opened or read, listings and --textfile writes that "
               "failed.");
-  expo_u64(e, "ocgc_serve_errors_total", NULL, 0, s->errors);
+  expo_u64(e, "ocgc_serve_errors_total", NULL, 0,
+           s->errors + __atomic_load_n(&s->tf_errors, __ATOMIC_RELAXED));
 }
 
 void serve_set_metrics(const struct serve_set *s, struct serve_buf *out, enum expo_format f)

@@ -7,8 +7,11 @@
  * Invariants: a process is known by its pid and its start time, so a pid
  * reused by a new process is a new entry; a process that tool_alive() says
  * is gone (or whose /proc entry went) is dropped right after its last
- * drain, before anything is written, so nothing stale is served; libocgc
- * handles are used by one thread at a time (the caller's lock). */
+ * drain, before anything is written, so nothing of a dead process is
+ * served; a ring whose read takes longer than SERVE_RING_SLOW_NS is served
+ * from its last figures, marked stale, and not read again before its
+ * backoff ends, so no target holds the others' figures back for long;
+ * libocgc handles are used by one thread, serve.c's poll thread. */
 
 #include <errno.h>
 #include <stdio.h>
@@ -162,7 +165,7 @@ static void proc_drain(struct serve_set *s, struct serve_proc *p, uint64_t now)
   uint64_t n, every = p->poll_every_ns;
   int err;
   ocgc_agg_cursor_stats(p->agg, &a);
-  err = tool_drain_agg(p->agg, p->drain_max, &tool_stop); /* SIGINT ends it */
+  err = tool_drain_agg_for(p->agg, p->drain_max, SERVE_RING_BUDGET_NS, &p->stuck);
   if (err != 0) proc_error(s, p, err);
   ocgc_agg_cursor_stats(p->agg, &b);
   s->polls++;
@@ -175,6 +178,29 @@ static void proc_drain(struct serve_set *s, struct serve_proc *p, uint64_t now)
   if (every > SERVE_POLL_MAX_NS) every = SERVE_POLL_MAX_NS;
   p->poll_every_ns = every;
   p->next_poll_ns = now + every;
+}
+
+/* [p]'s read that began at [t0] ended at [now]: a slow one, or one whose
+ * drain was stuck (a seqlock held for the whole budget), makes it stale
+ * and backs it off (served from its last values meanwhile); one in time
+ * clears that.  The time of a read of target memory is the one thing
+ * a target cannot lie about to us. */
+static void proc_timed(struct serve_proc *p, uint64_t t0, uint64_t now)
+{
+  if (now - t0 <= SERVE_RING_SLOW_NS && !p->stuck) {
+    p->backoff_ns = 0;
+    return;
+  }
+  p->stale = 1;
+  p->backoff_ns = p->backoff_ns == 0 ? SERVE_BACKOFF_MIN_NS : p->backoff_ns * 2;
+  if (p->backoff_ns > SERVE_BACKOFF_MAX_NS) p->backoff_ns = SERVE_BACKOFF_MAX_NS;
+  p->retry_ns = now + p->backoff_ns;
+  if (p->next_poll_ns < p->retry_ns) p->next_poll_ns = p->retry_ns;
+}
+
+static int yield_asked(const struct serve_set *s)
+{
+  return s->yield != NULL && s->yield(s->yield_ctx);
 }
 
 /* Take [p] out of the list at [pp], and free it. */
@@ -203,18 +229,21 @@ uint64_t serve_set_poll(struct serve_set *s, uint64_t now)
   list_due(s, now);
   while (*pp != NULL) {
     struct serve_proc *p = *pp;
+    if (yield_asked(s)) return now;
     if (p->next_poll_ns <= now) {
-      uint64_t before = p->passed;
+      uint64_t before = p->passed, t0 = tool_now_ns();
+      int check;
       proc_drain(s, p, now);
       /* A ring that moved was written by its live process (no other
        * writes it): /proc is read only for one that stood still, or once
        * a second; a scrape always reads it (serve_set_refresh). */
-      int check = p->passed == before || now - p->alive_ns >= SERVE_ALIVE_EVERY_NS;
+      check = p->passed == before || now - p->alive_ns >= SERVE_ALIVE_EVERY_NS;
       if (check && !tool_alive(p->src)) {
         proc_drop(s, pp, p);
         continue;
       }
       if (check) p->alive_ns = now;
+      proc_timed(p, t0, tool_now_ns());
     }
     if (p->next_poll_ns < next) next = p->next_poll_ns;
     pp = &p->next;
@@ -296,16 +325,35 @@ static int proc_refresh(struct serve_set *s, struct serve_proc *p, uint64_t now)
   return 0;
 }
 
-void serve_set_refresh(struct serve_set *s)
+void serve_set_refresh(struct serve_set *s, uint64_t deadline)
 {
   struct serve_proc **pp = &s->procs;
-  uint64_t t0 = tool_now_ns();
+  uint64_t t0 = tool_now_ns(), now = t0, stale = 0;
   list_due(s, t0);
   while (*pp != NULL) {
     struct serve_proc *p = *pp;
-    if (proc_refresh(s, p, t0) == 0) pp = &p->next;
-    else proc_drop(s, pp, p);
+    now = tool_now_ns();
+    if (now >= deadline || (p->backoff_ns != 0 && p->snap != NULL)) {
+      /* Out of time, or slow: its last figures, marked so.  A slow ring is
+       * read again by the poll turns only (serve_set_poll, once its
+       * backoff ends), never while a scrape waits, but until it has
+       * figures to serve (each read bounded); a read in time brings it
+       * back here. */
+      p->stale = 1;
+      stale++;
+      pp = &p->next;
+      continue;
+    }
+    p->stale = 0;
+    if (proc_refresh(s, p, t0) != 0) {
+      proc_drop(s, pp, p);
+      continue;
+    }
+    proc_timed(p, now, tool_now_ns());
+    stale += p->stale != 0;
+    pp = &p->next;
   }
+  s->stale = stale;
   s->refresh_ns = tool_now_ns() - t0;
 }
 

@@ -23,6 +23,10 @@
  *             extension block, the ring, the name table) and grown back to
  *             full size (or beyond) in a loop.
  *   all       the three in turn, ROTATE_MS each.
+ *   frozen    an honest collection every 20 ms until SIGUSR1, then a
+ *             writer stopped in the middle of a publication, alive: both
+ *             seqlocks (the ring's head and the totals) left odd for good;
+ *             it prints "frozen 1" then.
  *
  * "scribble:N" tells only lie N (0..NLIES-1, see scribble_once()), to find
  * which lie a reader trips on.
@@ -54,13 +58,15 @@
 #define SLICE_EVERY 4u   /* a major slice after every 4th minor collection */
 #define CYCLE_EVERY 256u /* a major cycle ends every 256 minor collections */
 
-enum mode { M_FLOOD, M_SCRIBBLE, M_TRUNCATE, M_ALL };
+enum mode { M_FLOOD, M_SCRIBBLE, M_TRUNCATE, M_ALL, M_FROZEN };
 
 #define NLIES 12
 
 static volatile sig_atomic_t stop_sig;
 static int only_lie = -1; /* scribble:N */
 static void on_stop(int sig) { stop_sig = sig; }
+static volatile sig_atomic_t freeze_sig; /* frozen mode: SIGUSR1 came */
+static void on_freeze(int sig) { freeze_sig = sig; }
 
 /* The writer's own copy of the totals: what it republishes after a lie. */
 static struct ocgc_wire_totals honest;
@@ -409,6 +415,7 @@ static int parse_mode(const char *s, enum mode *m)
   }
   else if (strcmp(s, "truncate") == 0) *m = M_TRUNCATE;
   else if (strcmp(s, "all") == 0) *m = M_ALL;
+  else if (strcmp(s, "frozen") == 0) *m = M_FROZEN;
   else return -1;
   return 0;
 }
@@ -419,11 +426,12 @@ int main(int argc, char **argv)
   char path[4096];
   enum mode mode, cur;
   unsigned seconds = 60, log2 = 16;
+  int frozen = 0;
   uint64_t phase_end;
   int err;
 
   if (argc < 3 || argc > 5 || parse_mode(argv[2], &mode) != 0) {
-    fprintf(stderr, "usage: hostile_producer DIR flood|scribble[:N]|truncate|all "
+    fprintf(stderr, "usage: hostile_producer DIR flood|scribble[:N]|truncate|all|frozen "
             "[SECONDS [RING_LOG2]]\n");
     return 2;
   }
@@ -440,6 +448,8 @@ int main(int argc, char **argv)
   sigemptyset(&sa.sa_mask);
   sigaction(SIGTERM, &sa, NULL);
   sigaction(SIGINT, &sa, NULL);
+  sa.sa_handler = on_freeze;
+  sigaction(SIGUSR1, &sa, NULL);
 
   if (snprintf(path, sizeof path, "%s/%d.events", argv[1], (int)getpid()) >= (int)sizeof path) {
     fprintf(stderr, "hostile_producer: folder name too long\n");
@@ -479,6 +489,23 @@ int main(int argc, char **argv)
       if (!stop_sig) truncate_once();
       break;
     case M_ALL: break;
+    case M_FROZEN:
+      if (!freeze_sig) {
+        one_collection();
+        sleep_ms(20);
+        break;
+      }
+      if (!frozen) {
+        struct ocgc_wire_ext_ring *er = R->er;
+        struct ocgc_wire_totals *t = F.totals;
+        __atomic_store_n(&er->seq, R->seq + 1, __ATOMIC_RELEASE);
+        __atomic_store_n(&t->seq, honest.seq + 1, __ATOMIC_RELEASE);
+        frozen = 1;
+        printf("frozen 1\n");
+        fflush(stdout);
+      }
+      sleep_ms(50);
+      break;
     }
     if (mode == M_ALL && now_ns() >= phase_end) {
       cur = cur == M_FLOOD ? M_SCRIBBLE : cur == M_SCRIBBLE ? M_TRUNCATE : M_FLOOD;
