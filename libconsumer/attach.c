@@ -21,11 +21,12 @@
  *   unlinked, is reached through the process: /proc/PID/map_files (root),
  *   else the entry of /proc/PID/fd that is that very inode.
  * - The process chooses every path in its maps and every entry of its fd
- *   table, so nothing is opened on its word alone: a path is opened with
- *   O_NOFOLLOW|O_NOCTTY|O_NONBLOCK, an fd entry only after its link text
- *   names the mapped file and stat(2) says it is a regular file, and
- *   whatever was opened is used only if fstat(2) finds the dev:inode of
- *   the maps line.  The fd table scan is bounded (FD_SCAN_MAX entries).
+ *   table, so nothing is opened on its word alone (openreg.h): a path is
+ *   resolved with no link anywhere in it (openat2's RESOLVE_NO_SYMLINKS)
+ *   to an O_PATH descriptor, an fd entry only after its link text names
+ *   the mapped file and stat(2) says it is a regular file, and either is
+ *   opened for reading only once fstat(2) finds it the regular file of the
+ *   maps line's dev:inode.  The fd table scan is bounded (FD_SCAN_MAX entries).
  * - The producer's own temporary name (.<pid>.events.tmp) does not match:
  *   a file being built is waited for, never opened half-made.  Stock OCaml
  *   5 creates its file in place and writes the header after sizing it, so
@@ -64,6 +65,7 @@
 
 #include "ocgc/consumer.h"
 #include "attach.h"
+#include "openreg.h"
 #include "mapsline.h"
 #include "mono.h"
 #include "procfs.h"
@@ -177,17 +179,11 @@ static int find_map(int pid, struct ring_map *best, char *buf, size_t n)
  * maps.  Returns the descriptor, or -errno / OCGC_E_NORING. */
 static int open_verified(int dirfd, const char *path, int follow, const struct ring_map *m)
 {
-  struct stat st;
-  int fd, flags = O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC;
-  if (!follow) flags |= O_NOFOLLOW;
-  fd = openat(dirfd, path, flags);
-  if (fd < 0) return -errno;
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_dev != m->dev ||
-      st.st_ino != m->ino) {
-    close(fd);
-    return OCGC_E_NORING;
-  }
-  return fd;
+  int fd;
+  if (m->ino == 0) return OCGC_E_NORING; /* a file's maps line has its inode */
+  fd = ocgc_open_regular(dirfd, path, follow ? OCGC_OPENREG_MAGIC_LAST : OCGC_OPENREG_NO_LINKS,
+                         m->dev, m->ino);
+  return fd == -ELOOP ? OCGC_E_NORING : fd;
 }
 
 /* Whether the fd link [name] in [dfd] reads as the file [m] maps: its
@@ -385,13 +381,20 @@ static int try_open(int pid, const struct attach_cfg *c, struct ocgc_source **ou
 
   oo.ids = c->ids;
   if (c->dir != NULL) {
-    int len = snprintf(path, sizeof path, "%s/%d" EVENTS_SUFFIX, c->dir, pid);
+    int dfd, len = snprintf(path, sizeof path, "%d" EVENTS_SUFFIX, pid);
     if (len < 0 || (size_t)len >= sizeof path) return -ENAMETOOLONG;
     /* The folder is the caller's, its entries are not: no link is
-     * followed, no terminal or FIFO opened. */
-    fd = open(path, O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+     * followed, nothing but a regular file opened. */
+    dfd = open(c->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd < 0) {
+      fd = -errno;
+    } else {
+      fd = ocgc_open_regular(dfd, path, OCGC_OPENREG_NO_LINKS, 0, 0);
+      close(dfd);
+    }
     if (fd >= 0) return ocgc_source_open_fd(fd, &oo, out); /* maybe stale: checked later */
-    err = -errno;
+    err = fd;
+    if (err == OCGC_E_NORING) return OCGC_E_CORRUPT; /* a FIFO, a device: no ring */
     /* No file: only a live process may still make one. */
     if (err == -ENOENT) return ocgc_proc_ident(pid, &id) == -ESRCH ? -ESRCH : OCGC_E_NORING;
     if (err != -ELOOP) return err;
