@@ -210,15 +210,38 @@ int html_write(FILE *f, const struct html_in *in)
 
 /* ---- the file --------------------------------------------------------------- */
 
+/* OUT names a file that is not a regular one (/dev/full, a terminal, a
+ * FIFO the caller made): written in place, opened without blocking (a
+ * FIFO with no reader is an error, not a hang), never as a controlling
+ * terminal, never through a link. */
+static int open_special(struct html_file *hf, const char *path)
+{
+  int fd = open(path, O_WRONLY | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK | O_CLOEXEC), flags;
+  if (fd < 0) return -errno;
+  flags = fcntl(fd, F_GETFL);
+  if (flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0 ||
+      (hf->f = fdopen(fd, "w")) == NULL) {
+    int e = errno;
+    close(fd);
+    return -e;
+  }
+  return 0;
+}
+
 int html_file_open(struct html_file *hf, const char *path)
 {
-  struct stat st;
+  struct stat lst, st;
   int fd;
   memset(hf, 0, sizeof *hf);
   hf->path = path;
-  if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-    if ((hf->f = fopen(path, "we")) == NULL) return -errno;
-    return 0;
+  if (lstat(path, &lst) == 0) {
+    /* A link to a regular file is replaced (rename), like a file; one to
+     * anything else is never written through: in a folder others write,
+     * it is how someone else would have us write into a terminal or make
+     * us wait on a FIFO. */
+    if (S_ISLNK(lst.st_mode) && stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+      return -ELOOP;
+    if (!S_ISLNK(lst.st_mode) && !S_ISREG(lst.st_mode)) return open_special(hf, path);
   }
   if ((fd = tool_open_temp(path, &hf->tmp)) < 0) return -errno;
   if ((hf->f = fdopen(fd, "w")) == NULL) {
@@ -260,7 +283,11 @@ int html_begin(struct html_file *hf, const char *path)
 {
   int err = html_file_open(hf, path);
   if (err == 0) return 0;
-  tool_say("cannot write the HTML report %s: %s", path, strerror(-err));
+  if (err == -ELOOP)
+    tool_say("cannot write the HTML report %s: it is a link to something that is not a "
+             "regular file, which is never written through (name that file itself)", path);
+  else
+    tool_say("cannot write the HTML report %s: %s", path, strerror(-err));
   return err == -EACCES || err == -EPERM || err == -EROFS ? TOOL_EXIT_DENIED : TOOL_EXIT_ERROR;
 }
 

@@ -166,6 +166,22 @@ if test -w /dev/full; then
   ocgc_cmd fullrun3 run --html /dev/full -- ./cmd_exit 3
   check_eq "/dev/full, run: the program's status 3 stays" 3 "`cat "$WORK/fullrun3.rc"`"
 fi
+# A link to a FIFO (or a terminal) planted where the report goes is never
+# written through: an error at once, the FIFO not opened (it used to be
+# opened for writing: with no reader, ocgc waited for ever).
+mkfifo "$WORK/trap.fifo"
+ln -s "$WORK/trap.fifo" "$WORK/linked.html"
+timeout 60 "$OCGC" report --file "$RING" --html "$WORK/linked.html" >"$WORK/linked.out" 2>"$WORK/linked.err"
+rc=$?
+check_true "a link to a FIFO: refused (status 5, not 124 for a hang)" test $rc = 5
+check_true "a link to a FIFO: says why" grep -q "never written through" "$WORK/linked.err"
+check_true "a link to a FIFO: the link is left as it was" test -L "$WORK/linked.html"
+# The FIFO named itself is the caller's choice: opened without waiting for
+# a reader (an error, not a hang).
+timeout 60 "$OCGC" report --file "$RING" --html "$WORK/trap.fifo" >"$WORK/fifo.out" 2>"$WORK/fifo.err"
+rc=$?
+check_true "a FIFO with no reader: an error, not a hang" test $rc = 5
+check_true "a FIFO with no reader: says so" grep -q "No such device or address" "$WORK/fifo.err"
 check_eq "no temporary file left" "file.html hostile.html live.html win.html" "`ls "$WORK/out" | tr '\n' ' ' | sed 's/ $//'`"
 
 finish
