@@ -142,7 +142,13 @@ static size_t put_char(struct expo *e, const unsigned char *s, int help)
   if (*s < 0x20 || *s == 0x7f) { puts_(e, "\xef\xbf\xbd"); return 1; }
   if (*s < 0x80) { put(e, (const char *)s, 1); return 1; }
   n = tool_utf8_len(s, &cp);
-  if (n == 0) { put_cp2(e, *s); return 1; } /* not UTF-8: the byte, as U+00XX */
+  if (n == 0) {
+    /* Not UTF-8: the byte as U+00XX, but 0x80-0x9f, which would be a C1
+     * control, as U+FFFD like the others. */
+    if (*s <= 0x9f) puts_(e, "\xef\xbf\xbd");
+    else put_cp2(e, *s);
+    return 1;
+  }
   if (cp <= 0x9f) puts_(e, "\xef\xbf\xbd");
   else put(e, (const char *)s, n);
   return n;

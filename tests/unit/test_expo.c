@@ -53,7 +53,8 @@ START_TEST(test_family_and_numbers)
 END_TEST
 
 /* Label values: the three escapes, UTF-8 kept, bytes that are no UTF-8 as
- * U+00XX, controls as U+FFFD. */
+ * U+00XX, controls (C0, DEL, and C1 whether it came as UTF-8 or as a lone
+ * byte 0x80-0x9f) as U+FFFD. */
 START_TEST(test_label_escapes)
 {
   struct expo_label l[2] = {{"pid", "1"}, {"program", NULL}};
@@ -61,7 +62,7 @@ START_TEST(test_label_escapes)
   l[1].value = "a\\b\"c\nd\xc3\xa9" "e\xff" "f\x01g\xc2\x85h\xed\xa0\x80";
   expo_u64(&e, "m", l, 2, 7);
   ck_assert_str_eq(out.s, "m{pid=\"1\",program=\"a\\\\b\\\"c\\nd\xc3\xa9"
-                          "e\xc3\xbf" "f\xef\xbf\xbdg\xef\xbf\xbdh\xc3\xad\xc2\xa0\xc2\x80\"} 7\n");
+                          "e\xc3\xbf" "f\xef\xbf\xbdg\xef\xbf\xbdh\xc3\xad\xc2\xa0\xef\xbf\xbd\"} 7\n");
 }
 END_TEST
 
@@ -84,7 +85,12 @@ START_TEST(test_every_byte)
         if (*p == '\\') {
           TU_CHECK(p[1] == '\\' || p[1] == '"' || p[1] == 'n', "%02x %02x: bad escape", a, b);
           p++;
-        } else TU_CHECK(*p != '"', "%02x %02x: raw quote", a, b);
+        } else {
+          TU_CHECK(*p != '"', "%02x %02x: raw quote", a, b);
+          /* no C1 control (U+0080..U+009F: C2 80..C2 9F) */
+          TU_CHECK(!((unsigned char)p[0] == 0xc2 && (unsigned char)p[1] >= 0x80 &&
+                     (unsigned char)p[1] <= 0x9f), "%02x %02x: a C1 control", a, b);
+        }
     }
 }
 END_TEST
