@@ -203,14 +203,15 @@ void tool_sleep_until_ns(uint64_t when)
   while (!tool_stop && (now = tool_now_ns()) < when) tool_sleep_ns(when - now);
 }
 
-const char *tool_esc(const char *s, char *buf, size_t n)
+/* tool_esc, and with [word] a space escaped too. */
+static const char *esc(const char *s, char *buf, size_t n, int word)
 {
   static const char hex[] = "0123456789abcdef";
   size_t o = 0;
   if (n == 0) return buf;
   for (; s != NULL && *s != '\0'; s++) {
     unsigned char c = (unsigned char)*s;
-    if (c >= 0x20 && c < 0x7f && c != '\\') {
+    if (c >= 0x20 && c < 0x7f && c != '\\' && !(word && c == ' ')) {
       if (o + 1 >= n) break;
       buf[o++] = (char)c;
     } else {
@@ -223,6 +224,16 @@ const char *tool_esc(const char *s, char *buf, size_t n)
   }
   buf[o] = '\0';
   return buf;
+}
+
+const char *tool_esc(const char *s, char *buf, size_t n)
+{
+  return esc(s, buf, n, 0);
+}
+
+const char *tool_esc_word(const char *s, char *buf, size_t n)
+{
+  return esc(s, buf, n, 1);
 }
 
 int tool_open_temp(const char *path, char **tmp)

@@ -189,5 +189,8 @@ uint64_t tool_drain_events(const struct ocgc_source *src);
  * escapes with json.h instead.) */
 #define TOOL_ESC_SIZE(len) (4 * (len) + 1)
 const char *tool_esc(const char *s, char *buf, size_t n);
+/* tool_esc, with a space as \x20 too: for a string that must stay one
+ * field of a line (a key of `ocgc dump`, a column of its --events). */
+const char *tool_esc_word(const char *s, char *buf, size_t n);
 
 #endif /* OCGC_TOOLS_COMMON_H */

@@ -62,7 +62,7 @@ static void print_event(struct dump *d, const struct ocgc_event *ev)
     }
   }
   printf("%" PRIu64 " %u %s %s %" PRIu64 "\n", ev->timestamp, ev->ring, what,
-         name ? tool_esc(name, esc, sizeof esc) : "-", ev->value);
+         name ? tool_esc_word(name, esc, sizeof esc) : "-", ev->value);
 }
 
 
@@ -230,7 +230,7 @@ static void print_counts(const struct dump *d, const struct ocgc_cursor_stats *s
     const char *n;
     if (!d->user_count[i]) continue;
     n = ocgc_source_user_name(d->src, i);
-    n = n ? tool_esc(n, esc, sizeof esc) : "?";
+    n = n ? tool_esc_word(n, esc, sizeof esc) : "?";
     printf("user.%s.count %" PRIu64 "\n", n, d->user_count[i]);
     printf("user.%s.sum %" PRIu64 "\n", n, d->user_sum[i]);
   }

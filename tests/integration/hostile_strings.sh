@@ -60,12 +60,16 @@ check_eq "sum: events.lost lines" 1 "`grep -c '^events.lost ' "$WORK/sum.out"`"
 check_true "sum: the program name, escaped" \
   grep -qF 'producer.program \x1b[2J\x1b[H\x07evil\x0aevents.lost 0\xff\xc3\xa9' "$WORK/sum.out"
 check_true "sum: the OCaml version, escaped" grep -qF 'producer.ocaml \x1b]0;t\x07' "$WORK/sum.out"
-check_true "sum: the user-event name, escaped" \
-  grep -qF 'user.x\x1b[31m\x0aevents.lost 0\x0d\x9b2J.count ' "$WORK/sum.out"
+check_true "sum: the user-event name, escaped (its space too: a key is one field)" \
+  grep -qF 'user.x\x1b[31m\x0aevents.lost\x200\x0d\x9b2J.count ' "$WORK/sum.out"
+check_eq "sum: lines that are not one key and one value" 0 \
+  "`awk 'NF != 2 && !/^producer\.program / && !/^producer\.ocaml /' "$WORK/sum.out" | wc -l | tr -d ' '`"
 ocgc_out evs dump --events "$WORK/hostile.events"
 clean evs
 check_eq "evs: events.lost lines" 1 "`grep -c '^events.lost ' "$WORK/evs.out"`"
 check_gt "evs: user events named, escaped" 0 "`grep -c ' user x\\\\x1b\[31m' "$WORK/evs.out"`"
+check_eq "evs: event lines that are not five fields" 0 \
+  "`awk '$1 ~ /^[0-9]+$/ && NF != 5' "$WORK/evs.out" | wc -l | tr -d ' '`"
 ocgc_out ls ls --no-default-dirs --dir "$WORK/hd"
 clean ls
 check_eq "ls: one row (header + 1)" 2 "`wc -l <"$WORK/ls.out" | tr -d ' '`"
