@@ -383,7 +383,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
   int metrics = strcmp(url, "/metrics") == 0;
   static int headers_seen; /* its address marks a request whose headers are in */
   enum expo_format f;
-  (void)version, (void)upload, (void)upload_size;
+  (void)version, (void)upload;
   /* Another method is refused at once (its body unread: the connection
    * closes).  GET and HEAD are answered on the second call, once
    * libmicrohttpd has the whole request: answered on the first, the
@@ -393,6 +393,14 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
     return text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "method not allowed: GET or HEAD\n");
   if (*con_cls == NULL) {
     *con_cls = &headers_seen;
+    return MHD_YES;
+  }
+  if (*upload_size != 0) {
+    /* A body, which a GET or HEAD has no use for: read and dropped as it
+     * comes (libmicrohttpd hands it over in pieces of its buffer), and
+     * the request answered once it has all come.  Answered before, the
+     * connection was closed with no answer. */
+    *upload_size = 0;
     return MHD_YES;
   }
   f = expo_negotiate(MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT));

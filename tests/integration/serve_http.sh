@@ -108,6 +108,12 @@ for m in POST PUT DELETE PATCH OPTIONS TRACE BREW; do
   req "method_$m" "$m /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n"
   raw "method_$m" 'status 405'
 done
+# A GET or HEAD with a body (which they have no use for) is answered all
+# the same, once the body has come; it used to be closed with no answer.
+req get_body 'GET /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello'
+raw get_body 'status 200'
+req get_body_chunked 'GET /-/healthy HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n'
+raw get_body_chunked 'status 200'
 # The answer to a bad request: a 400 (or the code for what is too long),
 # or a close; "raw timeout" (60 s without either) would be a hang.
 BAD='status 400|closed'
