@@ -191,7 +191,9 @@ static void text_title(FILE *out, const struct rep_meta *m, const struct rep_fig
   fputs("GC report: ", out);
   if (m->mode == REP_PID) fprintf(out, "process %d", m->pid);
   else if (m->mode == REP_FILE) fprintf(out, "ring file %s", tool_esc(m->path, esc, sizeof esc));
-  else for (a = m->command; *a != NULL; a++) fprintf(out, "%s%s", *a, a[1] ? " " : "");
+  else
+    for (a = m->command; *a != NULL; a++)
+      fprintf(out, "%s%s", tool_esc(*a, esc, sizeof esc), a[1] ? " " : "");
   if (x->ext)
     fprintf(out, " (program %s, pid %" PRIu64 ", OCaml %s %s, %s)",
             tool_esc(x->info.program, esc, sizeof esc), x->info.pid,

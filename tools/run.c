@@ -228,7 +228,10 @@ static pid_t start_child(struct run *r, char **argv, int *code)
   close(fds[0]);
   if (got != (ssize_t)sizeof e) return pid;
   child_pid = 0;
-  tool_say("cannot run %s: %s", argv[0], strerror(e));
+  {
+    char esc[TOOL_ESC_SIZE(PATH_MAX)];
+    tool_say("cannot run %s: %s", tool_esc(argv[0], esc, sizeof esc), strerror(e));
+  }
   while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
     ;
   *code = e == ENOENT ? 127 : 126;
@@ -259,9 +262,10 @@ static int follow_child(struct run *r, const char *cmd, int *status)
       continue;
     }
     if (!r->said_noring && tool_now_ns() - t0 >= NORING_NS) {
+      char esc[TOOL_ESC_SIZE(PATH_MAX)];
       tool_say("%s has no GC ring after 1 s: it is not an OCaml program linked with "
                "-runtime-variant _ocgc (or run by ocamlrun_ocgc); running it without a "
-               "report", cmd);
+               "report", tool_esc(cmd, esc, sizeof esc));
       r->said_noring = 1;
     }
     tool_sleep_ns(r->said_noring ? POLL_NS : LOOK_NS);
@@ -296,15 +300,16 @@ static const char *how_it_ended(const struct rep_meta *m, char *buf, size_t n)
 /* No ring to report on: say why, and how the program ended all the same. */
 static void no_report(const struct run *r, const struct rep_meta *m)
 {
-  char how[96];
+  char how[96], esc[TOOL_ESC_SIZE(PATH_MAX)];
   how_it_ended(m, how, sizeof how);
+  tool_esc(m->command[0], esc, sizeof esc);
   if (r->seen_ring)
     /* A program killed before our first look takes its memfd ring with it
      * (only a normal exit preserves it). */
-    tool_say("%s %s before ocgc could open its GC ring: no report", m->command[0], how);
+    tool_say("%s %s before ocgc could open its GC ring: no report", esc, how);
   else if (!r->said_noring)
     tool_say("%s has no GC ring: it is not an OCaml program linked with -runtime-variant "
-             "_ocgc (or run by ocamlrun_ocgc); no report (it %s)", m->command[0], how);
+             "_ocgc (or run by ocamlrun_ocgc); no report (it %s)", esc, how);
 }
 
 /* The HTML report of [snap], if asked: 0, or the exit code to give. */

@@ -140,6 +140,20 @@ check_eq "not found: exit status" 127 "`cat "$WORK/notfound.rc"`"
 check_eq "not found: stderr lines" 1 "`stderr_lines notfound`"
 check_true "not found: says so" grep_err notfound "cannot run $WORK/no-such-program"
 
+say "== a command line with escape sequences is written escaped"
+# The report's title and ocgc's own lines name the command: its bytes are
+# the caller's (or a script's, from a file name), never sent raw to the
+# terminal.  They used to be.
+esc=`printf '\033'`
+ln -s prog "$WORK/p${esc}[2J" || hard_error "ln"
+run_cmd escrun -- "./p${esc}[2J" 0
+check_eq "escape: the program's status" 0 "`cat "$WORK/escrun.rc"`"
+check_true "escape: the title names the command, escaped" grep -qF 'p\x1b[2J' "$WORK/escrun.err"
+check_eq "escape: ESC bytes in ocgc's output" 0 "`LC_ALL=C tr -cd '\033' <"$WORK/escrun.err" | wc -c | tr -d ' '`"
+run_cmd escmissing -- "./no${esc}]0;t such"
+check_eq "escape: a command not found: status" 127 "`cat "$WORK/escmissing.rc"`"
+check_eq "escape: ESC bytes in the error" 0 "`LC_ALL=C tr -cd '\033' <"$WORK/escmissing.err" | wc -c | tr -d ' '`"
+
 say "== the private ring folders are gone"
 check_eq "folders left in \$XDG_RUNTIME_DIR" none "`ls_dir "$XDG_RUNTIME_DIR"`"
 finish
