@@ -87,13 +87,14 @@ struct serve_set {
   void *yield_ctx;
 };
 
-/* A ring whose refresh or drain takes longer than this is slow: served
- * from its last values, and left alone for a while (1 s, doubled each
- * time up to 60 s). */
+/* A ring whose refresh or drain takes longer than this, or whose drain
+ * ends stuck, is slow: served from its last values, and left alone for a
+ * while (100 ms, doubled each time up to 60 s: a producer that lies now
+ * and then is read again soon, one frozen for good costs a read a minute). */
 #define SERVE_RING_SLOW_NS 50000000u        /* 50 ms */
 #define SERVE_RING_BUDGET_NS 20000000u      /* a drain's time, at most (then it
                                                goes on at the next turn) */
-#define SERVE_BACKOFF_MIN_NS 1000000000u    /* 1 s */
+#define SERVE_BACKOFF_MIN_NS 100000000u     /* 100 ms */
 #define SERVE_BACKOFF_MAX_NS 60000000000u   /* 60 s */
 
 /* Each ring is drained on its own schedule, by serve_set_poll() between
