@@ -4,7 +4,7 @@
 # (tests/hostile/hostile_producer frozen: both seqlocks odd for good) and
 # one well-behaved OCaml program, all watched by pid.  After the freeze,
 # every scrape of /metrics answers 200 within the stated bound (0.5 s;
-# checked at 3 s, which leaves a loaded machine its scheduling) with the
+# checked at 5 s, which leaves a loaded machine its scheduling) with the
 # program's figures equal to its own Gc.quick_stat, and /-/healthy answers
 # 200 as fast.  The exporter used to read every ring for each scrape with
 # its one lock held, retrying the frozen ones: scrapes took seconds, and
@@ -53,18 +53,18 @@ while test $i -le 8; do
   ms=`awk -v t="$2" 'BEGIN { printf "%d", t * 1000 }'`
   say "  scrape $i: $1 in $ms ms"
   test "$1" = 200 || bad=$((bad + 1))
-  test "$ms" -le 3000 || slow=$((slow + 1))
+  test "$ms" -le 5000 || slow=$((slow + 1))
   got=`val m$i ocaml_gc_collections_total "$tpid" 'kind="minor"'`
   test "$got" = "$want_minor" || { wrong=$((wrong + 1)); say "  minor collections served $got, quick_stat $want_minor"; }
   hc=`get h$i /-/healthy -w '%{http_code} %{time_total}'`
   set -- $hc
   ms=`awk -v t="$2" 'BEGIN { printf "%d", t * 1000 }'`
   test "$1" = 200 || bad=$((bad + 1))
-  test "$ms" -le 3000 || slow=$((slow + 1))
+  test "$ms" -le 5000 || slow=$((slow + 1))
   i=$((i + 1))
 done
 check_eq "scrapes and health checks that did not answer 200" 0 "$bad"
-check_eq "scrapes and health checks slower than 3 s" 0 "$slow"
+check_eq "scrapes and health checks slower than 5 s" 0 "$slow"
 check_eq "scrapes whose figures of the well-behaved program differ from its quick_stat" 0 "$wrong"
 check_true "the exporter says which figures are stale" grep -q '^ocgc_serve_stale_processes ' "$WORK/m8"
 
