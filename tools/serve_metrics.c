@@ -279,6 +279,15 @@ static const struct family families[] = {
   {"process_page_faults_total", "counter", "Page faults.", faults, 0},
 };
 
+/* One family of the exporter's own, with its one sample: the name is
+ * written once. */
+static void own_u64(struct expo *e, const char *name, const char *type, const char *help,
+                    uint64_t v)
+{
+  expo_family(e, name, type, help);
+  expo_u64(e, name, NULL, 0, v);
+}
+
 /* The exporter's own figures (no pid: they are not a process's). */
 static void own(struct expo *e, const struct serve_set *s)
 {
@@ -286,30 +295,25 @@ static void own(struct expo *e, const struct serve_set *s)
               "Time the last read of every watched ring and /proc took (bounded: "
               "see ocgc_serve_stale).");
   expo_ns(e, "ocgc_serve_scrape_duration_seconds", NULL, 0, s->refresh_ns);
-  expo_family(e, "ocgc_serve_watched_processes", "gauge", "Processes watched.");
-  expo_u64(e, "ocgc_serve_watched_processes", NULL, 0, s->nprocs);
-  if (s->all) {
-    expo_family(e, "ocgc_serve_unreadable_processes", "gauge",
-                "Processes whose memory maps the last look for rings could not read "
-                "(another user's: see the privileges in ocgc-serve.service).");
-    expo_u64(e, "ocgc_serve_unreadable_processes", NULL, 0, s->denied);
-  }
-  expo_family(e, "ocgc_serve_stale_processes", "gauge",
-              "Watched processes whose figures are not from this scrape's read (ocgc_serve_stale).");
-  expo_u64(e, "ocgc_serve_stale_processes", NULL, 0, s->stale);
-  expo_family(e, "ocgc_serve_late_scrapes_total", "counter",
-              "Scrapes answered from the figures of an earlier read, because the reads of this "
-              "one did not end in time.");
-  expo_u64(e, "ocgc_serve_late_scrapes_total", NULL, 0,
-           __atomic_load_n(&s->late, __ATOMIC_RELAXED));
-  expo_family(e, "ocgc_serve_polls_total", "counter",
-              "Drains of a watched ring, on its own schedule or for a scrape.");
-  expo_u64(e, "ocgc_serve_polls_total", NULL, 0, s->polls);
-  expo_family(e, "ocgc_serve_errors_total", "counter",
-              "Rings that could not be opened or read, listings and --textfile writes that "
-              "failed.");
-  expo_u64(e, "ocgc_serve_errors_total", NULL, 0,
-           s->errors + __atomic_load_n(&s->tf_errors, __ATOMIC_RELAXED));
+  own_u64(e, "ocgc_serve_watched_processes", "gauge", "Processes watched.", s->nprocs);
+  if (s->all)
+    own_u64(e, "ocgc_serve_unreadable_processes", "gauge",
+            "Processes whose memory maps the last look for rings could not read "
+            "(another user's: see the privileges in ocgc-serve.service).",
+            s->denied);
+  own_u64(e, "ocgc_serve_stale_processes", "gauge",
+          "Watched processes whose figures are not from this scrape's read (ocgc_serve_stale).",
+          s->stale);
+  own_u64(e, "ocgc_serve_late_scrapes_total", "counter",
+          "Scrapes answered from the figures of an earlier read, because the reads of this "
+          "one did not end in time.",
+          __atomic_load_n(&s->late, __ATOMIC_RELAXED));
+  own_u64(e, "ocgc_serve_polls_total", "counter",
+          "Drains of a watched ring, on its own schedule or for a scrape.", s->polls);
+  own_u64(e, "ocgc_serve_errors_total", "counter",
+          "Rings that could not be opened or read, listings and --textfile writes that "
+          "failed.",
+          s->errors + __atomic_load_n(&s->tf_errors, __ATOMIC_RELAXED));
 }
 
 void serve_set_metrics(const struct serve_set *s, struct serve_buf *out, enum expo_format f)
