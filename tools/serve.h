@@ -60,6 +60,7 @@ struct serve_proc {
    * marked stale, and left alone for backoff_ns, doubled each time. */
   int stale;                  /* the figures served are not from the last refresh */
   int stuck;                  /* its last drain ended behind, passing nothing */
+  unsigned slow_reads;        /* slow or stuck reads in a row */
   uint64_t backoff_ns;        /* 0: reads in time; else read by poll turns
                                  only, not for scrapes, until one is in time */
   uint64_t retry_ns;          /* tool_now_ns() before which it is not read again */
@@ -88,12 +89,13 @@ struct serve_set {
 };
 
 /* A ring whose refresh or drain takes longer than this, or whose drain
- * ends stuck, is slow: served from its last values, and left alone for a
- * while (100 ms, doubled each time up to 60 s: a producer that lies now
+ * ends stuck, is slow; after SERVE_SLOW_READS such reads in a row it is
+ * served from its last values, and left alone for a while (100 ms, doubled each time up to 60 s: a producer that lies now
  * and then is read again soon, one frozen for good costs a read a minute). */
 #define SERVE_RING_SLOW_NS 50000000u        /* 50 ms */
 #define SERVE_RING_BUDGET_NS 20000000u      /* a drain's time, at most (then it
                                                goes on at the next turn) */
+#define SERVE_SLOW_READS 3                  /* in a row, before it is left alone */
 #define SERVE_BACKOFF_MIN_NS 100000000u     /* 100 ms */
 #define SERVE_BACKOFF_MAX_NS 60000000000u   /* 60 s */
 

@@ -182,15 +182,19 @@ static void proc_drain(struct serve_set *s, struct serve_proc *p, uint64_t now)
 
 /* [p]'s read that began at [t0] ended at [now]: a slow one, or one whose
  * drain was stuck (a seqlock held for the whole budget), makes it stale
- * and backs it off (served from its last values meanwhile); one in time
- * clears that.  The time of a read of target memory is the one thing
+ * and backs it off (served from its last values meanwhile) once
+ * SERVE_SLOW_READS reads in a row were so; one in time clears that.  The time of a read of target memory is the one thing
  * a target cannot lie about to us. */
 static void proc_timed(struct serve_proc *p, uint64_t t0, uint64_t now)
 {
   if (now - t0 <= SERVE_RING_SLOW_NS && !p->stuck) {
     p->backoff_ns = 0;
+    p->slow_reads = 0;
     return;
   }
+  /* A producer preempted in the middle of an update, or one that lies now
+   * and then, is slow once; one that stays so is left alone. */
+  if (++p->slow_reads < SERVE_SLOW_READS) return;
   p->stale = 1;
   p->backoff_ns = p->backoff_ns == 0 ? SERVE_BACKOFF_MIN_NS : p->backoff_ns * 2;
   if (p->backoff_ns > SERVE_BACKOFF_MAX_NS) p->backoff_ns = SERVE_BACKOFF_MAX_NS;
