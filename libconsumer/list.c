@@ -8,7 +8,8 @@
  * Invariants:
  * - Bounded: each process's maps are read once (by ocgc_open_ring()), its
  *   stat twice, an ocgc file's extension block once; a stock file is
- *   judged by that one maps read (it was found there), never a second.
+ *   judged by that one maps read (it was found there), never a second; a
+ *   process the caller's skip filter names costs one stat read.
  * - A process is one process throughout: its start time is read before and
  *   after its maps; if they differ (the pid passed to another process
  *   meanwhile) or it is gone, it is counted as vanished, not listed.
@@ -78,7 +79,8 @@ static int skipped(int err, struct ocgc_list_stats *st)
 
 /* List [pid] if it maps a ring: 1 if the callback asked to stop, 0, or
  * -ENOMEM. */
-static int list_one(int pid, ocgc_list_fn fn, void *ctx, struct ocgc_list_stats *st)
+static int list_one(int pid, const struct ocgc_list_opts *o, ocgc_list_fn fn, void *ctx,
+                    struct ocgc_list_stats *st)
 {
   struct ocgc_list_entry e;
   struct ocgc_proc_ident before, after;
@@ -88,6 +90,7 @@ static int list_one(int pid, ocgc_list_fn fn, void *ctx, struct ocgc_list_stats 
   int fd, err, stop;
 
   if ((err = ocgc_proc_ident(pid, &before)) != 0) return skipped(err, st);
+  if (o->skip != NULL && o->skip(pid, before.start_time, ctx)) return 0;
   if ((fd = ocgc_open_ring(pid, path, sizeof path)) < 0) return skipped(fd, st);
   err = ocgc_proc_ident(pid, &after);
   if (err == 0 && after.start_time != before.start_time) err = -ESRCH;
@@ -121,11 +124,19 @@ static int list_one(int pid, ocgc_list_fn fn, void *ctx, struct ocgc_list_stats 
 
 int ocgc_list(ocgc_list_fn fn, void *ctx, struct ocgc_list_stats *stats)
 {
+  return ocgc_list_opts(NULL, fn, ctx, stats);
+}
+
+int ocgc_list_opts(const struct ocgc_list_opts *opts, ocgc_list_fn fn, void *ctx,
+                   struct ocgc_list_stats *stats)
+{
+  struct ocgc_list_opts o = OCGC_OPTS_INIT(struct ocgc_list_opts);
   struct ocgc_list_stats st;
   struct dirent *de;
   DIR *d;
   int err = 0;
 
+  if (opts != NULL) memcpy(&o, opts, opts->sz < sizeof o ? opts->sz : sizeof o);
   memset(&st, 0, sizeof st);
   if (stats != NULL) *stats = st;
   if (fn == NULL) return -EINVAL;
@@ -134,7 +145,7 @@ int ocgc_list(ocgc_list_fn fn, void *ctx, struct ocgc_list_stats *stats)
     int pid = pid_of(de->d_name);
     if (pid == 0) continue;
     st.processes++;
-    err = list_one(pid, fn, ctx, &st);
+    err = list_one(pid, &o, fn, ctx, &st);
   }
   closedir(d);
   if (stats != NULL) *stats = st;

@@ -1,7 +1,8 @@
 /* test_attach.c - attaching by pid (attach.c): ocgc_find_ring(),
  * ocgc_source_open_pid() and ocgc_source_check_alive() against real
  * processes, stock OCaml 5 rings and reused pids included; listing them
- * (list.c: ocgc_list()) and the default ring folders (dirs.c).
+ * (list.c: ocgc_list(), and ocgc_list_opts()'s skip filter) and the
+ * default ring folders (dirs.c).
  *
  * Each test forks "producer" children that do what the patched runtime
  * does (runtime_patch/src/ocgc_file.c): build a ring file with ringgen
@@ -1146,6 +1147,58 @@ START_TEST(list_stop_and_errors)
 }
 END_TEST
 
+/* ocgc_list_opts's skip filter: a process it names is neither read nor
+ * listed, and is asked about with its own start time; the others are
+ * listed as by ocgc_list(). */
+struct skipper {
+  struct seen *s;
+  pid_t skip;
+  uint64_t skip_start;       /* the start time the filter was given for it */
+  unsigned asked;
+};
+
+static int skip_one(int pid, uint64_t start_time, void *ctx)
+{
+  struct skipper *k = ctx;
+  k->asked++;
+  if (pid != k->skip) return 0;
+  k->skip_start = start_time;
+  return 1;
+}
+
+static int on_listed_skipper(const struct ocgc_list_entry *e, void *ctx)
+{
+  return on_listed(e, ((struct skipper *)ctx)->s);
+}
+
+START_TEST(list_skip)
+{
+  struct child c = start(tmp, P_OK), d = start(tmp, P_OK);
+  struct ocgc_list_opts lo = OCGC_OPTS_INIT(struct ocgc_list_opts);
+  struct skipper k = {0};
+  struct ocgc_list_stats st;
+  k.s = calloc(1, sizeof *k.s);
+  ck_assert_ptr_nonnull(k.s);
+  k.s->pids[k.s->npids++] = c.pid;
+  k.s->pids[k.s->npids++] = d.pid;
+  k.skip = c.pid;
+  lo.skip = skip_one;
+  ck_assert_int_ge(ocgc_list_opts(&lo, on_listed_skipper, &k, &st), 1);
+  ck_assert_int_eq(k.s->listed[0], 0);
+  ck_assert_int_eq(k.s->listed[1], 1);
+  ck_assert_uint_eq(k.skip_start, proc_start_time(c.pid));
+  ck_assert_uint_ge(k.asked, 2);
+  /* NULL options: everything listed. */
+  memset(k.s->listed, 0, sizeof k.s->listed);
+  ck_assert_int_ge(ocgc_list_opts(NULL, on_listed_skipper, &k, NULL), 2);
+  ck_assert_int_eq(k.s->listed[0], 1);
+  ck_assert_int_eq(k.s->listed[1], 1);
+  stop(&c);
+  stop(&d);
+  free(k.s);
+}
+END_TEST
+
 /* A ring that cannot be read yet (a stock file before its header) is
  * listed as unreadable, with the reason and the process's name. */
 START_TEST(list_unreadable)
@@ -1289,6 +1342,7 @@ Suite *attach_suite(void)
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, list_processes);
   tcase_add_test(tc, list_stop_and_errors);
+  tcase_add_test(tc, list_skip);
   tcase_add_test(tc, list_unreadable);
   tcase_add_test(tc, list_denied);
   tcase_add_test(tc, default_dir_rule);
