@@ -40,6 +40,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -100,11 +101,13 @@ struct serve {
   unsigned wanted;            /* bit per body_kind asked since the poll thread took the asks */
   uint64_t asked;             /* asks made */
   uint64_t answered;          /* the last ask whose bodies are rendered */
-  struct serve_buf body[BODY_KINDS]; /* the last rendered, per kind */
+  struct serve_body *body[BODY_KINDS]; /* the last rendered, per kind (a
+                                 reference each; NULL: none yet, or out of memory) */
   uint64_t turn_ns;           /* tool_now_ns() when the poll thread last ended a turn */
   int pending;                /* an ask waits: read by the poll thread between
                                  rings, without the lock (atomic) */
   struct serve_set set;       /* the poll thread's alone once it runs */
+  struct serve_body_writer writer; /* the poll thread's */
   const char *listen;         /* NULL: no HTTP (--textfile without --listen) */
   struct serve_textfile tf;   /* tf.path NULL: no --textfile */
 };
@@ -117,14 +120,19 @@ static int ask_waiting(void *ctx)
   return __atomic_load_n(&sv->pending, __ATOMIC_ACQUIRE);
 }
 
-/* Render the kinds in [wanted] of the set as read now into [out]. */
-static void render_kinds(struct serve *sv, unsigned wanted, struct serve_buf *out)
+/* Render the kinds in [wanted] of the set as read now into [out] (each a
+ * new body, or NULL out of memory). */
+static void render_kinds(struct serve *sv, unsigned wanted, struct serve_body **out)
 {
   unsigned k;
   for (k = 0; k < BODY_KINDS; k++) {
+    struct serve_body_writer *w = &sv->writer;
     if (!(wanted & 1u << k)) continue;
-    if (k == BODY_INDEX) serve_set_index(&sv->set, &out[k]);
-    else serve_set_metrics(&sv->set, &out[k], k == BODY_TEXT ? EXPO_TEXT : EXPO_OPENMETRICS);
+    if (serve_body_begin(w) != 0) { out[k] = NULL; continue; }
+    if (k == BODY_INDEX) serve_set_index(&sv->set, serve_body_put, w);
+    else serve_set_metrics(&sv->set, serve_body_put, w,
+                           k == BODY_TEXT ? EXPO_TEXT : EXPO_OPENMETRICS);
+    out[k] = serve_body_finish(w);
   }
 }
 
@@ -139,7 +147,7 @@ static void *poll_thread(void *arg)
   uint64_t next = 0;
   pthread_mutex_lock(&sv->lock);
   while (!sv->stopping) {
-    struct serve_buf fresh[BODY_KINDS];
+    struct serve_body *fresh[BODY_KINDS];
     unsigned wanted = sv->wanted, k;
     uint64_t asked = sv->asked, now;
     sv->wanted = 0;
@@ -159,7 +167,7 @@ static void *poll_thread(void *arg)
     pthread_mutex_lock(&sv->lock);
     for (k = 0; k < BODY_KINDS; k++) {
       if (!(wanted & 1u << k)) continue;
-      free(sv->body[k].s);
+      serve_body_unref(sv->body[k]);
       sv->body[k] = fresh[k];
     }
     if (wanted != 0) {
@@ -202,6 +210,27 @@ static void poll_stop(struct serve *sv, pthread_t t)
   pthread_join(t, NULL);
 }
 
+/* Descriptors: every watched ring holds one, every connection one, and a
+ * refresh a few of /proc.  The soft limit (1,024 by default) is raised to
+ * the hard one (as Go's runtime does for its programs): with it, rings
+ * past about a thousand were never watched.  Said once if even the hard
+ * limit is below what the bounds need. */
+static void raise_nofile(const struct serve_set *set)
+{
+  struct rlimit rl;
+  rlim_t need = (rlim_t)(set->max_procs ? set->max_procs : SERVE_MAX_WATCHED) + MAX_CONNECTIONS + 64;
+  if (getrlimit(RLIMIT_NOFILE, &rl) != 0) return;
+  if (rl.rlim_cur < rl.rlim_max) {
+    rl.rlim_cur = rl.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &rl);
+    getrlimit(RLIMIT_NOFILE, &rl);
+  }
+  if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < need)
+    tool_say("open files are limited to %llu, fewer than the %llu that --max-processes and %u "
+             "connections need: rings past that are not watched (raise LimitNOFILE, or ulimit -n)",
+             (unsigned long long)rl.rlim_cur, (unsigned long long)need, (unsigned)MAX_CONNECTIONS);
+}
+
 static int serve_init(struct serve *sv)
 {
   pthread_condattr_t ca;
@@ -216,6 +245,12 @@ static int serve_init(struct serve *sv)
   }
   pthread_condattr_destroy(&ca);
   pthread_mutex_init(&sv->lock, NULL);
+  if (serve_body_writer_init(&sv->writer) != 0) {
+    pthread_cond_destroy(&sv->ready);
+    pthread_cond_destroy(&sv->wake);
+    pthread_mutex_destroy(&sv->lock);
+    return -1;
+  }
   sv->set.yield = ask_waiting;
   sv->set.yield_ctx = sv;
   sv->turn_ns = tool_now_ns();
@@ -226,7 +261,8 @@ static void serve_usage(FILE *f)
 {
   fprintf(f,
           "usage: ocgc serve [--listen ADDR:PORT] [--textfile PATH [--interval D]]\n"
-          "                  [--dir DIR] (PID... | --all)\n\n"
+          "                  [--max-processes N] [--max-per-user N] [--dir DIR]\n"
+          "                  (PID... | --all)\n\n"
           "Serve the GC figures of OCaml processes as Prometheus metrics over HTTP:\n"
           "/metrics (text format 0.0.4, or OpenMetrics when the scraper asks for it),\n"
           "/ (the watched processes), /-/healthy.  Each ring is drained on its own\n"
@@ -241,9 +277,14 @@ static void serve_usage(FILE *f)
           "  --all               every process with a ring, looked for again every\n"
           "                      second\n"
           "  --dir DIR           rings are DIR/PID.events (not searched in the maps)\n"
+          "  --max-processes N   watch at most N processes (default %u)\n"
+          "  --max-per-user N    of them at most N of one user (default %u); past a\n"
+          "                      bound, a new ring takes the place of one that keeps\n"
+          "                      failing, else it is refused\n"
           "  --help              this text\n\n"
           "It says 'ocgc serve: listening on http://ADDR:PORT/' on stderr once it\n"
-          "listens; SIGINT or SIGTERM stop it.\n");
+          "listens; SIGINT or SIGTERM stop it.\n",
+          (unsigned)SERVE_MAX_WATCHED, (unsigned)SERVE_MAX_PER_USER);
 }
 
 /* "http://ADDR:PORT/" of the bound socket [fd]. */
@@ -304,43 +345,29 @@ static int listen_on(const char *spec, int *v6)
   return fd;
 }
 
-static enum MHD_Result answer(struct MHD_Connection *c, unsigned status, const char *type,
-                              struct serve_buf *body)
+/* A short text answer (copied: [s] may be on the stack). */
+static enum MHD_Result text(struct MHD_Connection *c, unsigned status, const char *s)
 {
   struct MHD_Response *r;
   enum MHD_Result ret;
-  if (body->failed) {
-    free(body->s);
-    memset(body, 0, sizeof *body);
-    status = MHD_HTTP_INTERNAL_SERVER_ERROR;
-    serve_buf_put(body, "out of memory\n", 14);
-  }
-  r = MHD_create_response_from_buffer(body->n, body->s ? body->s : (char *)"",
-                                      body->s ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
-  if (r == NULL) { free(body->s); return MHD_NO; }
-  MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+  r = MHD_create_response_from_buffer(strlen(s), (void *)(uintptr_t)s, MHD_RESPMEM_MUST_COPY);
+  if (r == NULL) return MHD_NO;
+  MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
   if (status == MHD_HTTP_METHOD_NOT_ALLOWED) MHD_add_response_header(r, "Allow", "GET, HEAD");
   ret = MHD_queue_response(c, status, r);
   MHD_destroy_response(r);
   return ret;
 }
 
-static enum MHD_Result text(struct MHD_Connection *c, unsigned status, const char *s)
-{
-  struct serve_buf b = {0};
-  serve_buf_put(&b, s, strlen(s));
-  return answer(c, status, "text/plain; charset=utf-8", &b);
-}
-
-/* The body of kind [k] into [b], as the poll thread renders it for this
- * request, or past ANSWER_WAIT_NS as it rendered it last: 0, or -1 when
+/* The body of kind [k], as the poll thread renders it for this request,
+ * or past ANSWER_WAIT_NS as it rendered it last: a reference, or NULL when
  * there is none yet (the first request, and the poll thread not done with
- * it in time). */
-static int render(struct serve *sv, struct serve_buf *b, enum body_kind k)
+ * it in time; or out of memory). */
+static struct serve_body *render(struct serve *sv, enum body_kind k)
 {
   struct timespec ts;
+  struct serve_body *b;
   uint64_t my, deadline;
-  int rc = -1;
   pthread_mutex_lock(&sv->lock);
   my = ++sv->asked;
   sv->wanted |= 1u << k;
@@ -353,15 +380,79 @@ static int render(struct serve *sv, struct serve_buf *b, enum body_kind k)
   while (sv->answered < my && !sv->stopping && tool_now_ns() < deadline)
     pthread_cond_timedwait(&sv->ready, &sv->lock, &ts);
   if (sv->answered < my) __atomic_add_fetch(&sv->set.late, 1, __ATOMIC_RELAXED);
-  if (sv->body[k].s != NULL && !sv->body[k].failed) {
-    serve_buf_put(b, sv->body[k].s, sv->body[k].n);
-    rc = 0;
-  } else if (sv->body[k].failed) {
-    b->failed = 1; /* answered as out of memory */
-    rc = 0;
-  }
+  b = sv->body[k] != NULL ? serve_body_ref(sv->body[k]) : NULL;
   pthread_mutex_unlock(&sv->lock);
-  return rc;
+  return b;
+}
+
+/* Whether [ae], an Accept-Encoding header, takes gzip: "gzip", "x-gzip"
+ * or "*" with a q other than 0. */
+static int takes_gzip(const char *ae)
+{
+  while (ae != NULL && *ae != '\0') {
+    size_t n = strcspn(ae, ",;"), sp = strspn(ae, " \t");
+    const char *tok = ae + sp, *end = ae + n, *q;
+    while (end > tok && (end[-1] == ' ' || end[-1] == '\t')) end--;
+    int named = ((size_t)(end - tok) == 4 && strncasecmp(tok, "gzip", 4) == 0) ||
+                ((size_t)(end - tok) == 6 && strncasecmp(tok, "x-gzip", 6) == 0) ||
+                (end - tok == 1 && *tok == '*');
+    const char *next = strchr(ae, ',');
+    if (named) {
+      /* Its parameters, up to the next ',': only q counts. */
+      size_t plen = next ? (size_t)(next - (ae + n)) : strlen(ae + n);
+      char params[64] = "";
+      if (plen >= sizeof params) plen = sizeof params - 1;
+      memcpy(params, ae + n, plen);
+      params[plen] = '\0';
+      q = strstr(params, "q=");
+      if (q == NULL || strtod(q + 2, NULL) > 0) return 1;
+    }
+    ae = next ? next + 1 : NULL;
+  }
+  return 0;
+}
+
+static ssize_t read_plain(void *cls, uint64_t pos, char *buf, size_t max)
+{
+  long n = serve_body_read(cls, buf, max);
+  (void)pos; /* sequential: libmicrohttpd asks for the bytes in order */
+  if (n < 0) return MHD_CONTENT_READER_END_WITH_ERROR;
+  if (n == 0) return MHD_CONTENT_READER_END_OF_STREAM;
+  return (ssize_t)n;
+}
+
+/* Answer with body [b] (its reference taken over): as gzip if the client
+ * takes it, else as text inflated as it is sent. */
+static enum MHD_Result answer_body(struct MHD_Connection *c, const char *type,
+                                   struct serve_body *b)
+{
+  struct MHD_Response *r;
+  enum MHD_Result ret;
+  int gz = takes_gzip(MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+                                                  MHD_HTTP_HEADER_ACCEPT_ENCODING));
+  if (b->failed) {
+    serve_body_unref(b);
+    return text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "the answer outgrew its bound, or memory "
+                                                   "ran out (see /-/healthy)\n");
+  }
+  if (gz) {
+    r = MHD_create_response_from_buffer_with_free_callback_cls(b->zn, b->z, serve_body_unref, b);
+  } else {
+    struct serve_body_reader *rd = serve_body_reader_new(b);
+    serve_body_unref(b); /* the reader holds one */
+    r = rd == NULL ? NULL
+                   : MHD_create_response_from_callback(b->plain_n, 16 * 1024, read_plain, rd,
+                                                       serve_body_reader_free);
+    if (r == NULL) serve_body_reader_free(rd);
+    b = NULL;
+  }
+  if (r == NULL) { serve_body_unref(b); return MHD_NO; }
+  MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+  MHD_add_response_header(r, MHD_HTTP_HEADER_VARY, MHD_HTTP_HEADER_ACCEPT_ENCODING);
+  if (gz) MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_ENCODING, "gzip");
+  ret = MHD_queue_response(c, MHD_HTTP_OK, r);
+  MHD_destroy_response(r);
+  return ret;
 }
 
 /* Whether the poll thread ended a turn lately: /-/healthy. */
@@ -379,7 +470,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
                               size_t *upload_size, void **con_cls)
 {
   struct serve *sv = cls;
-  struct serve_buf b = {0};
+  struct serve_body *body;
   int metrics = strcmp(url, "/metrics") == 0;
   static int headers_seen; /* its address marks a request whose headers are in */
   enum expo_format f;
@@ -413,10 +504,11 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
     return text(c, MHD_HTTP_SERVICE_UNAVAILABLE, why);
   }
   if (!metrics && strcmp(url, "/") != 0) return text(c, MHD_HTTP_NOT_FOUND, "not found\n");
-  if (render(sv, &b, !metrics ? BODY_INDEX : f == EXPO_TEXT ? BODY_TEXT : BODY_OPENMETRICS) != 0)
+  body = render(sv, !metrics ? BODY_INDEX : f == EXPO_TEXT ? BODY_TEXT : BODY_OPENMETRICS);
+  if (body == NULL)
     return text(c, MHD_HTTP_SERVICE_UNAVAILABLE, "not ready: the first read of the rings has "
                                                  "not ended yet\n");
-  return answer(c, MHD_HTTP_OK, metrics ? expo_content_type(f) : "text/plain; charset=utf-8", &b);
+  return answer_body(c, metrics ? expo_content_type(f) : "text/plain; charset=utf-8", body);
 }
 
 /* The options into *sv: 0, or the exit code. */
@@ -428,6 +520,8 @@ static int parse_options(int argc, char **argv, struct serve *sv)
     {"dir", required_argument, NULL, 'd'},
     {"textfile", required_argument, NULL, 't'},
     {"interval", required_argument, NULL, 'i'},
+    {"max-processes", required_argument, NULL, 'm'},
+    {"max-per-user", required_argument, NULL, 'u'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
   };
@@ -441,6 +535,17 @@ static int parse_options(int argc, char **argv, struct serve *sv)
     case 'd': sv->set.dir = optarg; break;
     case 't': sv->tf.path = optarg; break;
     case 'i': interval = optarg; break;
+    case 'm':
+    case 'u': {
+      uint64_t v;
+      if (tool_parse_count(optarg, &v) != 0 || v == 0 || v > SERVE_MAX_WATCHED)
+        return tool_usage_error("--%s wants a number from 1 to %u, not '%s'",
+                                opt == 'm' ? "max-processes" : "max-per-user",
+                                (unsigned)SERVE_MAX_WATCHED, optarg);
+      if (opt == 'm') sv->set.max_procs = (unsigned)v;
+      else sv->set.max_per_user = (unsigned)v;
+      break;
+    }
     case 'h': serve_usage(stdout); exit(0);
     default: serve_usage(stderr); return TOOL_EXIT_USAGE;
     }
@@ -458,11 +563,10 @@ static int parse_options(int argc, char **argv, struct serve *sv)
   return 0;
 }
 
-/* The options and operands into *sv: 0, or the exit code. */
+/* The operands into *sv, after parse_options(): 0, or the exit code. */
 static int parse_args(int argc, char **argv, struct serve *sv)
 {
   int i, rc;
-  if ((rc = parse_options(argc, argv, sv)) != 0) return rc;
   if (sv->set.all == (optind < argc))
     return tool_usage_error("give PIDs or --all, one of them ('ocgc serve --help' tells more)");
   for (i = optind; i < argc; i++) {
@@ -500,10 +604,10 @@ static int http_start(struct serve *sv, struct MHD_Daemon **out)
 /* Write the text exposition to --textfile. */
 static void textfile_tick(struct serve *sv)
 {
-  struct serve_buf b = {0};
-  if (render(sv, &b, BODY_TEXT) == 0 && serve_textfile_write(&sv->tf, &b) != 0)
+  struct serve_body *b = render(sv, BODY_TEXT);
+  if (b != NULL && serve_textfile_write(&sv->tf, b) != 0)
     __atomic_add_fetch(&sv->set.tf_errors, 1, __ATOMIC_RELAXED);
-  free(b.s);
+  serve_body_unref(b);
 }
 
 /* Until SIGINT or SIGTERM: write --textfile on its period, if given (the
@@ -549,10 +653,11 @@ int cmd_serve(int argc, char **argv)
   int rc;
   unsigned i;
   if (serve_init(&sv) != 0) {
-    tool_say("cannot make a condition variable: %s", strerror(errno));
+    tool_say("cannot make a condition variable or a gzip stream: %s", strerror(errno));
     return TOOL_EXIT_ERROR;
   }
-  if ((rc = parse_args(argc, argv, &sv)) == 0) {
+  if ((rc = parse_options(argc, argv, &sv)) == 0) raise_nofile(&sv.set);
+  if (rc == 0 && (rc = parse_args(argc, argv, &sv)) == 0) {
     if ((rc = poll_start(&sv, &poller)) != 0) {
       tool_say("cannot start the poll thread: %s", strerror(rc));
       rc = TOOL_EXIT_ERROR;
@@ -562,7 +667,9 @@ int cmd_serve(int argc, char **argv)
     }
   }
   serve_set_free(&sv.set);
-  for (i = 0; i < BODY_KINDS; i++) free(sv.body[i].s);
+  for (i = 0; i < BODY_KINDS; i++) serve_body_unref(sv.body[i]);
+  serve_body_writer_free(&sv.writer);
+
   pthread_cond_destroy(&sv.ready);
   pthread_cond_destroy(&sv.wake);
   pthread_mutex_destroy(&sv.lock);

@@ -2,7 +2,7 @@
  * (serve_metrics.c) share (private to tools/): the set of watched
  * processes, which only serve.c's poll thread reads and writes once it
  * runs (every read of target memory happens there, under no lock), and
- * the response buffer. */
+ * the rendered bodies (serve_body.c). */
 #ifndef OCGC_TOOLS_SERVE_H
 #define OCGC_TOOLS_SERVE_H
 
@@ -13,17 +13,61 @@
 #include "ocgc/consumer.h"
 #include "procstat.h"
 
-/* A response body, grown as written up to SERVE_BUF_MAX (then failed). */
+/* A body's compressed size at most (then it fails). */
 #define SERVE_BUF_MAX (64u << 20)
-struct serve_buf {
-  char *s;
-  size_t n, cap;
-  int failed;
-};
-void serve_buf_put(void *ctx, const char *s, size_t n);
 
-/* At most this many processes are watched (more are counted as errors). */
+/* A rendered answer (serve_body.c): written once into a gzip stream, kept
+ * compressed, shared by the responses that send it (reference counted),
+ * immutable once finished. */
+struct serve_body {
+  unsigned refs;              /* atomic */
+  int failed;                 /* over SERVE_BUF_MAX, or out of memory: no bytes */
+  char *z;                    /* gzip */
+  size_t zn, cap;
+  uint64_t plain_n;           /* the size of the text it holds */
+};
+struct serve_body_writer {
+  struct serve_body *body;    /* the body being written, or NULL */
+  struct z_stream_s *zs;      /* kept from body to body */
+};
+/* A writer, for every body one thread writes: 0, or -1 out of memory. */
+int serve_body_writer_init(struct serve_body_writer *w);
+void serve_body_writer_free(struct serve_body_writer *w);
+/* Begin a body (one reference, the writer's): 0, or -1 out of memory. */
+int serve_body_begin(struct serve_body_writer *w);
+/* An expo_put_fn: text appended to the body (ctx: the writer). */
+void serve_body_put(void *ctx, const char *s, size_t n);
+/* The body written, with the writer's reference (failed if it was too
+ * big or memory ran out). */
+struct serve_body *serve_body_finish(struct serve_body_writer *w);
+struct serve_body *serve_body_ref(struct serve_body *b);
+void serve_body_unref(void *b); /* NULL: nothing */
+
+
+/* The body's text, inflated a piece at a time (for a client that does
+ * not take gzip, and for --textfile); holds a reference. */
+struct serve_body_reader;
+struct serve_body_reader *serve_body_reader_new(struct serve_body *b);
+/* Up to [max] bytes of text into [buf]: how many, 0 at the end, -1 on an
+ * error. */
+long serve_body_read(struct serve_body_reader *r, char *buf, size_t max);
+void serve_body_reader_free(void *r); /* NULL: nothing */
+
+
+/* A program's name as a label of every series: at most this many bytes
+ * of it (cut between characters, then "..." as U+2026), so that no
+ * process's share of /metrics depends on what it calls itself. */
+#define SERVE_LABEL_MAX 32
+
+/* At most this many processes are watched (--max-processes), of them at
+ * most SERVE_MAX_PER_USER of one user (--max-per-user): one user's
+ * thousands of fake rings cannot take the slots of another's programs.
+ * More are refused (ocgc_serve_refused_processes), unless a watched ring
+ * of the same bound keeps failing (SERVE_FAILING): then it gives its
+ * place to the new one. */
 #define SERVE_MAX_WATCHED 4096
+#define SERVE_MAX_PER_USER 1024
+#define SERVE_REFUSED_MEMO 65536 /* refused processes remembered, at most */
 
 /* A watched process: its ring, its aggregator, and what the last refresh
  * read of it. */
@@ -31,8 +75,11 @@ struct serve_proc {
   struct serve_proc *next;
   int pid;
   uint64_t start_ticks;       /* with pid, its identity (/proc/PID/stat) */
+  unsigned uid;               /* the owner of /proc/PID when first watched */
+  unsigned fails;             /* reads that failed in a row */
   char pid_label[16];
   char program[80];           /* untrusted bytes: escaped by each writer */
+  char label[SERVE_LABEL_MAX + 4]; /* program, cut (tool_utf8_cut): its label */
   struct ocgc_source *src;
   struct ocgc_agg *agg;
   uint64_t drain_max;         /* tool_drain_events() of src */
@@ -68,6 +115,18 @@ struct serve_proc {
 
 struct serve_set {
   int all;                    /* --all: every process ocgc_list() finds */
+  unsigned max_procs;         /* --max-processes (0: SERVE_MAX_WATCHED) */
+  unsigned max_per_user;      /* --max-per-user (0: SERVE_MAX_PER_USER) */
+  uint64_t refused;           /* --all: processes the last listing found and
+                                 could not watch (bounds, or an open that failed) */
+  uint64_t evicted;           /* watched rings that kept failing, dropped for
+                                 a new one (a count) */
+  uint64_t listing_refused;   /* refused so far by the listing under way */
+  struct serve_ident { int pid; uint64_t start_ticks; } *refused_ids;
+  size_t nrefused, refused_cap; /* processes refused lately: not listed again */
+  uint64_t refused_since_ns;  /* tool_now_ns() when refused_ids was emptied */
+  int dropped;                /* a process was let go since the last give_back() */
+  int slot_freed;             /* a watched process went since the last listing */
   const char *dir;            /* --dir: rings are DIR/PID.events */
   struct serve_proc *procs;   /* watched, a list */
   size_t nprocs;
@@ -96,6 +155,8 @@ struct serve_set {
 #define SERVE_RING_BUDGET_NS 20000000u      /* a drain's time, at most (then it
                                                goes on at the next turn) */
 #define SERVE_SLOW_READS 3                  /* in a row, before it is left alone */
+/* A ring that keeps failing: so many failed or slow reads in a row. */
+#define SERVE_FAILING(p) ((p)->fails >= SERVE_SLOW_READS || (p)->slow_reads >= SERVE_SLOW_READS)
 #define SERVE_BACKOFF_MIN_NS 100000000u     /* 100 ms */
 #define SERVE_BACKOFF_MAX_NS 60000000000u   /* 60 s */
 
@@ -129,11 +190,11 @@ void serve_set_refresh(struct serve_set *s, uint64_t deadline);
  * are counted in s->errors. */
 uint64_t serve_set_poll(struct serve_set *s, uint64_t now);
 
-/* The exposition of the set as refreshed last, in format [f]. */
-void serve_set_metrics(const struct serve_set *s, struct serve_buf *out, enum expo_format f);
+/* The exposition of the set as refreshed last, in format [f], to [put]. */
+void serve_set_metrics(const struct serve_set *s, expo_put_fn put, void *ctx, enum expo_format f);
 
 /* A text page listing the watched processes, every string escaped. */
-void serve_set_index(const struct serve_set *s, struct serve_buf *out);
+void serve_set_index(const struct serve_set *s, expo_put_fn put, void *ctx);
 
 void serve_set_free(struct serve_set *s);
 
@@ -145,9 +206,10 @@ struct serve_textfile {
   int failing;                /* -errno of the last write, 0 if it succeeded */
 };
 
-/* Replace t->path by [b] atomically: 0, or -errno, said on stderr the first
- * time it happens (and "written again" once it works again). */
-int serve_textfile_write(struct serve_textfile *t, const struct serve_buf *b);
+/* Replace t->path by the text of [b] atomically: 0, or -errno, said on
+ * stderr the first time it happens (and "written again" once it works
+ * again). */
+int serve_textfile_write(struct serve_textfile *t, struct serve_body *b);
 
 /* Remove t->path, so that node_exporter does not serve figures nobody
  * updates any more. */

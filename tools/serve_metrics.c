@@ -301,6 +301,14 @@ static void own(struct expo *e, const struct serve_set *s)
             "Processes whose memory maps the last look for rings could not read "
             "(another user's: see the privileges in ocgc-serve.service).",
             s->denied);
+  if (s->all)
+    own_u64(e, "ocgc_serve_refused_processes", "gauge",
+            "Processes with a ring that the last look for rings did not watch: over "
+            "--max-processes or --max-per-user, or their ring would not open.",
+            s->refused);
+  own_u64(e, "ocgc_serve_evicted_total", "counter",
+          "Watched rings that kept failing, let go for a new process when a bound was met.",
+          s->evicted);
   own_u64(e, "ocgc_serve_stale_processes", "gauge",
           "Watched processes whose figures are not from this scrape's read (ocgc_serve_stale).",
           s->stale);
@@ -316,16 +324,16 @@ static void own(struct expo *e, const struct serve_set *s)
           s->errors + __atomic_load_n(&s->tf_errors, __ATOMIC_RELAXED));
 }
 
-void serve_set_metrics(const struct serve_set *s, struct serve_buf *out, enum expo_format f)
+void serve_set_metrics(const struct serve_set *s, expo_put_fn put, void *ctx, enum expo_format f)
 {
   struct expo e;
   size_t i;
-  expo_init(&e, serve_buf_put, out, f);
+  expo_init(&e, put, ctx, f);
   for (i = 0; i < sizeof families / sizeof families[0]; i++) {
     const struct serve_proc *p;
     expo_family(&e, families[i].name, families[i].type, families[i].help);
     for (p = s->procs; p != NULL; p = p->next) {
-      struct expo_label l[EXPO_MAX_LABELS] = {{"pid", p->pid_label}, {"program", p->program}};
+      struct expo_label l[EXPO_MAX_LABELS] = {{"pid", p->pid_label}, {"program", p->label}};
       if (p->snap == NULL) continue; /* never read whole yet: nothing to serve */
       families[i].fn(&e, &families[i], p, l);
     }

@@ -17,28 +17,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #include "common.h"
 #include "serve.h"
+#include "utf8.h"
 
 #define LIST_EVERY_NS 1000000000u
-
-void serve_buf_put(void *ctx, const char *s, size_t n)
-{
-  struct serve_buf *b = ctx;
-  if (b->failed || n == 0) return;
-  if (b->n + n + 1 > b->cap) {
-    size_t cap = b->cap ? b->cap : 65536;
-    char *p;
-    while (cap < b->n + n + 1) cap *= 2;
-    if (cap > SERVE_BUF_MAX || (p = realloc(b->s, cap)) == NULL) { b->failed = 1; return; }
-    b->s = p;
-    b->cap = cap;
-  }
-  memcpy(b->s + b->n, s, n);
-  b->n += n;
-  b->s[b->n] = '\0';
-}
+#define REFUSED_FORGET_NS 60000000000u /* 60 s */
 
 static void proc_free(struct serve_proc *p)
 {
@@ -92,6 +81,7 @@ static int proc_add(struct serve_set *s, struct ocgc_source *src, int pid, uint6
   snprintf(p->pid_label, sizeof p->pid_label, "%d", pid);
   if (p->info.has_ext) snprintf(p->program, sizeof p->program, "%s", p->info.program);
   else read_comm(pid, p->program, sizeof p->program);
+  tool_utf8_cut(p->program, SERVE_LABEL_MAX, p->label);
   p->next = s->procs;
   s->procs = p;
   s->nprocs++;
@@ -103,6 +93,97 @@ static int watched(const struct serve_set *s, int pid, uint64_t start_ticks)
   const struct serve_proc *p;
   for (p = s->procs; p != NULL; p = p->next)
     if (p->pid == pid && p->start_ticks == start_ticks) return 1;
+  return 0;
+}
+
+/* Whether the listing refused [pid] lately (refused_ids). */
+static int refused_lately(const struct serve_set *s, int pid, uint64_t start_ticks)
+{
+  size_t i;
+  for (i = 0; i < s->nrefused; i++)
+    if (s->refused_ids[i].pid == pid && s->refused_ids[i].start_ticks == start_ticks) return 1;
+  return 0;
+}
+
+/* Remember that [pid] was refused, so that the next listings do not read
+ * its maps and open its ring again, each second, for nothing (thousands
+ * of rings over the bounds would make every listing slow).  Forgotten
+ * when a watched process goes (there is room again) and every
+ * REFUSED_FORGET_NS (a failing ring may have appeared to take the place
+ * of); past SERVE_REFUSED_MEMO entries, not remembered. */
+static void refuse(struct serve_set *s, int pid, uint64_t start_ticks)
+{
+  s->listing_refused++;
+  if (s->nrefused == s->refused_cap) {
+    size_t cap = s->refused_cap ? s->refused_cap * 2 : 256;
+    struct serve_ident *p;
+    if (cap > SERVE_REFUSED_MEMO || (p = realloc(s->refused_ids, cap * sizeof *p)) == NULL) return;
+    s->refused_ids = p;
+    s->refused_cap = cap;
+  }
+  s->refused_ids[s->nrefused].pid = pid;
+  s->refused_ids[s->nrefused].start_ticks = start_ticks;
+  s->nrefused++;
+}
+
+/* ocgc_list_opts's skip: a process watched already, or refused lately,
+ * costs no maps read. */
+static int skip_known(int pid, uint64_t start_time, void *ctx)
+{
+  struct serve_set *s = ctx;
+  if (watched(s, pid, start_time)) return 1;
+  if (!refused_lately(s, pid, start_time)) return 0;
+  s->listing_refused++;
+  return 1;
+}
+
+/* The owner of /proc/PID (its real uid; 0 if it cannot be read). */
+static unsigned proc_uid(int pid)
+{
+  char path[32];
+  struct stat st;
+  snprintf(path, sizeof path, "/proc/%d", pid);
+  return stat(path, &st) == 0 ? (unsigned)st.st_uid : 0;
+}
+
+/* Take [victim] (in the list) out, and free it. */
+static void proc_unlink(struct serve_set *s, struct serve_proc *victim)
+{
+  struct serve_proc **pp;
+  for (pp = &s->procs; *pp != NULL; pp = &(*pp)->next)
+    if (*pp == victim) {
+      *pp = victim->next;
+      s->nprocs--;
+      proc_free(victim);
+      s->dropped = 1;
+      return;
+    }
+}
+
+/* Room for one more process of [uid]: 0, after dropping a watched ring
+ * that keeps failing (of [uid] when its quota is the bound) if need be, or
+ * -1 (the bounds are met by rings that read). */
+static int make_room(struct serve_set *s, unsigned uid)
+{
+  unsigned max = s->max_procs ? s->max_procs : SERVE_MAX_WATCHED;
+  unsigned per_user = s->max_per_user ? s->max_per_user : SERVE_MAX_PER_USER;
+  struct serve_proc *p, *victim = NULL, *victim_any = NULL;
+  size_t mine = 0;
+  for (p = s->procs; p != NULL; p = p->next) {
+    if (p->uid == uid) mine++;
+    if (!SERVE_FAILING(p)) continue;
+    if (victim_any == NULL) victim_any = p;
+    if (victim == NULL && p->uid == uid) victim = p;
+  }
+  if (mine >= per_user) {
+    if (victim == NULL) return -1;
+  } else if (s->nprocs >= max) {
+    if ((victim = victim_any) == NULL) return -1;
+  } else {
+    return 0;
+  }
+  proc_unlink(s, victim);
+  s->evicted++;
   return 0;
 }
 
@@ -119,6 +200,7 @@ int serve_set_add_pid(struct serve_set *s, int pid)
   if (procstat_read(pid, &ps) != 0) ps.start_ticks = 0;
   if (watched(s, pid, ps.start_ticks)) { ocgc_source_close(src); return 0; } /* given twice */
   if ((err = proc_add(s, src, pid, ps.start_ticks)) != 0) return tool_target_error(&t, err);
+  s->procs->uid = proc_uid(pid);
   return 0;
 }
 
@@ -127,11 +209,28 @@ static int list_one(const struct ocgc_list_entry *e, void *ctx)
   struct serve_set *s = ctx;
   struct ocgc_attach_opts ao = OCGC_OPTS_INIT(struct ocgc_attach_opts);
   struct ocgc_source *src;
+  unsigned uid;
   if (e->state != OCGC_LIST_RUNNING || watched(s, e->pid, e->start_time)) return 0;
   ao.dir = s->dir;
-  if (s->nprocs >= SERVE_MAX_WATCHED || ocgc_source_open_pid(e->pid, &ao, &src) != 0 ||
-      proc_add(s, src, e->pid, e->start_time) != 0)
+  uid = proc_uid(e->pid);
+  /* Opened first: only a ring that opens as valid takes a failing one's
+   * place. */
+  if (ocgc_source_open_pid(e->pid, &ao, &src) != 0) {
     s->errors++;
+    refuse(s, e->pid, e->start_time);
+    return 0;
+  }
+  if (make_room(s, uid) != 0) {
+    ocgc_source_close(src);
+    refuse(s, e->pid, e->start_time);
+    return 0;
+  }
+  if (proc_add(s, src, e->pid, e->start_time) != 0) {
+    s->errors++;
+    refuse(s, e->pid, e->start_time);
+    return 0;
+  }
+  s->procs->uid = uid;
   return 0;
 }
 
@@ -142,6 +241,7 @@ static void proc_error(struct serve_set *s, struct serve_proc *p, int err)
 {
   char prog[TOOL_ESC_SIZE(sizeof p->program)];
   s->errors++;
+  p->fails++;
   if (p->said_error) return;
   p->said_error = 1;
   tool_say("process %d (%s): %s (counted in ocgc_serve_errors_total; said once)", p->pid,
@@ -167,6 +267,7 @@ static void proc_drain(struct serve_set *s, struct serve_proc *p, uint64_t now)
   ocgc_agg_cursor_stats(p->agg, &a);
   err = tool_drain_agg_for(p->agg, p->drain_max, SERVE_RING_BUDGET_NS, &p->stuck);
   if (err != 0) proc_error(s, p, err);
+  else p->fails = 0;
   ocgc_agg_cursor_stats(p->agg, &b);
   s->polls++;
   n = passed(&b) - passed(&a);
@@ -213,16 +314,41 @@ static void proc_drop(struct serve_set *s, struct serve_proc **pp, struct serve_
   *pp = p->next;
   s->nprocs--;
   proc_free(p);
+  s->dropped = 1;
+  s->slot_freed = 1;
+}
+
+/* After processes went: give the memory they held back to the system
+ * (glibc keeps freed blocks in its arenas; a burst of hundreds of
+ * processes would otherwise leave the exporter at its peak for good). */
+static void give_back(struct serve_set *s)
+{
+  if (!s->dropped) return;
+  s->dropped = 0;
+#ifdef __GLIBC__
+  malloc_trim(0);
+#endif
 }
 
 /* --all: look for new processes, at most once a second. */
 static void list_due(struct serve_set *s, uint64_t now)
 {
-  if (!s->all || (s->listed_ns != 0 && now - s->listed_ns < LIST_EVERY_NS)) return;
+  struct ocgc_list_opts lo = OCGC_OPTS_INIT(struct ocgc_list_opts);
   struct ocgc_list_stats st;
+  if (!s->all || (s->listed_ns != 0 && now - s->listed_ns < LIST_EVERY_NS)) return;
   memset(&st, 0, sizeof st);
-  if (ocgc_list(list_one, s, &st) < 0) s->errors++;
-  else s->denied = st.denied;
+  lo.skip = skip_known;
+  s->listing_refused = 0;
+  if (s->slot_freed || now - s->refused_since_ns >= REFUSED_FORGET_NS) {
+    s->nrefused = 0;
+    s->refused_since_ns = now;
+    s->slot_freed = 0;
+  }
+  if (ocgc_list_opts(&lo, list_one, s, &st) < 0) s->errors++;
+  else {
+    s->denied = st.denied;
+    s->refused = s->listing_refused;
+  }
   s->listed_ns = now;
 }
 
@@ -252,6 +378,7 @@ uint64_t serve_set_poll(struct serve_set *s, uint64_t now)
     if (p->next_poll_ns < next) next = p->next_poll_ns;
     pp = &p->next;
   }
+  give_back(s);
   return next;
 }
 
@@ -358,19 +485,20 @@ void serve_set_refresh(struct serve_set *s, uint64_t deadline)
     pp = &p->next;
   }
   s->stale = stale;
+  give_back(s);
   s->refresh_ns = tool_now_ns() - t0;
 }
 
-void serve_set_index(const struct serve_set *s, struct serve_buf *out)
+void serve_set_index(const struct serve_set *s, expo_put_fn put, void *out)
 {
   const struct serve_proc *p;
   char line[TOOL_ESC_SIZE(sizeof p->program) + 128], prog[TOOL_ESC_SIZE(sizeof p->program)];
   int n = snprintf(line, sizeof line, "ocgc serve: %zu watched process%s; metrics at /metrics\n"
                    "\nPID\tPROGRAM\n", s->nprocs, s->nprocs == 1 ? "" : "es");
-  serve_buf_put(out, line, (size_t)n);
+  put(out, line, (size_t)n);
   for (p = s->procs; p != NULL; p = p->next) {
     n = snprintf(line, sizeof line, "%d\t%s\n", p->pid, tool_esc(p->program, prog, sizeof prog));
-    serve_buf_put(out, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+    put(out, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
   }
 }
 
@@ -382,4 +510,7 @@ void serve_set_free(struct serve_set *s)
     proc_free(p);
   }
   s->nprocs = 0;
+  free(s->refused_ids);
+  s->refused_ids = NULL;
+  s->nrefused = s->refused_cap = 0;
 }

@@ -45,8 +45,22 @@ static int write_all(int fd, const char *s, size_t n)
   return 0;
 }
 
+/* The text of [b] to [fd], inflated a piece at a time: 0, or -errno. */
+static int write_body(int fd, struct serve_body *b)
+{
+  struct serve_body_reader *r = serve_body_reader_new(b);
+  char buf[65536];
+  long n;
+  int err = 0;
+  if (r == NULL) return -ENOMEM;
+  while (err == 0 && (n = serve_body_read(r, buf, sizeof buf)) != 0)
+    err = n < 0 ? -EIO : write_all(fd, buf, (size_t)n);
+  serve_body_reader_free(r);
+  return err;
+}
+
 /* Replace [path] by [b]: 0, or -errno (and [what] names the step). */
-static int replace(const char *path, const struct serve_buf *b, const char **what)
+static int replace(const char *path, struct serve_body *b, const char **what)
 {
   char tmp[4096];
   int fd, err;
@@ -55,7 +69,7 @@ static int replace(const char *path, const struct serve_buf *b, const char **wha
   *what = "create a file in the folder of";
   if ((fd = mkostemp(tmp, O_CLOEXEC)) < 0) return -errno;
   *what = "write";
-  err = write_all(fd, b->s ? b->s : "", b->n);
+  err = write_body(fd, b);
   if (err == 0 && fchmod(fd, 0644) != 0) err = -errno;
   if (err == 0 && fsync(fd) != 0) err = -errno;
   if (close(fd) != 0 && err == 0) err = -errno;
@@ -65,7 +79,7 @@ static int replace(const char *path, const struct serve_buf *b, const char **wha
   return err;
 }
 
-int serve_textfile_write(struct serve_textfile *t, const struct serve_buf *b)
+int serve_textfile_write(struct serve_textfile *t, struct serve_body *b)
 {
   const char *what = "write";
   int err = b->failed ? -ENOMEM : replace(t->path, b, &what);

@@ -1,12 +1,13 @@
 /* utf8.h - the one UTF-8 validator of the `ocgc` subcommands (private to
  * tools/), shared by the writers that must turn a target's untrusted bytes
  * into valid UTF-8: json.c (JSON strings) and expo.c (Prometheus label
- * values).  Header-only so that each writer stays a unit of its own. */
+ * values); and the cut of a name to a bounded label (serve_set.c).  Header-only so that each writer stays a unit of its own. */
 #ifndef OCGC_TOOLS_UTF8_H
 #define OCGC_TOOLS_UTF8_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /* The length of the well-formed UTF-8 sequence at [s] (2 to 4), its code
  * point in *cp, or 0 (ASCII, or not UTF-8): no overlong form, no
@@ -26,6 +27,27 @@ static inline size_t tool_utf8_len(const unsigned char *s, uint32_t *cp)
   if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff)) return 0;
   *cp = c;
   return n;
+}
+
+/* [s] into [out] (at least max + 4 bytes): whole if it has at most [max]
+ * bytes, else its first characters of at most max bytes together (a
+ * well-formed sequence is never split; any other byte counts as one) and
+ * U+2026 to say it was cut.  Bytes are copied as they are: escaping them
+ * is the writer's. */
+static inline void tool_utf8_cut(const char *s, size_t max, char *out)
+{
+  const unsigned char *u = (const unsigned char *)s;
+  size_t i = 0, n;
+  uint32_t cp;
+  while (u[i] != '\0') {
+    n = tool_utf8_len(u + i, &cp);
+    if (n == 0) n = 1;
+    if (i + n > max) break;
+    i += n;
+  }
+  memcpy(out, s, i);
+  if (u[i] != '\0') memcpy(out + i, "\xe2\x80\xa6", 3), i += 3;
+  out[i] = '\0';
 }
 
 #endif /* OCGC_TOOLS_UTF8_H */

@@ -27,6 +27,13 @@
  *             writer stopped in the middle of a publication, alive: both
  *             seqlocks (the ring's head and the totals) left odd for good;
  *             it prints "frozen 1" then.
+ *   crowd:N   N processes (forked children, each with a ring of its own,
+ *             honest, one collection a second), each named with 63 bytes
+ *             of what a label must not carry as it is: controls, C1
+ *             bytes, bytes that are not UTF-8, quotes, backslashes, line
+ *             ends, braces.  Each child prints "child PID", then the
+ *             parent "ready N" once all hold events; SIGTERM to the
+ *             parent ends them all.
  *
  * "scribble:N" tells only lie N (0..NLIES-1, see scribble_once()), to find
  * which lie a reader trips on.
@@ -50,6 +57,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "ringgen.h"
@@ -58,12 +67,13 @@
 #define SLICE_EVERY 4u   /* a major slice after every 4th minor collection */
 #define CYCLE_EVERY 256u /* a major cycle ends every 256 minor collections */
 
-enum mode { M_FLOOD, M_SCRIBBLE, M_TRUNCATE, M_ALL, M_FROZEN };
+enum mode { M_FLOOD, M_SCRIBBLE, M_TRUNCATE, M_ALL, M_FROZEN, M_CROWD, M_IDLE };
 
 #define NLIES 12
 
 static volatile sig_atomic_t stop_sig;
 static int only_lie = -1; /* scribble:N */
+static unsigned crowd_n;   /* crowd:N */
 static void on_stop(int sig) { stop_sig = sig; }
 static volatile sig_atomic_t freeze_sig; /* frozen mode: SIGUSR1 came */
 static void on_freeze(int sig) { freeze_sig = sig; }
@@ -109,6 +119,16 @@ static void sleep_ms(unsigned ms)
 }
 
 /* ---- identity --------------------------------------------------------------------- */
+
+/* crowd: the longest name a ring holds, of bytes an exposition must
+ * escape or replace, different in each child (its pid first). */
+static void hostile_name(char *name, size_t n)
+{
+  static const char filler[] = "\x01\x1b[31m\x85\x9b\xff\xc0\"}\\\n{a=\"b\"}\xe2\x80\xa6\x7f\x90\xc3\xa9";
+  size_t i = (size_t)snprintf(name, n, "%d", (int)getpid()), k = 0;
+  while (i < n - 1) name[i++] = filler[k++ % (sizeof filler - 1)];
+  name[n - 1] = '\0';
+}
 
 /* Field 22 of /proc/self/stat, parsed after the last ')' as attach.c does
  * (the command name may hold anything). */
@@ -156,6 +176,7 @@ static void own_identity(struct ocgc_wire_ext *x)
   x->created_ns = now_ns();
   memset(x->program, 0, sizeof x->program);
   memcpy(x->program, "hostile_producer", sizeof "hostile_producer");
+  if (crowd_n != 0) hostile_name(x->program, sizeof x->program);
   __atomic_store_n(&x->state, (uint64_t)OCGC_STATE_RUNNING, __ATOMIC_RELEASE);
 }
 
@@ -416,42 +437,27 @@ static int parse_mode(const char *s, enum mode *m)
   else if (strcmp(s, "truncate") == 0) *m = M_TRUNCATE;
   else if (strcmp(s, "all") == 0) *m = M_ALL;
   else if (strcmp(s, "frozen") == 0) *m = M_FROZEN;
+  else if (strncmp(s, "crowd:", 6) == 0 && s[6] >= '1' && s[6] <= '9') {
+    crowd_n = (unsigned)strtoul(s + 6, NULL, 10);
+    if (crowd_n > 20000) return -1;
+    *m = M_CROWD;
+  }
   else return -1;
   return 0;
 }
 
-int main(int argc, char **argv)
+/* One producer in [mode] until asked to stop: its ring in [dir], then
+ * "ready PID" on stdout, or with [ready_fd] (a crowd's child) "child PID"
+ * and a byte to the parent. */
+static int producer(const char *dir, enum mode mode, unsigned log2, int ready_fd)
 {
-  struct sigaction sa;
   char path[4096];
-  enum mode mode, cur;
-  unsigned seconds = 60, log2 = 16;
+  enum mode cur;
   int frozen = 0;
   uint64_t phase_end;
   int err;
 
-  if (argc < 3 || argc > 5 || parse_mode(argv[2], &mode) != 0) {
-    fprintf(stderr, "usage: hostile_producer DIR flood|scribble[:N]|truncate|all|frozen "
-            "[SECONDS [RING_LOG2]]\n");
-    return 2;
-  }
-  if (argc > 3) seconds = (unsigned)strtoul(argv[3], NULL, 10);
-  if (argc > 4) log2 = (unsigned)strtoul(argv[4], NULL, 10);
-  if (seconds == 0 || seconds > 3600 || log2 < 10 || log2 > 24) {
-    fprintf(stderr, "hostile_producer: SECONDS is 1..3600, RING_LOG2 10..24\n");
-    return 2;
-  }
-  /* The default action of SIGALRM ends us whatever we are doing. */
-  alarm(seconds);
-  memset(&sa, 0, sizeof sa);
-  sa.sa_handler = on_stop;
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGTERM, &sa, NULL);
-  sigaction(SIGINT, &sa, NULL);
-  sa.sa_handler = on_freeze;
-  sigaction(SIGUSR1, &sa, NULL);
-
-  if (snprintf(path, sizeof path, "%s/%d.events", argv[1], (int)getpid()) >= (int)sizeof path) {
+  if (snprintf(path, sizeof path, "%s/%d.events", dir, (int)getpid()) >= (int)sizeof path) {
     fprintf(stderr, "hostile_producer: folder name too long\n");
     return 2;
   }
@@ -472,9 +478,16 @@ int main(int argc, char **argv)
   rg_write1(&F, 0, OCGC_EV_HEADER(3, 0, OCGC_RT_LIFECYCLE, OCGC_LC_RING_START), stamp(),
             (uint64_t)getpid());
   one_collection();
-  printf("ready %d\n", (int)getpid()); /* "key value", as the tests read it */
-  fflush(stdout);
-
+  if (ready_fd < 0) {
+    printf("ready %d\n", (int)getpid()); /* "key value", as the tests read it */
+    fflush(stdout);
+  } else {
+    char line[32];
+    int n = snprintf(line, sizeof line, "child %d\n", (int)getpid());
+    /* One write a line: the children share stdout. */
+    if (write(STDOUT_FILENO, line, (size_t)n) != n || write(ready_fd, "r", 1) != 1) return 1;
+    close(ready_fd);
+  }
   cur = mode == M_ALL ? M_FLOOD : mode;
   phase_end = now_ns() + ROTATE_MS * UINT64_C(1000000);
   while (!stop_sig) {
@@ -488,7 +501,13 @@ int main(int argc, char **argv)
       flood_for(UINT64_C(1000000) + rnd() % UINT64_C(10000000));
       if (!stop_sig) truncate_once();
       break;
-    case M_ALL: break;
+    case M_ALL: case M_CROWD: break;
+    case M_IDLE: {
+      unsigned t;
+      one_collection();
+      for (t = 0; t < 10 && !stop_sig; t++) sleep_ms(100);
+      break;
+    }
     case M_FROZEN:
       if (!freeze_sig) {
         one_collection();
@@ -516,4 +535,76 @@ int main(int argc, char **argv)
   unlink(path);
   rg_close(&F);
   return 0;
+}
+
+/* crowd:N: N idle producers, forked; "ready N" once each holds events,
+ * then until asked to stop (alarm, SIGTERM), then each is stopped and
+ * waited for. */
+static int crowd(const char *dir, unsigned seconds, unsigned log2)
+{
+  pid_t *kids = calloc(crowd_n, sizeof *kids);
+  unsigned i, made = 0, ready = 0;
+  int fds[2], rc = 0;
+  if (kids == NULL || pipe(fds) != 0) { perror("hostile_producer"); return 1; }
+  fflush(stdout);
+  for (i = 0; i < crowd_n && !stop_sig; i++) {
+    pid_t k = fork();
+    if (k < 0) { perror("hostile_producer: fork"); rc = 1; break; }
+    if (k == 0) {
+      close(fds[0]);
+      /* Ends with its parent, however that one ends (kill -9 too). */
+      prctl(PR_SET_PDEATHSIG, SIGTERM);
+      if (getppid() == 1) _exit(0);
+      alarm(seconds);
+      _exit(producer(dir, M_IDLE, log2, fds[1]));
+    }
+    kids[made++] = k;
+  }
+  close(fds[1]);
+  while (rc == 0 && ready < made && !stop_sig) {
+    char b[256];
+    ssize_t n = read(fds[0], b, sizeof b);
+    if (n > 0) ready += (unsigned)n;
+    else if (n == 0 || errno != EINTR) break;
+  }
+  close(fds[0]);
+  if (rc == 0 && ready == made) {
+    printf("ready %u\n", ready);
+    fflush(stdout);
+    while (!stop_sig) sleep_ms(100);
+  }
+  for (i = 0; i < made; i++) kill(kids[i], SIGTERM);
+  for (i = 0; i < made; i++) waitpid(kids[i], NULL, 0);
+  free(kids);
+  return rc != 0 || ready != made;
+}
+
+int main(int argc, char **argv)
+{
+  struct sigaction sa;
+  enum mode mode;
+  unsigned seconds = 60, log2 = 16;
+
+  if (argc < 3 || argc > 5 || parse_mode(argv[2], &mode) != 0) {
+    fprintf(stderr, "usage: hostile_producer DIR flood|scribble[:N]|truncate|all|frozen|crowd:N "
+            "[SECONDS [RING_LOG2]]\n");
+    return 2;
+  }
+  if (argc > 3) seconds = (unsigned)strtoul(argv[3], NULL, 10);
+  if (argc > 4) log2 = (unsigned)strtoul(argv[4], NULL, 10);
+  if (seconds == 0 || seconds > 3600 || log2 < 10 || log2 > 24) {
+    fprintf(stderr, "hostile_producer: SECONDS is 1..3600, RING_LOG2 10..24\n");
+    return 2;
+  }
+  /* The default action of SIGALRM ends us whatever we are doing. */
+  alarm(seconds);
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_stop;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGTERM, &sa, NULL);
+  sigaction(SIGINT, &sa, NULL);
+  sa.sa_handler = on_freeze;
+  sigaction(SIGUSR1, &sa, NULL);
+  if (mode == M_CROWD) return crowd(argv[1], seconds, log2);
+  return producer(argv[1], mode, log2, -1);
 }

@@ -9,15 +9,8 @@
 # 200 as fast.  The exporter used to read every ring for each scrape with
 # its one lock held, retrying the frozen ones: scrapes took seconds, and
 # /-/healthy waited behind them.
-. "$OCGC_SRCDIR/tests/integration/lib.sh"
-. "$OCGC_SRCDIR/tests/integration/attach_lib.sh"
-. "$OCGC_SRCDIR/tests/integration/cmd_lib.sh"
-. "$OCGC_SRCDIR/tests/integration/serve_lib.sh"
-attach_init
+. "$OCGC_SRCDIR/tests/hostile/serve_hostile_lib.sh"
 compile_native target ocgc_test.ml attach_target.ml
-
-HBIN="$OCGC_BUILDDIR/tests/hostile"
-test -x "$HBIN/hostile_producer" || hard_error "$HBIN/hostile_producer is missing (run 'make check')"
 N=40
 
 start_bg target ./target 0.3 "$WORK/target.stop"

@@ -9,14 +9,7 @@
 # nothing).  Between the scrapes the producer must have told lies (the
 # exporter says "corrupt" once on stderr), and the exporter must keep
 # answering.
-. "$OCGC_SRCDIR/tests/integration/lib.sh"
-. "$OCGC_SRCDIR/tests/integration/attach_lib.sh"
-. "$OCGC_SRCDIR/tests/integration/cmd_lib.sh"
-. "$OCGC_SRCDIR/tests/integration/serve_lib.sh"
-attach_init
-
-HBIN="$OCGC_BUILDDIR/tests/hostile"
-test -x "$HBIN/hostile_producer" || hard_error "$HBIN/hostile_producer is missing (run 'make check')"
+. "$OCGC_SRCDIR/tests/hostile/serve_hostile_lib.sh"
 : >"$WORK/prod.out"
 start_bg prod nice -n 10 "$HBIN/hostile_producer" "$EVDIR" scribble 300
 pid=$BGPID
