@@ -7,7 +7,9 @@
  * Invariants:
  * - everything is bounded: one internal polling thread (epoll; requests
  *   are answered one at a time), at most MAX_CONNECTIONS (512)
- *   connections, each closed after TIMEOUT_S (5) idle seconds, each with
+ *   connections, PER_ADDRESS (128) of one address, each closed after
+ *   TIMEOUT_S (5) idle seconds or when its request's head is not whole
+ *   SERVE_HEAD_DEADLINE_S (10) after it began (serve_conns.c), each with
  *   CONN_MEMORY (32 KiB) for its request and response head (a longer
  *   request line or header is refused by libmicrohttpd: 414, 431),
  *   responses up to SERVE_BUF_MAX.  Worst case in memory: the
@@ -70,6 +72,11 @@
  * Prometheus scrapes every 15 s or more, so a longer idle time would not
  * keep its connection between scrapes anyway, only a silent client's. */
 #define MAX_CONNECTIONS 512
+/* One address may hold at most a quarter of them: a client that opens
+ * connections and trickles its requests (slowloris) from one address
+ * leaves the rest to the others; SERVE_HEAD_DEADLINE_S ends each of its
+ * connections meanwhile. */
+#define PER_ADDRESS 128
 #define TIMEOUT_S 5
 #define CONN_MEMORY (32u * 1024)
 
@@ -108,6 +115,7 @@ struct serve {
                                  rings, without the lock (atomic) */
   struct serve_set set;       /* the poll thread's alone once it runs */
   struct serve_body_writer writer; /* the poll thread's */
+  struct serve_conns conns;   /* libmicrohttpd's thread and the main thread's sweep */
   const char *listen;         /* NULL: no HTTP (--textfile without --listen) */
   struct serve_textfile tf;   /* tf.path NULL: no --textfile */
 };
@@ -251,6 +259,7 @@ static int serve_init(struct serve *sv)
     pthread_mutex_destroy(&sv->lock);
     return -1;
   }
+  serve_conns_init(&sv->conns);
   sv->set.yield = ask_waiting;
   sv->set.yield_ctx = sv;
   sv->turn_ns = tool_now_ns();
@@ -484,6 +493,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
     return text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "method not allowed: GET or HEAD\n");
   if (*con_cls == NULL) {
     *con_cls = &headers_seen;
+    serve_conns_head_done(&sv->conns, c);
     return MHD_YES;
   }
   if (*upload_size != 0) {
@@ -589,6 +599,9 @@ static int http_start(struct serve *sv, struct MHD_Daemon **out)
                           (v6 ? MHD_USE_IPv6 : 0), 0, NULL, NULL, handle, sv,
                           MHD_OPTION_LISTEN_SOCKET, fd,
                           MHD_OPTION_CONNECTION_LIMIT, (unsigned)MAX_CONNECTIONS,
+                          MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)PER_ADDRESS,
+                          MHD_OPTION_NOTIFY_CONNECTION, serve_conns_notify, &sv->conns,
+                          MHD_OPTION_NOTIFY_COMPLETED, serve_conns_completed, &sv->conns,
                           MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)TIMEOUT_S,
                           MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONN_MEMORY,
                           MHD_OPTION_END);
@@ -621,6 +634,8 @@ static void main_loop(struct serve *sv)
   }
   while (!tool_stop) {
     uint64_t now = tool_now_ns(), nap = 200000000u;
+    unsigned cut = serve_conns_sweep(&sv->conns, now);
+    if (cut != 0) __atomic_add_fetch(&sv->set.heads_cut, cut, __ATOMIC_RELAXED);
     if (sv->tf.path != NULL && now >= next) {
       textfile_tick(sv);
       next = now + sv->tf.every_ns;
@@ -673,5 +688,6 @@ int cmd_serve(int argc, char **argv)
   pthread_cond_destroy(&sv.ready);
   pthread_cond_destroy(&sv.wake);
   pthread_mutex_destroy(&sv.lock);
+  serve_conns_destroy(&sv.conns);
   return rc;
 }

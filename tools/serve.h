@@ -6,6 +6,7 @@
 #ifndef OCGC_TOOLS_SERVE_H
 #define OCGC_TOOLS_SERVE_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -141,6 +142,8 @@ struct serve_set {
                                  (counted by serve.c, atomically) */
   uint64_t tf_errors;         /* --textfile writes that failed (serve.c's main
                                  thread, atomically) */
+  uint64_t heads_cut;         /* connections cut for a head past its deadline
+                                 (serve.c's main thread, atomically) */
   /* Asked at every ring: nonzero when the caller wants the turn to end
    * (a scrape is waiting); may be NULL. */
   int (*yield)(void *ctx);
@@ -214,5 +217,31 @@ int serve_textfile_write(struct serve_textfile *t, struct serve_body *b);
 /* Remove t->path, so that node_exporter does not serve figures nobody
  * updates any more. */
 void serve_textfile_remove(struct serve_textfile *t);
+
+/* The connections (serve_conns.c): a request's head must be whole within
+ * SERVE_HEAD_DEADLINE_S of the connection's accept or of the end of its
+ * previous answer, or the connection is cut. */
+#define SERVE_HEAD_DEADLINE_S 10
+struct serve_conn;
+struct serve_conns {
+  pthread_mutex_t lock;
+  struct serve_conn *head;
+};
+struct MHD_Connection;
+void serve_conns_init(struct serve_conns *t);
+void serve_conns_destroy(struct serve_conns *t);
+/* libmicrohttpd's MHD_OPTION_NOTIFY_CONNECTION and _NOTIFY_COMPLETED
+ * callbacks (cls: the table); their types are microhttpd.h's, which only
+ * the files that include it declare. */
+#ifdef MHD_VERSION
+void serve_conns_notify(void *cls, struct MHD_Connection *c, void **socket_context,
+                        enum MHD_ConnectionNotificationCode toe);
+void serve_conns_completed(void *cls, struct MHD_Connection *c, void **con_cls,
+                           enum MHD_RequestTerminationCode toe);
+#endif
+/* Connection [c]'s request head is whole (from the access handler). */
+void serve_conns_head_done(struct serve_conns *t, struct MHD_Connection *c);
+/* Cut the connections whose head is past its deadline at [now]: how many. */
+unsigned serve_conns_sweep(struct serve_conns *t, uint64_t now);
 
 #endif /* OCGC_TOOLS_SERVE_H */

@@ -316,6 +316,10 @@ static void own(struct expo *e, const struct serve_set *s)
           "Scrapes answered from the figures of an earlier read, because the reads of this "
           "one did not end in time.",
           __atomic_load_n(&s->late, __ATOMIC_RELAXED));
+  own_u64(e, "ocgc_serve_slow_clients_total", "counter",
+          "Connections cut because a request's head did not come whole within 10 s "
+          "(a client trickling its headers).",
+          __atomic_load_n(&s->heads_cut, __ATOMIC_RELAXED));
   own_u64(e, "ocgc_serve_polls_total", "counter",
           "Drains of a watched ring, on its own schedule or for a scrape.", s->polls);
   own_u64(e, "ocgc_serve_errors_total", "counter",

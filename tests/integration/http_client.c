@@ -27,6 +27,9 @@
  *       keep-alive connection; prints "loop N ok K failed F connections C
  *       ms T" (ok: 200 with the whole body, as for concurrent).
  *
+ *   HC_SOURCES=K in the environment spreads the connections of any mode
+ *   over the loopback addresses 127.0.0.1 to 127.0.0.K.
+ *
  * Invariants: whatever the server does, a request waits WAIT_S at most
  * (concurrent: all of them together; silent: CONNECT_S, then SECONDS);
  * a failure's reason goes to stderr, the figures to stdout; exit 0 when
@@ -35,6 +38,7 @@
 
 #include <errno.h>
 #include <netdb.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,6 +72,10 @@ struct conn {
 };
 
 static struct addrinfo *server;
+/* HC_SOURCES=K (IPv4 loopback only): connection i comes from 127.0.0.(1 +
+ * i % K), so that a load of hundreds of connections is not one address's
+ * (ocgc serve caps what one address may hold). */
+static unsigned sources, next_source;
 
 static double now_s(void)
 {
@@ -96,6 +104,13 @@ static void conn_open(struct conn *c, const char *req, size_t req_n)
   c->st = C_CONNECTING;
   c->fd = socket(server->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (c->fd < 0) { conn_fail(c, "socket"); return; }
+  if (sources > 1 && server->ai_family == AF_INET) {
+    struct sockaddr_in src;
+    memset(&src, 0, sizeof src);
+    src.sin_family = AF_INET;
+    src.sin_addr.s_addr = htonl(INADDR_LOOPBACK + next_source++ % sources);
+    if (bind(c->fd, (struct sockaddr *)&src, sizeof src) != 0) { conn_fail(c, "bind"); return; }
+  }
   if (connect(c->fd, server->ai_addr, server->ai_addrlen) != 0 && errno != EINPROGRESS)
     conn_fail(c, "connect");
 }
@@ -454,6 +469,7 @@ int main(int argc, char **argv)
     return 1;
   }
   more_fds();
+  if (getenv("HC_SOURCES") != NULL) sources = (unsigned)count(getenv("HC_SOURCES"));
   if (strcmp(argv[3], "concurrent") == 0 && (argc == 6 || argc == 7))
     rc = mode_concurrent(argv[1], argv[2], count(argv[4]), argv[5], argc == 7 ? argv[6] : NULL);
   else if (strcmp(argv[3], "silent") == 0 && argc == 6)
