@@ -254,7 +254,8 @@ found:
   return fd;
 }
 
-int ocgc_open_ring(int pid, char *path, size_t n)
+/* ocgc_open_ring(), and the mapping's range in *start and *end. */
+static int open_ring_at(int pid, char *path, size_t n, unsigned long *start, unsigned long *end)
 {
   char buf[PATH_MAX], where[PATH_MAX];
   struct ring_map m;
@@ -268,7 +269,15 @@ int ocgc_open_ring(int pid, char *path, size_t n)
   err = find_map(pid, &m, buf, sizeof buf);
   if (err != 0) return err;
   fd = locate(pid, &m, path, n);
+  *start = m.start;
+  *end = m.end;
   return fd == -ENOENT ? OCGC_E_NORING : fd;
+}
+
+int ocgc_open_ring(int pid, char *path, size_t n)
+{
+  unsigned long start, end;
+  return open_ring_at(pid, path, n, &start, &end);
 }
 
 int ocgc_find_ring(int pid, char *path, size_t n)
@@ -360,6 +369,28 @@ void ocgc_source_set_owner(struct ocgc_source *src, int pid, int start_ok, uint6
   src->pid_start = start_ok ? start : 0;
 }
 
+void ocgc_source_set_mapping(struct ocgc_source *src, unsigned long start, unsigned long end)
+{
+  src->map_known = 1;
+  src->map_start = start;
+  src->map_end = end;
+}
+
+/* Whether the process [src] was opened from still maps the ring where it
+ * did: an exec keeps the pid and the start time but not the mappings, so
+ * an ocgc file whose producer exec'd still names a live process as its
+ * own (its runtime never wrote its exit).  0, or OCGC_E_STALE; when it
+ * cannot be told (no ptrace read access to another user's process, no
+ * map_files), 0: the identity alone decides. */
+static int still_mapped(const struct ocgc_source *src)
+{
+  int r;
+  if (!src->map_known || src->pid <= 0) return 0;
+  r = ocgc_proc_maps_range(src->pid, src->map_start, src->map_end);
+  if (r == 0 || r == -ESRCH) return OCGC_E_STALE;
+  return 0;
+}
+
 int ocgc_source_check_owner(const struct ocgc_source *src, int pid)
 {
   struct ocgc_source_info info;
@@ -402,18 +433,25 @@ static int try_open(int pid, const struct attach_cfg *c, struct ocgc_source **ou
      * that process is gone, the link is all that is left of its ring. */
     if (ocgc_proc_ident(pid, &id) == -ESRCH) return OCGC_E_STALE;
   }
-  fd = ocgc_open_ring(pid, path, sizeof path);
-  if (fd < 0) return fd;
-  return ocgc_source_open_fd(fd, &oo, out);
+  {
+    unsigned long start, end;
+    fd = open_ring_at(pid, path, sizeof path, &start, &end);
+    if (fd < 0) return fd;
+    if ((err = ocgc_source_open_fd(fd, &oo, out)) != 0) return err;
+    ocgc_source_set_mapping(*out, start, end);
+    return 0;
+  }
 }
 
 /* A file found in a --dir folder is that process's ring only if the
  * process maps it: an ocgc file's identity can be copied by anyone who can
  * read it (G12).  0, or OCGC_E_STALE; when the maps cannot be read (another
  * user's process), the identity alone decides, as for stock files. */
-static int dir_file_mapped(const struct ocgc_source *src, int pid)
+static int dir_file_mapped(struct ocgc_source *src, int pid)
 {
-  int err = ocgc_proc_maps_file(pid, src->dev, src->ino);
+  unsigned long start, end;
+  int err = ocgc_proc_maps_file_at(pid, src->dev, src->ino, &start, &end);
+  if (err == 1) ocgc_source_set_mapping(src, start, end);
   if (err == 1 || err == -EACCES) return 0;
   return err == 0 || err == -ESRCH ? OCGC_E_STALE : err;
 }
@@ -461,6 +499,11 @@ int ocgc_source_check_alive(const struct ocgc_source *src)
   if (src == NULL) return -EINVAL;
   err = ocgc_source_info(src, &info);
   if (err != 0) return err;
-  if (info.has_ext) return ident_matches(&info);
+  if (info.has_ext) {
+    if ((err = ident_matches(&info)) != 0) return err;
+    /* The pid named is the one opened from (ocgc_source_open_pid checked
+     * it): its mapping tells an exec. */
+    return info.pid == (uint64_t)src->pid ? still_mapped(src) : 0;
+  }
   return src->pid > 0 ? stock_alive(src) : -ENODATA;
 }

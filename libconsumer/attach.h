@@ -10,6 +10,9 @@
 /* Remember that [src] is the ring of process [pid], whose /proc start time
  * read after the file was opened is [start] (start_ok 0: it was gone). */
 void ocgc_source_set_owner(struct ocgc_source *src, int pid, int start_ok, uint64_t start);
+/* The owner maps the ring at [start, end) (seen in its maps at the open):
+ * ocgc_source_check_alive() looks for that mapping, to see an exec. */
+void ocgc_source_set_mapping(struct ocgc_source *src, unsigned long start, unsigned long end);
 
 /* Whether [src] is the ring of the live process [pid] (set as owner for a
  * stock file): an ocgc file's identity names it and says running; a stock

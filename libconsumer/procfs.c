@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -151,19 +152,52 @@ int ocgc_proc_maps_each(int pid, ocgc_maps_fn fn, void *ctx)
 
 struct file_query {
   uint64_t dev, ino;
+  unsigned long start, end;   /* the first matching line's range */
 };
 
 static int is_file_line(char *line, void *ctx)
 {
-  const struct file_query *q = ctx;
+  struct file_query *q = ctx;
   struct ocgc_maps_line m;
   if (ocgc_maps_parse_line(line, &m) != 0) return 0;
   if (m.perms[1] != 'w' || m.perms[3] != 's') return 0;
-  return (uint64_t)makedev(m.dev_major, m.dev_minor) == q->dev && (uint64_t)m.inode == q->ino;
+  if ((uint64_t)makedev(m.dev_major, m.dev_minor) != q->dev || (uint64_t)m.inode != q->ino)
+    return 0;
+  q->start = m.start;
+  q->end = m.end;
+  return 1;
 }
 
 int ocgc_proc_maps_file(int pid, uint64_t dev, uint64_t ino)
 {
-  struct file_query q = {dev, ino};
-  return ocgc_proc_maps_each(pid, is_file_line, &q);
+  return ocgc_proc_maps_file_at(pid, dev, ino, NULL, NULL);
+}
+
+int ocgc_proc_maps_file_at(int pid, uint64_t dev, uint64_t ino, unsigned long *start,
+                           unsigned long *end)
+{
+  struct file_query q = {dev, ino, 0, 0};
+  int err = ocgc_proc_maps_each(pid, is_file_line, &q);
+  if (err == 1 && start != NULL) *start = q.start;
+  if (err == 1 && end != NULL) *end = q.end;
+  return err;
+}
+
+int ocgc_proc_maps_range(int pid, unsigned long start, unsigned long end)
+{
+  char path[96];
+  struct stat st;
+  snprintf(path, sizeof path, "/proc/%d/map_files/%lx-%lx", pid, start, end);
+  /* lstat: the entry itself (a link), which any reader with ptrace read
+   * access may look at; following it would want CAP_SYS_ADMIN. */
+  if (lstat(path, &st) == 0) return 1;
+  if (errno == ENOENT) {
+    /* No such range, or no such process, or no map_files at all. */
+    snprintf(path, sizeof path, "/proc/%d/map_files", pid);
+    if (lstat(path, &st) == 0) return 0;
+    if (errno != ENOENT) return -errno;
+    snprintf(path, sizeof path, "/proc/%d", pid);
+    return lstat(path, &st) == 0 ? -ENOTSUP : -ESRCH;
+  }
+  return errno == EACCES || errno == EPERM ? -EACCES : errno == ESRCH ? -ESRCH : -errno;
 }

@@ -43,4 +43,14 @@ int ocgc_proc_maps_each(int pid, ocgc_maps_fn fn, void *ctx);
  * producer maps its ring: 1, 0, or an error as ocgc_proc_maps_each(). */
 int ocgc_proc_maps_file(int pid, uint64_t dev, uint64_t ino);
 
+/* ocgc_proc_maps_file(), and on 1 the address range of the first such
+ * mapping in *start and *end (either may be NULL). */
+int ocgc_proc_maps_file_at(int pid, uint64_t dev, uint64_t ino, unsigned long *start,
+                           unsigned long *end);
+
+/* Whether process [pid] still has a mapping of exactly [start, end), by
+ * one lookup of /proc/PID/map_files/START-END (no maps read): 1, 0, or
+ * -ESRCH, -EACCES (no ptrace read access), -ENOTSUP (no map_files). */
+int ocgc_proc_maps_range(int pid, unsigned long start, unsigned long end);
+
 #endif /* OCGC_PROCFS_H */

@@ -30,6 +30,10 @@ struct ocgc_source {
   int pid;               /* opened by pid (attach.h): that process, else 0 */
   int pid_start_ok;      /* pid_start was read: the process lived after the open */
   uint64_t pid_start;    /* its /proc start time */
+  int map_known;         /* the process's mapping of the ring was seen at
+                            [map_start, map_end): still there, or the
+                            process exec'd (ocgc_source_check_alive) */
+  unsigned long map_start, map_end;
 };
 
 /* A seqlock read of an ocgc file gave up (-EAGAIN): the seq stayed odd or

@@ -355,7 +355,11 @@ OCGC_API int ocgc_source_open_pid(int pid, const struct ocgc_attach_opts *opts,
 /** Whether the ring's producer is still alive and still its producer: 0 if
  * so, OCGC_E_STALE if not, another negative error if it cannot be told.
  * - ocgc files: the live process the extension block names (pid, start
- *   time, boot id), whose state says running;
+ *   time, boot id), whose state says running, and, opened by
+ *   ocgc_source_open_pid(), which still maps the ring where it did (one
+ *   look at /proc/PID/map_files: an exec keeps pid and start time but
+ *   drops the ring, whose runtime never wrote its exit; when another
+ *   user's process may not be looked into, the identity alone tells);
  * - stock OCaml 5 files opened by ocgc_source_open_pid(): the very process
  *   it was opened from (same pid and start time) still maps that very file
  *   (device and inode in its /proc/PID/maps; if its maps may not be read,
