@@ -202,14 +202,15 @@ static int user_meaning(struct ocgc_agg *a, unsigned slot)
   };
   const char *name;
   unsigned k;
+  int v;
   if (slot >= OCGC_WIRE_USER_EVENTS) return AGG_USER_NONE;
-  if (a->user_meaning[slot] != AGG_USER_UNSEEN) return a->user_meaning[slot];
+  if ((v = slotmap_get(&a->user_meaning, slot)) != SLOTMAP_UNSEEN) return v;
   name = ocgc_source_user_name(a->src, slot);
   if (name == NULL) return AGG_USER_NONE; /* not registered yet: look again */
-  a->user_meaning[slot] = AGG_USER_NONE;
+  v = AGG_USER_NONE;
   for (k = 0; k < sizeof known / sizeof known[0]; k++)
-    if (strcmp(name, known[k].name) == 0) a->user_meaning[slot] = (int8_t)known[k].meaning;
-  return a->user_meaning[slot];
+    if (strcmp(name, known[k].name) == 0) v = known[k].meaning;
+  return slotmap_set(&a->user_meaning, slot, v);
 }
 
 static void on_user(struct ocgc_agg *a, const struct ocgc_event *ev)
@@ -328,7 +329,6 @@ int ocgc_agg_new(struct ocgc_source *src, const struct ocgc_agg_opts *opts,
   a = calloc(1, sizeof *a);
   if (a == NULL) return -ENOMEM;
   a->src = src;
-  memset(a->user_meaning, AGG_USER_UNSEEN, sizeof a->user_meaning);
   for (k = 0; k < AGG_RINGS; k++) a->building[k].kind = a->building[k].cause = -1;
   stock_ids(a);
   err = ocgc_hist_new(&a->pauses);
@@ -369,6 +369,7 @@ void ocgc_agg_free(struct ocgc_agg *a)
   ocgc_hist_free(a->pauses);
   for (k = 0; k < OCGC_KIND_COUNT; k++) ocgc_hist_free(a->kinds[k]);
   for (k = 0; k < AGG_MAX_PHASES; k++) ocgc_hist_free(a->phases[k]);
+  slotmap_free(&a->user_meaning);
   free(a);
 }
 

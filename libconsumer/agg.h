@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "ocgc/consumer.h"
+#include "slotmap.h"
 
 #define AGG_MAX_PHASES OCGC_PHASE_MAX /* phase ids of every numbering fit */
 #define AGG_RINGS 128 /* rings whose pauses get a kind (stock heaps: as many) */
@@ -69,8 +70,8 @@ struct ocgc_agg {
   uint64_t last_totals_ns;
   int have_totals;
   /* what each user-event slot means to the counters (enum agg_user),
-   * looked up by name once per slot; AGG_USER_UNSEEN until then */
-  int8_t user_meaning[OCGC_WIRE_USER_EVENTS];
+   * looked up by name once per slot */
+  struct slotmap user_meaning;
   /* ocgc_agg_opts.on_pause and on_lost, and each ring's longest outermost
    * collection of the pause it is building (the pause's kind and cause). */
   ocgc_agg_pause_fn on_pause;
@@ -82,7 +83,6 @@ struct ocgc_agg {
 };
 
 enum agg_user {
-  AGG_USER_UNSEEN = -2,
   AGG_USER_NONE = -1,
   AGG_USER_CYCLE_END = 0,
   AGG_USER_FORCED_MAJOR,

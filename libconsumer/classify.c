@@ -52,21 +52,16 @@ static int user_cause(struct ocgc_source *s, unsigned slot)
 {
   const char *name;
   unsigned c;
+  int v;
   if (slot >= OCGC_WIRE_USER_EVENTS) return -1;
-  if (s->user_cause == NULL) {
-    s->user_cause = malloc(OCGC_WIRE_USER_EVENTS);
-    if (s->user_cause == NULL) return -1;
-    memset(s->user_cause, -2, OCGC_WIRE_USER_EVENTS);
-  }
-  if (s->user_cause[slot] != -2) return s->user_cause[slot];
+  if ((v = slotmap_get(&s->user_cause, slot)) != SLOTMAP_UNSEEN) return v;
   name = ocgc_source_user_name(s, slot);
   if (name == NULL) return -1; /* not registered yet: look again next time */
-  s->user_cause[slot] = -1;
+  v = -1;
   if (strncmp(name, OCGC_UEV_CAUSE_PREFIX, sizeof OCGC_UEV_CAUSE_PREFIX - 1) == 0)
     for (c = 0; c < OCGC_CAUSE_COUNT; c++)
-      if (strcmp(name + sizeof OCGC_UEV_CAUSE_PREFIX - 1, ocgc_cause_name(c)) == 0)
-        s->user_cause[slot] = (int8_t)c;
-  return s->user_cause[slot];
+      if (strcmp(name + sizeof OCGC_UEV_CAUSE_PREFIX - 1, ocgc_cause_name(c)) == 0) v = (int)c;
+  return slotmap_set(&s->user_cause, slot, v);
 }
 
 int ocgc_event_cause(const struct ocgc_source *src, const struct ocgc_event *ev)

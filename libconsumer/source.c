@@ -81,12 +81,13 @@ void ocgc_source_close(struct ocgc_source *s)
 {
   unsigned i;
   if (s == NULL) return;
-  if (s->names != NULL) {
-    for (i = 0; i < OCGC_WIRE_USER_EVENTS; i++) free(s->names[i]);
-    free(s->names);
+  for (i = 0; i < NAME_PAGES; i++) {
+    unsigned k;
+    if (s->names[i] == NULL) continue;
+    for (k = 0; k < NAME_PAGE; k++) free(s->names[i]->name[k]);
+    free(s->names[i]);
   }
-  free(s->name_gen);
-  free(s->user_cause);
+  slotmap_free(&s->user_cause);
   if (s->map != NULL) munmap((void *)s->map, (size_t)s->size);
   if (s->fd >= 0) close(s->fd);
   free(s);
@@ -307,26 +308,24 @@ const char *ocgc_source_user_name(const struct ocgc_source *s, unsigned id)
   struct ocgc_source *m = (struct ocgc_source *)s; /* the cache is not state */
   char buf[OCGC_WIRE_USER_NAME_LEN];
   size_t len;
+  struct name_page *pg;
+  unsigned k;
   if (s == NULL || id >= OCGC_WIRE_USER_EVENTS) return NULL;
-  if (m->names == NULL) {
-    m->names = calloc(OCGC_WIRE_USER_EVENTS, sizeof *m->names);
-    m->name_gen = calloc(OCGC_WIRE_USER_EVENTS, sizeof *m->name_gen);
-    if (m->names == NULL || m->name_gen == NULL) {
-      free(m->names);
-      free(m->name_gen);
-      m->names = NULL;
-      m->name_gen = NULL;
-      return NULL;
-    }
-  }
-  if (m->names[id] != NULL) return m->names[id];
+  /* A page of slots is made when one of them is first asked for: a
+   * program names a handful of slots, and a table of all 8,192 cost every
+   * watched process 96 KiB (a thousand of them, 96 MiB). */
+  if ((pg = m->names[id / NAME_PAGE]) == NULL &&
+      (pg = m->names[id / NAME_PAGE] = calloc(1, sizeof *pg)) == NULL)
+    return NULL;
+  k = id % NAME_PAGE;
+  if (pg->name[k] != NULL) return pg->name[k];
   /* An empty slot may be named later (a name is written once, when its
    * event is registered), so it is read again, but during a poll at most
    * once: events of an unnamed slot cost no system call each.  Generation 0 is
    * never a poll's, so a slot is always read the first time. */
   if (m->polling) {
-    if (m->name_gen[id] == m->poll_gen + 1u) return NULL;
-    m->name_gen[id] = m->poll_gen + 1u;
+    if (pg->gen[k] == m->poll_gen + 1u) return NULL;
+    pg->gen[k] = m->poll_gen + 1u;
   }
   /* pread: a copy that later writes cannot unterminate, and no fault. */
   if (ocgc_source_pread(s, s->l.names_offset + (uint64_t)id * OCGC_WIRE_USER_NAME_LEN, buf,
@@ -334,8 +333,8 @@ const char *ocgc_source_user_name(const struct ocgc_source *s, unsigned id)
     return NULL;
   len = strnlen(buf, sizeof buf);
   if (len == 0 || len == sizeof buf) return NULL;
-  m->names[id] = strdup(buf);
-  return m->names[id];
+  pg->name[k] = strdup(buf);
+  return pg->name[k];
 }
 
 void ocgc_source_ids_from_exe(struct ocgc_source *s)

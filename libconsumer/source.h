@@ -5,7 +5,11 @@
 #include <stdint.h>
 
 #include "layout.h"
+#include "slotmap.h"
 #include "ocgc/consumer.h"
+
+#define NAME_PAGE 128u
+#define NAME_PAGES (OCGC_WIRE_USER_EVENTS / NAME_PAGE)
 
 struct ocgc_source {
   const char *map;       /* read-only shared mapping of the whole file */
@@ -18,11 +22,13 @@ struct ocgc_source {
   enum ocgc_ids_origin ids_origin; /* who chose ids (ocgc_source_ids) */
   char exe_version[16];  /* OCGC_IDS_FROM_EXE: the version read */
   int exe_err;           /* why the executable told nothing, or 0 */
-  char **names;          /* private copies of user event names, by slot */
-  uint32_t *name_gen;    /* by slot: poll_gen when an empty slot was last read */
+  struct name_page {     /* user event slots [NAME_PAGE * i, NAME_PAGE * (i + 1)) */
+    char *name[NAME_PAGE];   /* private copies of their names, or NULL */
+    uint32_t gen[NAME_PAGE]; /* poll_gen when an empty slot was last read */
+  } *names[NAME_PAGES];  /* made on first use */
   uint32_t poll_gen;     /* bumped by each cursor poll (the name cache) */
   int polling;           /* a cursor poll is running: empty slots cached */
-  int8_t *user_cause;    /* by slot: cause, -1 none, -2 not looked up yet */
+  struct slotmap user_cause; /* by slot: cause, -1 none (classify.c) */
   int8_t phase_kind[64]; /* by phase id: collection kind or -1 */
   int gone;              /* the producer is dead: its seqlocks are final, odd
                             or not (ocgc_source_seq_stuck) */

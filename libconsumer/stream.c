@@ -31,11 +31,12 @@
 #include <string.h>
 
 #include "ocgc/consumer.h"
+#include "slotmap.h"
 #include "stream.h"
 #include "stw.h"
 
 /* What a user-event slot means to the stream, looked up by name once. */
-enum slot_meaning { SLOT_UNSEEN = 0, SLOT_OTHER, SLOT_JOIN, SLOT_SLICE_WORK };
+enum slot_meaning { SLOT_OTHER, SLOT_JOIN, SLOT_SLICE_WORK };
 
 struct open_span {
   struct ocgc_span s;
@@ -71,7 +72,7 @@ struct ocgc_stream {
   enum ocgc_pause_rule rule;
   unsigned nrings;
   struct ring_state **rings;  /* made on a ring's first event */
-  unsigned char slots[OCGC_WIRE_USER_EVENTS]; /* enum slot_meaning */
+  struct slotmap slots;       /* by user-event slot: enum slot_meaning */
   struct ocgc_stream_stats stats;
   /* Stock OCaml 5 files: a collection of all domains counted once. */
   int stock;
@@ -85,14 +86,15 @@ struct ocgc_stream {
 static enum slot_meaning slot_meaning(struct ocgc_stream *st, unsigned slot)
 {
   const char *name;
+  int v;
   if (slot >= OCGC_WIRE_USER_EVENTS) return SLOT_OTHER;
-  if (st->slots[slot] != SLOT_UNSEEN) return (enum slot_meaning)st->slots[slot];
+  if ((v = slotmap_get(&st->slots, slot)) != SLOTMAP_UNSEEN) return (enum slot_meaning)v;
   name = ocgc_source_user_name(st->src, slot);
   if (name == NULL) return SLOT_OTHER; /* not registered yet: look again later */
-  st->slots[slot] = strcmp(name, OCGC_UEV_STOP_JOIN) == 0     ? SLOT_JOIN
-                    : strcmp(name, OCGC_UEV_SLICE_WORK) == 0 ? SLOT_SLICE_WORK
-                                                              : SLOT_OTHER;
-  return (enum slot_meaning)st->slots[slot];
+  v = strcmp(name, OCGC_UEV_STOP_JOIN) == 0     ? SLOT_JOIN
+      : strcmp(name, OCGC_UEV_SLICE_WORK) == 0 ? SLOT_SLICE_WORK
+                                                : SLOT_OTHER;
+  return (enum slot_meaning)slotmap_set(&st->slots, slot, v);
 }
 
 /* Marks are the producer's promise to mark every stop, made by registering
@@ -465,6 +467,7 @@ void ocgc_stream_free(struct ocgc_stream *st)
   for (i = 0; i < st->nrings; i++) free(st->rings[i]);
   free(st->rings);
   stw_free(&st->stw);
+  slotmap_free(&st->slots);
   free(st);
 }
 
