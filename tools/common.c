@@ -110,6 +110,28 @@ int tool_parse_count(const char *s, uint64_t *n)
   return 0;
 }
 
+int tool_parse_size(const char *s, uint64_t *n)
+{
+  char *end;
+  uint64_t v;
+  unsigned shift = 0;
+  if (s[0] < '0' || s[0] > '9') return -1;
+  errno = 0;
+  v = strtoull(s, &end, 10);
+  if (errno != 0 || v == 0) return -1;
+  switch (*end) {
+  case 'k': case 'K': shift = 10; end++; break;
+  case 'm': case 'M': shift = 20; end++; break;
+  case 'g': case 'G': shift = 30; end++; break;
+  default: break;
+  }
+  if (shift != 0 && end[0] == 'i' && end[1] == 'B') end += 2;
+  else if (end[0] == 'B') end++;
+  if (*end != '\0' || v > (UINT64_MAX >> shift)) return -1;
+  *n = v << shift;
+  return 0;
+}
+
 int tool_parse_ids(const char *s, enum ocgc_ids *out)
 {
   if (strcmp(s, "5.2") == 0) *out = OCGC_IDS_52;

@@ -64,6 +64,10 @@ int tool_parse_duration(const char *s, uint64_t *ns);
 /* A positive decimal count (no sign, no suffix): 0 and *n, or -1. */
 int tool_parse_count(const char *s, uint64_t *n);
 
+/* A positive size in bytes: "1048576", "512K", "256M", "1G" (powers of
+ * 1024; "MiB", "MB" and "B" read the same): 0 and *n, or -1. */
+int tool_parse_size(const char *s, uint64_t *n);
+
 /* --ids 5.2|5.3 (how a stock ring numbers its events) into *out: 0, or a
  * line on stderr and TOOL_EXIT_USAGE. */
 int tool_parse_ids(const char *s, enum ocgc_ids *out);

@@ -35,6 +35,7 @@ struct trace_opts {
   struct tool_target t;
   const char *output;
   uint64_t duration;
+  uint64_t max_size;          /* --max-size: no more events read past it */
   size_t max_held;
 };
 
@@ -47,7 +48,8 @@ struct output {
 static void trace_usage(FILE *f)
 {
   fprintf(f,
-          "usage: ocgc trace [--duration D] [--dir DIR] [--max-held N] PID -o OUT.json\n"
+          "usage: ocgc trace [--duration D] [--dir DIR] [--max-held N] [--max-size S]\n"
+          "                  PID -o OUT.json\n"
           "       ocgc trace [--max-held N] --file FILE -o OUT.json\n\n"
           "Write a Chrome/Perfetto JSON trace (Trace Event Format; open it in\n"
           "ui.perfetto.dev or chrome://tracing) of the GC events of the running\n"
@@ -78,6 +80,10 @@ static void trace_usage(FILE *f)
           "                      process's memory map\n"
           "  --max-held N        slices held back at most, in all (default %u,\n"
           "                      32 bytes each; 1 to %u)\n"
+          "  --max-size S        stop following PID once S bytes are written\n"
+          "                      (default 256M; K, M, G: powers of 1024); the\n"
+          "                      slices held back and the end follow, so the\n"
+          "                      trace stays whole\n"
           "  -h, --help          this text\n",
           TOOL_EXIT_ERROR, TRACE_MAX_HELD_DEFAULT, TRACE_MAX_HELD_LIMIT);
 }
@@ -105,6 +111,7 @@ static int parse_args(int argc, char **argv, struct trace_opts *o)
     {"file", required_argument, NULL, 'f'},
     {"dir", required_argument, NULL, 'D'},
     {"max-held", required_argument, NULL, 'M'},
+    {"max-size", required_argument, NULL, 'S'},
     {"ids", required_argument, NULL, 'I'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
@@ -113,6 +120,7 @@ static int parse_args(int argc, char **argv, struct trace_opts *o)
   memset(o, 0, sizeof *o);
   o->duration = UINT64_C(10000000000);
   o->max_held = TRACE_MAX_HELD_DEFAULT;
+  o->max_size = TRACE_MAX_SIZE_DEFAULT;
   optind = 1;
   while ((opt = getopt_long(argc, argv, "o:d:f:h", longopts, NULL)) != -1) {
     switch (opt) {
@@ -128,6 +136,11 @@ static int parse_args(int argc, char **argv, struct trace_opts *o)
       if (parse_max_held(optarg, &o->max_held) != 0)
         return tool_usage_error("--max-held takes a number of slices from 1 to %u, not '%s'",
                                 TRACE_MAX_HELD_LIMIT, optarg);
+      break;
+    case 'S':
+      if (tool_parse_size(optarg, &o->max_size) != 0)
+        return tool_usage_error("--max-size takes a size such as 256M, 1G or 500000, not '%s'",
+                                optarg);
       break;
     case 'I': if (tool_parse_ids(optarg, &o->t.ids) != 0) return TOOL_EXIT_USAGE; break;
     case 'h': trace_usage(stdout); exit(0);
@@ -192,9 +205,11 @@ static void close_output(struct output *w)
   free(w->out);
 }
 
-/* Follow process [pid] until it exits, for [duration], or a signal. */
+/* Follow process [pid] until it exits, for [duration], until [max_size]
+ * bytes are written (*full set), or a signal. */
 static int follow(struct ocgc_cursor *cur, const struct ocgc_source *src, int pid,
-                  uint64_t duration, const struct trace *t, const struct trace_out *out)
+                  uint64_t duration, uint64_t max_size, const struct trace *t,
+                  const struct trace_out *out, int *full)
 {
   uint64_t deadline = tool_now_ns() + duration, max_events = tool_drain_events(src);
   struct ocgc_cursor_stats st;
@@ -207,7 +222,9 @@ static int follow(struct ocgc_cursor *cur, const struct ocgc_source *src, int pi
     int alive = tool_alive(src);
     /* Gone: nothing more is written, read what is left whole. */
     err = tool_drain_cursor(cur, max_events, &tool_stop);
-    if (err != 0 || !alive || tool_stop || out->err || t->oom || tool_now_ns() >= deadline)
+    if (out->bytes >= max_size) *full = 1;
+    if (err != 0 || !alive || tool_stop || out->err || t->oom || *full ||
+        tool_now_ns() >= deadline)
       return err;
     ocgc_cursor_stats(cur, &st);
     if (!st.behind) tool_sleep_ns(POLL_NS); /* else read on at once */
@@ -217,7 +234,7 @@ static int follow(struct ocgc_cursor *cur, const struct ocgc_source *src, int pi
 /* Read the target into the trace: a file whole, a process as it goes;
  * then the trace's tail.  0 or an error. */
 static int read_target(const struct trace_opts *o, struct ocgc_source *src, struct trace *t,
-                       const struct trace_out *out)
+                       const struct trace_out *out, int *full)
 {
   struct ocgc_cursor_opts co = OCGC_OPTS_INIT(struct ocgc_cursor_opts);
   struct ocgc_cursor_stats st;
@@ -236,7 +253,7 @@ static int read_target(const struct trace_opts *o, struct ocgc_source *src, stru
   if (o->t.file != NULL) trace_skipped(t, st.skipped, st.lost_exact);
   tool_signals_catch(&sig);
   if (o->t.file != NULL) err = tool_drain_cursor(cur, tool_drain_events(src), &tool_stop);
-  else err = follow(cur, src, o->t.pid, o->duration, t, out);
+  else err = follow(cur, src, o->t.pid, o->duration, o->max_size, t, out, full);
   tool_signals_restore(&sig);
   if (err == 0 && t->oom) err = -ENOMEM;
   if (err == 0) {
@@ -264,13 +281,16 @@ static int trace(const struct trace_opts *o, struct ocgc_source *src, struct out
 {
   struct sigaction ign, old_pipe;
   struct trace t;
-  int err, rc = 0;
+  int err, rc = 0, full = 0;
   memset(&ign, 0, sizeof ign);
   ign.sa_handler = SIG_IGN;
   sigemptyset(&ign.sa_mask);
   sigaction(SIGPIPE, &ign, &old_pipe);
   err = trace_start(&t, w->out, src, (uint64_t)o->t.pid, o->max_held);
-  if (err == 0) err = read_target(o, src, &t, w->out);
+  if (err == 0) err = read_target(o, src, &t, w->out, &full);
+  if (err == 0 && full)
+    tool_say("stopped following process %d at --max-size (%" PRIu64 " bytes written)",
+             o->t.pid, w->out->bytes);
   if (err) rc = tool_target_error(&o->t, err);
   else if ((rc = commit_output(o->output, w)) == 0)
     say_written(o, &t, o->t.file != NULL ? t.skipped : 0);

@@ -15,12 +15,14 @@
 
 #define TRACE_MAX_HELD_DEFAULT 65536u   /* spans held back in all rings (32 B each) */
 #define TRACE_MAX_HELD_LIMIT (1u << 24) /* the most --max-held takes: 512 MiB */
+#define TRACE_MAX_SIZE_DEFAULT (UINT64_C(256) << 20) /* --max-size */
 
 /* The output: a buffer over write(2) that keeps the first error with its
  * errno (ENOSPC...), so that the command can say what went wrong. */
 struct trace_out {
   int fd;
   int err;       /* first errno of a failed write, 0 if none */
+  uint64_t bytes; /* all the bytes put */
   size_t n;
   char buf[1 << 16];
 };

@@ -89,6 +89,7 @@ void trace_out_put(void *ctx, const char *s, size_t n)
 {
   struct trace_out *o = ctx;
   if (o->err) return;
+  o->bytes += n;
   if (n > sizeof o->buf - o->n) trace_out_flush(o);
   if (o->err) return;
   if (n >= sizeof o->buf) {
