@@ -441,8 +441,8 @@ static enum MHD_Result answer_body(struct MHD_Connection *c, const char *type,
                                                   MHD_HTTP_HEADER_ACCEPT_ENCODING));
   if (b->failed) {
     serve_body_unref(b);
-    return text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "the answer outgrew its bound, or memory "
-                                                   "ran out (see /-/healthy)\n");
+    return text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "the answer outgrew its bound (64 MiB "
+                                                   "gzipped), or memory ran out\n");
   }
   if (gz) {
     r = MHD_create_response_from_buffer_with_free_callback_cls(b->zn, b->z, serve_body_unref, b);
