@@ -97,6 +97,7 @@ enum body_kind { BODY_TEXT, BODY_OPENMETRICS, BODY_INDEX, BODY_KINDS };
 #define ANSWER_WAIT_NS 500000000u     /* 0.5 s */
 #define REFRESH_BUDGET_NS 400000000u  /* 0.4 s */
 #define HEALTH_TURN_NS 5000000000u    /* 5 s */
+#define FIRST_READ_NS 10000000000u    /* 10 s: the read before listening */
 
 struct serve {
   /* Guards what follows up to [set]; never held across a read of target
@@ -673,6 +674,14 @@ int cmd_serve(int argc, char **argv)
   }
   if ((rc = parse_options(argc, argv, &sv)) == 0) raise_nofile(&sv.set);
   if (rc == 0 && (rc = parse_args(argc, argv, &sv)) == 0) {
+    /* The rings read once before anything listens (the poll thread not
+     * started yet: the set is this thread's), so that "listening" means
+     * ready: the first read of a host with a thousand rings (listing them,
+     * opening them, draining each from its oldest event) takes longer
+     * than a request may wait, and a first scrape was answered 503.  At
+     * most FIRST_READ_NS; what is not read by then is read on the poll
+     * thread's turns. */
+    serve_set_refresh(&sv.set, tool_now_ns() + FIRST_READ_NS);
     if ((rc = poll_start(&sv, &poller)) != 0) {
       tool_say("cannot start the poll thread: %s", strerror(rc));
       rc = TOOL_EXIT_ERROR;
