@@ -105,9 +105,10 @@ static int refused_lately(const struct serve_set *s, int pid, uint64_t start_tic
   return 0;
 }
 
-/* Remember that [pid] was refused, so that the next listings do not read
- * its maps and open its ring again, each second, for nothing (thousands
- * of rings over the bounds would make every listing slow).  Forgotten
+/* Remember that [pid] was refused for want of room, so that the next
+ * listings do not read its maps and open its ring again, each second, for
+ * nothing (thousands of rings over the bounds would make every listing
+ * slow).  Forgotten
  * when a watched process goes (there is room again) and every
  * REFUSED_FORGET_NS (a failing ring may have appeared to take the place
  * of); past SERVE_REFUSED_MEMO entries, not remembered. */
@@ -146,16 +147,22 @@ static unsigned proc_uid(int pid)
   return stat(path, &st) == 0 ? (unsigned)st.st_uid : 0;
 }
 
-/* Take [victim] (in the list) out, and free it. */
+/* Take [p] out of the list at [pp], and free it. */
+static void proc_remove(struct serve_set *s, struct serve_proc **pp, struct serve_proc *p)
+{
+  *pp = p->next;
+  s->nprocs--;
+  proc_free(p);
+  s->dropped = 1;
+}
+
+/* Take [victim] (in the list) out, and free it: its place goes to another. */
 static void proc_unlink(struct serve_set *s, struct serve_proc *victim)
 {
   struct serve_proc **pp;
   for (pp = &s->procs; *pp != NULL; pp = &(*pp)->next)
     if (*pp == victim) {
-      *pp = victim->next;
-      s->nprocs--;
-      proc_free(victim);
-      s->dropped = 1;
+      proc_remove(s, pp, victim);
       return;
     }
 }
@@ -214,10 +221,11 @@ static int list_one(const struct ocgc_list_entry *e, void *ctx)
   ao.dir = s->dir;
   uid = proc_uid(e->pid);
   /* Opened first: only a ring that opens as valid takes a failing one's
-   * place. */
+   * place.  One that does not open is counted, not remembered: it may be
+   * a ring being made, which the next listing opens. */
   if (ocgc_source_open_pid(e->pid, &ao, &src) != 0) {
     s->errors++;
-    refuse(s, e->pid, e->start_time);
+    s->listing_refused++;
     return 0;
   }
   if (make_room(s, uid) != 0) {
@@ -227,7 +235,7 @@ static int list_one(const struct ocgc_list_entry *e, void *ctx)
   }
   if (proc_add(s, src, e->pid, e->start_time) != 0) {
     s->errors++;
-    refuse(s, e->pid, e->start_time);
+    s->listing_refused++;
     return 0;
   }
   s->procs->uid = uid;
@@ -308,13 +316,10 @@ static int yield_asked(const struct serve_set *s)
   return s->yield != NULL && s->yield(s->yield_ctx);
 }
 
-/* Take [p] out of the list at [pp], and free it. */
+/* [p], at [pp], is gone: out of the list, and its slot free for another. */
 static void proc_drop(struct serve_set *s, struct serve_proc **pp, struct serve_proc *p)
 {
-  *pp = p->next;
-  s->nprocs--;
-  proc_free(p);
-  s->dropped = 1;
+  proc_remove(s, pp, p);
   s->slot_freed = 1;
 }
 
