@@ -73,9 +73,6 @@ int main(int argc, char **argv)
     fprintf(stderr, "usage: gcwatch PID [SECONDS]\n");
     return 2;
   }
-  /* We own this program's signals: let libocgc turn a ring file truncated
-   * under our reads into an error rather than a SIGBUS (consumer.h). */
-  ocgc_sigbus_install();
   take_stop_signals();
   pid = atoi(argv[1]);
   seconds = argc > 2 ? atoi(argv[2]) : 10;

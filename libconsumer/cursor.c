@@ -15,10 +15,10 @@
  * - events that start before `start' (OCGC_START_NOW: the tail when the
  *   cursor was made) are counted as skipped, not delivered: a cursor is made
  *   in O(1) whatever the writer does, and catches up in its polls;
- * - nothing decoded is read from the mapping: a writer (or anyone else)
- *   changing the file can make events invalid, never make us read out of
- *   bounds; the header words that are read from it are read under the
- *   SIGBUS guard (guard.h), and no callback runs under it;
+ * - nothing decoded is read from the file in place: a writer (or anyone
+ *   else) changing the file can make events invalid, never make us read
+ *   out of bounds; the header words are read as words.c reads them, which
+ *   cannot fault;
  * - every poll ends within its budget of events and time (struct
  *   ocgc_cursor_opts), and says when it stopped short (stats.behind). */
 
@@ -29,9 +29,7 @@
 #include <time.h>
 
 #include "decode.h"
-#include "guard.h"
 #include "mono.h"
-#include "shm.h"
 #include "source.h"
 
 #define DEFAULT_BATCH_WORDS (UINT64_C(1) << 14) /* 128 KiB: big enough to amortise */
@@ -68,7 +66,26 @@ struct ocgc_cursor {
   int limit_stop;            /* enum stop: whose limit the event limit is */
   int inexact;               /* made while the producer held its seqlock:
                                 no event counts, loss estimated (as stock) */
+  uint64_t *headers;         /* a stock file read by copy: its ring headers,
+                                copied once a poll (see idle_ring) */
 };
+
+/* Most rings of a stock file are idle (OCaml 5 has 128 of them), and
+ * reading a copied file's head and tail costs system calls (words.c): a
+ * poll first copies all ring headers at once, when they are few enough
+ * bytes, and passes by rings whose tail has not moved.  A copy is only a
+ * hint: a torn or stale tail costs a ring one poll's delay, or a normal
+ * read.  ocgc files are not filtered: their rings are few, and a ring at
+ * its tail is checked against the producer's final counts. */
+#define HEADERS_COPY_MAX (64u * 1024)
+
+static int idle_ring(const struct ocgc_cursor *c, unsigned d)
+{
+  const uint64_t *h;
+  if (c->headers == NULL) return 0;
+  h = c->headers + d * c->src->l.rh_size / 8;
+  return h[1] == c->rs[d].pos && h[0] <= c->rs[d].pos; /* tail, head */
+}
 
 /* Whether this poll is out of time; a look at the clock each call. */
 static int past_deadline(struct ocgc_cursor *c)
@@ -83,39 +100,41 @@ static int past_deadline(struct ocgc_cursor *c)
 static int read_head(struct ocgc_cursor *c, uint64_t d, uint64_t *head, uint64_t *events)
 {
   const struct ocgc_source *s = c->src;
+  const uint64_t er = src_ext_ring(s, d);
   unsigned tries;
+  int err;
   if (!s->l.has_ext) {
     /* Acquire: pairs with the writer's release store of head, made before
      * it overwrites anything below it. */
-    *head = shm_load_acquire(&src_ring_header(s, d)[0]);
     *events = 0;
-    return 0;
+    return src_counter_acquire(s, src_ring_header(s, d), 1, head);
   }
   for (tries = 0; tries < 100000; tries++) {
-    const uint64_t *er = src_ext_ring(s, d);
+    uint64_t s1, s2, pair[2];
     /* Acquire: pairs with the producer's release store of the even seq. */
-    uint64_t s1 = shm_load_acquire(&er[0]), s2;
+    if ((err = src_seq_acquire(s, er, &s1)) != 0) return err;
     if (tries % 64 == 63) {
       if (past_deadline(c)) break;
       sched_yield(); /* a producer preempted mid-update: let it run */
     }
     if ((s1 & 1) && !s->gone) continue;
-    *head = shm_load(&er[1]);
-    *events = shm_load(&er[2]);
-    /* Acquire fence: pairs with the producer's release fence after making
-     * seq odd, so a torn pair shows up as a changed seq. */
-    shm_fence_acquire();
-    s2 = shm_load(&er[0]);
+    if ((err = src_copy(s, er + 8, pair, sizeof pair)) != 0) return err;
+    *head = pair[0];
+    *events = pair[1];
+    /* Pairs with the producer's release fence after making seq odd, so a
+     * torn pair shows up as a changed seq. */
+    src_fence_acquire(s);
+    if ((err = src_copy(s, er, &s2, 8)) != 0) return err;
     if (s1 == s2 || s->gone) return *events <= *head ? 0 : OCGC_E_CORRUPT;
   }
   return -EAGAIN;
 }
 
-static uint64_t load_tail(const struct ocgc_cursor *c, unsigned d)
+static int load_tail(const struct ocgc_cursor *c, unsigned d, uint64_t *tail)
 {
   /* Acquire: pairs with the writer's release store of tail, after the
    * event words it covers. */
-  return shm_load_acquire(&src_ring_header(c->src, d)[1]);
+  return src_counter_acquire(c->src, src_ring_header(c->src, d) + 8, 0, tail);
 }
 
 /* A (head, events, tail) triple with head <= tail: tail is loaded first, and
@@ -130,14 +149,14 @@ static int read_span(struct ocgc_cursor *c, unsigned d, uint64_t *head, uint64_t
     if ((err = read_head(c, d, head, events)) != 0) return err;
     if (*head <= *tail) break;
     if (tries % 64 == 63 && past_deadline(c)) return -EAGAIN;
-    *tail = load_tail(c, d);
+    if ((err = load_tail(c, d, tail)) != 0) return err;
   }
   if (*head > *tail || *tail - *head > c->src->l.ring_words) return OCGC_E_CORRUPT;
   return 0;
 }
 
-/* Count events passed unread: as lost (reported by report_lost(), outside
- * the guard) or, below the cursor's start, as skipped. */
+/* Count events passed unread: as lost (reported by report_lost(), once
+ * the batch is fetched) or, below the cursor's start, as skipped. */
 static void account_lost(struct ocgc_cursor *c, uint64_t words, uint64_t events, int exact)
 {
   c->st.lost_words += words;
@@ -187,7 +206,7 @@ static int resync(struct ocgc_cursor *c, unsigned d, uint64_t *tail)
   return 0;
 }
 
-/* Under the guard: where each ring's reading starts.  O(1) per ring: a
+/* Where each ring's reading starts.  O(1) per ring: a
  * start-from-now cursor of an ocgc file starts at head, whose event count
  * the producer publishes, and skips what lies below the tail of now. */
 static int start_positions(struct ocgc_cursor *c)
@@ -197,9 +216,10 @@ static int start_positions(struct ocgc_cursor *c)
   int err = 0;
   for (d = 0; d < src->l.max_domains && err == 0; d++) {
     struct ring_state *r = &c->rs[d];
-    uint64_t head = 0, events = 0, tail = load_tail(c, d);
+    uint64_t head = 0, events = 0, tail = 0;
+    if ((err = load_tail(c, d, &tail)) != 0) break;
     if (c->inexact) { /* no counts to be had: positions from the header */
-      head = shm_load_acquire(&src_ring_header(src, d)[0]);
+      if ((err = src_counter_acquire(src, src_ring_header(src, d), 1, &head)) != 0) break;
       if (head > tail || tail - head > src->l.ring_words) { err = OCGC_E_CORRUPT; break; }
       r->pos = r->start = c->o.start == OCGC_START_NOW ? tail : head;
       continue;
@@ -214,13 +234,6 @@ static int start_positions(struct ocgc_cursor *c)
     r->start = c->o.start == OCGC_START_NOW ? tail : head;
     c->st.skipped += events;
   }
-  return err;
-}
-
-static int guarded_start(struct ocgc_cursor *c)
-{
-  int err;
-  OCGC_GUARDED(c->src->map, c->src->size, err, start_positions(c));
   return err;
 }
 
@@ -255,12 +268,18 @@ int ocgc_cursor_new(struct ocgc_source *src, const struct ocgc_cursor_opts *opts
   c->buf = malloc(c->buf_words * 8);
   c->rs = calloc(src->l.max_domains, sizeof *c->rs);
   c->st.lost_exact = src->l.has_ext;
+  if (src->map == NULL && !src->l.has_ext &&
+      src->l.max_domains * src->l.rh_size <= HEADERS_COPY_MAX &&
+      (c->headers = malloc(src->l.max_domains * src->l.rh_size)) == NULL) {
+    ocgc_cursor_free(c);
+    return -ENOMEM;
+  }
   if (c->buf == NULL || c->rs == NULL) { ocgc_cursor_free(c); return -ENOMEM; }
   budget_begin(c);
-  err = guarded_start(c);
+  err = start_positions(c);
   if (err == -EAGAIN && !c->out_of_time && ocgc_source_seq_stuck(src)) {
     c->st.skipped = 0;
-    err = guarded_start(c);
+    err = start_positions(c);
   }
   if (err == -EAGAIN) {
     /* A live producer keeps its seqlock busy: start without its counts,
@@ -268,7 +287,7 @@ int ocgc_cursor_new(struct ocgc_source *src, const struct ocgc_cursor_opts *opts
     c->st.skipped = 0;
     c->inexact = 1;
     c->st.lost_exact = 0;
-    err = guarded_start(c);
+    err = start_positions(c);
   }
   if (err != 0) { ocgc_cursor_free(c); return err; }
   *out = c;
@@ -280,6 +299,7 @@ void ocgc_cursor_free(struct ocgc_cursor *c)
   if (c == NULL) return;
   free(c->buf);
   free(c->rs);
+  free(c->headers);
   free(c);
 }
 
@@ -310,7 +330,7 @@ static int copy_words(const struct ocgc_cursor *c, unsigned d, uint64_t pos, uin
   const struct ocgc_source *s = c->src;
   uint64_t size = s->l.ring_words, start = pos & (size - 1);
   uint64_t first = n < size - start ? n : size - start;
-  uint64_t base = s->l.data_offset + (uint64_t)d * size * 8;
+  uint64_t base = src_ring_data(s, d);
   int err = ocgc_source_pread(s, base + start * 8, c->buf, first * 8);
   if (err == 0 && n > first) err = ocgc_source_pread(s, base, c->buf + first, (n - first) * 8);
   return err;
@@ -322,25 +342,31 @@ static int copy_words(const struct ocgc_cursor *c, unsigned d, uint64_t pos, uin
 static int check_final(const struct ocgc_cursor *c, unsigned d)
 {
   const struct ocgc_source *s = c->src;
-  const struct ocgc_wire_ext *x = (const struct ocgc_wire_ext *)(s->map + OCGC_WIRE_HEADER_SIZE);
-  uint64_t written;
+  uint64_t state, written, tail;
+  int err;
+  if (!s->l.has_ext || c->inexact) return 0;
   /* Acquire: pairs with the producer's release store of state at exit,
    * after its last event and counts. */
-  if (!s->l.has_ext || c->inexact || shm_load_acquire(&x->state) != OCGC_STATE_EXITED) return 0;
-  written = shm_load(src_ext_ring(s, d) + offsetof(struct ocgc_wire_ext_ring, written_events) / 8);
-  if (load_tail(c, d) != c->rs[d].pos) return 0; /* not there yet (or moving: not final) */
+  if ((err = src_word_acquire(s, OCGC_WIRE_HEADER_SIZE + offsetof(struct ocgc_wire_ext, state),
+                              &state)) != 0)
+    return err;
+  if (state != OCGC_STATE_EXITED) return 0;
+  if ((err = src_copy(s, src_ext_ring(s, d) + offsetof(struct ocgc_wire_ext_ring, written_events),
+                      &written, 8)) != 0 ||
+      (err = load_tail(c, d, &tail)) != 0)
+    return err;
+  if (tail != c->rs[d].pos) return 0; /* not there yet (or moving: not final) */
   return written == c->rs[d].seq ? 0 : OCGC_E_CORRUPT;
 }
 
-/* Under the guard, but for the pread: bring the next batch of ring d into
- * c->buf.  b->n is 0 when there is nothing new.  Returns 0 or a negative
+/* Bring the next batch of ring d into c->buf.  b->n is 0 when there is nothing new.  Returns 0 or a negative
  * error. */
 static int fetch(struct ocgc_cursor *c, unsigned d, struct batch *b)
 {
   struct ring_state *r = &c->rs[d];
   int err;
-  b->tail = load_tail(c, d);
   b->n = 0;
+  if ((err = load_tail(c, d, &b->tail)) != 0) return err;
   if (b->tail < r->pos) return OCGC_E_CORRUPT; /* a tail moved back */
   if ((err = resync(c, d, &b->tail)) != 0) return err;
   if (r->pos >= b->tail) return check_final(c, d);
@@ -363,15 +389,6 @@ static int fetch(struct ocgc_cursor *c, unsigned d, struct batch *b)
   return 0;
 }
 
-/* fetch() under the guard, in a frame of its own so that no caller's
- * locals live across the sigsetjmp. */
-static int guarded_fetch(struct ocgc_cursor *c, unsigned d, struct batch *b)
-{
-  int err;
-  OCGC_GUARDED(c->src->map, c->src->size, err, fetch(c, d, b));
-  return err;
-}
-
 /* Poll one ring.  Returns events delivered (>= 0) or a negative error;
  * *stop is set when a callback, the caller's limit or the budget ends the
  * poll. */
@@ -386,12 +403,12 @@ static int64_t poll_ring(struct ocgc_cursor *c, unsigned d, uint64_t limit, int 
     uint64_t i;
     int err;
     if (past_deadline(c)) { *stop = STOP_BUDGET; return delivered; }
-    err = guarded_fetch(c, d, &b);
+    err = fetch(c, d, &b);
     /* A seqlock that stayed busy for all the tries (not merely until the
      * deadline) may be a producer killed mid-publication: if it is dead,
      * what it left is final, read as it is. */
     if (err == -EAGAIN && !c->out_of_time && !c->src->gone && ocgc_source_seq_stuck(c->src))
-      err = guarded_fetch(c, d, &b);
+      err = fetch(c, d, &b);
     report_lost(c, d);
     if (err == OCGC_E_CORRUPT) { skip_corrupt(c, d, b.tail); return err; }
     if (err) return err;
@@ -448,9 +465,17 @@ int64_t ocgc_cursor_poll(struct ocgc_cursor *c, uint64_t max_events)
   limit = max_events && max_events < c->max_events ? max_events : c->max_events;
   c->limit_stop = limit == max_events ? STOP_CALLER : STOP_BUDGET;
   nd = c->src->l.max_domains;
+  if (c->headers != NULL &&
+      (err = src_copy(c->src, c->src->l.headers_offset, c->headers,
+                      nd * c->src->l.rh_size)) != 0) {
+    c->src->polling--;
+    return err;
+  }
   for (k = 0; k < nd && stop == GOING; k++) {
     unsigned d = (unsigned)((c->next_ring + k) % nd);
-    int64_t got = poll_ring(c, d, limit - (uint64_t)total, &stop);
+    int64_t got;
+    if (idle_ring(c, d)) continue;
+    got = poll_ring(c, d, limit - (uint64_t)total, &stop);
     if (got == -EAGAIN) {
       /* A producer that held its seqlock for the whole budget (preempted,
        * or hostile) only ends the poll early: what was delivered stands,

@@ -12,7 +12,7 @@ const char *ocgc_strerror(int err)
   case OCGC_E_VERSION: return "ring file of an unsupported version";
   case OCGC_E_NORING: return "the process has no GC event ring";
   case OCGC_E_STALE: return "the ring's process has exited or is gone";
-  case OCGC_E_TRUNCATED: return "the ring file was truncated while mapped";
+  case OCGC_E_TRUNCATED: return "the ring file was truncated while being read";
   default: break;
   }
   if (err < 0 && err > -4000) return strerror(-err);

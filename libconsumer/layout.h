@@ -4,6 +4,8 @@
 
 #include <stdint.h>
 
+#include "ocgc/wire.h"
+
 /* Everything here was read once from the file and checked against its size;
  * code that uses it never re-reads these fields from the mapping. */
 struct ocgc_layout {
@@ -28,8 +30,14 @@ struct ocgc_layout {
 #define OCGC_LAYOUT_MAX_RING_WORDS (UINT64_C(1) << 30)
 #define OCGC_LAYOUT_MAX_RH_SIZE 4096u
 
-/* Validate the header (and extension block) at [base], a file of [size]
- * bytes.  Returns 0, OCGC_E_CORRUPT or OCGC_E_VERSION. */
+/* The bytes at the start of a file that ocgc_layout_parse() reads: the
+ * header and the extension block's fixed part. */
+#define OCGC_LAYOUT_PARSE_BYTES (OCGC_WIRE_HEADER_SIZE + sizeof(struct ocgc_wire_ext))
+
+/* Validate the header (and extension block) of a file of [size] bytes,
+ * from [base]: a copy of its first OCGC_LAYOUT_PARSE_BYTES bytes, or of
+ * all of it if shorter, the rest zero.  Returns 0, OCGC_E_CORRUPT or
+ * OCGC_E_VERSION. */
 int ocgc_layout_parse(const void *base, uint64_t size, struct ocgc_layout *out);
 
 #endif /* OCGC_LAYOUT_H */

@@ -1,11 +1,11 @@
-/* source.c - open, map, validate and describe a ring file.
+/* source.c - open, validate and describe a ring file.
  *
- * Invariants: the mapping is read-only and covers the whole file as it was
- * at open; the layout is validated once, from one read of each header
- * field; strings are copied out with pread() and totals out of the mapping
- * (bounded, and under the producer's seqlock) before anyone uses them;
- * every load from the mapping is guarded (guard.h) and preceded by a size
- * check, except for a sealed memfd, which cannot shrink. */
+ * Invariants: the layout is validated once, from one copy of the header;
+ * every word is read as words.c reads it (a sealed file from its mapping,
+ * any other by copy: no read can fault); strings and totals are copied out
+ * (bounded, and under the producer's seqlock) before anyone uses them; an
+ * unsealed file's size is checked before each read, so that one that
+ * shrank is reported as truncated even where it still reads. */
 
 #include <errno.h>
 #include <fcntl.h>
@@ -14,10 +14,11 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
+#include <linux/magic.h>
 #include <unistd.h>
 
 #include "exever.h"
-#include "guard.h"
 #include "mono.h"
 #include "shm.h"
 #include "source.h"
@@ -39,28 +40,34 @@ int ocgc_source_open_fd(int fd, const struct ocgc_open_opts *opts, struct ocgc_s
 {
   struct ocgc_source *s;
   struct stat st;
-  void *map;
-  int err;
+  uint64_t head[OCGC_LAYOUT_PARSE_BYTES / 8];
+  struct statfs sf;
+  int err, seals;
 
   if (fstat(fd, &st) != 0) { err = -errno; close(fd); return err; }
   if (!S_ISREG(st.st_mode)) { close(fd); return OCGC_E_CORRUPT; }
   if ((uint64_t)st.st_size < OCGC_WIRE_HEADER_SIZE) { close(fd); return OCGC_E_CORRUPT; }
-  map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
-  if (map == MAP_FAILED) { err = -errno; close(fd); return err; }
   s = calloc(1, sizeof *s);
-  if (s == NULL) { munmap(map, (size_t)st.st_size); close(fd); return -ENOMEM; }
-  s->map = map;
+  if (s == NULL) { close(fd); return -ENOMEM; }
   s->size = (uint64_t)st.st_size;
   s->fd = fd;
   s->dev = (uint64_t)st.st_dev;
   s->ino = (uint64_t)st.st_ino;
-  {
-    /* Sealed against shrinking (ocgc's memfd rings): what is mapped stays.
-     * Any other file, even a memfd, may be truncated by its owner. */
-    int seals = fcntl(fd, F_GET_SEALS);
-    s->sealed = seals >= 0 && (seals & F_SEAL_SHRINK);
+  /* Sealed against shrinking (ocgc's memfd rings): what is mapped stays,
+   * and is read in place.  Any other file, even a memfd, may be truncated
+   * by its owner, and is never mapped (words.c); nor is a memfd of huge
+   * pages, whose read of a hole faults when none is free. */
+  seals = fcntl(fd, F_GET_SEALS);
+  s->sealed = seals >= 0 && (seals & F_SEAL_SHRINK) && fstatfs(fd, &sf) == 0 &&
+              sf.f_type == TMPFS_MAGIC;
+  if (s->sealed) {
+    void *map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+    if (map == MAP_FAILED) { err = -errno; ocgc_source_close(s); return err; }
+    s->map = map;
   }
-  OCGC_GUARDED(map, s->size, err, ocgc_layout_parse(map, s->size, &s->l));
+  memset(head, 0, sizeof head);
+  err = src_copy(s, 0, head, s->size < sizeof head ? s->size & ~(uint64_t)7 : sizeof head);
+  if (err == 0) err = ocgc_layout_parse(head, s->size, &s->l);
   if (err) { ocgc_source_close(s); return err; }
   /* An ocgc file says which numbering it holds (any other value than 5.3:
    * 5.2, as every file before the field); a stock file cannot, and the
@@ -122,34 +129,22 @@ int ocgc_source_pread(const struct ocgc_source *s, uint64_t off, void *buf, uint
   return 0;
 }
 
-/* Copy a NUL-terminated field of at most n bytes out of the mapping (each
- * byte read once).  Returns 0 if the field had no NUL (dst is then cut). */
-static int copy_field(char *dst, size_t n, const char *src)
+/* Copy a field of n bytes, NUL-terminated unless cut, out of a private
+ * copy into dst (as many bytes). */
+static void copy_field(char *dst, size_t n, const char *src)
 {
-  size_t i;
-  for (i = 0; i < n; i++) {
-    char c = __atomic_load_n(&src[i], __ATOMIC_RELAXED);
-    if (c == '\0') { dst[i] = '\0'; return 1; }
-    if (i + 1 < n) dst[i] = c;
-  }
-  dst[n - 1] = '\0';
-  return 0;
+  size_t len = strnlen(src, n - 1);
+  memcpy(dst, src, len);
+  dst[len] = '\0';
 }
-
-static int read_info(const struct ocgc_source *s, struct ocgc_source_info *info);
 
 int ocgc_source_info(const struct ocgc_source *s, struct ocgc_source_info *info)
 {
+  struct ocgc_wire_ext x;
+  uint64_t state;
   int err;
   if (s == NULL || info == NULL) return -EINVAL;
   if ((err = ocgc_source_check_size(s)) != 0) return err;
-  OCGC_GUARDED(s->map, s->size, err, read_info(s, info));
-  return err;
-}
-
-static int read_info(const struct ocgc_source *s, struct ocgc_source_info *info)
-{
-  const struct ocgc_wire_ext *x;
   memset(info, 0, sizeof *info);
   info->max_domains = s->l.max_domains;
   info->ring_words = s->l.ring_words;
@@ -157,19 +152,23 @@ static int read_info(const struct ocgc_source *s, struct ocgc_source_info *info)
   info->has_ext = s->l.has_ext;
   info->ids = s->ids;
   if (!s->l.has_ext) return 0;
-  x = (const struct ocgc_wire_ext *)(s->map + OCGC_WIRE_HEADER_SIZE);
-  /* Acquire: pairs with the producer's release store of state at exit. */
-  info->state = shm_load_acquire(&x->state);
-  info->exited_ns = shm_load(&x->exited_ns);
-  info->pid = shm_load(&x->pid);
-  info->start_time = shm_load(&x->start_time);
-  info->realtime_offset_ns = (int64_t)shm_load((const uint64_t *)&x->realtime_offset_ns);
-  info->created_ns = shm_load(&x->created_ns);
-  info->flags = shm_load(&x->flags);
-  copy_field(info->boot_id, sizeof info->boot_id, x->boot_id);
-  copy_field(info->ocaml_version, sizeof info->ocaml_version, x->ocaml_version);
-  copy_field(info->ocgc_version, sizeof info->ocgc_version, x->ocgc_version);
-  copy_field(info->program, sizeof info->program, x->program);
+  /* Acquire: pairs with the producer's release store of state at exit,
+   * after exited_ns. */
+  if ((err = src_word_acquire(s, OCGC_WIRE_HEADER_SIZE + offsetof(struct ocgc_wire_ext, state),
+                              &state)) != 0 ||
+      (err = src_copy(s, OCGC_WIRE_HEADER_SIZE, &x, sizeof x)) != 0)
+    return err;
+  info->state = state;
+  info->exited_ns = x.exited_ns;
+  info->pid = x.pid;
+  info->start_time = x.start_time;
+  info->realtime_offset_ns = x.realtime_offset_ns;
+  info->created_ns = x.created_ns;
+  info->flags = x.flags;
+  copy_field(info->boot_id, sizeof info->boot_id, x.boot_id);
+  copy_field(info->ocaml_version, sizeof info->ocaml_version, x.ocaml_version);
+  copy_field(info->ocgc_version, sizeof info->ocgc_version, x.ocgc_version);
+  copy_field(info->program, sizeof info->program, x.program);
   return 0;
 }
 
@@ -210,9 +209,9 @@ int ocgc_source_totals(const struct ocgc_source *s, struct ocgc_totals *out)
   if (s == NULL || out == NULL) return -EINVAL;
   if (!s->l.has_ext) return -ENODATA;
   if ((err = ocgc_source_check_size(s)) != 0) return err;
-  OCGC_GUARDED(s->map, s->size, err, read_totals(s, out));
+  err = read_totals(s, out);
   if (err == -EAGAIN && ocgc_source_seq_stuck((struct ocgc_source *)s)) /* gone: not state */
-    OCGC_GUARDED(s->map, s->size, err, read_totals(s, out));
+    err = read_totals(s, out);
   if (err == 0 && !totals_possible(out)) err = OCGC_E_CORRUPT;
   return err;
 }
@@ -223,20 +222,47 @@ int ocgc_source_seq_stuck(struct ocgc_source *s)
   return s->gone;
 }
 
+/* The most a copy of the totals takes: the fixed part and our kinds' rows
+ * of the widest table layout.c accepts (256 columns). */
+#define TOTALS_COPY_WORDS (offsetof(struct ocgc_wire_totals, by_cause) / 8 + OCGC_KIND_COUNT * 256)
+
+/* One copy of the totals (not consistent by itself: see read_totals), in
+ * one read, so that a copied file's costs one system call. */
+static int copy_totals(const struct ocgc_source *s, struct ocgc_totals *out)
+{
+  /* by_cause in the file's own shape: it may have more cause columns than
+   * ours (layout.c checked that they fit, and that there are at most 256). */
+  const uint64_t fixed = offsetof(struct ocgc_wire_totals, by_cause) / 8;
+  const uint64_t cols = s->l.cause_slots < OCGC_CAUSE_SLOTS ? s->l.cause_slots : OCGC_CAUSE_SLOTS;
+  const uint64_t words = fixed + (OCGC_KIND_COUNT - 1) * s->l.cause_slots + cols;
+  uint64_t w[TOTALS_COPY_WORDS];
+  struct ocgc_wire_totals t;
+  unsigned k;
+  int err;
+  if (s->l.cause_slots > 256) return OCGC_E_CORRUPT;
+  if ((err = src_copy(s, s->l.totals_offset, w, words * 8)) != 0) return err;
+  memcpy(&t, w, fixed * 8);
+#define COPY_WORD(field) out->field = t.field;
+  OCGC_TOTALS_WORDS(COPY_WORD)
+#undef COPY_WORD
+  for (k = 0; k < OCGC_KIND_COUNT; k++) out->kind_time_ns[k] = t.kind_time_ns[k];
+  memset(out->by_cause, 0, sizeof out->by_cause);
+  for (k = 0; k < OCGC_KIND_COUNT; k++)
+    memcpy(out->by_cause[k], w + fixed + k * s->l.cause_slots, cols * 8);
+  return 0;
+}
+
 static int read_totals(const struct ocgc_source *s, struct ocgc_totals *out)
 {
-  const struct ocgc_wire_totals *t =
-      (const struct ocgc_wire_totals *)(s->map + s->l.totals_offset);
-  /* by_cause in the file's own shape: it may have more cause columns than
-   * ours (layout.c checked that they fit). */
-  const uint64_t *bc = (const uint64_t *)(s->map + s->l.totals_offset +
-                                          offsetof(struct ocgc_wire_totals, by_cause));
-  unsigned tries, k, c;
+  const uint64_t seq = s->l.totals_offset + offsetof(struct ocgc_wire_totals, seq);
+  unsigned tries;
   uint64_t deadline = 0;
+  int err;
   for (tries = 0; tries < 10000; tries++) {
+    uint64_t s1, s2;
     /* Seqlock read.  Acquire: pairs with the producer's release store of
      * the even seq that ends an update. */
-    uint64_t s1 = shm_load_acquire(&t->seq), s2;
+    if ((err = src_seq_acquire(s, seq, &s1)) != 0) return err;
     if ((s1 & 1) && !s->gone) {
       /* A producer preempted mid-update: let it run, for TOTALS_WAIT_NS at
        * most (a live liar may keep seq odd for ever; callers keep the
@@ -246,17 +272,11 @@ static int read_totals(const struct ocgc_source *s, struct ocgc_totals *out)
       if (tries % 64 == 63 && tries > 100 && mono_ns() > deadline) break;
       continue;
     }
-#define LOAD_WORD(field) out->field = shm_load(&t->field);
-    OCGC_TOTALS_WORDS(LOAD_WORD)
-#undef LOAD_WORD
-    for (k = 0; k < OCGC_KIND_COUNT; k++) out->kind_time_ns[k] = shm_load(&t->kind_time_ns[k]);
-    for (k = 0; k < OCGC_KIND_COUNT; k++)
-      for (c = 0; c < OCGC_CAUSE_SLOTS; c++)
-        out->by_cause[k][c] = c < s->l.cause_slots ? shm_load(&bc[k * s->l.cause_slots + c]) : 0;
-    /* Acquire fence: the loads above complete before seq is re-read (pairs
-     * with the producer's release fence after it makes seq odd). */
-    shm_fence_acquire();
-    s2 = shm_load(&t->seq);
+    if ((err = copy_totals(s, out)) != 0) return err;
+    /* The copy completes before seq is re-read (pairs with the producer's
+     * release fence after it makes seq odd). */
+    src_fence_acquire(s);
+    if ((err = src_copy(s, seq, &s2, 8)) != 0) return err;
     if (s1 == s2 || s->gone) return 0;
   }
   return -EAGAIN;
@@ -264,13 +284,15 @@ static int read_totals(const struct ocgc_source *s, struct ocgc_totals *out)
 
 static int read_config(const struct ocgc_source *s, struct ocgc_gc_config *out)
 {
-  const struct ocgc_wire_totals *t =
-      (const struct ocgc_wire_totals *)(s->map + s->l.totals_offset);
+  struct ocgc_wire_totals t;
   struct ocgc_gc_config c;
+  int err;
+  if ((err = src_copy(s, s->l.totals_offset, &t, offsetof(struct ocgc_wire_totals, by_cause))) != 0)
+    return err;
   memset(&c, 0, sizeof c);
-#define LOAD_WORD(field) c.field = shm_load(&t->field);
-  OCGC_CONFIG_WORDS(LOAD_WORD)
-#undef LOAD_WORD
+#define COPY_WORD(field) c.field = t.field;
+  OCGC_CONFIG_WORDS(COPY_WORD)
+#undef COPY_WORD
   /* Only the fields both structs have (the caller's may be older or newer). */
   memcpy((char *)out + sizeof out->sz, (const char *)&c + sizeof c.sz,
          (out->sz < sizeof c ? out->sz : sizeof c) - sizeof out->sz);
@@ -283,14 +305,7 @@ int ocgc_source_gc_config(const struct ocgc_source *s, struct ocgc_gc_config *ou
   if (s == NULL || out == NULL || out->sz < sizeof out->sz) return -EINVAL;
   if (!s->l.has_ext || s->l.ext_version < 2) return -ENODATA;
   if ((err = ocgc_source_check_size(s)) != 0) return err;
-  OCGC_GUARDED(s->map, s->size, err, read_config(s, out));
-  return err;
-}
-
-static int read_written(const struct ocgc_source *s, unsigned ring, uint64_t *out)
-{
-  *out = shm_load(src_ext_ring(s, ring) + offsetof(struct ocgc_wire_ext_ring, written_events) / 8);
-  return 0;
+  return read_config(s, out);
 }
 
 int ocgc_source_written(const struct ocgc_source *s, unsigned ring, uint64_t *out)
@@ -299,8 +314,8 @@ int ocgc_source_written(const struct ocgc_source *s, unsigned ring, uint64_t *ou
   if (s == NULL || out == NULL || ring >= s->l.max_domains) return -EINVAL;
   if (!s->l.has_ext) return -ENODATA;
   if ((err = ocgc_source_check_size(s)) != 0) return err;
-  OCGC_GUARDED(s->map, s->size, err, read_written(s, ring, out));
-  return err;
+  return src_copy(s, src_ext_ring(s, ring) + offsetof(struct ocgc_wire_ext_ring, written_events),
+                  out, 8);
 }
 
 const char *ocgc_source_user_name(const struct ocgc_source *s, unsigned id)

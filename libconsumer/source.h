@@ -12,11 +12,12 @@
 #define NAME_PAGES (OCGC_WIRE_USER_EVENTS / NAME_PAGE)
 
 struct ocgc_source {
-  const char *map;       /* read-only shared mapping of the whole file */
-  uint64_t size;         /* bytes mapped */
+  const char *map;       /* a sealed file's read-only shared mapping, whole;
+                            NULL for any other file (words.c) */
+  uint64_t size;         /* the file's size at open */
   int fd;                /* ring data is read with pread(); fstat notices truncation */
-  int sealed;            /* a memfd sealed against shrinking: the mapping
-                            cannot fault and the size need not be checked */
+  int sealed;            /* a memfd sealed against shrinking: it is mapped,
+                            and its size need not be checked */
   struct ocgc_layout l;
   enum ocgc_ids ids;
   enum ocgc_ids_origin ids_origin; /* who chose ids (ocgc_source_ids) */
@@ -50,20 +51,54 @@ struct ocgc_source {
  * guard (it reads the extension block and /proc). */
 int ocgc_source_seq_stuck(struct ocgc_source *s);
 
-static inline const uint64_t *src_ring_header(const struct ocgc_source *s, uint64_t d)
+/* File offsets of ring d's header words (head, tail), of its data, and of
+ * its extension record (struct ocgc_wire_ext_ring). */
+static inline uint64_t src_ring_header(const struct ocgc_source *s, uint64_t d)
 {
-  return (const uint64_t *)(s->map + s->l.headers_offset + d * s->l.rh_size);
+  return s->l.headers_offset + d * s->l.rh_size;
 }
 
-static inline const uint64_t *src_ring_data(const struct ocgc_source *s, uint64_t d)
+static inline uint64_t src_ring_data(const struct ocgc_source *s, uint64_t d)
 {
-  return (const uint64_t *)(s->map + s->l.data_offset + d * s->l.ring_words * 8);
+  return s->l.data_offset + d * s->l.ring_words * 8;
 }
 
-static inline const uint64_t *src_ext_ring(const struct ocgc_source *s, uint64_t d)
+static inline uint64_t src_ext_ring(const struct ocgc_source *s, uint64_t d)
 {
-  return (const uint64_t *)(s->map + s->l.rings_offset +
-                            d * sizeof(struct ocgc_wire_ext_ring));
+  return s->l.rings_offset + d * sizeof(struct ocgc_wire_ext_ring);
+}
+
+/* Reading the file's words (words.c): from the mapping of a sealed file,
+ * by copy from any other, so that no read can fault.  Offsets and lengths
+ * are multiples of 8.  Each returns 0, OCGC_E_TRUNCATED (the range is not
+ * in the file any more) or -errno. */
+
+/* n bytes at off into buf, each word read once, no ordering (words read
+ * under a seqlock, or that do not change). */
+int src_copy(const struct ocgc_source *s, uint64_t off, void *buf, uint64_t n);
+
+/* The word at off, with acquire ordering: a word that publishes others.
+ * Also -EAGAIN: two copies of it never agreed. */
+int src_word_acquire(const struct ocgc_source *s, uint64_t off, uint64_t *v);
+
+/* A counter that only grows (a ring's head or tail) at off, with acquire
+ * ordering.  Read by copy while the writer moves it, two copies differ:
+ * [upper] takes the later (a head: words below it may be overwritten),
+ * else the earlier (a tail: words below it are published).  Also -EAGAIN:
+ * the copies kept going back. */
+int src_counter_acquire(const struct ocgc_source *s, uint64_t off, int upper, uint64_t *v);
+
+/* A seqlock's seq at off, with acquire ordering, from one copy (words.c
+ * says why one is enough). */
+int src_seq_acquire(const struct ocgc_source *s, uint64_t off, uint64_t *v);
+
+/* Between the reads of a seqlock's data and its seq re-read: an acquire
+ * fence for loads from the mapping; a full one for copies, whose string
+ * moves x86 orders more weakly than plain loads. */
+static inline void src_fence_acquire(const struct ocgc_source *s)
+{
+  if (s->map != NULL) __atomic_thread_fence(__ATOMIC_ACQUIRE);
+  else __atomic_thread_fence(__ATOMIC_SEQ_CST);
 }
 
 /* Read stock ring [s]'s numbering from the executable of its process (the

@@ -1,8 +1,6 @@
 /* ocgc.c - the `ocgc` command: subcommand dispatch, usage and exit codes.
  * Each subcommand lives in its own file (its options, its loop, its
- * output) over what common.h shares, and sees only libocgc's public API.
- * This file owns the process's SIGBUS handler (libocgc's, installed once
- * before any ring is mapped). */
+ * output) over what common.h shares, and sees only libocgc's public API. */
 
 #include <stdio.h>
 #include <string.h>
@@ -52,9 +50,6 @@ int main(int argc, char **argv)
     printf("ocgc %s (libocgc %s)\n", PACKAGE_VERSION, ocgc_version());
     return 0;
   }
-  /* This program owns its signals: a ring file truncated under a read of
-   * its header becomes an error instead of killing us (consumer.h). */
-  if (ocgc_sigbus_install() != 0) fprintf(stderr, "ocgc: cannot install a SIGBUS handler\n");
   for (i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
     if (strcmp(argv[1], cmds[i].name) == 0) {
       tool_name = cmds[i].name;

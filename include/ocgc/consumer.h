@@ -40,47 +40,23 @@ enum ocgc_error {
   OCGC_E_VERSION = -4002,   /**< a ring file of a version this library does not read */
   OCGC_E_NORING = -4003,    /**< the process has no ring */
   OCGC_E_STALE = -4004,     /**< the ring's process is gone or has exited */
-  OCGC_E_TRUNCATED = -4005, /**< the file shrank under the mapping */
+  OCGC_E_TRUNCATED = -4005, /**< the file shrank after it was opened */
 };
 
 /** A sentence for a negative error code (OCGC_E_* or -errno).  Never NULL;
  * the string is static. */
 OCGC_API const char *ocgc_strerror(int err);
 
-/* ---- SIGBUS: who owns it ------------------------------------------------------ */
+/* ---- Signals: none taken --------------------------------------------------- */
 
-/* A ring file belongs to another process.  libocgc copies ring data with
- * pread(2), which cannot fault, and reads only a few header words (head,
- * tail, seqlocks, totals, the extension block) from a read-only mapping.
- * ocgc's own rings are sealed memfds that cannot shrink, so their mapping
- * never faults.  A plain file (stock OCaml 5, --dir) can be truncated by
- * its owner; libocgc checks the size before every read of the mapping, but
- * a truncation in the microseconds between that check and a header load
- * raises SIGBUS.
- *
- * libocgc installs no signal handler by itself: the process's signal
- * dispositions belong to the host program.  A host picks one of:
- * - ocgc_sigbus_install(): libocgc's handler takes SIGBUS; faults it does
- *   not own go to the handler that was installed before (or get the
- *   default action, as a fault must: an ignored SIGBUS from a real fault
- *   is reset to the default, as the kernel does).  Install it before
- *   starting threads; a handler the host installs later replaces it
- *   (forward to ocgc_sigbus_handle() from that one).
- * - its own SIGBUS handler, which calls ocgc_sigbus_handle(si_addr) first;
- * - neither, accepting that a racing truncation of an unsealed file can
- *   kill it, as it would any program that maps files. */
-
-/** Install libocgc's SIGBUS handler, once per process (later calls do
- * nothing).  Returns 0 or -errno. */
-OCGC_API int ocgc_sigbus_install(void);
-
-/** For a host's own SIGBUS handler (SA_SIGINFO, SA_NODEFER), for a fault
- * (si_code > 0: a sent signal has no address): if [addr] (siginfo's
- * si_addr) lies in a mapping libocgc is reading in this very
- * thread, this does not return: it ends libocgc's read, which fails with
- * OCGC_E_TRUNCATED.  Otherwise it returns 0 and the fault is the host's.
- * Async-signal-safe. */
-OCGC_API int ocgc_sigbus_handle(const void *addr);
+/* A ring file belongs to another process, which may truncate it at any
+ * moment; a load from a mapped page past a file's new end raises SIGBUS.
+ * libocgc never makes such a load: it maps only ocgc's own rings (memfds
+ * sealed against shrinking, on tmpfs, whose pages stay), and copies every
+ * word of any other file (stock OCaml 5 rings, --dir files) with pread(2),
+ * which fails where a load would fault; a file that shrank reads as
+ * OCGC_E_TRUNCATED.  So libocgc installs no signal handler and needs none
+ * from its host: the process's signal dispositions stay the host's. */
 
 /* ---- sources: an opened ring file ------------------------------------------ */
 
@@ -122,7 +98,7 @@ OCGC_API void ocgc_source_close(struct ocgc_source *src);
 struct ocgc_source_info {
   uint64_t max_domains;       /**< rings in the file */
   uint64_t ring_words;        /**< words per ring */
-  uint64_t file_size;         /**< bytes mapped */
+  uint64_t file_size;         /**< its size at open */
   int has_ext;                /**< 1: written by ocgc (exact totals and loss) */
   enum ocgc_ids ids;          /**< id numbering in use */
   /* The rest is valid only when has_ext. */

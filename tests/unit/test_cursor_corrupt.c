@@ -1,7 +1,7 @@
 /* test_cursor_corrupt.c - files that no honest writer makes: an event that
  * cannot be decoded, head and tail that contradict each other or move
  * back, counts beyond what the ring holds, and a file truncated under the
- * reader's mapping.  Each is an error code (OCGC_E_CORRUPT,
+ * reader.  Each is an error code (OCGC_E_CORRUPT,
  * OCGC_E_TRUNCATED), never a crash, a SIGBUS or an event delivered twice,
  * and a cursor goes on reading once the file is sane again.  The rings
  * are written by ringgen with the pattern of ringfix.h, then poked. */
@@ -146,10 +146,10 @@ START_TEST(impossible_counts)
 }
 END_TEST
 
-/* ---- truncation under the mapping --------------------------------------------------- */
+/* ---- truncation under the reader ------------------------------------------------------ */
 
-/* The file shrinks while mapped: poll, info and totals say so (they fstat
- * before touching the mapping, which would raise SIGBUS). */
+/* The file shrinks while open: poll, info and totals say so (they fstat
+ * first; a plain file is read by copy, which cannot fault). */
 START_TEST(truncated_after_open)
 {
   struct tf *t = rf_file(1, 1, 1024);
@@ -171,7 +171,7 @@ START_TEST(truncated_after_open)
 }
 END_TEST
 
-/* The same for the other entry points that read the mapping.  A truncated
+/* The same for the other entry points that read the file.  A truncated
  * file must give an error (or NULL), never SIGBUS (docs/design.md,
  * section 4). */
 START_TEST(truncated_written)

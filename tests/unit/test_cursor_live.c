@@ -204,8 +204,10 @@ static void *totals_writer(void *p)
     __atomic_thread_fence(__ATOMIC_RELEASE);
     for (k = 1; k < 19; k++) __atomic_store_n(&f[k], v, __ATOMIC_RELAXED);
     __atomic_store_n(&a->w->seq, ++seq, __ATOMIC_RELEASE); /* even */
-    /* the producer updates at GC events, not back to back */
-    for (k = 0; k < 2000; k++) __asm__ __volatile__("" ::: "memory");
+    /* The producer updates at GC events, not back to back: a collection
+     * takes microseconds.  (A file read by copy costs the reader three
+     * system calls a try, words.c.) */
+    for (k = 0; k < 20000; k++) __asm__ __volatile__("" ::: "memory");
   }
   return NULL;
 }
@@ -213,11 +215,15 @@ static void *totals_writer(void *p)
 START_TEST(totals_seqlock_consistent)
 {
   struct tf *t = rf_file(1, 1, 64);
-  struct ocgc_source *s = rf_open(t, OCGC_IDS_AUTO);
+  struct ocgc_source *s;
   struct totals_arg a;
   pthread_t th;
   unsigned i, ok = 0;
 
+  /* A live producer's: a seqlock busy for all the tries must not be read
+   * as a dead producer's, final as it is (ocgc_source_seq_stuck). */
+  rf_identify_as_self(t);
+  s = rf_open(t, OCGC_IDS_AUTO);
   a.w = t->f.totals;
   a.stop = 0;
   ck_assert_int_eq(pthread_create(&th, NULL, totals_writer, &a), 0);
