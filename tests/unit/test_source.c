@@ -366,6 +366,36 @@ START_TEST(unnamed_slot_no_syscall_per_event)
 }
 END_TEST
 
+/* A stock file (OCaml 5: 128 rings, nearly all idle) read by copy: a poll
+ * copies all ring headers at once and reads only the rings whose tail
+ * moved, not the head and tail of each ring (512 system calls a poll). */
+START_TEST(stock_idle_rings_cost_one_copy)
+{
+  struct tf *t = rf_file(0, 128, 1024);
+  struct ocgc_source *s;
+  struct ocgc_cursor *c = NULL;
+  unsigned long before, after;
+
+  pat_write_range(&t->f, 5, 0, 10);
+  s = rf_open(t, OCGC_IDS_AUTO);
+  ck_assert_int_eq(ocgc_cursor_new(s, NULL, &c), 0);
+  ck_assert_int_eq(ocgc_cursor_poll(c, 0), 10);
+  before = syscalls_counted();
+  ck_assert_int_eq(ocgc_cursor_poll(c, 0), 0);
+  after = syscalls_counted();
+  /* an fstat and the copy of the headers */
+  ck_assert_uint_gt(after - before, 0); /* the counting works */
+  ck_assert_uint_le(after - before, 2);
+  /* A ring that moves is read. */
+  pat_write_range(&t->f, 77, 0, 3);
+  before = syscalls_counted();
+  ck_assert_int_eq(ocgc_cursor_poll(c, 0), 3);
+  after = syscalls_counted();
+  ck_assert_uint_le(after - before, 2 + 12);
+  ocgc_cursor_free(c);
+}
+END_TEST
+
 /* A slot of 128 bytes without a NUL is "not a valid string" (consumer.h:
  * "or NULL if the slot is empty or not a valid string"). */
 START_TEST(user_name_unterminated)
@@ -444,6 +474,7 @@ static Suite *source_suite(void)
   tc = rf_tcase(s, "names", 60);
   tcase_add_test(tc, user_names);
   tcase_add_test(tc, unnamed_slot_no_syscall_per_event);
+  tcase_add_test(tc, stock_idle_rings_cost_one_copy);
   tcase_add_test(tc, user_name_unterminated);
   return s;
 }
