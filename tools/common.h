@@ -164,12 +164,20 @@ int tool_open_temp(const char *path, char **tmp);
 /* Read until caught up: poll again while the last poll stopped short
  * (the cursor's budget: stats.behind), until [max_events] events were
  * passed (seen, skipped or lost), 100 polls in a row made no progress (a
- * producer holding its seqlock), or *stop (may be NULL) became nonzero:
- * a signal ends a drain within one poll's budget, 10 ms, whatever the
- * target writes.  Returns 0 or the poll's error. */
-int tool_drain_agg(struct ocgc_agg *agg, uint64_t max_events, const volatile sig_atomic_t *stop);
+ * producer holding its seqlock), *stop (may be NULL) became nonzero, or
+ * [deadline] (tool_now_ns(); 0: none) passed: a signal or the deadline
+ * ends a drain within one poll's budget, 10 ms, whatever the target
+ * writes.  A drain of a live process needs a deadline: a producer that
+ * writes as fast as we read holds a drain for as long as it takes to pass
+ * max_events, seconds for a big ring.  Returns 0 or the poll's error. */
+int tool_drain_agg(struct ocgc_agg *agg, uint64_t max_events, const volatile sig_atomic_t *stop,
+                   uint64_t deadline);
 int tool_drain_cursor(struct ocgc_cursor *cur, uint64_t max_events,
-                      const volatile sig_atomic_t *stop);
+                      const volatile sig_atomic_t *stop, uint64_t deadline);
+
+/* How long the last drain of a window (report --duration) may read past
+ * the window's end. */
+#define TOOL_DRAIN_GRACE_NS UINT64_C(1000000000)
 
 /* tool_drain_agg, also ended once [max_ns] have passed (checked between
  * polls); *stuck says whether it ended with the ring still behind and its

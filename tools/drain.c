@@ -47,9 +47,10 @@ static int64_t poll_cursor(void *h) { return ocgc_cursor_poll(h, 0); }
 static void stats_agg(const void *h, struct ocgc_cursor_stats *st) { ocgc_agg_cursor_stats(h, st); }
 static void stats_cursor(const void *h, struct ocgc_cursor_stats *st) { ocgc_cursor_stats(h, st); }
 
-int tool_drain_agg(struct ocgc_agg *agg, uint64_t max_events, const volatile sig_atomic_t *stop)
+int tool_drain_agg(struct ocgc_agg *agg, uint64_t max_events, const volatile sig_atomic_t *stop,
+                   uint64_t deadline)
 {
-  return drain(poll_agg, stats_agg, agg, max_events, stop, 0, NULL);
+  return drain(poll_agg, stats_agg, agg, max_events, stop, deadline, NULL);
 }
 
 int tool_drain_agg_for(struct ocgc_agg *agg, uint64_t max_events, uint64_t max_ns, int *stuck)
@@ -58,9 +59,9 @@ int tool_drain_agg_for(struct ocgc_agg *agg, uint64_t max_events, uint64_t max_n
 }
 
 int tool_drain_cursor(struct ocgc_cursor *cur, uint64_t max_events,
-                      const volatile sig_atomic_t *stop)
+                      const volatile sig_atomic_t *stop, uint64_t deadline)
 {
-  return drain(poll_cursor, stats_cursor, cur, max_events, stop, 0, NULL);
+  return drain(poll_cursor, stats_cursor, cur, max_events, stop, deadline, NULL);
 }
 
 uint64_t tool_drain_events(const struct ocgc_source *src)

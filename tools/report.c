@@ -95,7 +95,10 @@ static int follow_window(struct ocgc_agg *agg, const struct ocgc_source *src,
     if (now - t0 >= duration) break;
     tool_sleep_ns(duration - (now - t0) < POLL_NS ? duration - (now - t0) : POLL_NS);
   }
-  if (err == 0) err = tool_drain_agg(agg, tool_drain_events(src), &tool_stop);
+  /* What was written up to the end, read for a grace at most: a producer
+   * writing as fast as we read would hold a drain for seconds. */
+  if (err == 0)
+    err = tool_drain_agg(agg, tool_drain_events(src), &tool_stop, tool_now_ns() + TOOL_DRAIN_GRACE_NS);
   tool_signals_restore(&sig);
   return err;
 }
@@ -164,7 +167,7 @@ static int read_target(const struct report_opts *o, struct ocgc_source *src, str
     if (err == 0) html_sample(tl, m->pid);
     if (err == 0) err = follow_window(agg, src, m, tl);
   } else {
-    err = tool_drain_agg(agg, tool_drain_events(src), NULL);
+    err = tool_drain_agg(agg, tool_drain_events(src), NULL, 0);
   }
   if (err == 0) err = ocgc_agg_finish(agg);
   if (err == 0) err = ocgc_agg_snapshot(agg, snap);

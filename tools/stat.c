@@ -324,10 +324,11 @@ struct stat_run {
 };
 
 /* Read everything written since the last poll (bounded: a producer that
- * writes as fast as we read cannot keep us here, nor from a signal). */
-static int drain(struct stat_run *s)
+ * writes as fast as we read cannot keep us here past [deadline], nor from
+ * a signal). */
+static int drain(struct stat_run *s, uint64_t deadline)
 {
-  return tool_drain_agg(s->agg, s->drain_max, &tool_stop);
+  return tool_drain_agg(s->agg, s->drain_max, &tool_stop, deadline);
 }
 
 static unsigned table_height(void)
@@ -362,10 +363,10 @@ static int loop(struct stat_run *s)
     now = tool_now_ns();
     tool_sleep_until_ns(now + tick < next_row ? now + tick : next_row);
     if (tool_stop) break;
-    if ((err = drain(s)) != 0) break;
+    if ((err = drain(s, next_row)) != 0) break;
     /* Gone or exited: read what it wrote last and print the partial row. */
     if ((last = !tool_alive(s->src)) != 0) {
-      if ((err = drain(s)) != 0) break;
+      if ((err = drain(s, 0)) != 0) break;
     } else if (tool_now_ns() < next_row) {
       continue;
     }

@@ -429,10 +429,11 @@ static void draw(struct top *tp, const char *message)
 }
 
 /* Read what the producer wrote since the last poll (bounded, so that a
- * producer writing flat out cannot keep us from the keyboard). */
-static int poll_agg(struct top *tp)
+ * producer writing flat out cannot keep us from the keyboard, nor from
+ * the refresh due at [deadline]). */
+static int poll_agg(struct top *tp, uint64_t deadline)
 {
-  return tool_drain_agg(tp->agg, tp->drain_max, &tool_stop);
+  return tool_drain_agg(tp->agg, tp->drain_max, &tool_stop, deadline);
 }
 
 /* A new snapshot, and the rates since the one before. */
@@ -566,7 +567,8 @@ static int attach(struct top *tp)
   tp->drain_max = tool_drain_events(tp->src);
   if ((err = top_spark_new(&tp->spark)) != 0 ||
       (err = ocgc_source_info(tp->src, &tp->info)) != 0 ||
-      (err = ocgc_agg_new(tp->src, &ao, &tp->agg)) != 0 || (err = poll_agg(tp)) != 0 ||
+      (err = ocgc_agg_new(tp->src, &ao, &tp->agg)) != 0 ||
+      (err = poll_agg(tp, tool_now_ns() + tp->interval_ns)) != 0 ||
       (err = take_snapshot(tp)) != 0 ||
       (err = top_spark_start(&tp->spark, tp->agg, tool_now_ns())) != 0)
     return err;
@@ -644,7 +646,7 @@ static int loop(struct top *tp, uint64_t count)
     else if (key == 12 /* ^L */) { clearok(curscr, TRUE); redraw = 1; }
     /* Alive before the poll: what it wrote before exiting is read. */
     alive = tool_alive(tp->src);
-    if ((err = poll_agg(tp)) != 0) break;
+    if ((err = poll_agg(tp, alive ? next_refresh : 0)) != 0) break;
     if ((err = top_spark_tick(&tp->spark, tp->agg, tool_now_ns())) < 0) break;
     err = 0;
     if (!alive || tool_now_ns() >= next_refresh) {

@@ -221,7 +221,7 @@ static int follow(struct ocgc_cursor *cur, const struct ocgc_source *src, int pi
     /* Alive before the drain: events written before an exit are read. */
     int alive = tool_alive(src);
     /* Gone: nothing more is written, read what is left whole. */
-    err = tool_drain_cursor(cur, max_events, &tool_stop);
+    err = tool_drain_cursor(cur, max_events, &tool_stop, alive ? deadline : 0);
     if (out->bytes >= max_size) *full = 1;
     if (err != 0 || !alive || tool_stop || out->err || t->oom || *full ||
         tool_now_ns() >= deadline)
@@ -252,7 +252,7 @@ static int read_target(const struct trace_opts *o, struct ocgc_source *src, stru
    * cursor counts it as skipped): marked at the first event. */
   if (o->t.file != NULL) trace_skipped(t, st.skipped, st.lost_exact);
   tool_signals_catch(&sig);
-  if (o->t.file != NULL) err = tool_drain_cursor(cur, tool_drain_events(src), &tool_stop);
+  if (o->t.file != NULL) err = tool_drain_cursor(cur, tool_drain_events(src), &tool_stop, 0);
   else err = follow(cur, src, o->t.pid, o->duration, o->max_size, t, out, full);
   tool_signals_restore(&sig);
   if (err == 0 && t->oom) err = -ENOMEM;

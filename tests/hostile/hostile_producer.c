@@ -27,6 +27,13 @@
  *             writer stopped in the middle of a publication, alive: both
  *             seqlocks (the ring's head and the totals) left odd for good;
  *             it prints "frozen 1" then.
+ *   stall     two rings: the second's seqlock left odd for good (a writer
+ *             stopped mid-publication, alive), the first an honest
+ *             collection every 2 ms: every poll of a reader waits its
+ *             whole budget on the second ring, and the first gives it a
+ *             little progress each time, so it is always behind.
+ *   wide:N    a flood over N rings (2..4096, as a runtime with that many
+ *             domains): each collection on the next ring in turn.
  *   crowd:N   N processes (forked children, each with a ring of its own,
  *             honest, one collection a second), each named with 63 bytes
  *             of what a label must not carry as it is: controls, C1
@@ -67,13 +74,14 @@
 #define SLICE_EVERY 4u   /* a major slice after every 4th minor collection */
 #define CYCLE_EVERY 256u /* a major cycle ends every 256 minor collections */
 
-enum mode { M_FLOOD, M_SCRIBBLE, M_TRUNCATE, M_ALL, M_FROZEN, M_CROWD, M_IDLE };
+enum mode { M_FLOOD, M_SCRIBBLE, M_TRUNCATE, M_ALL, M_FROZEN, M_CROWD, M_IDLE, M_WIDE, M_STALL };
 
 #define NLIES 12
 
 static volatile sig_atomic_t stop_sig;
 static int only_lie = -1; /* scribble:N */
 static unsigned crowd_n;   /* crowd:N */
+static unsigned wide_n = 1; /* wide:N: rings */
 static void on_stop(int sig) { stop_sig = sig; }
 static volatile sig_atomic_t freeze_sig; /* frozen mode: SIGUSR1 came */
 static void on_freeze(int sig) { freeze_sig = sig; }
@@ -284,7 +292,10 @@ static void flood_for(uint64_t ns)
   uint64_t end = now_ns() + ns;
   unsigned i;
   while (!stop_sig && now_ns() < end)
-    for (i = 0; i < 64; i++) one_collection();
+    for (i = 0; i < 64; i++) {
+      one_collection();
+      if (wide_n > 1) R = &F.rings[(unsigned)(R - F.rings + 1) % wide_n];
+    }
 }
 
 /* ---- lies ---------------------------------------------------------------------------- */
@@ -437,6 +448,15 @@ static int parse_mode(const char *s, enum mode *m)
   else if (strcmp(s, "truncate") == 0) *m = M_TRUNCATE;
   else if (strcmp(s, "all") == 0) *m = M_ALL;
   else if (strcmp(s, "frozen") == 0) *m = M_FROZEN;
+  else if (strcmp(s, "stall") == 0) {
+    wide_n = 2;
+    *m = M_STALL;
+  }
+  else if (strncmp(s, "wide:", 5) == 0 && s[5] >= '1' && s[5] <= '9') {
+    wide_n = (unsigned)strtoul(s + 5, NULL, 10);
+    if (wide_n < 2 || wide_n > 4096) return -1;
+    *m = M_WIDE;
+  }
   else if (strncmp(s, "crowd:", 6) == 0 && s[6] >= '1' && s[6] <= '9') {
     crowd_n = (unsigned)strtoul(s + 6, NULL, 10);
     if (crowd_n > 20000) return -1;
@@ -461,7 +481,7 @@ static int producer(const char *dir, enum mode mode, unsigned log2, int ready_fd
     fprintf(stderr, "hostile_producer: folder name too long\n");
     return 2;
   }
-  err = rg_create(&F, path, 1, 1, UINT64_C(1) << log2);
+  err = rg_create(&F, path, 1, wide_n, UINT64_C(1) << log2);
   if (err != 0) {
     fprintf(stderr, "hostile_producer: cannot create %s: %s\n", path, strerror(-err));
     return 1;
@@ -492,7 +512,7 @@ static int producer(const char *dir, enum mode mode, unsigned log2, int ready_fd
   phase_end = now_ns() + ROTATE_MS * UINT64_C(1000000);
   while (!stop_sig) {
     switch (cur) {
-    case M_FLOOD: flood_for(UINT64_C(5000000)); break;
+    case M_FLOOD: case M_WIDE: flood_for(UINT64_C(5000000)); break;
     case M_SCRIBBLE:
       flood_for(UINT64_C(500000) + rnd() % UINT64_C(5000000));
       if (!stop_sig) scribble_once();
@@ -502,6 +522,17 @@ static int producer(const char *dir, enum mode mode, unsigned log2, int ready_fd
       if (!stop_sig) truncate_once();
       break;
     case M_ALL: case M_CROWD: break;
+    case M_STALL:
+      if (!frozen) {
+        R = &F.rings[1];
+        one_collection();
+        __atomic_store_n(&R->er->seq, R->seq + 1, __ATOMIC_RELEASE);
+        R = &F.rings[0];
+        frozen = 1;
+      }
+      one_collection();
+      sleep_ms(2);
+      break;
     case M_IDLE: {
       unsigned t;
       one_collection();
@@ -586,7 +617,7 @@ int main(int argc, char **argv)
   unsigned seconds = 60, log2 = 16;
 
   if (argc < 3 || argc > 5 || parse_mode(argv[2], &mode) != 0) {
-    fprintf(stderr, "usage: hostile_producer DIR flood|scribble[:N]|truncate|all|frozen|crowd:N "
+    fprintf(stderr, "usage: hostile_producer DIR flood|scribble[:N]|truncate|all|frozen|stall|wide:N|crowd:N "
             "[SECONDS [RING_LOG2]]\n");
     return 2;
   }
