@@ -66,23 +66,24 @@ struct ocgc_cursor {
   int limit_stop;            /* enum stop: whose limit the event limit is */
   int inexact;               /* made while the producer held its seqlock:
                                 no event counts, loss estimated (as stock) */
-  uint64_t *headers;         /* a stock file read by copy: its ring headers,
-                                copied once a poll (see idle_ring) */
+  uint64_t *headers;         /* a file read by copy: its ring headers, copied
+                                once a poll (see idle_ring) */
+  int filtering;             /* this poll passes by idle rings */
 };
 
 /* Most rings of a stock file are idle (OCaml 5 has 128 of them), and
- * reading a copied file's head and tail costs system calls (words.c): a
- * poll first copies all ring headers at once, when they are few enough
- * bytes, and passes by rings whose tail has not moved.  A copy is only a
- * hint: a torn or stale tail costs a ring one poll's delay, or a normal
- * read.  ocgc files are not filtered: their rings are few, and a ring at
- * its tail is checked against the producer's final counts. */
-#define HEADERS_COPY_MAX (64u * 1024)
+ * reading a copied file's head and tail costs system calls (words.c), five
+ * a ring for an ocgc file: a poll first copies all ring headers at once,
+ * when they are few enough bytes, and passes by rings whose tail has not
+ * moved.  A copy is only a hint: a torn or stale tail costs a ring one
+ * poll's delay, or a normal read.  Not once an ocgc producer says it has
+ * exited: a ring at its tail is then checked against its final counts. */
+#define HEADERS_COPY_MAX (1024u * 1024)
 
 static int idle_ring(const struct ocgc_cursor *c, unsigned d)
 {
   const uint64_t *h;
-  if (c->headers == NULL) return 0;
+  if (!c->filtering) return 0;
   h = c->headers + d * c->src->l.rh_size / 8;
   return h[1] == c->rs[d].pos && h[0] <= c->rs[d].pos; /* tail, head */
 }
@@ -137,22 +138,31 @@ static int load_tail(const struct ocgc_cursor *c, unsigned d, uint64_t *tail)
   return src_counter_acquire(c->src, src_ring_header(c->src, d) + 8, 0, tail);
 }
 
-/* A (head, events, tail) triple with head <= tail: tail is loaded first, and
- * again if the writer moved head past it meanwhile.  Returns 0, -EAGAIN or
- * OCGC_E_CORRUPT (also for a span longer than the ring). */
+/* A (head, events, tail) triple that the writer could have left at one
+ * moment: head <= tail, at most a ring apart.  tail is loaded first, and
+ * again after head when the pair is not one: the writer lapped the ring
+ * between the two loads (a copied file's loads are system calls apart, and
+ * a fast writer laps a small ring in a microsecond), or the file lies.
+ * Returns 0, -EAGAIN (the writer kept lapping us, or the poll's time ran
+ * out) or OCGC_E_CORRUPT (the same impossible pair twice: a lie). */
 static int read_span(struct ocgc_cursor *c, unsigned d, uint64_t *head, uint64_t *events,
                      uint64_t *tail)
 {
+  const uint64_t ring = c->src->l.ring_words;
+  uint64_t last_head = 0, last_tail = 0;
   unsigned tries;
   int err;
   for (tries = 0; tries < 1000; tries++) {
     if ((err = read_head(c, d, head, events)) != 0) return err;
-    if (*head <= *tail) break;
+    if (*head <= *tail && *tail - *head <= ring) return 0;
+    if (tries > 0 && *head == last_head && *tail == last_tail) return OCGC_E_CORRUPT;
+    last_head = *head;
+    last_tail = *tail;
     if (tries % 64 == 63 && past_deadline(c)) return -EAGAIN;
     if ((err = load_tail(c, d, tail)) != 0) return err;
+    if (*head <= *tail && *tail - *head <= ring) return 0;
   }
-  if (*head > *tail || *tail - *head > c->src->l.ring_words) return OCGC_E_CORRUPT;
-  return 0;
+  return -EAGAIN;
 }
 
 /* Count events passed unread: as lost (reported by report_lost(), once
@@ -268,7 +278,7 @@ int ocgc_cursor_new(struct ocgc_source *src, const struct ocgc_cursor_opts *opts
   c->buf = malloc(c->buf_words * 8);
   c->rs = calloc(src->l.max_domains, sizeof *c->rs);
   c->st.lost_exact = src->l.has_ext;
-  if (src->map == NULL && !src->l.has_ext &&
+  if (src->map == NULL && src->l.max_domains > 1 &&
       src->l.max_domains * src->l.rh_size <= HEADERS_COPY_MAX &&
       (c->headers = malloc(src->l.max_domains * src->l.rh_size)) == NULL) {
     ocgc_cursor_free(c);
@@ -451,6 +461,29 @@ static int64_t poll_ring(struct ocgc_cursor *c, unsigned d, uint64_t limit, int 
   }
 }
 
+/* Whether this poll passes by idle rings (c->filtering), and the copy of
+ * the ring headers it does it with.  Returns 0 or a negative error. */
+static int start_filter(struct ocgc_cursor *c)
+{
+  const struct ocgc_source *s = c->src;
+  uint64_t state = 0;
+  int err;
+  c->filtering = 0;
+  if (c->headers == NULL) return 0;
+  if (s->l.has_ext && !c->inexact) {
+    /* Acquire: pairs with the producer's release store of state at exit. */
+    err = src_word_acquire(s, OCGC_WIRE_HEADER_SIZE + offsetof(struct ocgc_wire_ext, state),
+                           &state);
+    if (err == -EAGAIN) return 0; /* changing: read every ring */
+    if (err != 0) return err;
+    if (state == OCGC_STATE_EXITED) return 0;
+  }
+  if ((err = src_copy(s, s->l.headers_offset, c->headers, s->l.max_domains * s->l.rh_size)) != 0)
+    return err;
+  c->filtering = 1;
+  return 0;
+}
+
 int64_t ocgc_cursor_poll(struct ocgc_cursor *c, uint64_t max_events)
 {
   uint64_t nd, k, limit;
@@ -465,9 +498,7 @@ int64_t ocgc_cursor_poll(struct ocgc_cursor *c, uint64_t max_events)
   limit = max_events && max_events < c->max_events ? max_events : c->max_events;
   c->limit_stop = limit == max_events ? STOP_CALLER : STOP_BUDGET;
   nd = c->src->l.max_domains;
-  if (c->headers != NULL &&
-      (err = src_copy(c->src, c->src->l.headers_offset, c->headers,
-                      nd * c->src->l.rh_size)) != 0) {
+  if ((err = start_filter(c)) != 0) {
     c->src->polling--;
     return err;
   }
