@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "agg.h"
+#include "source.h"
 #include "stream.h"
 
 static void note_error(struct ocgc_agg *a, int err)
@@ -140,7 +141,7 @@ static void on_collection(const struct ocgc_collection *c, void *ctx)
   struct ocgc_cause_row *row;
   if (kind >= OCGC_KIND_COUNT || cause >= OCGC_CAUSE_SLOTS) return;
   if (c->stw_member) { member_joins(a, c, ns); return; }
-  if (c->outermost && c->span.ring < AGG_RINGS && ns >= a->building[c->span.ring].ns) {
+  if (c->outermost && c->span.ring < a->nrings && ns >= a->building[c->span.ring].ns) {
     a->building[c->span.ring].kind = (int)kind;
     a->building[c->span.ring].cause = (int)cause;
     a->building[c->span.ring].ns = ns;
@@ -158,7 +159,7 @@ static void on_collection(const struct ocgc_collection *c, void *ctx)
 static void tell_pause(struct ocgc_agg *a, const struct ocgc_pause *p)
 {
   struct ocgc_agg_pause ap;
-  int known = p->ring < AGG_RINGS && a->building[p->ring].kind >= 0;
+  int known = p->ring < a->nrings && a->building[p->ring].kind >= 0;
   memset(&ap, 0, sizeof ap);
   ap.pause = *p;
   ap.kind = known ? a->building[p->ring].kind : -1;
@@ -175,7 +176,7 @@ static void on_pause(const struct ocgc_pause *p, void *ctx)
 {
   struct ocgc_agg *a = ctx;
   if (a->on_pause != NULL) tell_pause(a, p);
-  if (p->ring < AGG_RINGS) {
+  if (p->ring < a->nrings) {
     a->building[p->ring].kind = a->building[p->ring].cause = -1;
     a->building[p->ring].ns = 0;
   }
@@ -240,9 +241,10 @@ static void stock_heap(struct ocgc_agg *a, const struct ocgc_event *ev)
                       : ev->id == CT_MAJOR_HEAP_LARGE_WORDS ? 1
                                                             : 2;
   uint64_t words = 0;
-  if (which == 2 || ev->ring >= 128) return;
+  if (which == 2 || a->ev.ring_heap == NULL || ev->ring >= a->nrings) return;
   a->ev.ring_heap[ev->ring][which] = ev->value;
-  for (r = 0; r < 128; r++) words = add_sat(words, add_sat(a->ev.ring_heap[r][0], a->ev.ring_heap[r][1]));
+  for (r = 0; r < a->nrings; r++)
+    words = add_sat(words, add_sat(a->ev.ring_heap[r][0], a->ev.ring_heap[r][1]));
   a->ev.heap_bytes = words > UINT64_MAX / 8 ? UINT64_MAX : words * 8;
   if (a->ev.heap_bytes > a->ev.top_heap_bytes) a->ev.top_heap_bytes = a->ev.heap_bytes;
 }
@@ -269,7 +271,7 @@ static void on_lost(unsigned ring, uint64_t lost, int exact, void *ctx)
   struct ocgc_agg *a = ctx;
   if (a->on_lost != NULL) a->on_lost(ring, lost, exact, a->ev.last_ts, a->cb_ctx);
   ocgc_stream_lost(a->stream, ring);
-  if (ring < AGG_RINGS) { /* the pause being built is dropped */
+  if (ring < a->nrings) { /* the pause being built is dropped */
     a->building[ring].kind = a->building[ring].cause = -1;
     a->building[ring].ns = 0;
   }
@@ -329,8 +331,15 @@ int ocgc_agg_new(struct ocgc_source *src, const struct ocgc_agg_opts *opts,
   a = calloc(1, sizeof *a);
   if (a == NULL) return -ENOMEM;
   a->src = src;
-  for (k = 0; k < AGG_RINGS; k++) a->building[k].kind = a->building[k].cause = -1;
   stock_ids(a);
+  a->nrings = src->l.max_domains < AGG_RINGS ? (unsigned)src->l.max_domains : AGG_RINGS;
+  a->building = calloc(a->nrings, sizeof *a->building);
+  if (a->stock) a->ev.ring_heap = calloc(a->nrings, sizeof *a->ev.ring_heap);
+  if (a->building == NULL || (a->stock && a->ev.ring_heap == NULL)) {
+    ocgc_agg_free(a);
+    return -ENOMEM;
+  }
+  for (k = 0; k < a->nrings; k++) a->building[k].kind = a->building[k].cause = -1;
   err = ocgc_hist_new(&a->pauses);
   for (k = 0; k < OCGC_KIND_COUNT && err == 0; k++) err = ocgc_hist_new(&a->kinds[k]);
   if (err == 0) err = make_stream(a);
@@ -340,6 +349,8 @@ int ocgc_agg_new(struct ocgc_source *src, const struct ocgc_agg_opts *opts,
     co.poll_max_events = o.poll_max_events;
     co.poll_max_ns = o.poll_max_ns;
   }
+  if (o.sz >= offsetof(struct ocgc_agg_opts, batch_words) + sizeof o.batch_words)
+    co.batch_words = o.batch_words;
   if (o.sz >= offsetof(struct ocgc_agg_opts, no_phases) + sizeof o.no_phases)
     a->no_phases = o.no_phases != 0;
   if (o.sz >= offsetof(struct ocgc_agg_opts, bounds_only) + sizeof o.bounds_only &&
@@ -370,6 +381,8 @@ void ocgc_agg_free(struct ocgc_agg *a)
   for (k = 0; k < OCGC_KIND_COUNT; k++) ocgc_hist_free(a->kinds[k]);
   for (k = 0; k < AGG_MAX_PHASES; k++) ocgc_hist_free(a->phases[k]);
   slotmap_free(&a->user_meaning);
+  free(a->building);
+  free(a->ev.ring_heap);
   free(a);
 }
 

@@ -47,8 +47,9 @@ struct agg_event_counts {
   uint64_t last_ts;          /* newest timestamp seen */
   uint64_t first_ts;         /* oldest timestamp seen, 0 before any */
   /* Stock OCaml 5: each domain's heap words (pool, large) as its last
-   * major cycle wrote them; the heap is their sum. */
-  uint64_t ring_heap[128][2];
+   * major cycle wrote them; the heap is their sum.  One pair per ring of
+   * the file (at most AGG_RINGS), made only for stock files. */
+  uint64_t (*ring_heap)[2];
 };
 
 struct ocgc_agg {
@@ -77,7 +78,11 @@ struct ocgc_agg {
   ocgc_agg_pause_fn on_pause;
   ocgc_agg_lost_fn on_lost;
   void *cb_ctx;
-  struct { int kind, cause; uint64_t ns; } building[AGG_RINGS];
+  /* One per ring of the file, at most AGG_RINGS (nrings): an exporter
+   * follows a thousand one-ring processes, and a table of 128 was a tenth
+   * of its memory. */
+  struct agg_building { int kind, cause; uint64_t ns; } *building;
+  unsigned nrings;
   int stock;                 /* a stock OCaml 5 file */
   uint64_t forced_ids;       /* stock: phase ids (bits) of Gc.full_major and Gc.compact */
 };

@@ -752,10 +752,15 @@ struct ocgc_agg_opts {
    * after_ns: the newest timestamp read before the gap).  May be NULL. */
   ocgc_agg_lost_fn on_lost;
   void *ctx;                  /**< passed to on_pause and on_lost */
+  /** Its cursor's copy buffer, in words (struct ocgc_cursor_opts), 0: the
+   * default, 16 Ki words (128 KiB).  A caller that follows many quiet
+   * processes, such as an exporter, keeps memory with a smaller one: the
+   * buffer's pages stay resident once a large batch touched them. */
+  size_t batch_words;
 };
 
 /** Most bounds ocgc_agg_opts.bounds_ns may hold. */
-#define OCGC_MAX_BOUNDS 64
+#define OCGC_MAX_BOUNDS 32
 
 OCGC_API int ocgc_agg_new(struct ocgc_source *src, const struct ocgc_agg_opts *opts,
                           struct ocgc_agg **out);

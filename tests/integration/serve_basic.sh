@@ -8,6 +8,7 @@
 # runs with settings of its own); CPU time is split by mode; / lists the programs; /-/healthy is 200, an
 # unknown path 404, POST 405 with Allow, HEAD 200; SIGTERM ends it with 0.
 # With PIDs given it watches those (a PID given twice, once); SIGINT ends it.
+# Without --listen it listens on 127.0.0.1:9464, never beyond the host.
 # Other OCaml programs may run on the host (--all shows them too): every
 # check is about our own pids.
 . "$OCGC_SRCDIR/tests/integration/lib.sh"
@@ -133,4 +134,18 @@ kill -INT "$srv"
 ocgc_wait srv2
 check_eq "SIGINT: exit status 0" 0 "`rc_of srv2`"
 target_stop b "$pid_b"
+
+# Without --listen: loopback only (docs/threat-model.md C1), port 9464.
+# Another program (or another test run) may hold that port: then it says
+# it cannot listen there, which names the address as well.
+mkdir "$WORK/nodir"
+ocgc_bg dflt serve --dir "$WORK/nodir"
+_n=0
+while ! grep -q 'listen' "$WORK/dflt.err" 2>/dev/null; do
+  _n=$((_n + 1)); test $_n -le 600 || break; sleep 0.05
+done
+kill -TERM "$OCGC_BGPID" 2>/dev/null
+ocgc_wait dflt
+check_true "default: listens on 127.0.0.1:9464 only (`head -n 1 "$WORK/dflt.err"`)" \
+  grep -Eq 'listening on http://127\.0\.0\.1:9464/|cannot listen on 127\.0\.0\.1:9464' "$WORK/dflt.err"
 finish
