@@ -23,7 +23,8 @@
  *   request is answered within ANSWER_WAIT_NS (0.5 s) plus its copy,
  *   whatever the watched processes do (frozen mid-publication, lying,
  *   slow), and /-/healthy says 503 when the poll thread has not ended a
- *   turn for HEALTH_TURN_NS (5 s);
+ *   turn for SERVE_HEALTH_TURN_NS (5 s) or the last /metrics answer could
+ *   not be made (serve_health.c);
  * - GET and HEAD only (405 with Allow otherwise), 404 for unknown paths;
  * - /metrics is OpenMetrics when the Accept header prefers it (as
  *   Prometheus's does), text 0.0.4 otherwise (expo_negotiate);
@@ -92,11 +93,9 @@ enum body_kind { BODY_TEXT, BODY_OPENMETRICS, BODY_INDEX, BODY_KINDS };
  * last read are served (ocgc_serve_late_scrapes_total).  So /metrics
  * answers within ANSWER_WAIT_NS plus the copy of its body, whatever the
  * watched processes do.  /-/healthy says whether the poll thread finished a
- * turn in the last HEALTH_TURN_NS (a turn is at most SERVE_POLL_MAX_NS
- * apart, or a refresh of REFRESH_BUDGET_NS and one ring's read). */
+ * turn lately and the last /metrics answer was whole (serve_health.c). */
 #define ANSWER_WAIT_NS 500000000u     /* 0.5 s */
 #define REFRESH_BUDGET_NS 400000000u  /* 0.4 s */
-#define HEALTH_TURN_NS 5000000000u    /* 5 s */
 #define FIRST_READ_NS 10000000000u    /* 10 s: the read before listening */
 
 struct serve {
@@ -112,6 +111,7 @@ struct serve {
   struct serve_body *body[BODY_KINDS]; /* the last rendered, per kind (a
                                  reference each; NULL: none yet, or out of memory) */
   uint64_t turn_ns;           /* tool_now_ns() when the poll thread last ended a turn */
+  int metrics_failed;         /* the last /metrics body rendered failed (or is NULL) */
   int pending;                /* an ask waits: read by the poll thread between
                                  rings, without the lock (atomic) */
   struct serve_set set;       /* the poll thread's alone once it runs */
@@ -178,6 +178,8 @@ static void *poll_thread(void *arg)
       if (!(wanted & 1u << k)) continue;
       serve_body_unref(sv->body[k]);
       sv->body[k] = fresh[k];
+      if (k == BODY_TEXT || k == BODY_OPENMETRICS)
+        sv->metrics_failed = fresh[k] == NULL || fresh[k]->failed;
     }
     if (wanted != 0) {
       sv->answered = asked;
@@ -465,14 +467,16 @@ static enum MHD_Result answer_body(struct MHD_Connection *c, const char *type,
   return ret;
 }
 
-/* Whether the poll thread ended a turn lately: /-/healthy. */
-static int poll_healthy(struct serve *sv, uint64_t *age_ns)
+/* /-/healthy: serve_health() of the poll thread's state, into why. */
+static int healthy(struct serve *sv, char *why, size_t n)
 {
-  uint64_t now = tool_now_ns();
+  uint64_t now = tool_now_ns(), age;
+  int failed;
   pthread_mutex_lock(&sv->lock);
-  *age_ns = now > sv->turn_ns ? now - sv->turn_ns : 0;
+  age = now > sv->turn_ns ? now - sv->turn_ns : 0;
+  failed = sv->metrics_failed;
   pthread_mutex_unlock(&sv->lock);
-  return *age_ns < HEALTH_TURN_NS;
+  return serve_health(age, failed, why, n);
 }
 
 static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url,
@@ -507,12 +511,9 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
   }
   f = expo_negotiate(MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT));
   if (strcmp(url, "/-/healthy") == 0) {
-    char why[128];
-    uint64_t age;
-    if (poll_healthy(sv, &age)) return text(c, MHD_HTTP_OK, "ok\n");
-    snprintf(why, sizeof why, "unhealthy: the rings have not been read for %.1f s\n",
-             (double)age / 1e9);
-    return text(c, MHD_HTTP_SERVICE_UNAVAILABLE, why);
+    char why[160];
+    int ok = healthy(sv, why, sizeof why);
+    return text(c, ok ? MHD_HTTP_OK : MHD_HTTP_SERVICE_UNAVAILABLE, why);
   }
   if (!metrics && strcmp(url, "/") != 0) return text(c, MHD_HTTP_NOT_FOUND, "not found\n");
   body = render(sv, !metrics ? BODY_INDEX : f == EXPO_TEXT ? BODY_TEXT : BODY_OPENMETRICS);

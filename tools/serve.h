@@ -244,4 +244,15 @@ void serve_conns_head_done(struct serve_conns *t, struct MHD_Connection *c);
 /* Cut the connections whose head is past its deadline at [now]: how many. */
 unsigned serve_conns_sweep(struct serve_conns *t, uint64_t now);
 
+/* ---- /-/healthy (serve_health.c) ------------------------------------------ */
+
+/* A poll turn is at most SERVE_POLL_MAX_NS apart, or a refresh and one
+ * ring's read: one that has not ended for this long is a stuck exporter. */
+#define SERVE_HEALTH_TURN_NS 5000000000u /* 5 s */
+
+/* What /-/healthy says, into why (n bytes, a line): 1 (ok) or 0, from the
+ * age of the poll thread's last turn and whether the last /metrics answer
+ * it rendered failed. */
+int serve_health(uint64_t turn_age_ns, int metrics_failed, char *why, size_t n);
+
 #endif /* OCGC_TOOLS_SERVE_H */

@@ -138,8 +138,7 @@ target_stop b "$pid_b"
 # Without --listen: loopback only (docs/threat-model.md C1), port 9464.
 # Another program (or another test run) may hold that port: then it says
 # it cannot listen there, which names the address as well.
-mkdir "$WORK/nodir"
-ocgc_bg dflt serve --dir "$WORK/nodir"
+ocgc_bg dflt serve --all
 _n=0
 while ! grep -q 'listen' "$WORK/dflt.err" 2>/dev/null; do
   _n=$((_n + 1)); test $_n -le 600 || break; sleep 0.05
