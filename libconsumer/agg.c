@@ -349,8 +349,6 @@ int ocgc_agg_new(struct ocgc_source *src, const struct ocgc_agg_opts *opts,
     co.poll_max_events = o.poll_max_events;
     co.poll_max_ns = o.poll_max_ns;
   }
-  if (o.sz >= offsetof(struct ocgc_agg_opts, batch_words) + sizeof o.batch_words)
-    co.batch_words = o.batch_words;
   if (o.sz >= offsetof(struct ocgc_agg_opts, no_phases) + sizeof o.no_phases)
     a->no_phases = o.no_phases != 0;
   if (o.sz >= offsetof(struct ocgc_agg_opts, bounds_only) + sizeof o.bounds_only &&

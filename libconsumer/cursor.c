@@ -26,6 +26,7 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 
 #include "decode.h"
@@ -54,6 +55,8 @@ struct ocgc_cursor {
   struct ocgc_cursor_opts o;
   uint64_t *buf;
   uint64_t buf_words;
+  uint64_t buf_used;         /* the most words a batch copied since the
+                                buffer's pages were last given back */
   struct ring_state *rs;
   struct ocgc_cursor_stats st;
   uint64_t words_seen;       /* for the loss estimate on stock files */
@@ -275,7 +278,10 @@ int ocgc_cursor_new(struct ocgc_source *src, const struct ocgc_cursor_opts *opts
     c->buf_words = src->l.ring_words;
   c->max_events = c->o.poll_max_events ? c->o.poll_max_events : DEFAULT_POLL_EVENTS;
   c->max_ns = c->o.poll_max_ns ? c->o.poll_max_ns : DEFAULT_POLL_NS;
-  c->buf = malloc(c->buf_words * 8);
+  /* A mapping of its own, so that its pages can be given back (see
+   * buf_give_back). */
+  c->buf = mmap(NULL, c->buf_words * 8, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (c->buf == MAP_FAILED) c->buf = NULL;
   c->rs = calloc(src->l.max_domains, sizeof *c->rs);
   c->st.lost_exact = src->l.has_ext;
   if (src->map == NULL && src->l.max_domains > 1 &&
@@ -307,7 +313,7 @@ int ocgc_cursor_new(struct ocgc_source *src, const struct ocgc_cursor_opts *opts
 void ocgc_cursor_free(struct ocgc_cursor *c)
 {
   if (c == NULL) return;
-  free(c->buf);
+  if (c->buf != NULL) munmap(c->buf, c->buf_words * 8);
   free(c->rs);
   free(c->headers);
   free(c);
@@ -335,13 +341,15 @@ struct batch {
 };
 
 /* Copy ring words [pos, pos + n) into buf (two pieces across the end). */
-static int copy_words(const struct ocgc_cursor *c, unsigned d, uint64_t pos, uint64_t n)
+static int copy_words(struct ocgc_cursor *c, unsigned d, uint64_t pos, uint64_t n)
 {
   const struct ocgc_source *s = c->src;
   uint64_t size = s->l.ring_words, start = pos & (size - 1);
   uint64_t first = n < size - start ? n : size - start;
   uint64_t base = src_ring_data(s, d);
-  int err = ocgc_source_pread(s, base + start * 8, c->buf, first * 8);
+  int err;
+  if (n > c->buf_used) c->buf_used = n;
+  err = ocgc_source_pread(s, base + start * 8, c->buf, first * 8);
   if (err == 0 && n > first) err = ocgc_source_pread(s, base, c->buf + first, (n - first) * 8);
   return err;
 }
@@ -461,6 +469,22 @@ static int64_t poll_ring(struct ocgc_cursor *c, unsigned d, uint64_t limit, int 
   }
 }
 
+/* Once a poll ends caught up after batches that went past BUF_KEEP_BYTES
+ * of the copy buffer (the first read of a full ring, a burst), the pages
+ * past that are given back: an agent that follows a thousand processes
+ * would otherwise keep 128 KiB resident for each, though most polls copy a
+ * few words.  Not while the ring keeps the cursor behind: its next poll
+ * would only fault them in again. */
+#define BUF_KEEP_BYTES (16u * 1024)
+
+static void buf_give_back(struct ocgc_cursor *c)
+{
+  uint64_t used = c->buf_used * 8;
+  if (used <= BUF_KEEP_BYTES) return;
+  c->buf_used = 0;
+  (void)madvise((char *)c->buf + BUF_KEEP_BYTES, used - BUF_KEEP_BYTES, MADV_DONTNEED);
+}
+
 /* Whether this poll passes by idle rings (c->filtering), and the copy of
  * the ring headers it does it with.  Returns 0 or a negative error. */
 static int start_filter(struct ocgc_cursor *c)
@@ -525,6 +549,7 @@ int64_t ocgc_cursor_poll(struct ocgc_cursor *c, uint64_t max_events)
     if (stop != GOING) c->next_ring = (unsigned)((d + 1) % nd);
   }
   c->src->polling--;
+  if (stop == GOING) buf_give_back(c);
   c->st.behind = stop != GOING;
   if (stop == STOP_BUDGET) c->st.cut_polls++;
   return total;

@@ -1,14 +1,16 @@
 /* words.c - how every word of a ring file is read.
  *
  * A ring file belongs to another process.  ocgc's own rings are memfds
- * sealed against shrinking: their pages stay, so their words are loaded
- * from a read-only mapping, each exactly once (shm.h).  Any other file (a
- * stock OCaml 5 ring, an ocgc ring in a directory) can be truncated by its
- * owner at any moment, and a load from a page past the new end raises
- * SIGBUS, a signal that belongs to the program libocgc lives in.  Such a
- * file is never mapped: every word of it is copied out with pread(), which
- * fails where a load would fault.  So no owner of a file can kill or divert
- * the host, whatever signal handlers the host has or lacks.
+ * sealed against shrinking, on tmpfs (source.c checks both at open): their
+ * pages stay, and a read fault that finds no memory is the OOM killer's,
+ * never a SIGBUS, so their words are loaded from a read-only mapping, each
+ * exactly once (shm.h).  Any other file (a stock OCaml 5 ring, an ocgc
+ * ring in a directory) can be truncated by its owner at any moment, and a
+ * load from a page past the new end raises SIGBUS, a signal that belongs
+ * to the program libocgc lives in.  Such a file is never mapped: every
+ * word of it is copied out with pread(), which fails where a load would
+ * fault.  So no owner of a file can kill or divert the host, whatever
+ * signal handlers the host has or lacks.
  *
  * Invariants: nothing here reads outside [0, s->size); a word that
  * publishes others (head, tail, seq, state) is read with acquire ordering

@@ -66,11 +66,6 @@ static int proc_add(struct serve_set *s, struct ocgc_source *src, int pid, uint6
   go.bounds_ns = expo_buckets_ns;
   go.nbounds = EXPO_NBUCKETS;
   go.bounds_only = 1;
-  /* A copy buffer of 16 KiB, not 128: its pages stay resident once a
-   * batch has touched them (the first read of a full ring does), which at
-   * 1,000 busy processes was most of the exporter's memory.  A busy ring
-   * costs a few more reads a second. */
-  go.batch_words = 2048;
   if ((err = ocgc_agg_new(p->src, &go, &p->agg)) != 0 ||
       (err = ocgc_source_info(p->src, &p->info)) != 0) {
     proc_free(p);

@@ -231,7 +231,9 @@ struct ocgc_cursor_opts {
   ocgc_event_fn on_event;        /**< may be NULL (then events are only counted) */
   ocgc_lost_fn on_lost;          /**< may be NULL */
   void *ctx;                     /**< passed to the callbacks */
-  size_t batch_words;            /**< copy buffer per poll, 0 = 16 Ki words */
+  size_t batch_words;            /**< copy buffer per poll, 0 = 16 Ki words
+                                      (what a poll copied past 16 KiB is
+                                      given back to the system after it) */
   /** The budget of one ocgc_cursor_poll(), so that no writer, however fast
    * or hostile, can hold a poll: it delivers at most poll_max_events events
    * (0: 1 Mi) and returns once poll_max_ns of CLOCK_MONOTONIC have passed
@@ -752,11 +754,6 @@ struct ocgc_agg_opts {
    * after_ns: the newest timestamp read before the gap).  May be NULL. */
   ocgc_agg_lost_fn on_lost;
   void *ctx;                  /**< passed to on_pause and on_lost */
-  /** Its cursor's copy buffer, in words (struct ocgc_cursor_opts), 0: the
-   * default, 16 Ki words (128 KiB).  A caller that follows many quiet
-   * processes, such as an exporter, keeps memory with a smaller one: the
-   * buffer's pages stay resident once a large batch touched them. */
-  size_t batch_words;
 };
 
 /** Most bounds ocgc_agg_opts.bounds_ns may hold. */
