@@ -100,11 +100,13 @@ static int past_deadline(struct ocgc_cursor *c)
 
 /* A consistent (head, events before head) pair.  ocgc files: the producer's
  * seqlock; stock files: head alone.  Returns 0, -EAGAIN (the seq stayed odd
- * or kept changing until the poll's deadline) or OCGC_E_CORRUPT. */
+ * for SRC_SEQ_WAIT_NS, or kept changing until the poll's deadline) or
+ * OCGC_E_CORRUPT. */
 static int read_head(struct ocgc_cursor *c, uint64_t d, uint64_t *head, uint64_t *events)
 {
   const struct ocgc_source *s = c->src;
   const uint64_t er = src_ext_ring(s, d);
+  uint64_t odd_since = 0;
   unsigned tries;
   int err;
   if (!s->l.has_ext) {
@@ -121,7 +123,18 @@ static int read_head(struct ocgc_cursor *c, uint64_t d, uint64_t *head, uint64_t
       if (past_deadline(c)) break;
       sched_yield(); /* a producer preempted mid-update: let it run */
     }
-    if ((s1 & 1) && !s->gone) continue;
+    if ((s1 & 1) && !s->gone) {
+      /* Not the whole poll's budget: a stopped producer would cost that
+       * much at every poll (an agent following a hundred of them spent
+       * half a core on it). */
+      if (tries % 64 == 63) {
+        uint64_t now = mono_ns();
+        if (odd_since == 0) odd_since = now;
+        else if (now - odd_since >= SRC_SEQ_WAIT_NS) break;
+      }
+      continue;
+    }
+    odd_since = 0;
     if ((err = src_copy(s, er + 8, pair, sizeof pair)) != 0) return err;
     *head = pair[0];
     *events = pair[1];
@@ -512,7 +525,7 @@ int64_t ocgc_cursor_poll(struct ocgc_cursor *c, uint64_t max_events)
 {
   uint64_t nd, k, limit;
   int64_t total = 0;
-  int stop = GOING;
+  int stop = GOING, busy = 0;
   int err;
   if (c == NULL) return -EINVAL;
   if ((err = ocgc_source_check_size(c->src)) != 0) return err;
@@ -532,11 +545,12 @@ int64_t ocgc_cursor_poll(struct ocgc_cursor *c, uint64_t max_events)
     if (idle_ring(c, d)) continue;
     got = poll_ring(c, d, limit - (uint64_t)total, &stop);
     if (got == -EAGAIN) {
-      /* A producer that held its seqlock for the whole budget (preempted,
-       * or hostile) only ends the poll early: what was delivered stands,
+      /* A producer that held its seqlock past SRC_SEQ_WAIT_NS (stopped,
+       * preempted, or hostile) only ends the poll early: what was delivered stands,
        * and the next poll starts from the next ring. */
       c->st.busy_polls++;
       stop = STOP_BUDGET;
+      busy = 1;
       got = 0;
     }
     if (got < 0) {
@@ -549,7 +563,9 @@ int64_t ocgc_cursor_poll(struct ocgc_cursor *c, uint64_t max_events)
     if (stop != GOING) c->next_ring = (unsigned)((d + 1) % nd);
   }
   c->src->polling--;
-  if (stop == GOING) buf_give_back(c);
+  /* Caught up, or held by a producer that keeps its seqlock (whose next
+   * poll may be long in coming: a stopped one is left alone for a while). */
+  if (stop == GOING || busy) buf_give_back(c);
   c->st.behind = stop != GOING;
   if (stop == STOP_BUDGET) c->st.cut_polls++;
   return total;

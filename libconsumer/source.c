@@ -179,11 +179,6 @@ int ocgc_source_info(const struct ocgc_source *s, struct ocgc_source_info *info)
 
 static int read_totals(const struct ocgc_source *s, struct ocgc_totals *out);
 
-/* How long a read of the totals waits for a producer that holds their
- * seqlock (after 100 quick tries): a producer preempted mid-update is done
- * in microseconds, and an agent must not stall behind one that is not. */
-#define TOTALS_WAIT_NS 2000000u
-
 /* Whether an honest producer could have published these totals: each
  * collection is counted once in its kind's row of the cause table, in the
  * same update as the runtime's counter (one more while a collection of that
@@ -269,10 +264,10 @@ static int read_totals(const struct ocgc_source *s, struct ocgc_totals *out)
      * the even seq that ends an update. */
     if ((err = src_seq_acquire(s, seq, &s1)) != 0) return err;
     if ((s1 & 1) && !s->gone) {
-      /* A producer preempted mid-update: let it run, for TOTALS_WAIT_NS at
-       * most (a live liar may keep seq odd for ever; callers keep the
+      /* A producer preempted mid-update: let it run, for SRC_SEQ_WAIT_NS
+       * at most (a live liar may keep seq odd for ever; callers keep the
        * last totals they read). */
-      if (tries == 100) deadline = mono_ns() + TOTALS_WAIT_NS;
+      if (tries == 100) deadline = mono_ns() + SRC_SEQ_WAIT_NS;
       if (tries > 100) sched_yield();
       if (tries % 64 == 63 && tries > 100 && mono_ns() > deadline) break;
       continue;

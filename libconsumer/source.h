@@ -92,6 +92,14 @@ int src_counter_acquire(const struct ocgc_source *s, uint64_t off, int upper, ui
  * says why one is enough). */
 int src_seq_acquire(const struct ocgc_source *s, uint64_t off, uint64_t *v);
 
+/* How long a reader waits on a seqlock held odd (after a few quick tries)
+ * before it calls the producer busy: an honest producer's update takes
+ * microseconds, and one preempted in the middle of it runs again within a
+ * time slice, so a longer wait is spent on one that is stopped (SIGSTOP, a
+ * debugger) or lies.  Both seqlocks (a ring's head, the totals) use it;
+ * the caller comes back later (its next poll, its next read). */
+#define SRC_SEQ_WAIT_NS 2000000u /* 2 ms */
+
 /* Between the reads of a seqlock's data and its seq re-read: an acquire
  * fence for loads from the mapping; a full one for copies, whose string
  * moves x86 orders more weakly than plain loads. */

@@ -5,7 +5,8 @@
  * screen, its signals or its end.
  *
  * Invariant: progress is counted from before the first poll (a drain that
- * passed no event at all still ends after 100 idle polls). */
+ * passed no event at all still ends after 100 idle polls, or after one
+ * that a held seqlock ended with nothing passed). */
 
 #include "common.h"
 
@@ -23,19 +24,24 @@ static int drain(int64_t (*poll)(void *), void (*stats)(const void *, struct ocg
                  uint64_t deadline, int *stuck)
 {
   struct ocgc_cursor_stats st;
-  uint64_t first, last;
+  uint64_t first, last, busy;
   unsigned idle = 0;
   if (stuck != NULL) *stuck = 0;
   stats(h, &st);
   first = last = passed(&st);
   for (;;) {
-    int64_t got = poll(h);
-    if (got < 0) return (int)got;
+    int64_t got;
+    busy = st.busy_polls;
+    if ((got = poll(h)) < 0) return (int)got;
     stats(h, &st);
     idle = passed(&st) == last ? idle + 1 : 0;
     last = passed(&st);
     if (!st.behind || last - first >= max_events || idle >= 100 || (stop != NULL && *stop))
       break;
+    /* A producer held its seqlock past the library's wait and nothing
+     * moved: polling again at once would wait again for nothing (a
+     * stopped producer, a liar); the next drain comes back to it. */
+    if (st.busy_polls > busy && idle > 0) break;
     if (deadline != 0 && tool_now_ns() >= deadline) break;
   }
   if (stuck != NULL) *stuck = st.behind && idle > 0;

@@ -248,7 +248,7 @@ struct ocgc_cursor_opts {
  * writer does: an OCGC_START_NOW cursor of an ocgc file starts at the
  * oldest event and counts those before the tail of now as skipped while
  * its polls pass them.  Against a live producer that holds its seqlock
- * for the whole budget, the cursor is still made, without exact counts
+ * (2 ms, as for ocgc_cursor_poll), the cursor is still made, without exact counts
  * (lost_exact 0, loss estimated as for stock files).  The source must
  * outlive it. */
 OCGC_API int ocgc_cursor_new(struct ocgc_source *src, const struct ocgc_cursor_opts *opts,
@@ -261,10 +261,12 @@ OCGC_API void ocgc_cursor_free(struct ocgc_cursor *cur);
  * negative error: OCGC_E_CORRUPT (an invalid event, a tail that moved back,
  * a count no honest writer makes; the cursor skips to the ring's tail,
  * never backwards, and counts the rest as lost) or OCGC_E_TRUNCATED.  A
- * producer holding its seqlock for the whole budget only ends the poll
- * early (stats.busy_polls).  When a poll stops before the tails (the
- * budget, the limit, a callback or an error), stats.behind is 1: poll
- * again. */
+ * producer holding its seqlock for 2 ms (stopped or preempted in the
+ * middle of a publication, or lying) only ends the poll early
+ * (stats.busy_polls): come back to it later rather than at once, since
+ * the next poll would wait as long.  When a poll stops before the tails
+ * (the budget, the limit, a callback or an error), stats.behind is 1:
+ * poll again. */
 OCGC_API int64_t ocgc_cursor_poll(struct ocgc_cursor *cur, uint64_t max_events);
 
 /** What a cursor has accounted for, over all rings since it was made. */

@@ -6,7 +6,13 @@
  * It creates DIR/<its pid>.events as a regular file laid out by the test
  * ring writer (tests/unit/ringgen.[ch]) with its own real identity (pid,
  * /proc start time, boot id, state running), so that attach by pid, with
- * --dir or through /proc/PID/maps, accepts it as a live producer.  It
+ * --dir or through /proc/PID/maps, accepts it as a live producer.  The
+ * file is made under a private name and renamed into place once the
+ * identity is whole, as the runtime publishes its own: a runtime starting
+ * meanwhile in the same folder sweeps a PID.events whose identity does not
+ * match a live process (ocgc_stale.c), and took a half-made one for a
+ * dead process's (1,000 programs starting beside 100 of these lost a few
+ * dozen of them).  It
  * keeps the file mapped shared read-write, prints "ready PID" on stdout
  * once the ring holds events, then writes in MODE until killed:
  *
@@ -471,23 +477,32 @@ static int parse_mode(const char *s, enum mode *m)
  * and a byte to the parent. */
 static int producer(const char *dir, enum mode mode, unsigned log2, int ready_fd)
 {
-  char path[4096];
+  char path[4096], making[4096];
   enum mode cur;
   int frozen = 0;
   uint64_t phase_end;
   int err;
 
-  if (snprintf(path, sizeof path, "%s/%d.events", dir, (int)getpid()) >= (int)sizeof path) {
+  if (snprintf(path, sizeof path, "%s/%d.events", dir, (int)getpid()) >= (int)sizeof path ||
+      snprintf(making, sizeof making, "%s/.hostile-making.%d", dir, (int)getpid()) >=
+        (int)sizeof making) {
     fprintf(stderr, "hostile_producer: folder name too long\n");
     return 2;
   }
-  err = rg_create(&F, path, 1, wide_n, UINT64_C(1) << log2);
+  err = rg_create(&F, making, 1, wide_n, UINT64_C(1) << log2);
   if (err != 0) {
-    fprintf(stderr, "hostile_producer: cannot create %s: %s\n", path, strerror(-err));
+    fprintf(stderr, "hostile_producer: cannot create %s: %s\n", making, strerror(-err));
     return 1;
   }
   R = &F.rings[0];
   own_identity(F.ext);
+  if (rename(making, path) != 0) {
+    fprintf(stderr, "hostile_producer: cannot rename %s to %s: %s\n", making, path,
+            strerror(errno));
+    unlink(making);
+    rg_close(&F);
+    return 1;
+  }
   slot_slice_due = 0;
   slot_cycle_end = 1;
   rg_set_name(&F, slot_slice_due, OCGC_UEV_CAUSE_PREFIX "major_slice_due");
