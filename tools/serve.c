@@ -25,6 +25,10 @@
  *   slow), and /-/healthy says 503 when the poll thread has not ended a
  *   turn for SERVE_HEALTH_TURN_NS (5 s) or the last /metrics answer could
  *   not be made (serve_health.c);
+ * - with --web.config.file (webconfig.c), every path wants what it says
+ *   before anything is read or rendered (admit(): 403 for a client
+ *   certificate missing or not of the CA, 401 for basic auth), and its
+ *   headers are on every answer (queue());
  * - GET and HEAD only (405 with Allow otherwise), 404 for unknown paths;
  * - /metrics is OpenMetrics when the Accept header prefers it (as
  *   Prometheus's does), text 0.0.4 otherwise (expo_negotiate);
@@ -48,10 +52,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <gnutls/gnutls.h>
 #include <microhttpd.h>
 
 #include "common.h"
 #include "serve.h"
+#include "webconfig.h"
 
 /* 9464: the port the OpenTelemetry SDKs' Prometheus exporters listen on by
  * default; ocgc serve is that kind of exporter (ocaml.gc.* names) for
@@ -118,6 +124,8 @@ struct serve {
   struct serve_body_writer writer; /* the poll thread's */
   struct serve_conns conns;   /* libmicrohttpd's thread and the main thread's sweep */
   const char *listen;         /* NULL: no HTTP (--textfile without --listen) */
+  const char *web_file;       /* --web.config.file, or NULL */
+  struct web_config web;      /* what it says (all zero without one) */
   struct serve_textfile tf;   /* tf.path NULL: no --textfile */
 };
 
@@ -274,6 +282,7 @@ static void serve_usage(FILE *f)
   fprintf(f,
           "usage: ocgc serve [--listen ADDR:PORT] [--textfile PATH [--interval D]]\n"
           "                  [--max-processes N] [--max-per-user N] [--dir DIR]\n"
+          "                  [--web.config.file FILE]\n"
           "                  (PID... | --all)\n\n"
           "Serve the GC figures of OCaml processes as Prometheus metrics over HTTP:\n"
           "/metrics (text format 0.0.4, or OpenMetrics when the scraper asks for it),\n"
@@ -290,6 +299,9 @@ static void serve_usage(FILE *f)
           "                      second\n"
           "  --dir DIR           rings are DIR/PID.events (not searched in the maps)\n"
           "  --max-processes N   watch at most N processes (default %u)\n"
+          "  --web.config.file FILE  TLS and basic authentication, in the YAML file\n"
+          "                      Prometheus's exporters read (tls_server_config,\n"
+          "                      basic_auth_users with bcrypt hashes, http_server_config)\n"
           "  --max-per-user N    of them at most N of one user (default %u); past a\n"
           "                      bound, a new ring takes the place of one that keeps\n"
           "                      failing, else it is refused\n"
@@ -299,8 +311,8 @@ static void serve_usage(FILE *f)
           (unsigned)SERVE_MAX_WATCHED, (unsigned)SERVE_MAX_PER_USER);
 }
 
-/* "http://ADDR:PORT/" of the bound socket [fd]. */
-static void url_of(int fd, char *url, size_t n)
+/* "http://ADDR:PORT/" (https with [tls]) of the bound socket [fd]. */
+static void url_of(int fd, char *url, size_t n, int tls)
 {
   struct sockaddr_storage ss;
   socklen_t len = sizeof ss;
@@ -319,7 +331,7 @@ static void url_of(int fd, char *url, size_t n)
     inet_ntop(AF_INET, &s4->sin_addr, a, sizeof a);
     port = ntohs(s4->sin_port);
   }
-  snprintf(url, n, v6 ? "http://[%s]:%u/" : "http://%s:%u/", a, port);
+  snprintf(url, n, v6 ? "%s://[%s]:%u/" : "%s://%s:%u/", tls ? "https" : "http", a, port);
 }
 
 /* ADDR:PORT bound and listening: the socket, or after a line -1 (a bad
@@ -357,18 +369,42 @@ static int listen_on(const char *spec, int *v6)
   return fd;
 }
 
-/* A short text answer (copied: [s] may be on the stack). */
-static enum MHD_Result text(struct MHD_Connection *c, unsigned status, const char *s)
+/* The headers of http_server_config, on every answer. */
+static void web_headers(const struct serve *sv, struct MHD_Response *r)
 {
-  struct MHD_Response *r;
+  size_t i;
+  for (i = 0; i < sv->web.nheaders; i++)
+    MHD_add_response_header(r, sv->web.headers[i].name, sv->web.headers[i].value);
+}
+
+/* Queue [r] with [status] and web_headers(), and drop our reference to it. */
+static enum MHD_Result queue(const struct serve *sv, struct MHD_Connection *c, unsigned status,
+                             struct MHD_Response *r)
+{
   enum MHD_Result ret;
-  r = MHD_create_response_from_buffer(strlen(s), (void *)(uintptr_t)s, MHD_RESPMEM_MUST_COPY);
-  if (r == NULL) return MHD_NO;
-  MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
-  if (status == MHD_HTTP_METHOD_NOT_ALLOWED) MHD_add_response_header(r, "Allow", "GET, HEAD");
+  web_headers(sv, r);
   ret = MHD_queue_response(c, status, r);
   MHD_destroy_response(r);
   return ret;
+}
+
+/* A short text response (copied: [s] may be on the stack), or NULL. */
+static struct MHD_Response *text_response(const char *s)
+{
+  struct MHD_Response *r;
+  r = MHD_create_response_from_buffer(strlen(s), (void *)(uintptr_t)s, MHD_RESPMEM_MUST_COPY);
+  if (r != NULL) MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
+  return r;
+}
+
+/* A short text answer. */
+static enum MHD_Result text(const struct serve *sv, struct MHD_Connection *c, unsigned status,
+                            const char *s)
+{
+  struct MHD_Response *r = text_response(s);
+  if (r == NULL) return MHD_NO;
+  if (status == MHD_HTTP_METHOD_NOT_ALLOWED) MHD_add_response_header(r, "Allow", "GET, HEAD");
+  return queue(sv, c, status, r);
 }
 
 /* The body of kind [k], as the poll thread renders it for this request,
@@ -435,16 +471,15 @@ static ssize_t read_plain(void *cls, uint64_t pos, char *buf, size_t max)
 
 /* Answer with body [b] (its reference taken over): as gzip if the client
  * takes it, else as text inflated as it is sent. */
-static enum MHD_Result answer_body(struct MHD_Connection *c, const char *type,
-                                   struct serve_body *b)
+static enum MHD_Result answer_body(const struct serve *sv, struct MHD_Connection *c,
+                                   const char *type, struct serve_body *b)
 {
   struct MHD_Response *r;
-  enum MHD_Result ret;
   int gz = takes_gzip(MHD_lookup_connection_value(c, MHD_HEADER_KIND,
                                                   MHD_HTTP_HEADER_ACCEPT_ENCODING));
   if (b->failed) {
     serve_body_unref(b);
-    return text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "the answer outgrew its bound (64 MiB "
+    return text(sv, c, MHD_HTTP_INTERNAL_SERVER_ERROR, "the answer outgrew its bound (64 MiB "
                                                    "gzipped), or memory ran out\n");
   }
   if (gz) {
@@ -462,9 +497,7 @@ static enum MHD_Result answer_body(struct MHD_Connection *c, const char *type,
   MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
   MHD_add_response_header(r, MHD_HTTP_HEADER_VARY, MHD_HTTP_HEADER_ACCEPT_ENCODING);
   if (gz) MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_ENCODING, "gzip");
-  ret = MHD_queue_response(c, MHD_HTTP_OK, r);
-  MHD_destroy_response(r);
-  return ret;
+  return queue(sv, c, MHD_HTTP_OK, r);
 }
 
 /* /-/healthy: serve_health() of the poll thread's state, into why. */
@@ -477,6 +510,57 @@ static int healthy(struct serve *sv, char *why, size_t n)
   failed = sv->metrics_failed;
   pthread_mutex_unlock(&sv->lock);
   return serve_health(age, failed, why, n);
+}
+
+/* The client's certificate, as tls_server_config's client_auth_type
+ * wants it: 1 if it may go on. */
+static int client_cert_ok(const struct serve *sv, struct MHD_Connection *c)
+{
+  const union MHD_ConnectionInfo *ci;
+  gnutls_session_t ses;
+  const gnutls_datum_t *certs;
+  unsigned n = 0, status = 0;
+  if (!sv->web.tls || sv->web.client_auth == WEB_NO_CLIENT_CERT) return 1;
+  ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_GNUTLS_SESSION);
+  if (ci == NULL || (ses = (gnutls_session_t)ci->tls_session) == NULL) return 0;
+  certs = gnutls_certificate_get_peers(ses, &n);
+  if (certs == NULL || n == 0) return sv->web.client_auth == WEB_VERIFY_CLIENT_CERT_IF_GIVEN;
+  return gnutls_certificate_verify_peers2(ses, &status) == 0 && status == 0;
+}
+
+/* Who may ask (--web.config.file): MHD_YES to go on with *answered 0, or
+ * the refusal queued (*answered 1): 403 for a client certificate that is
+ * missing or not signed by client_ca, 401 asking for basic auth. */
+static enum MHD_Result admit(const struct serve *sv, struct MHD_Connection *c, int *answered)
+{
+  char *user, *pass = NULL;
+  int ok;
+  struct MHD_Response *r;
+  enum MHD_Result ret;
+  *answered = 1;
+  if (!client_cert_ok(sv, c))
+    return text(sv, c, MHD_HTTP_FORBIDDEN, "forbidden: a client certificate signed by the "
+                                           "configured client CA is required\n");
+  if (sv->web.nusers == 0) {
+    *answered = 0;
+    return MHD_YES;
+  }
+  user = MHD_basic_auth_get_username_password(c, &pass);
+  ok = web_config_check(&sv->web, user, pass);
+  if (pass != NULL) explicit_bzero(pass, strlen(pass));
+  MHD_free(user);
+  MHD_free(pass);
+  if (ok) {
+    *answered = 0;
+    return MHD_YES;
+  }
+  if ((r = text_response("unauthorized: a user and password of basic_auth_users are "
+                         "required\n")) == NULL)
+    return MHD_NO;
+  web_headers(sv, r);
+  ret = MHD_queue_basic_auth_fail_response(c, "ocgc", r);
+  MHD_destroy_response(r);
+  return ret;
 }
 
 static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url,
@@ -495,7 +579,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
    * connection is closed after the answer (0.9.75), and a scraper has to
    * open a new one each time. */
   if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
-    return text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "method not allowed: GET or HEAD\n");
+    return text(sv, c, MHD_HTTP_METHOD_NOT_ALLOWED, "method not allowed: GET or HEAD\n");
   if (*con_cls == NULL) {
     *con_cls = &headers_seen;
     serve_conns_head_done(&sv->conns, c);
@@ -509,18 +593,23 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
     *upload_size = 0;
     return MHD_YES;
   }
+  {
+    int answered;
+    enum MHD_Result ret = admit(sv, c, &answered);
+    if (answered) return ret;
+  }
   f = expo_negotiate(MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT));
   if (strcmp(url, "/-/healthy") == 0) {
     char why[160];
     int ok = healthy(sv, why, sizeof why);
-    return text(c, ok ? MHD_HTTP_OK : MHD_HTTP_SERVICE_UNAVAILABLE, why);
+    return text(sv, c, ok ? MHD_HTTP_OK : MHD_HTTP_SERVICE_UNAVAILABLE, why);
   }
-  if (!metrics && strcmp(url, "/") != 0) return text(c, MHD_HTTP_NOT_FOUND, "not found\n");
+  if (!metrics && strcmp(url, "/") != 0) return text(sv, c, MHD_HTTP_NOT_FOUND, "not found\n");
   body = render(sv, !metrics ? BODY_INDEX : f == EXPO_TEXT ? BODY_TEXT : BODY_OPENMETRICS);
   if (body == NULL)
-    return text(c, MHD_HTTP_SERVICE_UNAVAILABLE, "not ready: the first read of the rings has "
+    return text(sv, c, MHD_HTTP_SERVICE_UNAVAILABLE, "not ready: the first read of the rings has "
                                                  "not ended yet\n");
-  return answer_body(c, metrics ? expo_content_type(f) : "text/plain; charset=utf-8", body);
+  return answer_body(sv, c, metrics ? expo_content_type(f) : "text/plain; charset=utf-8", body);
 }
 
 /* The options into *sv: 0, or the exit code. */
@@ -534,6 +623,7 @@ static int parse_options(int argc, char **argv, struct serve *sv)
     {"interval", required_argument, NULL, 'i'},
     {"max-processes", required_argument, NULL, 'm'},
     {"max-per-user", required_argument, NULL, 'u'},
+    {"web.config.file", required_argument, NULL, 'w'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
   };
@@ -547,6 +637,7 @@ static int parse_options(int argc, char **argv, struct serve *sv)
     case 'd': sv->set.dir = optarg; break;
     case 't': sv->tf.path = optarg; break;
     case 'i': interval = optarg; break;
+    case 'w': sv->web_file = optarg; break;
     case 'm':
     case 'u': {
       uint64_t v;
@@ -572,6 +663,15 @@ static int parse_options(int argc, char **argv, struct serve *sv)
   if (sv->tf.path != NULL && sv->tf.path[0] == '\0')
     return tool_usage_error("--textfile wants a file name");
   if (sv->listen == NULL && sv->tf.path == NULL) sv->listen = DEFAULT_LISTEN;
+  if (sv->web_file != NULL && sv->listen == NULL)
+    return tool_usage_error("--web.config.file is for the HTTP server, which --textfile "
+                            "without --listen does not run");
+  if (sv->web_file != NULL && web_config_load(sv->web_file, &sv->web) != 0)
+    return TOOL_EXIT_USAGE; /* said why */
+  if (sv->web.tls && !MHD_is_feature_supported(MHD_FEATURE_TLS)) {
+    tool_say("%s asks for TLS, which this libmicrohttpd was built without", sv->web_file);
+    return TOOL_EXIT_ERROR;
+  }
   return 0;
 }
 
@@ -593,12 +693,26 @@ static int parse_args(int argc, char **argv, struct serve *sv)
  * code. */
 static int http_start(struct serve *sv, struct MHD_Daemon **out)
 {
-  char url[128];
+  char url[128], prio[128];
+  struct MHD_OptionItem tls[5];
+  unsigned nt = 0;
   int v6 = 0, fd = listen_on(sv->listen, &v6);
   if (fd < 0) return fd == -1 ? TOOL_EXIT_USAGE : TOOL_EXIT_ERROR;
-  url_of(fd, url, sizeof url);
+  url_of(fd, url, sizeof url, sv->web.tls);
+  if (sv->web.tls) {
+    web_config_priorities(&sv->web, prio, sizeof prio);
+    tls[nt++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_CERT, 0, sv->web.cert_pem};
+    tls[nt++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_KEY, 0, sv->web.key_pem};
+    tls[nt++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_PRIORITIES, 0, prio};
+    /* With a CA to check them against, libmicrohttpd asks clients for a
+     * certificate; admit() decides what its absence means. */
+    if (sv->web.client_ca_pem != NULL)
+      tls[nt++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_TRUST, 0, sv->web.client_ca_pem};
+  }
+  tls[nt] = (struct MHD_OptionItem){MHD_OPTION_END, 0, NULL};
   *out = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL |
-                          (v6 ? MHD_USE_IPv6 : 0), 0, NULL, NULL, handle, sv,
+                          (v6 ? MHD_USE_IPv6 : 0) | (sv->web.tls ? MHD_USE_TLS : 0), 0, NULL,
+                          NULL, handle, sv,
                           MHD_OPTION_LISTEN_SOCKET, fd,
                           MHD_OPTION_CONNECTION_LIMIT, (unsigned)MAX_CONNECTIONS,
                           MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)PER_ADDRESS,
@@ -606,10 +720,12 @@ static int http_start(struct serve *sv, struct MHD_Daemon **out)
                           MHD_OPTION_NOTIFY_COMPLETED, serve_conns_completed, &sv->conns,
                           MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)TIMEOUT_S,
                           MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONN_MEMORY,
+                          MHD_OPTION_ARRAY, tls,
                           MHD_OPTION_END);
   if (*out == NULL) {
     close(fd);
-    tool_say("cannot start the HTTP server on %s", url);
+    tool_say("cannot start the HTTP server on %s%s", url,
+             sv->web.tls ? " (is the key the certificate's, and both PEM?)" : "");
     return TOOL_EXIT_ERROR;
   }
   tool_say("listening on %s", url);
@@ -692,6 +808,7 @@ int cmd_serve(int argc, char **argv)
     }
   }
   serve_set_free(&sv.set);
+  web_config_free(&sv.web);
   for (i = 0; i < BODY_KINDS; i++) serve_body_unref(sv.body[i]);
   serve_body_writer_free(&sv.writer);
 

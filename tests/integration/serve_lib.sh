@@ -21,7 +21,7 @@ serve_try() {
     _n=$((_n + 1)); test $_n -le 600 || hard_error "ocgc serve said nowhere it listens"
     sleep 0.05
   done
-  url=`sed -n 's/^ocgc serve: listening on \(http:[^ ]*\)$/\1/p' "$WORK/$_tag.err"`
+  url=`sed -n 's/^ocgc serve: listening on \(https*:[^ ]*\)$/\1/p' "$WORK/$_tag.err"`
 }
 
 # serve TAG ARGS...: serve_try, and a hard error if it exits

@@ -17,18 +17,13 @@
 . "$OCGC_SRCDIR/tests/integration/attach_lib.sh"
 . "$OCGC_SRCDIR/tests/integration/cmd_lib.sh"
 . "$OCGC_SRCDIR/tests/integration/serve_lib.sh"
-for _c in prometheus promtool; do
-  command -v $_c >/dev/null 2>&1 ||
-    { echo "SKIP: $_c is missing (apt-get install prometheus)"; exit 77; }
-done
+. "$OCGC_SRCDIR/tests/integration/prom_lib.sh"
 command -v xz >/dev/null 2>&1 || { echo "SKIP: xz is missing (apt-get install xz-utils)"; exit 77; }
 T0=`date +%s.%N`
 cmd_init
 INTEG="$OCGC_SRCDIR/tests/integration"
 DASHBOARD="$OCGC_SRCDIR/contrib/grafana/ocgc.json"
 FIXTURE="$OCGC_SRCDIR/tests/fixtures/ocaml5.2/full-3695.events.xz"
-PROM_PID=
-
 # The fixture unpacks (sparse, 257 MiB) while a program compiles.
 mkdir -m 0700 "$WORK/stock" || hard_error "cannot make $WORK/stock"
 (xz -dc "$FIXTURE" | cp --sparse=always /dev/stdin "$WORK/stock/fixture") 2>"$WORK/xz.err" &
@@ -56,56 +51,7 @@ serve srv --listen 127.0.0.1:0 --all
 SRV_HOSTPORT=`echo "$url" | sed 's|^http://\([^/]*\)/$|\1|'`
 say "ocgc serve listens on $url"
 
-# prom_try PORT: start Prometheus on 127.0.0.1:PORT (its config scrapes
-# ocgc serve every second); 0 once it answers as ours, 1 if PORT was taken.
-prom_try() {
-  prometheus --config.file="$WORK/prom.yml" --storage.tsdb.path="$WORK/tsdb" \
-    --web.listen-address="127.0.0.1:$1" >"$WORK/prom.log" 2>&1 &
-  PROM_PID=$!
-  BG_PIDS="$BG_PIDS $PROM_PID"
-  _n=0
-  while :; do
-    if ! kill -0 "$PROM_PID" 2>/dev/null; then
-      wait "$PROM_PID"
-      grep -q 'address already in use' "$WORK/prom.log" && return 1
-      tail -n 20 "$WORK/prom.log"; hard_error "prometheus died"
-    fi
-    # Something else may answer on PORT: ours names our data folder.
-    curl -s --noproxy '*' --max-time 5 "http://127.0.0.1:$1/api/v1/status/flags" 2>/dev/null |
-      grep -q -F "\"$WORK/tsdb\"" && return 0
-    _n=$((_n + 1)); test $_n -le 600 || hard_error "prometheus not ready in 30 s"
-    sleep 0.05
-  done
-}
-
-# prom_start: Prometheus on a random free loopback port; PROM_URL is where
-prom_start() {
-  cat >"$WORK/prom.yml" <<EOF
-global:
-  scrape_interval: 1s
-  scrape_timeout: 1s
-  evaluation_interval: 1s
-scrape_configs:
-  - job_name: ocgc
-    static_configs:
-      - targets: ['$SRV_HOSTPORT']
-EOF
-  for _try in 1 2 3 4 5 6 7 8 9 10; do
-    _port=$((20000 + `od -An -N2 -tu2 /dev/urandom | tr -d ' '` % 40000))
-    if prom_try $_port; then
-      PROM_URL="http://127.0.0.1:$_port"
-      say "prometheus listens on $PROM_URL"
-      return
-    fi
-  done
-  hard_error "prometheus found no free port in 10 tries"
-}
-prom_start
-
-Q() { python3 "$INTEG/serve_prom_query.py" "$PROM_URL" "$@"; }
-# prom_eq WHAT WANT EXPR: Prometheus's latest value of EXPR comes to WANT
-# (polled up to 30 s: it is there after a scrape or two)
-prom_eq() { check_eq "$1" "$2" "`Q poll 30 "$2" "$3"`"; }
+prom_start "$SRV_HOSTPORT"
 
 prom_eq "Prometheus scrapes ocgc serve: up" 1 'up{job="ocgc"}'
 for t in a b c; do

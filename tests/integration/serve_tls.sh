@@ -1,0 +1,171 @@
+#!/bin/sh
+# serve_tls.sh - `ocgc serve --web.config.file`, the exporters' web
+# configuration (issue 26): a test CA made here with openssl; over TLS
+# with basic auth, a real program's figures are served to the right
+# password only (401 without one, with a wrong one, or for an unknown
+# user), and equal its Gc.quick_stat; the configured headers are on every
+# answer; a real Prometheus scrapes it over TLS with basic auth (up 1, the
+# program's counters) and a second job without credentials is refused (up
+# 0); with RequireAndVerifyClientCert a client without a certificate or
+# with one of another CA is refused, one of our CA served; a plain HTTP
+# request to the TLS port gets no answer and leaves the exporter serving;
+# bad files are refused at start with a line saying what and where.
+. "$OCGC_SRCDIR/tests/integration/lib.sh"
+. "$OCGC_SRCDIR/tests/integration/attach_lib.sh"
+. "$OCGC_SRCDIR/tests/integration/cmd_lib.sh"
+. "$OCGC_SRCDIR/tests/integration/serve_lib.sh"
+. "$OCGC_SRCDIR/tests/integration/prom_lib.sh"
+command -v openssl >/dev/null 2>&1 || { echo "SKIP: openssl is missing (apt-get install openssl)"; exit 77; }
+cmd_init
+P="$WORK/pki"
+mkdir -m 0700 "$P" || hard_error "cannot make $P"
+
+# mkcert NAME CA SUBJ [SAN]: NAME.key and NAME.pem signed by CA (none:
+# self-signed, a CA)
+mkcert() {
+  if test "$2" = none; then
+    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 \
+      -subj "/CN=$3" -keyout "$P/$1.key" -out "$P/$1.pem" >"$WORK/ssl.$1.log" 2>&1
+  else
+    openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj "/CN=$3" \
+      -keyout "$P/$1.key" -out "$P/$1.csr" >"$WORK/ssl.$1.log" 2>&1 &&
+    printf '%s\n' "${4:-extendedKeyUsage=clientAuth}" >"$P/$1.ext" &&
+    openssl x509 -req -in "$P/$1.csr" -CA "$P/$2.pem" -CAkey "$P/$2.key" -CAcreateserial \
+      -days 2 -extfile "$P/$1.ext" -out "$P/$1.pem" >>"$WORK/ssl.$1.log" 2>&1
+  fi || { cat "$WORK/ssl.$1.log"; hard_error "openssl could not make $1"; }
+}
+mkcert ca none "ocgc test CA"
+mkcert other none "another CA"
+mkcert server ca localhost "subjectAltName=IP:127.0.0.1,DNS:localhost
+extendedKeyUsage=serverAuth"
+mkcert client ca "scraper"
+mkcert stranger other "stranger"
+
+# The password's hash: libcrypt's bcrypt, cost 4 (the test's time, not
+# its strength).
+HASH=`python3 -W ignore -c 'import crypt; print(crypt.crypt("s3cret pass", crypt.mksalt(crypt.METHOD_BLOWFISH, rounds=16)))'`
+case "$HASH" in '$2'*) ;; *) hard_error "python3 made no bcrypt hash ($HASH)" ;; esac
+
+cat >"$WORK/web.yml" <<EOF
+# certificates relative to this file's folder
+tls_server_config:
+  cert_file: pki/server.pem
+  key_file: pki/server.key
+http_server_config:
+  headers:
+    X-Frame-Options: deny
+    X-Content-Type-Options: nosniff
+basic_auth_users:
+  alice: '$HASH'
+EOF
+
+target_start a 0.2
+pid_a=$BGPID
+target_go a
+wait_key a gc.heap_chunks "$pid_a"
+
+serve srv --listen 127.0.0.1:0 --web.config.file "$WORK/web.yml" "$pid_a"
+check_true "listening line names https://127.0.0.1:PORT/ ($url)" \
+  sh -c "echo '$url' | grep -Eq '^https://127\.0\.0\.1:[1-9][0-9]*/$'"
+C="--cacert $P/ca.pem"
+check_eq "no credentials: 401" 401 "`get n0 /metrics $C`"
+check_true "401 asks for basic auth" grep -qi '^www-authenticate: basic realm="ocgc"' "$WORK/n0.h"
+check_false "401 holds no figures" grep -q ocaml_gc "$WORK/n0"
+check_eq "wrong password: 401" 401 "`get n1 /metrics $C -u 'alice:s3cret'`"
+check_eq "unknown user: 401" 401 "`get n2 /metrics $C -u 'bob:s3cret pass'`"
+check_eq "/-/healthy wants them too: 401" 401 "`get n3 /-/healthy $C`"
+check_eq "right password: 200" 200 "`get m1 /metrics $C -u 'alice:s3cret pass'`"
+check_eq "a: minor collections over causes" "`outkey a gc.minor_collections`" \
+  "`val m1 ocaml_gc_collections_total $pid_a 'kind="minor"'`"
+check_eq "a: minor allocated bytes" "$((`outkey a gc.minor_words` * 8))" \
+  "`val m1 ocaml_gc_allocated_bytes_total $pid_a 'heap="minor"'`"
+for f in n0 m1; do
+  check_true "$f: X-Frame-Options deny" grep -qi '^x-frame-options: deny' "$WORK/$f.h"
+  check_true "$f: X-Content-Type-Options nosniff" grep -qi '^x-content-type-options: nosniff' "$WORK/$f.h"
+done
+check_eq "healthy with the password: 200" 200 "`get h1 /-/healthy $C -u 'alice:s3cret pass'`"
+# Not TLS: no answer, and the exporter goes on.
+HP=`echo "$url" | sed 's|^https://\([^/]*\)/$|\1|'`
+code=`curl -s --max-time 10 -o /dev/null -w '%{http_code}' "http://$HP/metrics"`
+check_eq "plain HTTP to the TLS port: no HTTP answer" 000 "$code"
+check_eq "and it serves on: 200" 200 "`get m2 /metrics $C -u 'alice:s3cret pass'`"
+
+# A real Prometheus over TLS with basic auth, and a job without them.
+prom_start "$HP" "    scheme: https
+    tls_config:
+      ca_file: $P/ca.pem
+    basic_auth:
+      username: alice
+      password: 's3cret pass'
+  - job_name: nocreds
+    scheme: https
+    tls_config:
+      ca_file: $P/ca.pem
+    static_configs:
+      - targets: ['$HP']"
+prom_eq "prometheus over TLS with basic auth: up" 1 'up{job="ocgc"}'
+prom_eq "prometheus: a's minor collections" "`outkey a gc.minor_collections`" \
+  "sum by (pid) (ocaml_gc_collections_total{job=\"ocgc\",pid=\"$pid_a\",kind=\"minor\"})"
+prom_eq "prometheus without credentials: up 0" 0 'up{job="nocreds"}'
+kill -TERM "$PROM_PID"; wait "$PROM_PID" 2>/dev/null
+
+kill -TERM "$srv"
+ocgc_wait srv
+check_eq "SIGTERM: exit 0" 0 "`rc_of srv`"
+
+# Client certificates: only ours.
+cat >"$WORK/mtls.yml" <<EOF
+tls_server_config:
+  cert_file: $P/server.pem
+  key_file: $P/server.key
+  client_auth_type: RequireAndVerifyClientCert
+  client_ca_file: $P/ca.pem
+EOF
+serve mtls --listen 127.0.0.1:0 --web.config.file "$WORK/mtls.yml" "$pid_a"
+code=`get c0 /metrics $C`
+check_true "no client certificate: refused (403, or the handshake; got $code)" \
+  sh -c "test '$code' = 403 || test '$code' = 000"
+check_false "no client certificate: no figures" grep -q ocaml_gc "$WORK/c0"
+code=`get c1 /metrics $C --cert "$P/stranger.pem" --key "$P/stranger.key"`
+check_true "another CA's certificate: refused (403, or the handshake; got $code)" \
+  sh -c "test '$code' = 403 || test '$code' = 000"
+check_false "another CA's certificate: no figures" grep -q ocaml_gc "$WORK/c1"
+check_eq "our CA's certificate: 200" 200 "`get c2 /metrics $C --cert "$P/client.pem" --key "$P/client.key"`"
+check_true "our CA's certificate: a's figures" grep -q "ocaml_gc_heap_size_bytes{pid=\"$pid_a\"" "$WORK/c2"
+kill -TERM "$srv"
+ocgc_wait mtls
+
+# Bad files: exit 2, one line saying what and where.
+bad() {
+  printf '%s\n' "$2" >"$WORK/bad.yml"
+  ocgc_cmd "$1" serve --listen 127.0.0.1:0 --web.config.file "$WORK/bad.yml" "$pid_a"
+  check_error "$1" 2 "$3"
+}
+bad unknown "basic_auth_user:
+  alice: '$HASH'" "bad.yml:1: unknown key basic_auth_user"
+bad badhash "basic_auth_users:
+  alice: s3cret" "bad.yml:2: the password of 'alice' is not a bcrypt hash"
+bad nokey "tls_server_config:
+  cert_file: $P/server.pem" "wants a certificate and a key"
+bad nofile "tls_server_config:
+  cert_file: $P/none.pem
+  key_file: $P/server.key" "cannot open $P/none.pem"
+bad insecure "tls_server_config:
+  cert_file: $P/server.pem
+  key_file: $P/server.key
+  client_auth_type: RequireAnyClientCert" "RequireAnyClientCert is not supported"
+bad notyaml "tls_server_config: [a" "not YAML"
+ocgc_cmd missing serve --listen 127.0.0.1:0 --web.config.file "$WORK/none.yml" "$pid_a"
+check_error missing 2 "cannot open $WORK/none.yml"
+# A key that is not the certificate's: the server does not start.
+cat >"$WORK/wrongkey.yml" <<EOF
+tls_server_config:
+  cert_file: $P/server.pem
+  key_file: $P/client.key
+EOF
+ocgc_cmd wrongkey serve --listen 127.0.0.1:0 --web.config.file "$WORK/wrongkey.yml" "$pid_a"
+check_eq "a key not the certificate's: exit 5" 5 "`rc_of wrongkey`"
+check_true "it says the server cannot start" grep -q "cannot start the HTTP server" "$WORK/wrongkey.err"
+
+target_stop a
+finish
