@@ -83,7 +83,7 @@ int main(int argc, char **argv)
   if ((err = ocgc_agg_new(src, &ao, &agg)) != 0 || (err = poll_some(agg)) < 0 ||
       (err = ocgc_agg_snapshot(agg, &prev)) != 0)
     goto out;
-  printf("%8s %8s %10s %7s %9s %9s %9s\n", "minor/s", "slices/s", "alloc_MB/s",
+  printf("%8s %8s %10s %7s %9s %9s %9s\n", "minor/s", "slices/s", "alloc_MiB/s",
          "gc_%", "p50_us", "p99_us", "max_us");
   for (i = 0; i < seconds; i++) {
     struct ocgc_rates r;
@@ -97,7 +97,7 @@ int main(int argc, char **argv)
     if (ocgc_rates(prev, now, &r) == 0)
       printf("%8.1f %8.1f %10.1f %7.2f %9.1f %9.1f %9.1f\n",
              r.collections_per_s[OCGC_KIND_MINOR], r.collections_per_s[OCGC_KIND_MAJOR_SLICE],
-             r.allocated_bytes_per_s / 1e6, r.gc_time_share * 100,
+             r.allocated_bytes_per_s / 1048576, r.gc_time_share * 100,
              ocgc_hist_percentile(pauses, 50) / 1e3, ocgc_hist_percentile(pauses, 99) / 1e3,
              ocgc_hist_max(pauses) / 1e3);
     fflush(stdout);

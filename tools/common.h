@@ -177,6 +177,10 @@ int tool_drain_cursor(struct ocgc_cursor *cur, uint64_t max_events,
 
 /* How long the last drain of a window (report --duration) may read past
  * the window's end. */
+/* Sizes are shown in binary units everywhere (KiB, MiB, as ocgc report
+ * and the kernel do): one unit system across the subcommands. */
+#define TOOL_MIB 1048576.0
+
 #define TOOL_DRAIN_GRACE_NS UINT64_C(1000000000)
 
 /* tool_drain_agg, also ended once [max_ns] have passed (checked between

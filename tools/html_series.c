@@ -38,8 +38,8 @@ static uint64_t rel(const struct html_ctx *c, uint64_t t)
 static double count_of(const struct series *s, const struct tl_bucket *b)
 {
   switch (s->what) {
-  case ALLOC: return (double)b->alloc / 1e6;
-  case PROMO: return (double)b->promo / 1e6;
+  case ALLOC: return (double)b->alloc / TOOL_MIB;
+  case PROMO: return (double)b->promo / TOOL_MIB;
   case COLL: return (double)b->coll[s->kind];
   case CPU: return (double)b->cpu_ns / 1e9;
   case CTX: return (double)b->ctx;
@@ -109,8 +109,8 @@ static void series_one(const struct html_ctx *c, const struct series *s, struct 
 void html_series(const struct html_ctx *c)
 {
   static const struct series gc[] = {
-    {"alloc_mb_s", "MB/s allocated (minor heap)", ALLOC, 0},
-    {"promo_mb_s", "MB/s promoted", PROMO, 0},
+    {"alloc_mib_s", "MiB/s allocated (minor heap)", ALLOC, 0},
+    {"promo_mib_s", "MiB/s promoted", PROMO, 0},
     {"collections_per_s.minor", "minor collections/s", COLL, OCGC_KIND_MINOR},
     {"collections_per_s.major_slice", "major slices/s", COLL, OCGC_KIND_MAJOR_SLICE},
     {"collections_per_s.major_finish", "major cycles finished/s", COLL, OCGC_KIND_MAJOR_FINISH},

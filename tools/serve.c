@@ -38,17 +38,15 @@
  *   thread (serve_textfile.c), the file removed at exit;
  * - SIGINT and SIGTERM stop it: exit 0. */
 
-#include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
-#include <netdb.h>
 #include <pthread.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -124,7 +122,10 @@ struct serve {
   struct serve_body_writer writer; /* the poll thread's */
   struct serve_conns conns;   /* libmicrohttpd's thread and the main thread's sweep */
   const char *listen;         /* NULL: no HTTP (--textfile without --listen) */
+  unsigned socket_mode;       /* --socket-mode, for --listen unix:PATH */
+  struct serve_listener where; /* where it listens, once it does */
   const char *web_file;       /* --web.config.file, or NULL */
+  regex_t program_re;         /* --program, compiled (set.program_re points to it) */
   struct web_config web;      /* what it says (all zero without one) */
   struct serve_textfile tf;   /* tf.path NULL: no --textfile */
 };
@@ -280,16 +281,20 @@ static int serve_init(struct serve *sv)
 static void serve_usage(FILE *f)
 {
   fprintf(f,
-          "usage: ocgc serve [--listen ADDR:PORT] [--textfile PATH [--interval D]]\n"
+          "usage: ocgc serve [--listen ADDR:PORT|unix:PATH [--socket-mode MODE]]\n"
+          "                  [--textfile PATH [--interval D]]\n"
           "                  [--max-processes N] [--max-per-user N] [--dir DIR]\n"
-          "                  [--web.config.file FILE]\n"
+          "                  [--web.config.file FILE] [--by program|pid]\n"
+          "                  [--program REGEX] [--user NAME]\n"
           "                  (PID... | --all)\n\n"
           "Serve the GC figures of OCaml processes as Prometheus metrics over HTTP:\n"
           "/metrics (text format 0.0.4, or OpenMetrics when the scraper asks for it),\n"
           "/ (the watched processes), /-/healthy.  Each ring is drained on its own\n"
           "schedule (every 10 ms to 250 ms, as busy as it is), scraped or not.\n\n"
           "  --listen ADDR:PORT  where to listen (default " DEFAULT_LISTEN "; port 0: any\n"
-          "                      free port; IPv6 as [::1]:PORT)\n"
+          "                      free port; IPv6 as [::1]:PORT; unix:PATH: a unix socket)\n"
+          "  --socket-mode MODE  the mode of a unix socket (default 0660: its owner and\n"
+          "                      group may connect)\n"
           "  --textfile PATH     write the same figures to PATH (name it *.prom, in\n"
           "                      node_exporter's --collector.textfile.directory),\n"
           "                      replaced atomically every --interval, removed at exit;\n"
@@ -298,6 +303,13 @@ static void serve_usage(FILE *f)
           "  --all               every process with a ring, looked for again every\n"
           "                      second\n"
           "  --dir DIR           rings are DIR/PID.events (not searched in the maps)\n"
+          "  --program REGEX     with --all, only programs whose name matches REGEX\n"
+          "                      (extended, unanchored: ^name$ for one name)\n"
+          "  --user NAME         with --all, only the processes of user NAME (or number)\n"
+          "  --by program|pid    series per program (counters summed over its processes,\n"
+          "                      living and gone; histograms merged; no pid label: the\n"
+          "                      series count is fixed by the programs) or per process\n"
+          "                      (the default)\n"
           "  --max-processes N   watch at most N processes (default %u)\n"
           "  --web.config.file FILE  TLS and basic authentication, in the YAML file\n"
           "                      Prometheus's exporters read (tls_server_config,\n"
@@ -309,64 +321,6 @@ static void serve_usage(FILE *f)
           "It says 'ocgc serve: listening on http://ADDR:PORT/' on stderr once it\n"
           "listens; SIGINT or SIGTERM stop it.\n",
           (unsigned)SERVE_MAX_WATCHED, (unsigned)SERVE_MAX_PER_USER);
-}
-
-/* "http://ADDR:PORT/" (https with [tls]) of the bound socket [fd]. */
-static void url_of(int fd, char *url, size_t n, int tls)
-{
-  struct sockaddr_storage ss;
-  socklen_t len = sizeof ss;
-  char a[INET6_ADDRSTRLEN] = "?";
-  unsigned port = 0;
-  int v6;
-  memset(&ss, 0, sizeof ss);
-  getsockname(fd, (struct sockaddr *)&ss, &len);
-  v6 = ss.ss_family == AF_INET6;
-  if (v6) {
-    const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)&ss;
-    inet_ntop(AF_INET6, &s6->sin6_addr, a, sizeof a);
-    port = ntohs(s6->sin6_port);
-  } else {
-    const struct sockaddr_in *s4 = (const struct sockaddr_in *)&ss;
-    inet_ntop(AF_INET, &s4->sin_addr, a, sizeof a);
-    port = ntohs(s4->sin_port);
-  }
-  snprintf(url, n, v6 ? "%s://[%s]:%u/" : "%s://%s:%u/", tls ? "https" : "http", a, port);
-}
-
-/* ADDR:PORT bound and listening: the socket, or after a line -1 (a bad
- * ADDR:PORT) or -2 (it cannot be bound). */
-static int listen_on(const char *spec, int *v6)
-{
-  char host[256];
-  const char *colon = strrchr(spec, ':');
-  struct addrinfo hints, *ai;
-  int fd, one = 1, err;
-  size_t hl = colon ? (size_t)(colon - spec) : 0;
-  if (colon == NULL || hl == 0 || hl >= sizeof host || colon[1] == '\0') {
-    tool_say("--listen wants ADDR:PORT, such as 127.0.0.1:9464, not '%s'", spec);
-    return -1;
-  }
-  if (spec[0] == '[' && hl >= 2 && spec[hl - 1] == ']') memcpy(host, spec + 1, hl -= 2);
-  else memcpy(host, spec, hl);
-  host[hl] = '\0';
-  memset(&hints, 0, sizeof hints);
-  hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV | AI_PASSIVE;
-  hints.ai_socktype = SOCK_STREAM;
-  if ((err = getaddrinfo(host, colon + 1, &hints, &ai)) != 0) {
-    tool_say("--listen %s: %s (ADDR:PORT, numeric)", spec, gai_strerror(err));
-    return -1;
-  }
-  *v6 = ai->ai_family == AF_INET6;
-  fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd >= 0) setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-  if (fd < 0 || bind(fd, ai->ai_addr, ai->ai_addrlen) != 0 || listen(fd, SOMAXCONN) != 0) {
-    tool_say("cannot listen on %s: %m", spec);
-    if (fd >= 0) close(fd);
-    fd = -2;
-  }
-  freeaddrinfo(ai);
-  return fd;
 }
 
 /* The headers of http_server_config, on every answer. */
@@ -612,6 +566,22 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
   return answer_body(sv, c, metrics ? expo_content_type(f) : "text/plain; charset=utf-8", body);
 }
 
+/* [s], a user name or number, as a uid: 0, or -1. */
+static int user_id(const char *s, unsigned *uid)
+{
+  struct passwd pw, *got = NULL;
+  char buf[4096], *end;
+  unsigned long v;
+  if (getpwnam_r(s, &pw, buf, sizeof buf, &got) == 0 && got != NULL) {
+    *uid = (unsigned)pw.pw_uid;
+    return 0;
+  }
+  v = strtoul(s, &end, 10);
+  if (*s < '0' || *s > '9' || *end != '\0' || v > 0x7fffffffu) return -1;
+  *uid = (unsigned)v;
+  return 0;
+}
+
 /* The options into *sv: 0, or the exit code. */
 static int parse_options(int argc, char **argv, struct serve *sv)
 {
@@ -624,10 +594,14 @@ static int parse_options(int argc, char **argv, struct serve *sv)
     {"max-processes", required_argument, NULL, 'm'},
     {"max-per-user", required_argument, NULL, 'u'},
     {"web.config.file", required_argument, NULL, 'w'},
+    {"socket-mode", required_argument, NULL, 's'},
+    {"by", required_argument, NULL, 'b'},
+    {"program", required_argument, NULL, 'P'},
+    {"user", required_argument, NULL, 'U'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
   };
-  const char *interval = NULL;
+  const char *interval = NULL, *socket_mode = NULL;
   int opt;
   optind = 1;
   while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
@@ -638,6 +612,37 @@ static int parse_options(int argc, char **argv, struct serve *sv)
     case 't': sv->tf.path = optarg; break;
     case 'i': interval = optarg; break;
     case 'w': sv->web_file = optarg; break;
+    case 'b':
+      if (strcmp(optarg, "program") == 0) sv->set.by_program = 1;
+      else if (strcmp(optarg, "pid") == 0) sv->set.by_program = 0;
+      else return tool_usage_error("--by wants pid or program, not '%s'", optarg);
+      break;
+    case 'P': {
+      int err;
+      if (sv->set.program_re != NULL) return tool_usage_error("--program is given twice");
+      if ((err = regcomp(&sv->program_re, optarg, REG_EXTENDED | REG_NOSUB)) != 0) {
+        char why[128];
+        regerror(err, &sv->program_re, why, sizeof why);
+        return tool_usage_error("--program '%s': %s (an extended regular expression)", optarg, why);
+      }
+      sv->set.program_re = &sv->program_re;
+      break;
+    }
+    case 'U':
+      if (user_id(optarg, &sv->set.uid) != 0)
+        return tool_usage_error("--user wants a user name or number of this host, not '%s'", optarg);
+      sv->set.have_uid = 1;
+      break;
+    case 's': {
+      char *end;
+      unsigned long m = strtoul(optarg, &end, 8);
+      if (*optarg == '\0' || *end != '\0' || m == 0 || m > 0777 || (m & 0200) == 0)
+        return tool_usage_error("--socket-mode wants an octal mode the owner may write, "
+                                "such as 0660, not '%s'", optarg);
+      sv->socket_mode = (unsigned)m;
+      socket_mode = optarg;
+      break;
+    }
     case 'm':
     case 'u': {
       uint64_t v;
@@ -663,6 +668,9 @@ static int parse_options(int argc, char **argv, struct serve *sv)
   if (sv->tf.path != NULL && sv->tf.path[0] == '\0')
     return tool_usage_error("--textfile wants a file name");
   if (sv->listen == NULL && sv->tf.path == NULL) sv->listen = DEFAULT_LISTEN;
+  if (socket_mode != NULL && (sv->listen == NULL || strncmp(sv->listen, "unix:", 5) != 0))
+    return tool_usage_error("--socket-mode is the mode of --listen unix:PATH, which is not given");
+  if (socket_mode == NULL) sv->socket_mode = SERVE_SOCKET_MODE;
   if (sv->web_file != NULL && sv->listen == NULL)
     return tool_usage_error("--web.config.file is for the HTTP server, which --textfile "
                             "without --listen does not run");
@@ -681,6 +689,8 @@ static int parse_args(int argc, char **argv, struct serve *sv)
   int i, rc;
   if (sv->set.all == (optind < argc))
     return tool_usage_error("give PIDs or --all, one of them ('ocgc serve --help' tells more)");
+  if (!sv->set.all && (sv->set.program_re != NULL || sv->set.have_uid))
+    return tool_usage_error("--program and --user choose among the processes of --all");
   for (i = optind; i < argc; i++) {
     struct tool_target t = {0};
     if (tool_target_pid(&t, argv[i], NULL) != 0) return TOOL_EXIT_USAGE;
@@ -693,12 +703,11 @@ static int parse_args(int argc, char **argv, struct serve *sv)
  * code. */
 static int http_start(struct serve *sv, struct MHD_Daemon **out)
 {
-  char url[128], prio[128];
+  char prio[128];
   struct MHD_OptionItem tls[5];
   unsigned nt = 0;
-  int v6 = 0, fd = listen_on(sv->listen, &v6);
-  if (fd < 0) return fd == -1 ? TOOL_EXIT_USAGE : TOOL_EXIT_ERROR;
-  url_of(fd, url, sizeof url, sv->web.tls);
+  int err = serve_listen(sv->listen, sv->socket_mode, sv->web.tls, &sv->where), fd = sv->where.fd;
+  if (err != 0) return err == -1 ? TOOL_EXIT_USAGE : TOOL_EXIT_ERROR;
   if (sv->web.tls) {
     web_config_priorities(&sv->web, prio, sizeof prio);
     tls[nt++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_CERT, 0, sv->web.cert_pem};
@@ -711,7 +720,7 @@ static int http_start(struct serve *sv, struct MHD_Daemon **out)
   }
   tls[nt] = (struct MHD_OptionItem){MHD_OPTION_END, 0, NULL};
   *out = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL |
-                          (v6 ? MHD_USE_IPv6 : 0) | (sv->web.tls ? MHD_USE_TLS : 0), 0, NULL,
+                          (sv->where.v6 ? MHD_USE_IPv6 : 0) | (sv->web.tls ? MHD_USE_TLS : 0), 0, NULL,
                           NULL, handle, sv,
                           MHD_OPTION_LISTEN_SOCKET, fd,
                           MHD_OPTION_CONNECTION_LIMIT, (unsigned)MAX_CONNECTIONS,
@@ -724,11 +733,12 @@ static int http_start(struct serve *sv, struct MHD_Daemon **out)
                           MHD_OPTION_END);
   if (*out == NULL) {
     close(fd);
-    tool_say("cannot start the HTTP server on %s%s", url,
+    serve_listen_remove(&sv->where);
+    tool_say("cannot start the HTTP server on %s%s", sv->where.name,
              sv->web.tls ? " (is the key the certificate's, and both PEM?)" : "");
     return TOOL_EXIT_ERROR;
   }
-  tool_say("listening on %s", url);
+  tool_say("listening on %s", sv->where.name);
   return 0;
 }
 
@@ -772,7 +782,10 @@ static int run(struct serve *sv)
   tool_signals_catch(&sig);
   if (sv->listen == NULL || (rc = http_start(sv, &d)) == 0) {
     main_loop(sv);
-    if (d != NULL) MHD_stop_daemon(d); /* closes its socket */
+    if (d != NULL) {
+      MHD_stop_daemon(d); /* closes its socket */
+      serve_listen_remove(&sv->where);
+    }
     if (sv->tf.path != NULL) serve_textfile_remove(&sv->tf);
   }
   tool_signals_restore(&sig);
@@ -808,6 +821,7 @@ int cmd_serve(int argc, char **argv)
     }
   }
   serve_set_free(&sv.set);
+  if (sv.set.program_re != NULL) regfree(&sv.program_re);
   web_config_free(&sv.web);
   for (i = 0; i < BODY_KINDS; i++) serve_body_unref(sv.body[i]);
   serve_body_writer_free(&sv.writer);

@@ -7,6 +7,7 @@
 #define OCGC_TOOLS_SERVE_H
 
 #include <pthread.h>
+#include <regex.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -114,8 +115,63 @@ struct serve_proc {
   uint64_t retry_ns;          /* tool_now_ns() before which it is not read again */
 };
 
+/* ---- --by program (serve_byprog.c) ------------------------------------------ */
+
+/* Programs with series of their own, at most; the rest share one. */
+#define SERVE_MAX_PROGRAMS 512
+#define SERVE_OTHER_PROGRAMS "(other programs)"
+/* Processes that went, per program, whose figures are remembered so that
+ * one watched again is not counted twice. */
+#define SERVE_RETIRED_KEPT 4
+
+/* The counters of a process, or summed over a program's: what the series
+ * of --by program add up and hold. */
+struct serve_sums {
+  struct {
+    uint64_t by_cause[OCGC_KIND_COUNT][OCGC_CAUSE_COUNT];
+    uint64_t major_cycles, gc_time_ns, allocated_bytes, direct_major_bytes, promoted_bytes;
+    uint64_t events, events_lost;
+    uint64_t utime_ns, stime_ns, voluntary_ctxt, involuntary_ctxt, minflt, majflt;
+  } w;                        /* counters only: summed, held word by word */
+  struct ocgc_bucket_counts pauses, kinds[OCGC_KIND_COUNT];
+  int has_ext;
+};
+struct serve_retired {
+  int used, pid;
+  uint64_t start_ticks;
+  struct serve_sums s;
+};
+struct serve_prog {
+  struct serve_prog *next;
+  char label[SERVE_LABEL_MAX + 4];
+  int other;                  /* SERVE_OTHER_PROGRAMS */
+  struct serve_sums gone;     /* of its processes that went */
+  struct serve_sums now;      /* gone + the living ones, at the last refresh */
+  struct serve_sums shown;    /* what is served: never less than before */
+  int shown_ever;
+  struct {                    /* its living processes' gauges, summed */
+    unsigned processes;
+    int has_ext, have_fds;
+    uint64_t heap_bytes, top_heap_bytes, heap_chunks, rss_bytes, vsize_bytes, threads, open_fds;
+    int config_state;         /* 0: none yet; 1: every one's read, all equal; 2: not */
+    struct ocgc_gc_config config;
+    struct serve_prog_info {  /* their runtimes, each distinct one (at most 4) */
+      char version[16], variant[16], ocgc_version[16];
+    } infos[4];
+    unsigned ninfos;
+  } live;
+  struct serve_retired retired[SERVE_RETIRED_KEPT];
+  unsigned next_retired;
+};
+
 struct serve_set {
   int all;                    /* --all: every process ocgc_list() finds */
+  int by_program;             /* --by program: series per program, not per process */
+  const regex_t *program_re;  /* --program, or NULL */
+  int have_uid;               /* --user */
+  unsigned uid;
+  struct serve_prog *progs;   /* --by program: every program seen */
+  unsigned nprogs;
   unsigned max_procs;         /* --max-processes (0: SERVE_MAX_WATCHED) */
   unsigned max_per_user;      /* --max-per-user (0: SERVE_MAX_PER_USER) */
   uint64_t refused;           /* --all: processes the last listing found and
@@ -123,7 +179,7 @@ struct serve_set {
   uint64_t evicted;           /* watched rings that kept failing, dropped for
                                  a new one (a count) */
   uint64_t listing_refused;   /* refused so far by the listing under way */
-  struct serve_ident { int pid; uint64_t start_ticks; } *refused_ids;
+  struct serve_ident { int pid, unselected; uint64_t start_ticks; } *refused_ids;
   size_t nrefused, refused_cap; /* processes refused lately: not listed again */
   uint64_t refused_since_ns;  /* tool_now_ns() when refused_ids was emptied */
   int dropped;                /* a process was let go since the last give_back() */
@@ -193,6 +249,27 @@ void serve_set_refresh(struct serve_set *s, uint64_t deadline);
  * are counted in s->errors. */
 uint64_t serve_set_poll(struct serve_set *s, uint64_t now);
 
+/* --by program: [p] goes (its figures read one last time by the caller):
+ * they stay in its program's sums. */
+void serve_byprog_retire(struct serve_set *s, struct serve_proc *p);
+/* --by program: [p] is watched (again?): if it went before, its figures
+ * leave the gone sums, for it counts them itself. */
+void serve_byprog_revive(struct serve_set *s, const struct serve_proc *p);
+/* --by program: the programs' sums, from the processes as refreshed. */
+void serve_byprog_update(struct serve_set *s);
+void serve_byprog_free(struct serve_set *s);
+
+/* What a process's series say (serve_metrics.c), for both groupings:
+ * collections of kind [k] and cause [c] (the producer's exact table, else
+ * what the events showed), and events written (or read, stock rings). */
+uint64_t serve_proc_cause(const struct serve_proc *p, unsigned k, unsigned c);
+uint64_t serve_proc_events(const struct serve_proc *p);
+/* Its runtime, as ocaml_runtime_info labels it: version ("5" for stock
+ * rings), variant (native, bytecode, stock), ocgc_version ("" for stock),
+ * each into n bytes. */
+void serve_proc_runtime(const struct serve_proc *p, char *version, char *variant,
+                        char *ocgc_version, size_t n);
+
 /* The exposition of the set as refreshed last, in format [f], to [put]. */
 void serve_set_metrics(const struct serve_set *s, expo_put_fn put, void *ctx, enum expo_format f);
 
@@ -243,6 +320,25 @@ void serve_conns_completed(void *cls, struct MHD_Connection *c, void **con_cls,
 void serve_conns_head_done(struct serve_conns *t, struct MHD_Connection *c);
 /* Cut the connections whose head is past its deadline at [now]: how many. */
 unsigned serve_conns_sweep(struct serve_conns *t, uint64_t now);
+
+/* ---- where it listens (serve_listen.c) ------------------------------------- */
+
+#define SERVE_SOCKET_MODE 0660 /* --socket-mode's default: the owner and its group */
+
+struct serve_listener {
+  int fd;                     /* bound and listening; -1: none */
+  int v6;                     /* an IPv6 address */
+  int is_unix;                /* unix:PATH */
+  char path[108];             /* unix: the socket's path */
+  uint64_t dev, ino;          /* unix: the socket made, to remove only it */
+  char name[160];             /* what it says it listens on: http(s)://ADDR:PORT/ or unix:PATH */
+};
+/* Listen on [spec] (ADDR:PORT, [IPv6]:PORT, unix:PATH; a unix socket
+ * made with [mode]), named as [tls] says: 0, or after a line -1 (a bad
+ * spec) or -2 (it cannot listen there). */
+int serve_listen(const char *spec, unsigned mode, int tls, struct serve_listener *l);
+/* Remove the unix socket, if its path still names the one made. */
+void serve_listen_remove(const struct serve_listener *l);
 
 /* ---- /-/healthy (serve_health.c) ------------------------------------------ */
 

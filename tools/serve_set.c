@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <regex.h>
 #include <string.h>
 #include <sys/stat.h>
 #ifdef __GLIBC__
@@ -85,6 +86,7 @@ static int proc_add(struct serve_set *s, struct ocgc_source *src, int pid, uint6
   p->next = s->procs;
   s->procs = p;
   s->nprocs++;
+  serve_byprog_revive(s, p);
   return 0;
 }
 
@@ -96,25 +98,26 @@ static int watched(const struct serve_set *s, int pid, uint64_t start_ticks)
   return 0;
 }
 
-/* Whether the listing refused [pid] lately (refused_ids). */
-static int refused_lately(const struct serve_set *s, int pid, uint64_t start_ticks)
+/* [pid]'s entry in the memo of the listings (refused_ids), or NULL. */
+static const struct serve_ident *memo_of(const struct serve_set *s, int pid, uint64_t start_ticks)
 {
   size_t i;
   for (i = 0; i < s->nrefused; i++)
-    if (s->refused_ids[i].pid == pid && s->refused_ids[i].start_ticks == start_ticks) return 1;
-  return 0;
+    if (s->refused_ids[i].pid == pid && s->refused_ids[i].start_ticks == start_ticks)
+      return &s->refused_ids[i];
+  return NULL;
 }
 
-/* Remember that [pid] was refused for want of room, so that the next
- * listings do not read its maps and open its ring again, each second, for
- * nothing (thousands of rings over the bounds would make every listing
- * slow).  Forgotten
- * when a watched process goes (there is room again) and every
- * REFUSED_FORGET_NS (a failing ring may have appeared to take the place
- * of); past SERVE_REFUSED_MEMO entries, not remembered. */
-static void refuse(struct serve_set *s, int pid, uint64_t start_ticks)
+/* Remember [pid], so that the next listings do not read its maps and open
+ * its ring again, each second, for nothing (thousands of rings over the
+ * bounds would make every listing slow): refused for want of room, or
+ * [unselected] by --program.  Forgotten when a watched process goes
+ * (there is room again) and every REFUSED_FORGET_NS (a failing ring may
+ * have appeared to take the place of; a process may have exec'd into a
+ * program --program selects); past SERVE_REFUSED_MEMO entries, not
+ * remembered. */
+static void remember(struct serve_set *s, int pid, uint64_t start_ticks, int unselected)
 {
-  s->listing_refused++;
   if (s->nrefused == s->refused_cap) {
     size_t cap = s->refused_cap ? s->refused_cap * 2 : 256;
     struct serve_ident *p;
@@ -124,17 +127,27 @@ static void refuse(struct serve_set *s, int pid, uint64_t start_ticks)
   }
   s->refused_ids[s->nrefused].pid = pid;
   s->refused_ids[s->nrefused].start_ticks = start_ticks;
+  s->refused_ids[s->nrefused].unselected = unselected;
   s->nrefused++;
 }
 
-/* ocgc_list_opts's skip: a process watched already, or refused lately,
- * costs no maps read. */
+static void refuse(struct serve_set *s, int pid, uint64_t start_ticks)
+{
+  s->listing_refused++;
+  remember(s, pid, start_ticks, 0);
+}
+
+/* ocgc_list_opts's skip: a process watched already, refused or not
+ * selected lately, or (--user) another user's, costs no maps read. */
+static unsigned proc_uid(int pid);
 static int skip_known(int pid, uint64_t start_time, void *ctx)
 {
   struct serve_set *s = ctx;
+  const struct serve_ident *m;
   if (watched(s, pid, start_time)) return 1;
-  if (!refused_lately(s, pid, start_time)) return 0;
-  s->listing_refused++;
+  if (s->have_uid && proc_uid(pid) != s->uid) return 1;
+  if ((m = memo_of(s, pid, start_time)) == NULL) return 0;
+  if (!m->unselected) s->listing_refused++;
   return 1;
 }
 
@@ -147,9 +160,21 @@ static unsigned proc_uid(int pid)
   return stat(path, &st) == 0 ? (unsigned)st.st_uid : 0;
 }
 
-/* Take [p] out of the list at [pp], and free it. */
+static void proc_figures(struct serve_set *s, struct serve_proc *p);
+
+/* Take [p] out of the list at [pp], and free it; --by program, its last
+ * figures stay in its program's (read once more: an exit's last
+ * collections are in the totals it left). */
 static void proc_remove(struct serve_set *s, struct serve_proc **pp, struct serve_proc *p)
 {
+  if (s->by_program && p->snap != NULL) {
+    int stuck;
+    if (p->backoff_ns == 0) {
+      (void)tool_drain_agg_for(p->agg, p->drain_max, SERVE_RING_BUDGET_NS, &stuck);
+      proc_figures(s, p);
+    }
+    serve_byprog_retire(s, p);
+  }
   *pp = p->next;
   s->nprocs--;
   proc_free(p);
@@ -218,6 +243,13 @@ static int list_one(const struct ocgc_list_entry *e, void *ctx)
   struct ocgc_source *src;
   unsigned uid;
   if (e->state != OCGC_LIST_RUNNING || watched(s, e->pid, e->start_time)) return 0;
+  /* --program: a name of the target's choosing, matched as it is (the
+   * regex's time is bounded by the name's 128 bytes); one that does not
+   * match is not looked at again for a while. */
+  if (s->program_re != NULL && regexec(s->program_re, e->program, 0, NULL, 0) != 0) {
+    remember(s, e->pid, e->start_time, 1);
+    return 0;
+  }
   ao.dir = s->dir;
   uid = proc_uid(e->pid);
   /* Opened first: only a ring that opens as valid takes a failing one's
@@ -443,14 +475,11 @@ static void read_written(struct serve_proc *p)
   p->have_written = 1;
 }
 
-/* Drain, snapshot and read one process: 0, or -1 if it is gone (a process
- * whose snapshot fails stays, served from its last one, or not at all
- * before its first). */
-static int proc_refresh(struct serve_set *s, struct serve_proc *p, uint64_t now)
+/* Snapshot [p] and read what its ring says besides (a snapshot that fails
+ * leaves the last one, or none before its first). */
+static void proc_figures(struct serve_set *s, struct serve_proc *p)
 {
   struct ocgc_totals t;
-  proc_drain(s, p, now);
-  if (!tool_alive(p->src) || procstat_read(p->pid, &p->ps) != 0) return -1;
   /* In place: no allocation at each scrape once the histograms exist. */
   if (ocgc_agg_snapshot_update(p->agg, &p->snap) == 0) read_counters(p);
   else s->errors++;
@@ -458,6 +487,14 @@ static int proc_refresh(struct serve_set *s, struct serve_proc *p, uint64_t now)
   p->config.sz = sizeof p->config;
   p->have_config = ocgc_source_gc_config(p->src, &p->config) == 0;
   read_written(p);
+}
+
+/* Drain, snapshot and read one process: 0, or -1 if it is gone. */
+static int proc_refresh(struct serve_set *s, struct serve_proc *p, uint64_t now)
+{
+  proc_drain(s, p, now);
+  if (!tool_alive(p->src) || procstat_read(p->pid, &p->ps) != 0) return -1;
+  proc_figures(s, p);
   return 0;
 }
 
@@ -490,6 +527,7 @@ void serve_set_refresh(struct serve_set *s, uint64_t deadline)
     pp = &p->next;
   }
   s->stale = stale;
+  serve_byprog_update(s);
   give_back(s);
   s->refresh_ns = tool_now_ns() - t0;
 }
@@ -509,6 +547,7 @@ void serve_set_index(const struct serve_set *s, expo_put_fn put, void *out)
 
 void serve_set_free(struct serve_set *s)
 {
+  serve_byprog_free(s);
   while (s->procs != NULL) {
     struct serve_proc *p = s->procs;
     s->procs = p->next;

@@ -48,7 +48,6 @@
 
 #define TICK_NS UINT64_C(50000000) /* poll the ring at least every 50 ms */
 #define HEADER_EVERY 20            /* rows between headers when not on a tty */
-#define MB 1e6
 
 enum stat_format { FMT_TABLE, FMT_JSON, FMT_CSV };
 
@@ -171,7 +170,7 @@ struct field {
 static const char *const field_names[NFIELDS] = {
   "interval_s", "minor_collections", "major_slices", "major_cycles", "compactions",
   "forced_majors", "pauses", "minor_per_s", "major_slices_per_s", "major_cycles_per_s",
-  "allocated_bytes", "promoted_bytes", "allocated_mb_per_s", "promoted_mb_per_s",
+  "allocated_bytes", "promoted_bytes", "allocated_mib_per_s", "promoted_mib_per_s",
   "promotion_pct", "gc_time_ns", "gc_time_pct", "pause_p50_us", "pause_p99_us",
   "pause_max_us", "heap_bytes", "events_lost", "exact",
 };
@@ -194,8 +193,8 @@ static void row_fields(const struct row *r, struct field f[NFIELDS])
   D(3, r->rates.major_cycles_per_s);
   U(r->allocated_bytes);
   U(r->promoted_bytes);
-  D(6, r->rates.allocated_bytes_per_s / MB);
-  D(6, r->rates.promoted_bytes_per_s / MB);
+  D(6, r->rates.allocated_bytes_per_s / TOOL_MIB);
+  D(6, r->rates.promoted_bytes_per_s / TOOL_MIB);
   D(3, r->rates.promotion_ratio * 100);
   U(r->gc_time_ns);
   D(3, r->rates.gc_time_share * 100);
@@ -243,9 +242,9 @@ static void print_header(const struct out *o)
   switch (o->fmt) {
   case FMT_TABLE:
     if (o->timestamp) printf("%9s ", "TIME_s");
-    printf("%8s %8s %8s %10s %10s %6s %6s %9s %9s %9s %9s %6s\n", "MINOR/s", "SLICE/s",
-           "CYCLE/s", "ALLOC_MB/s", "PROMO_MB/s", "PROMO%", "GC%", "P50_us", "P99_us",
-           "MAX_us", "HEAP_MB", "LOST");
+    printf("%8s %8s %8s %11s %11s %6s %6s %9s %9s %9s %9s %6s\n", "MINOR/s", "SLICE/s",
+           "CYCLE/s", "ALLOC_MiB/s", "PROMO_MiB/s", "PROMO%", "GC%", "P50_us", "P99_us",
+           "MAX_us", "HEAP_MiB", "LOST");
     break;
   case FMT_CSV:
     if (o->timestamp) printf("time_s,");
@@ -267,14 +266,14 @@ static void print_table_row(struct out *o, const struct row *r)
 {
   if (o->header_every > 0 && o->rows > 0 && o->rows % o->header_every == 0) print_header(o);
   if (o->timestamp) printf("%9.3f ", r->time_s);
-  printf("%8.1f %8.1f %8.2f %10.2f %10.2f %6.1f %6.2f", r->rates.collections_per_s[OCGC_KIND_MINOR],
+  printf("%8.1f %8.1f %8.2f %11.2f %11.2f %6.1f %6.2f", r->rates.collections_per_s[OCGC_KIND_MINOR],
          r->rates.collections_per_s[OCGC_KIND_MAJOR_SLICE], r->rates.major_cycles_per_s,
-         r->rates.allocated_bytes_per_s / MB, r->rates.promoted_bytes_per_s / MB,
+         r->rates.allocated_bytes_per_s / TOOL_MIB, r->rates.promoted_bytes_per_s / TOOL_MIB,
          r->rates.promotion_ratio * 100, r->rates.gc_time_share * 100);
   print_us_cell(r->have_pauses, r->p50_ns);
   print_us_cell(r->have_pauses, r->p99_ns);
   print_us_cell(r->have_pauses, r->max_ns);
-  printf(" %9.1f %6" PRIu64 "\n", (double)r->heap_bytes / MB, r->lost);
+  printf(" %9.1f %6" PRIu64 "\n", (double)r->heap_bytes / TOOL_MIB, r->lost);
 }
 
 static void print_row(struct out *o, const struct row *r)
@@ -414,15 +413,15 @@ static void stat_usage(FILE *f)
           "  MINOR/s     minor collections per second\n"
           "  SLICE/s     major slices per second\n"
           "  CYCLE/s     major cycles completed per second\n"
-          "  ALLOC_MB/s  minor-heap allocation, MB (10^6 bytes) per second\n"
-          "  PROMO_MB/s  promoted to the major heap, MB per second\n"
+          "  ALLOC_MiB/s minor-heap allocation, MiB (2^20 bytes) per second\n"
+          "  PROMO_MiB/s promoted to the major heap, MiB per second\n"
           "  PROMO%%      promoted / allocated\n"
           "  GC%%         share of the time spent in collections\n"
           "  P50_us P99_us MAX_us\n"
           "              pauses (each a stop of the program for the GC: the\n"
           "              collections of one stop are one pause) that ended in\n"
           "              the interval, in microseconds ('-': none)\n"
-          "  HEAP_MB     major heap size at the end of the interval\n"
+          "  HEAP_MiB    major heap size at the end of the interval\n"
           "  LOST        events overwritten before ocgc read them (the counters\n"
           "              stay exact; pauses in lost events are missing)\n\n"
           "  -t, --timestamp  first column: seconds since the attach\n"

@@ -98,10 +98,10 @@ static void fmt_pause(char *buf, size_t n, uint64_t ns)
   else snprintf(buf, n, "%.2fs", (double)ns / 1e9);
 }
 
-/* A size in bytes as MB (10^6, as `ocgc stat` does). */
-static double mb(uint64_t bytes)
+/* A size in bytes as MiB (TOOL_MIB, as every subcommand). */
+static double mib(uint64_t bytes)
 {
-  return (double)bytes / 1e6;
+  return (double)bytes / TOOL_MIB;
 }
 
 /* Fields separated by three spaces, moving to the next line when one would
@@ -127,11 +127,11 @@ static int draw_header(struct top *tp, const struct ocgc_counters *c)
   char line[512], up[32] = "?";
   const struct ocgc_source_info *in = &tp->info;
   if (in->has_ext && in->created_ns) fmt_duration(up, sizeof up, tool_now_ns() - in->created_ns);
-  snprintf(line, sizeof line, " ocgc top - %s (pid %d)   OCaml %s %s   up %s   heap %.1f MB "
-           "(top %.1f MB)", in->has_ext ? tp->program : "?", tp->pid,
+  snprintf(line, sizeof line, " ocgc top - %s (pid %d)   OCaml %s %s   up %s   heap %.1f MiB "
+           "(top %.1f MiB)", in->has_ext ? tp->program : "?", tp->pid,
            in->has_ext ? tp->ocaml : "5", in->flags & OCGC_EXT_BYTECODE ? "bytecode"
-           : in->flags & OCGC_EXT_NATIVE ? "native" : "", up, mb(c->heap_bytes),
-           mb(c->top_heap_bytes));
+           : in->flags & OCGC_EXT_NATIVE ? "native" : "", up, mib(c->heap_bytes),
+           mib(c->top_heap_bytes));
   attron(A_REVERSE);
   mvhline(0, 0, ' ', COLS);
   mvaddnstr(0, 0, line, COLS);
@@ -147,13 +147,13 @@ static int draw_rates(struct top *tp, int row, const struct ocgc_counters *c)
     snprintf(f[0], 48, "minor/s %.1f", r->collections_per_s[OCGC_KIND_MINOR]);
     snprintf(f[1], 48, "slices/s %.1f", r->collections_per_s[OCGC_KIND_MAJOR_SLICE]);
     snprintf(f[2], 48, "cycles/s %.2f", r->major_cycles_per_s);
-    snprintf(f[3], 48, "alloc %.1f MB/s", r->allocated_bytes_per_s / 1e6);
-    snprintf(f[4], 48, "promoted %.2f MB/s", r->promoted_bytes_per_s / 1e6);
+    snprintf(f[3], 48, "alloc %.1f MiB/s", r->allocated_bytes_per_s / TOOL_MIB);
+    snprintf(f[4], 48, "promoted %.2f MiB/s", r->promoted_bytes_per_s / TOOL_MIB);
     snprintf(f[5], 48, "promotion %.1f%%", 100 * r->promotion_ratio);
     snprintf(f[6], 48, "GC %.1f%%", 100 * r->gc_time_share);
   } else {
-    static const char *const names[] = {"minor/s", "slices/s", "cycles/s", "alloc MB/s",
-                                        "promoted MB/s", "promotion %", "GC %"};
+    static const char *const names[] = {"minor/s", "slices/s", "cycles/s", "alloc MiB/s",
+                                        "promoted MiB/s", "promotion %", "GC %"};
     int i;
     for (i = 0; i < 7; i++) snprintf(f[i], 48, "%s -", names[i]);
   }
@@ -163,8 +163,8 @@ static int draw_rates(struct top *tp, int row, const struct ocgc_counters *c)
   snprintf(f[2], 48, "cycles %" PRIu64, c->major_cycles);
   snprintf(f[3], 48, "forced %" PRIu64, c->forced_majors);
   snprintf(f[4], 48, "compactions %" PRIu64, c->collections[OCGC_KIND_COMPACTION]);
-  snprintf(f[5], 48, "allocated %.1f MB", mb(c->allocated_bytes));
-  snprintf(f[6], 48, "promoted %.1f MB", mb(c->promoted_bytes));
+  snprintf(f[5], 48, "allocated %.1f MiB", mib(c->allocated_bytes));
+  snprintf(f[6], 48, "promoted %.1f MiB", mib(c->promoted_bytes));
   snprintf(f[7], 48, "GC time %.3fs", (double)c->gc_time_ns / 1e9);
   return draw_fields(row, "totals", f, 8) + 1;
 }
@@ -205,7 +205,7 @@ static void fmt_p99(char *buf, size_t n, double ns)
 static void fmt_rate(char *buf, size_t n, double bytes_per_s)
 {
   if (isnan(bytes_per_s)) snprintf(buf, n, "-");
-  else snprintf(buf, n, "%.1f MB/s", bytes_per_s / 1e6);
+  else snprintf(buf, n, "%.1f MiB/s", bytes_per_s / TOOL_MIB);
 }
 
 /* The last minute: a sample a second (top_spark.c). */
@@ -464,7 +464,7 @@ static void top_usage(FILE *f)
           "refreshed every INTERVAL (default 1s; 500ms, 2s...):\n"
           "  - the program, its OCaml, uptime and heap;\n"
           "  - rates over the last interval: minor collections, major slices and\n"
-          "    major cycles per second, allocation and promotion in MB/s, the\n"
+          "    major cycles per second, allocation and promotion in MiB/s, the\n"
           "    promotion ratio and the share of time spent in the GC; totals;\n"
           "  - the last minute, a sample a second: sparklines of the pause p99\n"
           "    and of the allocation rate;\n"

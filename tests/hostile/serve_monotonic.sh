@@ -35,12 +35,12 @@ while test $i -le 40; do
   i=$((i + 1))
 done
 check_eq "40 scrapes answered 200" 0 "$bad"
-served=`series m40 $pid process_threads`
+served=`series m40 $pid ocaml_process_threads`
 check_gt "the process is served" 0 "$served"
 if test "$served" = 0; then
   say "  serve's stderr: `tr '\n' '|' <"$WORK/srv.err"`"
   say "  watched: `grep '^ocgc_serve_watched_processes' "$WORK/m40"`;" \
-    "first scrape serving it: `for f in $(seq 1 40); do series m$f $pid process_threads | grep -q '^[1-9]' && { echo m$f; break; }; done`"
+    "first scrape serving it: `for f in $(seq 1 40); do series m$f $pid ocaml_process_threads | grep -q '^[1-9]' && { echo m$f; break; }; done`"
 fi
 
 # The counter samples of scrape N: "name{labels} value" for *_total, *_bucket,

@@ -131,8 +131,8 @@ check_eq "run: rates = counts / interval_s" "" "`jq_py run "' '.join('%d:%s' % (
   for f, c, s, h in (('minor_per_s', 'minor_collections', 1, 5e-4),
                      ('major_slices_per_s', 'major_slices', 1, 5e-4),
                      ('major_cycles_per_s', 'major_cycles', 1, 5e-4),
-                     ('allocated_mb_per_s', 'allocated_bytes', 1e6, 0.5),
-                     ('promoted_mb_per_s', 'promoted_bytes', 1e6, 0.5),
+                     ('allocated_mib_per_s', 'allocated_bytes', 1048576, 0.5),
+                     ('promoted_mib_per_s', 'promoted_bytes', 1048576, 0.5),
                      ('gc_time_pct', 'gc_time_ns', 1e7, 5e3))
   if abs(r[f] * s * r['interval_s'] - r[c]) >
      1.01 * (h * r['interval_s'] + r[f] * s * 5e-7) + 1e-9 * r[c])"`"

@@ -118,7 +118,7 @@ for w in "slices/s" "cycles/s" "alloc" "promoted" "promotion" "GC "; do
   check_true "rates: $w" grep -Fq "$w" "$WORK/t1.screen"
 done
 check_true "header: OCaml version" grep -q "OCaml 4\.1[34]" "$WORK/t1.screen"
-check_true "header: heap" grep -q "heap [0-9.]* MB" "$WORK/t1.screen"
+check_true "header: heap" grep -q "heap [0-9.]* MiB" "$WORK/t1.screen"
 check_true "pause histogram title" grep -q "pause histograms" "$WORK/t1.screen"
 check_true "histogram of minor" grep -q "^minor  *n=[1-9]" "$WORK/t1.screen"
 # The bars: consecutive 1-2-5 bounds (three a decade), as many as the
@@ -136,10 +136,10 @@ check_true "p99 sparkline (ASCII)" \
   grep -Eq '^p99 +[_.:=+*# -]+ +[0-9.]+(ns|us|ms|s) now, max [0-9.]+(ns|us|ms|s) \([0-9]+s\)' \
   "$WORK/t1.screen"
 check_true "alloc sparkline (ASCII; its largest sample drawn #)" \
-  grep -Eq '^alloc +[_.:=+*-]*#[_.:=+*#-]* +[0-9.]+ MB/s now, max [0-9.]+ MB/s \([0-9]+s\)' \
+  grep -Eq '^alloc +[_.:=+*-]*#[_.:=+*#-]* +[0-9.]+ MiB/s now, max [0-9.]+ MiB/s \([0-9]+s\)' \
   "$WORK/t1.screen"
-_rate=`sed -n 's/^alloc .* \([0-9.]*\) MB\/s now.*/\1/p' "$WORK/t1.screen"`
-check_true "alloc now above 0 MB/s ($_rate)" awk "BEGIN { exit !(${_rate:-0} > 0) }"
+_rate=`sed -n 's/^alloc .* \([0-9.]*\) MiB\/s now.*/\1/p' "$WORK/t1.screen"`
+check_true "alloc now above 0 MiB/s ($_rate)" awk "BEGIN { exit !(${_rate:-0} > 0) }"
 _n1=`spark_n t1`
 check_true "sparkline samples ($_n1)" is_uint "$_n1"
 check_true "the sparklines move: more samples than $_n1" wait_spark_grows t1 "${_n1:-0}"
@@ -166,13 +166,13 @@ check_true "the cause table is back" wait_screen t1 "minor_heap_full" 5
 say "== a UTF-8 locale: block characters"
 if test "`LC_ALL=C.UTF-8 locale charmap 2>/dev/null`" = UTF-8; then
   start_top t4 "$pid" C.UTF-8
-  check_true "t4: the sparklines" wait_screen t4 "MB/s now" 10
+  check_true "t4: the sparklines" wait_screen t4 "MiB/s now" 10
   wait_spark_grows t4 1
   check_true "UTF-8: block bars" grep -Eq '\|(█|▉|▊|▋|▌|▍|▎|▏)+ +[0-9]+' "$WORK/t4.screen"
   check_true "UTF-8: p99 sparkline of blocks" \
     grep -Eq '^p99 +(▁|▂|▃|▄|▅|▆|▇|█| )+ +[0-9.]+(ns|us|ms|s) now' "$WORK/t4.screen"
   check_true "UTF-8: alloc sparkline of blocks" \
-    grep -Eq '^alloc +(▁|▂|▃|▄|▅|▆|▇)*█(▁|▂|▃|▄|▅|▆|▇|█)* +[0-9.]+ MB/s now' "$WORK/t4.screen"
+    grep -Eq '^alloc +(▁|▂|▃|▄|▅|▆|▇)*█(▁|▂|▃|▄|▅|▆|▇|█)* +[0-9.]+ MiB/s now' "$WORK/t4.screen"
   tm send-keys -t t4 q
   check_true "t4 ended" wait_gone t4
   check_eq "t4: exit status" 0 "`cat "$WORK/t4.rc" 2>/dev/null`"

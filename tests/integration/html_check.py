@@ -24,7 +24,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cdp  # noqa: E402
 
 KINDS = ("minor", "major_slice", "major_finish", "compaction")
-SERIES = ["alloc_mb_s", "promo_mb_s", "gc_share", "heap_bytes",
+SERIES = ["alloc_mib_s", "promo_mib_s", "gc_share", "heap_bytes",
           "top_heap_bytes"]
 LIVE_SERIES = ["cpu_share", "ctx_switches_per_s", "faults_per_s"]
 MAX_MARKS = 4500       # the contract's "about 4,000"

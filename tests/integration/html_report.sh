@@ -93,11 +93,11 @@ for k, a in hists.items():
 need(len(els("pcts")) == len(hists), "percentile tables")
 need(len(els("bucket")) >= 3 and len(els("pct")) == 4 * len(hists), "buckets and percentile marks")
 series = {a["data-series"]: int(a["data-points"]) for a in els("ocgc-series")}
-names = ["alloc_mb_s", "promo_mb_s", "gc_share", "heap_bytes", "top_heap_bytes"] + \
+names = ["alloc_mib_s", "promo_mib_s", "gc_share", "heap_bytes", "top_heap_bytes"] + \
         ["collections_per_s." + k for k in j["kinds"]]
 proc = ["cpu_share", "ctx_switches_per_s", "faults_per_s"]
 need(set(series) == set(names + (proc if live else [])), "series %r" % sorted(series))
-need(all(0 < series[n] <= 2000 for n in ["alloc_mb_s", "gc_share", "heap_bytes", "collections_per_s.minor"]), "empty series")
+need(all(0 < series[n] <= 2000 for n in ["alloc_mib_s", "gc_share", "heap_bytes", "collections_per_s.minor"]), "empty series")
 facts = {a["data-key"] for t, a in p.els if t == "dd" and "data-key" in a}
 need({"program", "pid", "ocaml", "window_ns", "events", "lost"} <= facts, "facts %r" % facts)
 print("bad: " + "; ".join(bad) if bad else "ok")

@@ -6,6 +6,7 @@
 #   prom_start HOST:PORT [LINES]   # scrape HOST:PORT every second; LINES
 #                                  # are added to its scrape config (scheme,
 #                                  # tls_config, basic_auth); $PROM_URL
+#   PROM_RULE_FILES='"a.yml"'      # rule files it loads (evaluated every second)
 for _c in prometheus promtool; do
   command -v $_c >/dev/null 2>&1 ||
     { echo "SKIP: $_c is missing (apt-get install prometheus)"; exit 77; }
@@ -40,6 +41,7 @@ global:
   scrape_interval: 1s
   scrape_timeout: 1s
   evaluation_interval: 1s
+rule_files: [${PROM_RULE_FILES:-}]
 scrape_configs:
   - job_name: ocgc
     static_configs:

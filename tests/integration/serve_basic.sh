@@ -37,6 +37,11 @@ check_true "listening line names http://127.0.0.1:PORT/ ($url)" \
 
 check_eq "GET /metrics" 200 "`get m1 /metrics`"
 check_true "content type is text 0.0.4" grep -qi 'content-type: text/plain; version=0.0.4' "$WORK/m1.h"
+# One vocabulary: the kinds are libocgc's (ocgc_kind_name), as every other
+# subcommand names them (a major cycle finished at once is major_finish,
+# not major_cycle, which /metrics called it).
+kinds=`grep -o 'kind="[a-z_]*"' "$WORK/m1" | sort -u | tr '\n' ' '`
+check_eq "the kinds of /metrics are ocgc's" 'kind="compaction" kind="major_finish" kind="major_slice" kind="minor" ' "$kinds"
 if command -v promtool >/dev/null 2>&1; then
   promtool check metrics <"$WORK/m1" >"$WORK/promtool.out" 2>&1; _rc=$?
   check_eq "promtool check metrics: status (`head -n 3 "$WORK/promtool.out"`)" 0 "$_rc"
@@ -66,16 +71,16 @@ for t in a b; do
     "`val m1 ocaml_gc_config_max_overhead_ratio $p '' 100`"
   check_eq "$t: allocation policy setting" "`outkey $t gc.config.allocation_policy`" \
     "`val m1 ocaml_gc_config_allocation_policy $p`"
-  check_eq "$t: CPU time has user and system series" 2 "`series m1 $p process_cpu_seconds_total`"
+  check_eq "$t: CPU time has user and system series" 2 "`series m1 $p ocaml_process_cpu_seconds_total`"
   check_eq "$t: runtime info" 1 "`val m1 ocaml_runtime_info $p 'variant="native"'`"
   check_gt "$t: pauses observed" 0 "`val m1 ocaml_gc_pause_seconds_count $p`"
-  check_gt "$t: threads" 0 "`val m1 process_threads $p`"
-  check_gt "$t: resident memory" 0 "`val m1 process_resident_memory_bytes $p`"
-  check_gt "$t: open fds" 0 "`val m1 process_open_fds $p`"
+  check_gt "$t: threads" 0 "`val m1 ocaml_process_threads $p`"
+  check_gt "$t: resident memory" 0 "`val m1 ocaml_process_resident_memory_bytes $p`"
+  check_gt "$t: open fds" 0 "`val m1 ocaml_process_open_fds $p`"
   check_gt "$t: started after the boot" "`awk '$1 == "btime" { print $2 }' /proc/stat`" \
-    "`val m1 process_start_time_seconds $p`"
+    "`val m1 ocaml_process_start_time_seconds $p`"
   check_gt "$t: voluntary context switches" 0 \
-    "`val m1 process_context_switches_total $p 'type="voluntary"'`"
+    "`val m1 ocaml_process_context_switches_total $p 'type="voluntary"'`"
 done
 
 target_stop a "$pid_a"
@@ -129,7 +134,7 @@ check_eq "SIGTERM: exit status 0" 0 "`rc_of srv`"
 serve srv2 --listen 127.0.0.1:0 "$pid_b" "$pid_b"
 check_eq "PIDs: GET /metrics" 200 "`get m3 /metrics`"
 check_eq "PIDs: watched processes" 1 "`awk '$1 == "ocgc_serve_watched_processes" { print $2 }' "$WORK/m3"`"
-check_eq "PIDs: b's threads series, once" 1 "`series m3 $pid_b process_threads`"
+check_eq "PIDs: b's threads series, once" 1 "`series m3 $pid_b ocaml_process_threads`"
 kill -INT "$srv"
 ocgc_wait srv2
 check_eq "SIGINT: exit status 0" 0 "`rc_of srv2`"

@@ -158,7 +158,7 @@ scrape m2
 check_gone m2 "a exited" "$pid_a"
 check_gt "b is still served" 0 "`series m2 $pid_b`"
 
-b_start=`val m2 process_start_time_seconds "$pid_b" '' 100`
+b_start=`val m2 ocaml_process_start_time_seconds "$pid_b" '' 100`
 kill_reap b "$pid_b"
 scrape m3
 check_gone m3 "b SIGKILLed" "$pid_b"
@@ -174,7 +174,7 @@ if test $REUSE = yes; then
     check_gt "b counted more minor collections than y" "`minors m4 $pid_y`" \
       "`outkey b gc.minor_collections`"
     check_gt "y's start time after b's (1/100 s)" "$b_start" \
-      "`val m4 process_start_time_seconds $pid_y '' 100`"
+      "`val m4 ocaml_process_start_time_seconds $pid_y '' 100`"
   else
     no_reuse "reuse of b's pid" "$pid_b"
   fi

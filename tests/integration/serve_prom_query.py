@@ -9,7 +9,8 @@ shell test neither starts python per poll nor sleeps for a fixed time.
       ("none": until the result is empty); prints the last value seen
   serve_prom_query.py URL dashboard SECONDS FILE.json
       every expr of every panel of a Grafana dashboard, its variables
-      replaced ($program and $pid: .*, $__rate_interval: 30s): one line
+      replaced ($instance, $program and $pid: .*, $job: $OCGC_DASH_JOB or
+      .*, $__rate_interval: 30s): one line
       "TITLE [REFID]<TAB>RESULT" each, RESULT "series N" once it returns N > 0
       series (polled until SECONDS have passed since the start), else
       "empty" or "error: WHY"
@@ -20,19 +21,24 @@ shell test neither starts python per poll nor sleeps for a fixed time.
   serve_prom_query.py - lint FILE.json
       what the dashboard lacks ("; " between), or "none": a unit on each
       panel, the DS_PROMETHEUS data source, the rows Pauses, Collections,
-      Memory, Process, multi-select variables program and pid with All
+      Memory, Process, multi-select variables job, instance, program and
+      pid with All
 
 Values print as integers when they are whole (Prometheus sends them as
 strings). Nothing here judges: the shell's check_eq does.
 """
 import json
+import os
 import re
 import sys
 import time
 import urllib.parse
 import urllib.request
 
-VARS = {"program": ".*", "pid": ".*", "__rate_interval": "30s"}
+# $job: OCGC_DASH_JOB (the dashboard read with the series of one job: one
+# exporter by pid, another by program), else all.
+VARS = {"job": os.environ.get("OCGC_DASH_JOB", ".*"), "instance": ".*", "program": ".*",
+        "pid": ".*", "__rate_interval": "30s"}
 # Prometheus is on the loopback: never through an http_proxy of the caller
 OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 
@@ -145,7 +151,7 @@ def lint(path):
         if not p.get("fieldConfig", {}).get("defaults", {}).get("unit"):
             bad.append("%s: no unit" % p["title"])
     vs = {v["name"]: v for v in doc["templating"]["list"]}
-    for n in ("program", "pid"):
+    for n in ("job", "instance", "program", "pid"):
         v = vs.get(n, {})
         if not (v.get("multi") and v.get("includeAll") and "label_values" in v.get("definition", "")):
             bad.append("variable %s: not a multi-select label_values with All" % n)

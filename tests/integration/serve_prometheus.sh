@@ -47,11 +47,19 @@ wait_key tick pid "$pid_tick"
 wait_key stock ready "$pid_stock"
 for t in a b c; do eval "wait_key $t gc.heap_chunks \$pid_$t"; done
 
+# A second exporter, by program: the dashboard and the rules must read
+# its series as they read the first's.
+serve srv2 --listen 127.0.0.1:0 --all --by program
+srv2=$srv
+SRV2_HOSTPORT=`echo "$url" | sed 's|^http://\([^/]*\)/$|\1|'`
 serve srv --listen 127.0.0.1:0 --all
 SRV_HOSTPORT=`echo "$url" | sed 's|^http://\([^/]*\)/$|\1|'`
-say "ocgc serve listens on $url"
+say "ocgc serve listens on $url (by pid), and on $SRV2_HOSTPORT (by program)"
 
-prom_start "$SRV_HOSTPORT"
+PROM_RULE_FILES="\"$OCGC_SRCDIR/contrib/prometheus/ocgc-rules.yml\""
+prom_start "$SRV_HOSTPORT" "  - job_name: ocgc_byprog
+    static_configs:
+      - targets: ['$SRV2_HOSTPORT']"
 
 prom_eq "Prometheus scrapes ocgc serve: up" 1 'up{job="ocgc"}'
 for t in a b c; do
@@ -89,16 +97,29 @@ prom_eq "tick: minor collections per second > 0" 1 \
 prom_eq "tick: pause p99 is a number" 1 \
   "histogram_quantile(0.99, sum by (le) (rate(ocaml_gc_pause_seconds_bucket{pid=\"$pid_tick\"}[30s]))) > bool 0"
 
-# Every expression of the dashboard returns data (one check each), and
-# each is of the processes the variables select.
-check_eq "dashboard: expressions without the program and pid selector" 0 \
-  "`grep '"expr"' "$DASHBOARD" | grep -c -v -F 'program=~\\"$program\\", pid=~\\"$pid\\"'`"
-Q dashboard 30 "$DASHBOARD" >"$WORK/dash.out" || hard_error "serve_prom_query.py dashboard failed"
+# Every expression of the dashboard returns data (one check each), with
+# the series by pid and with those by program, and each is of what the
+# variables select (a recording rule's has no pid).
+check_eq "dashboard: expressions without the job, instance and program selector" 0 \
+  "`grep '"expr"' "$DASHBOARD" | grep -c -v -F 'job=~\\"$job\\", instance=~\\"$instance\\", program=~\\"$program\\"'`"
+check_eq "dashboard: expressions of a family without the pid selector" 0 \
+  "`grep '"expr"' "$DASHBOARD" | grep -v '"expr": "ocgc:' | grep -c -v -F 'pid=~\\"$pid\\"'`"
+check_gt "dashboard: panels from the recording rules" 2 "`grep -c '"expr": "ocgc:' "$DASHBOARD"`"
+check_eq "dashboard: a heatmap of the pauses" 1 "`grep -c '"type": "heatmap"' "$DASHBOARD"`"
+OCGC_DASH_JOB=ocgc_byprog Q dashboard 30 "$DASHBOARD" >"$WORK/dash2.out" ||
+  hard_error "serve_prom_query.py dashboard failed"
+while IFS='	' read -r _title _res; do
+  case $_res in "series "*) _res=data ;; esac
+  check_eq "dashboard by program: $_title" data "$_res"
+done <"$WORK/dash2.out"
+check_eq "dashboard by program: expressions run" "`grep -c '"expr"' "$DASHBOARD"`" "`lines_of dash2.out`"
+OCGC_DASH_JOB=ocgc Q dashboard 30 "$DASHBOARD" >"$WORK/dash.out" || hard_error "serve_prom_query.py dashboard failed"
 check_eq "dashboard: lint" none "`Q lint "$DASHBOARD"`"
 Q variables "$DASHBOARD" >"$WORK/vars.out" || hard_error "serve_prom_query.py variables failed"
 # has_word NAME WORD: the values of variable NAME hold WORD
 has_word() { awk -F '\t' -v n="$1" -v w="$2" '$1 == n && index(" " $2 " ", " " w " ") { f = 1 } END { exit !f }' "$WORK/vars.out"; }
-for _v in program:cmd_target program:ocaml5_fixture "pid:$pid_a" "pid:$pid_stock"; do
+for _v in job:ocgc job:ocgc_byprog "instance:$SRV_HOSTPORT" "instance:$SRV2_HOSTPORT" \
+  program:cmd_target program:ocaml5_fixture "pid:$pid_a" "pid:$pid_stock"; do
   check_true "dashboard: variable ${_v%%:*} offers ${_v#*:}" has_word "${_v%%:*}" "${_v#*:}"
 done
 check_eq "dashboard: expressions run" "`grep -c '"expr"' "$DASHBOARD"`" "`lines_of dash.out`"
@@ -106,6 +127,19 @@ while IFS='	' read -r _title _res; do
   case $_res in "series "*) _res=data ;; esac
   check_eq "dashboard: $_title" data "$_res"
 done <"$WORK/dash.out"
+
+# Every recording rule of contrib/prometheus returns data for the real
+# programs (their names are those the exporter serves).
+for _r in `sed -n 's/^ *- record: *//p' "$OCGC_SRCDIR/contrib/prometheus/ocgc-rules.yml"`; do
+  for _i in "$SRV_HOSTPORT" "$SRV2_HOSTPORT"; do
+    prom_eq "rules: $_r has data for the ticker from $_i" 1 \
+      "count($_r{instance=\"$_i\",program=\"ticker\"}) > bool 0"
+  done
+done
+prom_eq "rules: the ticker is one process by pid" 1 "ocgc:processes{instance=\"$SRV_HOSTPORT\",program=\"ticker\"}"
+prom_eq "rules: and by program" 1 "ocgc:processes{instance=\"$SRV2_HOSTPORT\",program=\"ticker\"}"
+check_gt "rules: recording rules checked" 8 \
+  "`grep -c '^ *- record:' "$OCGC_SRCDIR/contrib/prometheus/ocgc-rules.yml"`"
 
 check_eq "GET /metrics" 200 "`get m1 /metrics`"
 promtool check metrics <"$WORK/m1" >"$WORK/promtool.out" 2>&1; _rc=$?

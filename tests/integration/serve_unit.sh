@@ -88,7 +88,7 @@ serve_nobody() {
   check_eq "nobody with both: GET /metrics" 200 "`get m /metrics`"
   for _p in "$pid_t" "$pid_s"; do
     check_eq "nobody with both: serve shows $_p's runtime" 1 "`series m $_p ocaml_runtime_info`"
-    check_eq "nobody with both: serve shows $_p's open fds" 1 "`series m $_p process_open_fds`"
+    check_eq "nobody with both: serve shows $_p's open fds" 1 "`series m $_p ocaml_process_open_fds`"
   done
   check_gt "nobody with both: serve read $pid_t's collections" 0 \
     "`series m $pid_t ocaml_gc_collections_total`"

@@ -1,6 +1,7 @@
 #!/bin/sh
-# serve_tls.sh - `ocgc serve --web.config.file`, the exporters' web
-# configuration (issue 26): a test CA made here with openssl; over TLS
+# serve_access.sh - who may scrape `ocgc serve` (issue 26): the
+# exporters' web configuration (--web.config.file) and a unix socket.
+# A test CA made here with openssl; over TLS
 # with basic auth, a real program's figures are served to the right
 # password only (401 without one, with a wrong one, or for an unknown
 # user), and equal its Gc.quick_stat; the configured headers are on every
@@ -10,6 +11,10 @@
 # with one of another CA is refused, one of our CA served; a plain HTTP
 # request to the TLS port gets no answer and leaves the exporter serving;
 # bad files are refused at start with a line saying what and where.
+# --listen unix:PATH: the socket made with its mode (--socket-mode; 0660
+# by default), served over it (with the same basic auth), removed at
+# exit; a stale socket at PATH is replaced, a live one or a file is left
+# alone and refused; as root, user nobody cannot connect to a 0600 one.
 . "$OCGC_SRCDIR/tests/integration/lib.sh"
 . "$OCGC_SRCDIR/tests/integration/attach_lib.sh"
 . "$OCGC_SRCDIR/tests/integration/cmd_lib.sh"
@@ -166,6 +171,65 @@ EOF
 ocgc_cmd wrongkey serve --listen 127.0.0.1:0 --web.config.file "$WORK/wrongkey.yml" "$pid_a"
 check_eq "a key not the certificate's: exit 5" 5 "`rc_of wrongkey`"
 check_true "it says the server cannot start" grep -q "cannot start the HTTP server" "$WORK/wrongkey.err"
+
+# --listen unix:PATH
+S="$WORK/ocgc.sock"
+serve un1 --listen "unix:$S" "$pid_a"
+check_eq "unix: it says where" "ocgc serve: listening on unix:$S" "`grep 'listening on' "$WORK/un1.err"`"
+check_eq "unix: a socket of mode 0660 by default" "socket 660" "`stat -c '%F %a' "$S"`"
+code=`curl -s --max-time 30 --unix-socket "$S" -o "$WORK/u1" -w '%{http_code}' http://localhost/metrics`
+check_eq "unix: GET /metrics 200" 200 "$code"
+check_eq "unix: a's minor collections" "`outkey a gc.minor_collections`" \
+  "`val u1 ocaml_gc_collections_total $pid_a 'kind="minor"'`"
+# Another serve on the same path: refused, the live one untouched.
+ocgc_cmd un2 serve --listen "unix:$S" "$pid_a"
+check_error un2 5 "a process listens on it already"
+check_eq "unix: the first one still answers" 200 \
+  "`curl -s --max-time 30 --unix-socket "$S" -o /dev/null -w '%{http_code}' http://localhost/-/healthy`"
+kill -TERM "$srv"
+ocgc_wait un1
+check_eq "unix: SIGTERM, exit 0" 0 "`rc_of un1`"
+check_false "unix: the socket is removed at exit" test -e "$S"
+
+# A stale socket (an earlier run killed) is replaced; with a mode of its
+# own and basic auth.
+python3 -c 'import socket, sys; s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1])' "$S"
+check_eq "a stale socket is there" socket "`stat -c %F "$S"`"
+printf 'basic_auth_users:\n  alice: %s\n' "'$HASH'" >"$WORK/auth.yml"
+serve un3 --listen "unix:$S" --socket-mode 0600 --web.config.file "$WORK/auth.yml" "$pid_a"
+check_eq "unix: --socket-mode 0600" "socket 600" "`stat -c '%F %a' "$S"`"
+check_eq "unix: no password, 401" 401 \
+  "`curl -s --max-time 30 --unix-socket "$S" -o /dev/null -w '%{http_code}' http://localhost/metrics`"
+check_eq "unix: with the password, 200" 200 \
+  "`curl -s --max-time 30 --unix-socket "$S" -u 'alice:s3cret pass' -o /dev/null -w '%{http_code}' http://localhost/metrics`"
+as_nobody=
+if test "`id -u`" = 0 && command -v setpriv >/dev/null 2>&1; then
+  as_nobody="setpriv --reuid=nobody --regid=nogroup --clear-groups"
+  chmod 711 "$WORK" # the way to the socket open to nobody: only its mode decides
+  $as_nobody curl -s --max-time 10 --unix-socket "$S" -o /dev/null http://localhost/metrics; rc=$?
+  check_eq "unix 0600: user nobody cannot connect (curl: 7)" 7 "$rc"
+else
+  say "not root, or no setpriv: another user's connect to the socket is not tried"
+fi
+kill -TERM "$srv"
+ocgc_wait un3
+if test -n "$as_nobody"; then
+  # The same, 0666: nobody connects (so the refusal above was the mode's).
+  serve un6 --listen "unix:$S" --socket-mode 666 "$pid_a"
+  check_eq "unix 0666: user nobody connects, 200" 200 \
+    "`$as_nobody curl -s --max-time 30 --unix-socket "$S" -o /dev/null -w '%{http_code}' http://localhost/metrics`"
+  kill -TERM "$srv"
+  ocgc_wait un6
+  chmod 700 "$WORK"
+fi
+
+# Something else at PATH: left alone, refused.
+echo keep >"$WORK/plain"
+ocgc_cmd un4 serve --listen "unix:$WORK/plain" "$pid_a"
+check_error un4 5 "something that is not a socket is there"
+check_eq "the file is untouched" keep "`cat "$WORK/plain"`"
+ocgc_cmd un5 serve --listen 127.0.0.1:0 --socket-mode 0600 "$pid_a"
+check_error un5 2 "--socket-mode is the mode of --listen unix:PATH"
 
 target_stop a
 finish

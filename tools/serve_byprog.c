@@ -1,0 +1,248 @@
+/* serve_byprog.c - `ocgc serve --by program` (serve.h): the figures of
+ * the watched processes summed by program, so that the series count is
+ * fixed by the programs, not by the processes that come and go.
+ *
+ * What a program's series are: its counters (collections by kind and
+ * cause, cycles, GC time, bytes allocated and promoted, events, CPU time,
+ * context switches, page faults) summed over its processes, living and
+ * gone; its pause and collection histograms merged from their bucket
+ * counts (every process counts at the same bounds, expo_buckets_ns); its
+ * gauges (heap, resident memory, threads, descriptors) summed over the
+ * living ones, the top of the heap the highest of them.
+ *
+ * Invariants: a process that goes leaves its last figures in its
+ * program's gone sums (serve_byprog_retire, called by serve_set.c before
+ * it frees one), read once more first so that an exit is counted whole;
+ * if the same process (pid and start time) is watched again, its
+ * figures are taken back out (serve_byprog_revive), so nothing is counted
+ * twice; every counter and bucket served is at least what was served
+ * before (shown: an element-wise maximum, which keeps cumulative buckets
+ * cumulative), so a scraper never sees a reset; at most
+ * SERVE_MAX_PROGRAMS programs have series of their own, the rest share
+ * one labelled SERVE_OTHER_PROGRAMS, so a host's names cannot grow the
+ * series or the memory without bound.  The poll thread alone uses it. */
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "serve.h"
+
+/* Element-wise a += b (add) or a = max(a, b). */
+static void counts_add(struct ocgc_bucket_counts *a, const struct ocgc_bucket_counts *b)
+{
+  unsigned i;
+  a->count += b->count;
+  a->sum_ns += b->sum_ns;
+  if (a->nbounds < b->nbounds) a->nbounds = b->nbounds;
+  for (i = 0; i < b->nbounds && i < OCGC_MAX_BOUNDS; i++) a->le[i] += b->le[i];
+}
+
+static void counts_sub(struct ocgc_bucket_counts *a, const struct ocgc_bucket_counts *b)
+{
+  unsigned i;
+  a->count -= b->count <= a->count ? b->count : a->count;
+  a->sum_ns -= b->sum_ns <= a->sum_ns ? b->sum_ns : a->sum_ns;
+  for (i = 0; i < b->nbounds && i < OCGC_MAX_BOUNDS; i++)
+    a->le[i] -= b->le[i] <= a->le[i] ? b->le[i] : a->le[i];
+}
+
+#define MAXU(a, b) ((a) < (b) ? (b) : (a))
+static void counts_max(struct ocgc_bucket_counts *a, const struct ocgc_bucket_counts *b)
+{
+  unsigned i;
+  a->count = MAXU(a->count, b->count);
+  a->sum_ns = MAXU(a->sum_ns, b->sum_ns);
+  if (a->nbounds < b->nbounds) a->nbounds = b->nbounds;
+  for (i = 0; i < b->nbounds && i < OCGC_MAX_BOUNDS; i++) a->le[i] = MAXU(a->le[i], b->le[i]);
+}
+
+/* The counters of a sum, as one array: what add, sub and max go over. */
+#define SUM_WORDS(s) ((uint64_t *)&(s)->w)
+#define NWORDS (sizeof(((struct serve_sums *)0)->w) / sizeof(uint64_t))
+
+static void sums_add(struct serve_sums *a, const struct serve_sums *b)
+{
+  unsigned k;
+  size_t i;
+  for (i = 0; i < NWORDS; i++) SUM_WORDS(a)[i] += ((const uint64_t *)&b->w)[i];
+  counts_add(&a->pauses, &b->pauses);
+  for (k = 0; k < OCGC_KIND_COUNT; k++) counts_add(&a->kinds[k], &b->kinds[k]);
+  a->has_ext |= b->has_ext;
+}
+
+static void sums_sub(struct serve_sums *a, const struct serve_sums *b)
+{
+  unsigned k;
+  size_t i;
+  for (i = 0; i < NWORDS; i++) {
+    uint64_t x = ((const uint64_t *)&b->w)[i];
+    SUM_WORDS(a)[i] -= x <= SUM_WORDS(a)[i] ? x : SUM_WORDS(a)[i];
+  }
+  counts_sub(&a->pauses, &b->pauses);
+  for (k = 0; k < OCGC_KIND_COUNT; k++) counts_sub(&a->kinds[k], &b->kinds[k]);
+}
+
+static void sums_max(struct serve_sums *a, const struct serve_sums *b)
+{
+  unsigned k;
+  size_t i;
+  for (i = 0; i < NWORDS; i++) SUM_WORDS(a)[i] = MAXU(SUM_WORDS(a)[i], ((const uint64_t *)&b->w)[i]);
+  counts_max(&a->pauses, &b->pauses);
+  for (k = 0; k < OCGC_KIND_COUNT; k++) counts_max(&a->kinds[k], &b->kinds[k]);
+  a->has_ext |= b->has_ext;
+}
+
+/* [p]'s counters, as the per-process series show them. */
+static void sums_of(const struct serve_proc *p, struct serve_sums *s)
+{
+  const struct ocgc_counters *c = &p->counters;
+  unsigned k, cause;
+  memset(s, 0, sizeof *s);
+  s->has_ext = p->info.has_ext;
+  for (k = 0; k < OCGC_KIND_COUNT; k++)
+    for (cause = 0; cause < OCGC_CAUSE_COUNT; cause++)
+      s->w.by_cause[k][cause] = serve_proc_cause(p, k, cause);
+  s->w.major_cycles = c->major_cycles;
+  s->w.gc_time_ns = c->gc_time_ns;
+  s->w.allocated_bytes = c->allocated_bytes;
+  s->w.direct_major_bytes = c->direct_major_bytes;
+  s->w.promoted_bytes = c->promoted_bytes;
+  s->w.events = serve_proc_events(p);
+  s->w.events_lost = c->events_lost;
+  s->w.utime_ns = p->ps.utime_ns;
+  s->w.stime_ns = p->ps.stime_ns;
+  s->w.voluntary_ctxt = p->ps.voluntary_ctxt;
+  s->w.involuntary_ctxt = p->ps.involuntary_ctxt;
+  s->w.minflt = p->ps.minflt;
+  s->w.majflt = p->ps.majflt;
+  if (p->snap != NULL) {
+    ocgc_snapshot_pause_buckets(p->snap, &s->pauses);
+    for (k = 0; k < OCGC_KIND_COUNT; k++) ocgc_snapshot_kind_buckets(p->snap, k, &s->kinds[k]);
+  }
+}
+
+/* [label]'s program, made if need be (the shared one past the bound);
+ * NULL out of memory. */
+static struct serve_prog *prog_of(struct serve_set *s, const char *label)
+{
+  struct serve_prog *g;
+  for (g = s->progs; g != NULL; g = g->next)
+    if (strcmp(g->label, label) == 0) return g;
+  if (s->nprogs >= SERVE_MAX_PROGRAMS) {
+    for (g = s->progs; g != NULL; g = g->next)
+      if (g->other) return g;
+    label = SERVE_OTHER_PROGRAMS;
+  }
+  if ((g = calloc(1, sizeof *g)) == NULL) return NULL;
+  snprintf(g->label, sizeof g->label, "%s", label);
+  g->other = s->nprogs >= SERVE_MAX_PROGRAMS;
+  g->next = s->progs;
+  s->progs = g;
+  s->nprogs++;
+  return g;
+}
+
+void serve_byprog_retire(struct serve_set *s, struct serve_proc *p)
+{
+  struct serve_prog *g;
+  struct serve_retired *r;
+  if (!s->by_program || p->snap == NULL || (g = prog_of(s, p->label)) == NULL) return;
+  r = &g->retired[g->next_retired];
+  g->next_retired = (g->next_retired + 1) % SERVE_RETIRED_KEPT;
+  /* The oldest one remembered is forgotten: its figures stay counted. */
+  r->pid = p->pid;
+  r->start_ticks = p->start_ticks;
+  sums_of(p, &r->s);
+  r->used = 1;
+  sums_add(&g->gone, &r->s);
+}
+
+void serve_byprog_revive(struct serve_set *s, const struct serve_proc *p)
+{
+  struct serve_prog *g;
+  unsigned i;
+  if (!s->by_program) return;
+  for (g = s->progs; g != NULL; g = g->next)
+    for (i = 0; i < SERVE_RETIRED_KEPT; i++) {
+      struct serve_retired *r = &g->retired[i];
+      if (!r->used || r->pid != p->pid || r->start_ticks != p->start_ticks) continue;
+      sums_sub(&g->gone, &r->s);
+      r->used = 0;
+      return;
+    }
+}
+
+/* The GC settings of a program: its living processes', when they all say
+ * the same (one binary, one OCAMLRUNPARAM), else none. */
+static void live_config(struct serve_prog *g, const struct serve_proc *p)
+{
+  const struct ocgc_gc_config *a = &g->live.config, *b = &p->config;
+  if (g->live.config_state == 0 && p->have_config) {
+    g->live.config = *b;
+    g->live.config_state = 1;
+  } else if (!p->have_config || a->minor_heap_words != b->minor_heap_words ||
+             a->space_overhead != b->space_overhead || a->max_overhead != b->max_overhead ||
+             a->allocation_policy != b->allocation_policy) {
+    g->live.config_state = 2;
+  }
+}
+
+/* The runtimes of a program's living processes, each distinct one once
+ * (ocaml_runtime_info, as serve_metrics.c labels it). */
+static void live_info(struct serve_prog *g, const struct serve_proc *p)
+{
+  struct serve_prog_info in;
+  unsigned i;
+  memset(&in, 0, sizeof in);
+  serve_proc_runtime(p, in.version, in.variant, in.ocgc_version, sizeof in.version);
+  for (i = 0; i < g->live.ninfos; i++)
+    if (memcmp(&g->live.infos[i], &in, sizeof in) == 0) return;
+  if (g->live.ninfos < sizeof g->live.infos / sizeof g->live.infos[0])
+    g->live.infos[g->live.ninfos++] = in;
+}
+
+void serve_byprog_update(struct serve_set *s)
+{
+  struct serve_prog *g;
+  const struct serve_proc *p;
+  if (!s->by_program) return;
+  for (g = s->progs; g != NULL; g = g->next) {
+    g->now = g->gone;
+    memset(&g->live, 0, sizeof g->live);
+  }
+  for (p = s->procs; p != NULL; p = p->next) {
+    struct serve_sums one;
+    if (p->snap == NULL || (g = prog_of(s, p->label)) == NULL) continue;
+    sums_of(p, &one);
+    sums_add(&g->now, &one);
+    g->live.processes++;
+    g->live.has_ext |= p->info.has_ext;
+    g->live.heap_bytes += p->counters.heap_bytes;
+    g->live.top_heap_bytes = MAXU(g->live.top_heap_bytes, p->counters.top_heap_bytes);
+    if (p->have_totals) g->live.heap_chunks += p->totals.heap_chunks;
+    g->live.rss_bytes += p->ps.rss_bytes;
+    g->live.vsize_bytes += p->ps.vsize_bytes;
+    g->live.threads += p->ps.threads;
+    if (p->ps.have_fds) {
+      g->live.open_fds += p->ps.open_fds;
+      g->live.have_fds = 1;
+    }
+    live_config(g, p);
+    live_info(g, p);
+  }
+  for (g = s->progs; g != NULL; g = g->next) {
+    sums_max(&g->shown, &g->now);
+    g->shown_ever = 1;
+  }
+}
+
+void serve_byprog_free(struct serve_set *s)
+{
+  while (s->progs != NULL) {
+    struct serve_prog *g = s->progs;
+    s->progs = g->next;
+    free(g);
+  }
+  s->nprogs = 0;
+}
