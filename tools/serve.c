@@ -485,7 +485,7 @@ static int client_cert_ok(const struct serve *sv, struct MHD_Connection *c)
 /* Who may ask (--web.config.file): MHD_YES to go on with *answered 0, or
  * the refusal queued (*answered 1): 403 for a client certificate that is
  * missing or not signed by client_ca, 401 asking for basic auth. */
-static enum MHD_Result admit(const struct serve *sv, struct MHD_Connection *c, int *answered)
+static enum MHD_Result admit(struct serve *sv, struct MHD_Connection *c, int *answered)
 {
   char *user, *pass = NULL;
   int ok;

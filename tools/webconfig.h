@@ -25,6 +25,11 @@ struct web_header {
   char *name, *value;
 };
 
+/* Credentials that passed lately, as SHA-256 of "user NUL password": a
+ * scraper's every request would otherwise cost a bcrypt (60 ms at cost
+ * 10) on the one HTTP thread.  What is kept is not the password. */
+#define WEB_OK_KEPT 8
+
 struct web_config {
   int tls;                    /* tls_server_config given: serve HTTPS */
   char *cert_pem, *key_pem;   /* the server's certificate chain and key (PEM) */
@@ -35,6 +40,9 @@ struct web_config {
   size_t nusers;
   struct web_header *headers; /* http_server_config.headers, added to every answer */
   size_t nheaders;
+  /* web_config_check's memory (its caller's thread only: libmicrohttpd's). */
+  unsigned char ok[WEB_OK_KEPT][32];
+  unsigned nok, next_ok;
 };
 
 /* The file at [path] into *c: 0, or -1 after a line on stderr saying what
@@ -52,7 +60,9 @@ void web_config_priorities(const struct web_config *c, char *buf, size_t n);
 /* Whether [user] with [password] is one of c's users: the password
  * checked against the user's bcrypt hash by libcrypt, and the result
  * compared in constant time; an unknown user costs a hash too, so that
- * the time of an answer does not say which names exist. */
-int web_config_check(const struct web_config *c, const char *user, const char *password);
+ * the time of an answer does not say which names exist.  Credentials that
+ * passed are remembered (WEB_OK_KEPT, by digest): their next check costs
+ * a SHA-256.  One thread at a time. */
+int web_config_check(struct web_config *c, const char *user, const char *password);
 
 #endif /* OCGC_TOOLS_WEBCONFIG_H */

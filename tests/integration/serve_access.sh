@@ -89,6 +89,12 @@ for f in n0 m1; do
   check_true "$f: X-Content-Type-Options nosniff" grep -qi '^x-content-type-options: nosniff' "$WORK/$f.h"
 done
 check_eq "healthy with the password: 200" 200 "`get h1 /-/healthy $C -u 'alice:s3cret pass'`"
+# After a success (remembered, by digest, so that the next costs no
+# bcrypt): a wrong password, or the right one of another name, still fails.
+check_eq "after a success, a wrong password: 401" 401 "`get n4 /metrics $C -u 'alice:s3cret pas'`"
+check_eq "after a success, the password under another name: 401" 401 \
+  "`get n5 /metrics $C -u 'alic:es3cret pass'`"
+check_eq "and the right one again: 200" 200 "`get m3 /metrics $C -u 'alice:s3cret pass'`"
 # Not TLS: no answer, and the exporter goes on.
 HP=`echo "$url" | sed 's|^https://\([^/]*\)/$|\1|'`
 code=`curl -s --max-time 10 -o /dev/null -w '%{http_code}' "http://$HP/metrics"`
