@@ -28,7 +28,9 @@
  * - with --web.config.file (webconfig.c), every path wants what it says
  *   before anything is read or rendered (admit(): 403 for a client
  *   certificate missing or not of the CA, 401 for basic auth), and its
- *   headers are on every answer (queue());
+ *   headers are on every answer (queue()); over TLS the front door
+ *   (serve_frontdoor.c) accepts, answers a plain HTTP request 400, and
+ *   hands the rest to libmicrohttpd;
  * - GET and HEAD only (405 with Allow otherwise), 404 for unknown paths;
  * - /metrics is OpenMetrics when the Accept header prefers it (as
  *   Prometheus's does), text 0.0.4 otherwise (expo_negotiate);
@@ -124,6 +126,7 @@ struct serve {
   const char *listen;         /* NULL: no HTTP (--textfile without --listen) */
   unsigned socket_mode;       /* --socket-mode, for --listen unix:PATH */
   struct serve_listener where; /* where it listens, once it does */
+  struct serve_frontdoor front; /* over TLS: the acceptor (running once started) */
   const char *web_file;       /* --web.config.file, or NULL */
   regex_t program_re;         /* --program, compiled (set.program_re points to it) */
   struct web_config web;      /* what it says (all zero without one) */
@@ -704,38 +707,49 @@ static int parse_args(int argc, char **argv, struct serve *sv)
 static int http_start(struct serve *sv, struct MHD_Daemon **out)
 {
   char prio[128];
-  struct MHD_OptionItem tls[5];
+  struct MHD_OptionItem opts[6];
   unsigned nt = 0;
   int err = serve_listen(sv->listen, sv->socket_mode, sv->web.tls, &sv->where), fd = sv->where.fd;
   if (err != 0) return err == -1 ? TOOL_EXIT_USAGE : TOOL_EXIT_ERROR;
+  /* Over TLS the front door accepts (serve_frontdoor.c: a plain HTTP
+   * request is answered 400 in plain text); else libmicrohttpd. */
+  if (!sv->web.tls) opts[nt++] = (struct MHD_OptionItem){MHD_OPTION_LISTEN_SOCKET, fd, NULL};
   if (sv->web.tls) {
     web_config_priorities(&sv->web, prio, sizeof prio);
-    tls[nt++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_CERT, 0, sv->web.cert_pem};
-    tls[nt++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_KEY, 0, sv->web.key_pem};
-    tls[nt++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_PRIORITIES, 0, prio};
+    opts[nt++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_CERT, 0, sv->web.cert_pem};
+    opts[nt++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_KEY, 0, sv->web.key_pem};
+    opts[nt++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_PRIORITIES, 0, prio};
     /* With a CA to check them against, libmicrohttpd asks clients for a
      * certificate; admit() decides what its absence means. */
     if (sv->web.client_ca_pem != NULL)
-      tls[nt++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_TRUST, 0, sv->web.client_ca_pem};
+      opts[nt++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_TRUST, 0, sv->web.client_ca_pem};
   }
-  tls[nt] = (struct MHD_OptionItem){MHD_OPTION_END, 0, NULL};
+  opts[nt] = (struct MHD_OptionItem){MHD_OPTION_END, 0, NULL};
   *out = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL |
-                          (sv->where.v6 ? MHD_USE_IPv6 : 0) | (sv->web.tls ? MHD_USE_TLS : 0), 0, NULL,
-                          NULL, handle, sv,
-                          MHD_OPTION_LISTEN_SOCKET, fd,
+                          (sv->where.v6 ? MHD_USE_IPv6 : 0) |
+                          (sv->web.tls ? MHD_USE_TLS | MHD_USE_NO_LISTEN_SOCKET | MHD_USE_ITC : 0),
+                          0, NULL, NULL, handle, sv,
                           MHD_OPTION_CONNECTION_LIMIT, (unsigned)MAX_CONNECTIONS,
                           MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)PER_ADDRESS,
                           MHD_OPTION_NOTIFY_CONNECTION, serve_conns_notify, &sv->conns,
                           MHD_OPTION_NOTIFY_COMPLETED, serve_conns_completed, &sv->conns,
                           MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)TIMEOUT_S,
                           MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONN_MEMORY,
-                          MHD_OPTION_ARRAY, tls,
+                          MHD_OPTION_ARRAY, opts,
                           MHD_OPTION_END);
   if (*out == NULL) {
     close(fd);
     serve_listen_remove(&sv->where);
     tool_say("cannot start the HTTP server on %s%s", sv->where.name,
              sv->web.tls ? " (is the key the certificate's, and both PEM?)" : "");
+    return TOOL_EXIT_ERROR;
+  }
+  if (sv->web.tls && (err = serve_frontdoor_start(&sv->front, fd, PER_ADDRESS, *out)) != 0) {
+    MHD_stop_daemon(*out);
+    *out = NULL;
+    close(fd);
+    serve_listen_remove(&sv->where);
+    tool_say("cannot start accepting on %s: %s", sv->where.name, strerror(err));
     return TOOL_EXIT_ERROR;
   }
   tool_say("listening on %s", sv->where.name);
@@ -783,7 +797,9 @@ static int run(struct serve *sv)
   if (sv->listen == NULL || (rc = http_start(sv, &d)) == 0) {
     main_loop(sv);
     if (d != NULL) {
-      MHD_stop_daemon(d); /* closes its socket */
+      serve_frontdoor_stop(&sv->front);
+      MHD_stop_daemon(d); /* closes its socket, if it had it */
+      if (sv->web.tls) close(sv->where.fd);
       serve_listen_remove(&sv->where);
     }
     if (sv->tf.path != NULL) serve_textfile_remove(&sv->tf);

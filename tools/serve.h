@@ -10,6 +10,7 @@
 #include <regex.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/socket.h>
 
 #include "expo.h"
 #include "ocgc/consumer.h"
@@ -339,6 +340,33 @@ struct serve_listener {
 int serve_listen(const char *spec, unsigned mode, int tls, struct serve_listener *l);
 /* Remove the unix socket, if its path still names the one made. */
 void serve_listen_remove(const struct serve_listener *l);
+
+/* ---- the acceptor over TLS (serve_frontdoor.c) -------------------------------- */
+
+#define SERVE_FRONT_MAX 512 /* connections waiting for their first byte, at most */
+
+struct serve_pending {
+  int fd;
+  struct sockaddr_storage addr;
+  socklen_t alen;
+  uint64_t since_ns;          /* tool_now_ns() of its accept */
+};
+struct serve_frontdoor {
+  int lfd, wake;              /* the listening socket (not ours), an eventfd (ours) */
+  unsigned per_address;       /* pending from one address, at most */
+  struct MHD_Daemon *d;
+  pthread_t thread;
+  int running;
+  int stop;                   /* atomic: set by serve_frontdoor_stop */
+  struct serve_pending p[SERVE_FRONT_MAX]; /* the thread's own */
+  unsigned n;
+};
+/* Accept on [lfd] for daemon [d] (started with MHD_USE_NO_LISTEN_SOCKET
+ * and MHD_USE_ITC) in a thread of its own: 0, or an errno. */
+int serve_frontdoor_start(struct serve_frontdoor *f, int lfd, unsigned per_address,
+                          struct MHD_Daemon *d);
+/* Stop it (the pending connections closed; lfd left open). */
+void serve_frontdoor_stop(struct serve_frontdoor *f);
 
 /* ---- /-/healthy (serve_health.c) ------------------------------------------ */
 

@@ -9,7 +9,8 @@
 # program's counters) and a second job without credentials is refused (up
 # 0); with RequireAndVerifyClientCert a client without a certificate or
 # with one of another CA is refused, one of our CA served; a plain HTTP
-# request to the TLS port gets no answer and leaves the exporter serving;
+# request to the TLS port gets a 400 saying why, 100 silent clients do not
+# keep a TLS client out and are let go;
 # bad files are refused at start with a line saying what and where.
 # --listen unix:PATH: the socket made with its mode (--socket-mode; 0660
 # by default), served over it (with the same basic auth), removed at
@@ -95,11 +96,28 @@ check_eq "after a success, a wrong password: 401" 401 "`get n4 /metrics $C -u 'a
 check_eq "after a success, the password under another name: 401" 401 \
   "`get n5 /metrics $C -u 'alic:es3cret pass'`"
 check_eq "and the right one again: 200" 200 "`get m3 /metrics $C -u 'alice:s3cret pass'`"
-# Not TLS: no answer, and the exporter goes on.
+# Not TLS: a 400 in plain text that says why (serve_frontdoor.c; before,
+# the connection was closed with no word), and the exporter goes on.
 HP=`echo "$url" | sed 's|^https://\([^/]*\)/$|\1|'`
-code=`curl -s --max-time 10 -o /dev/null -w '%{http_code}' "http://$HP/metrics"`
-check_eq "plain HTTP to the TLS port: no HTTP answer" 000 "$code"
+code=`curl -s --max-time 10 -o "$WORK/plain.body" -w '%{http_code}' "http://$HP/metrics"`
+check_eq "plain HTTP to the TLS port: 400" 400 "$code"
+check_true "which says so (`head -c 80 "$WORK/plain.body"`)" \
+  grep -q 'HTTP request to an HTTPS server' "$WORK/plain.body"
 check_eq "and it serves on: 200" 200 "`get m2 /metrics $C -u 'alice:s3cret pass'`"
+# Silent clients wait at the front door (at most 10 s each, 128 of one
+# address): a TLS client is served meanwhile, and they are let go.
+HPORT=${HP##*:}
+"$OCGC_BUILDDIR/tests/integration/http_client" 127.0.0.1 "$HPORT" silent 100 60 \
+  >"$WORK/silent.out" 2>"$WORK/silent.err" &
+silent_pid=$!
+BG_PIDS="$BG_PIDS $silent_pid"
+_n=0
+while test "`lines_of silent.out`" -lt 1 && test $_n -lt 600; do _n=$((_n + 1)); sleep 0.1; done
+check_eq "100 silent clients at the TLS port" "ready 100" "`head -n 1 "$WORK/silent.out"`"
+check_eq "meanwhile a TLS client: 200" 200 "`get m4 /metrics $C -u 'alice:s3cret pass'`"
+wait "$silent_pid"
+check_eq "the silent clients were let go, none left open" \
+  "silent 100 connected 100 closed 100 open 0" "`tail -n 1 "$WORK/silent.out"`"
 
 # A real Prometheus over TLS with basic auth, and a job without them.
 prom_start "$HP" "    scheme: https
