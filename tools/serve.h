@@ -150,6 +150,8 @@ struct serve_prog {
   struct serve_sums now;      /* gone + the living ones, at the last refresh */
   struct serve_sums shown;    /* what is served: never less than before */
   int shown_ever;
+  uint64_t live_ns;           /* tool_now_ns() when it last had a living process */
+  unsigned last_processes;    /* living processes at the last update */
   struct {                    /* its living processes' gauges, summed */
     unsigned processes;
     int has_ext, have_fds;

@@ -17,15 +17,19 @@
  * figures are taken back out (serve_byprog_revive), so nothing is counted
  * twice; every counter and bucket served is at least what was served
  * before (shown: an element-wise maximum, which keeps cumulative buckets
- * cumulative), so a scraper never sees a reset; at most
- * SERVE_MAX_PROGRAMS programs have series of their own, the rest share
- * one labelled SERVE_OTHER_PROGRAMS, so a host's names cannot grow the
- * series or the memory without bound.  The poll thread alone uses it. */
+ * cumulative), so a scraper never sees a reset while the program has
+ * series; at most SERVE_MAX_PROGRAMS programs have series of their own: a
+ * new one takes the place of the one whose processes all went the longest
+ * ago (a crowd of names that come and go cannot push out a program that
+ * runs), else it shares the one labelled SERVE_OTHER_PROGRAMS; so a host's
+ * names cannot grow the series or the memory without bound.  The poll
+ * thread alone uses it. */
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common.h"
 #include "serve.h"
 
 /* Element-wise a += b (add) or a = max(a, b). */
@@ -122,20 +126,45 @@ static void sums_of(const struct serve_proc *p, struct serve_sums *s)
   }
 }
 
-/* [label]'s program, made if need be (the shared one past the bound);
- * NULL out of memory. */
+/* Of the programs, the one whose processes all went the longest ago (not
+ * the shared one), or NULL if every one had a living process at the last
+ * update (the counts of the update under way are not whole yet). */
+static struct serve_prog *longest_gone(const struct serve_set *s)
+{
+  struct serve_prog *g, *best = NULL;
+  for (g = s->progs; g != NULL; g = g->next)
+    if (!g->other && g->last_processes == 0 && (best == NULL || g->live_ns < best->live_ns))
+      best = g;
+  return best;
+}
+
+/* [label]'s program, made if need be: past the bound, in the place of the
+ * program whose processes all went the longest ago (its series leave, as
+ * a process's do by pid), else the shared one; NULL out of memory. */
 static struct serve_prog *prog_of(struct serve_set *s, const char *label)
 {
   struct serve_prog *g;
   for (g = s->progs; g != NULL; g = g->next)
     if (strcmp(g->label, label) == 0) return g;
   if (s->nprogs >= SERVE_MAX_PROGRAMS) {
+    struct serve_prog *next;
+    if ((g = longest_gone(s)) != NULL) {
+      next = g->next;
+      memset(g, 0, sizeof *g);
+      g->next = next;
+      snprintf(g->label, sizeof g->label, "%s", label);
+      g->live_ns = tool_now_ns();
+      g->last_processes = 1; /* until an update counts them */
+      return g;
+    }
     for (g = s->progs; g != NULL; g = g->next)
       if (g->other) return g;
     label = SERVE_OTHER_PROGRAMS;
   }
   if ((g = calloc(1, sizeof *g)) == NULL) return NULL;
   snprintf(g->label, sizeof g->label, "%s", label);
+  g->live_ns = tool_now_ns();
+  g->last_processes = 1; /* until an update counts them */
   g->other = s->nprogs >= SERVE_MAX_PROGRAMS;
   g->next = s->progs;
   s->progs = g;
@@ -234,6 +263,8 @@ void serve_byprog_update(struct serve_set *s)
   for (g = s->progs; g != NULL; g = g->next) {
     sums_max(&g->shown, &g->now);
     g->shown_ever = 1;
+    if (g->live.processes > 0) g->live_ns = tool_now_ns();
+    g->last_processes = g->live.processes;
   }
 }
 

@@ -1,0 +1,77 @@
+#!/bin/sh
+# serve_byprog_crowd.sh - `ocgc serve --by program` against a crowd of
+# names (issue 26): 520 live rings (tests/hostile/hostile_producer
+# crowd:520), each a program of its own name, fill the 512 programs the
+# exporter gives series of their own; the rest share "(other programs)".
+# Once the crowd is gone, a real program started after it gets series of
+# its own (in the place of a program whose processes all went), with
+# figures equal to its Gc.quick_stat; it is not merged into the shared
+# group.  Before, the first 512 names kept their places for good.
+. "$OCGC_SRCDIR/tests/hostile/serve_hostile_lib.sh"
+N=520
+MAXP=512 # tools/serve.h SERVE_MAX_PROGRAMS
+
+hard=`ulimit -Hn`
+if test "$hard" != unlimited && test "$hard" -lt $((N + 600)); then
+  echo "SKIP: the hard limit of open files here is $hard, below the $((N + 600)) this test needs"
+  exit 77
+fi
+compile_native target ocgc_test.ml attach_target.ml
+CROWD_DIR=`mktemp -d /tmp/ocgc-crowd.XXXXXX` || hard_error "mktemp -d failed"
+trap 'attach_cleanup; rm -rf "$CROWD_DIR"' EXIT
+start_bg crowd "$HBIN/hostile_producer" "$CROWD_DIR" crowd:$N 600 10
+crowd=$BGPID
+wait_key crowd ready "$crowd" 300
+check_eq "crowd processes ready" "$N" "`grep -c '^child ' "$WORK/crowd.out"`"
+
+# The crowd's names begin with their pid; the real program is "target":
+# nothing else of the host is selected.
+serve srv --listen 127.0.0.1:0 --all --by program --program '^([0-9]|target$)'
+_n=0
+while :; do
+  get w /metrics >/dev/null
+  n=`awk '$1 == "ocgc_serve_watched_processes" { print $2 }' "$WORK/w"`
+  test "${n:-0}" -ge $N && break
+  _n=$((_n + 1)); test $_n -le 300 || hard_error "the crowd not all watched in 150 s ($n)"
+  sleep 0.5
+done
+get w /metrics >/dev/null
+progs=`grep -c '^ocgc_serve_program_processes{' "$WORK/w"`
+check_eq "programs with series of their own, and the shared one" $((MAXP + 1)) "$progs"
+check_eq "the shared one holds the rest" $((N - MAXP)) \
+  "`grep -F 'ocgc_serve_program_processes{program="(other programs)"}' "$WORK/w" | awk '{ print $NF }'`"
+
+# The crowd goes.
+kill -TERM "$crowd"
+wait "$crowd" 2>/dev/null
+_n=0
+while :; do
+  get w /metrics >/dev/null
+  n=`awk '$1 == "ocgc_serve_watched_processes" { print $2 }' "$WORK/w"`
+  test "${n:-1}" = 0 && break
+  _n=$((_n + 1)); test $_n -le 300 || hard_error "the crowd still watched after 150 s ($n)"
+  sleep 0.5
+done
+
+# A real program after it.
+start_bg target ./target 0.3 "$WORK/target.stop"
+tpid=$BGPID
+wait_key target gc.heap_chunks "$tpid"
+_n=0
+while :; do
+  get m /metrics >/dev/null
+  grep -q -F 'ocgc_serve_program_processes{program="target"} 1' "$WORK/m" && break
+  _n=$((_n + 1)); test $_n -le 120 || break
+  sleep 0.5
+done
+check_eq "the real program has series of its own" 1 \
+  "`grep -c -F 'ocgc_serve_program_processes{program="target"} 1' "$WORK/m"`"
+check_eq "its minor collections are its quick_stat's" "`outkey target gc.minor_collections`" \
+  "`grep -F 'ocaml_gc_collections_total{program="target",kind="minor"' "$WORK/m" | awk '{ s += $NF } END { printf "%.0f\n", s }'`"
+check_eq "still at most $MAXP programs and the shared one" $((MAXP + 1)) \
+  "`grep -c '^ocgc_serve_program_processes{' "$WORK/m"`"
+stop_bg target "$tpid"
+kill -TERM "$srv"
+ocgc_wait srv
+check_eq "SIGTERM: exit 0" 0 "`rc_of srv`"
+finish
