@@ -11,11 +11,7 @@
 N=520
 MAXP=512 # tools/serve.h SERVE_MAX_PROGRAMS
 
-hard=`ulimit -Hn`
-if test "$hard" != unlimited && test "$hard" -lt $((N + 600)); then
-  echo "SKIP: the hard limit of open files here is $hard, below the $((N + 600)) this test needs"
-  exit 77
-fi
+need_open_files $((N + 600))
 compile_native target ocgc_test.ml attach_target.ml
 CROWD_DIR=`mktemp -d /tmp/ocgc-crowd.XXXXXX` || hard_error "mktemp -d failed"
 trap 'attach_cleanup; rm -rf "$CROWD_DIR"' EXIT

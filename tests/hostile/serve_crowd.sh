@@ -22,11 +22,7 @@ N=300
 QUOTA=280
 LABEL_MAX=32 # tools/serve.h SERVE_LABEL_MAX
 
-hard=`ulimit -Hn`
-if test "$hard" != unlimited && test "$hard" -lt $((N + 600)); then
-  echo "SKIP: the hard limit of open files here is $hard, below the $((N + 600)) this test needs"
-  exit 77
-fi
+need_open_files $((N + 600))
 ulimit -Sn 256
 
 compile_native target ocgc_test.ml attach_target.ml
