@@ -91,7 +91,10 @@ static int list_one(int pid, const struct ocgc_list_opts *o, ocgc_list_fn fn, vo
 
   if ((err = ocgc_proc_ident(pid, &before)) != 0) return skipped(err, st);
   if (o->skip != NULL && o->skip(pid, before.start_time, ctx)) return 0;
-  if ((fd = ocgc_open_ring(pid, path, sizeof path)) < 0) return skipped(fd, st);
+  if ((fd = ocgc_open_ring(pid, path, sizeof path)) < 0) {
+    if ((fd == -EACCES || fd == -EPERM) && o->denied != NULL) o->denied(pid, before.start_time, ctx);
+    return skipped(fd, st);
+  }
   err = ocgc_proc_ident(pid, &after);
   if (err == 0 && after.start_time != before.start_time) err = -ESRCH;
   if (err == 0 && fstat(fd, &fst) != 0) err = -errno;

@@ -28,4 +28,9 @@ struct procstat {
  * /proc/PID/stat could not be read (no such process). */
 int procstat_read(int pid, struct procstat *out);
 
+/* Whether this process may look into every user's processes and rings:
+ * its effective capabilities hold CAP_SYS_PTRACE and CAP_DAC_READ_SEARCH
+ * (root's do, unless taken away). */
+int procstat_sees_every_user(void);
+
 #endif /* OCGC_TOOLS_PROCSTAT_H */

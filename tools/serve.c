@@ -819,7 +819,11 @@ int cmd_serve(int argc, char **argv)
     return TOOL_EXIT_ERROR;
   }
   if ((rc = parse_options(argc, argv, &sv)) == 0) raise_nofile(&sv.set);
+  sv.set.sees_every_user = procstat_sees_every_user();
   if (rc == 0 && (rc = parse_args(argc, argv, &sv)) == 0) {
+    if (sv.set.all && !sv.set.sees_every_user)
+      tool_say("without CAP_SYS_PTRACE and CAP_DAC_READ_SEARCH, only this user's processes "
+               "can be looked into (ocgc_serve_sees_every_user 0)");
     /* The rings read once before anything listens (the poll thread not
      * started yet: the set is this thread's), so that "listening" means
      * ready: the first read of a host with a thousand rings (listing them,

@@ -192,8 +192,11 @@ struct serve_set {
   size_t nprocs;
   uint64_t listed_ns;         /* tool_now_ns() at the last listing (0: never) */
   uint64_t errors;            /* opens, drains and listings that failed */
-  uint64_t denied;            /* --all: processes whose maps the last listing
-                                 could not read (not ours, without privilege) */
+  uint64_t unreadable;        /* --all: processes with a ring (DIR/PID.events of
+                                 --dir) whose maps the last listing could not
+                                 read (not ours, without privilege) */
+  uint64_t listing_unreadable; /* the same, counted by the listing under way */
+  int sees_every_user;        /* procstat_sees_every_user(), at start */
   uint64_t refresh_ns;        /* how long the last refresh took */
   uint64_t polls;             /* drains of a ring, by schedule or for a scrape */
   uint64_t stale;             /* processes served from older values (last refresh) */

@@ -47,10 +47,11 @@ static void url_of(int fd, char *url, size_t n, int tls)
   snprintf(url, n, v6 ? "%s://[%s]:%u/" : "%s://%s:%u/", tls ? "https" : "http", a, port);
 }
 
-/* Whether a process listens on the unix socket [sa]. */
+/* Whether a process listens on the unix socket [sa] (not blocking: a
+ * listener whose backlog is full is one). */
 static int someone_listens(const struct sockaddr_un *sa)
 {
-  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0), up;
+  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0), up;
   if (fd < 0) return 1; /* cannot tell: leave it */
   up = connect(fd, (const struct sockaddr *)sa, sizeof *sa) == 0 || errno != ECONNREFUSED;
   close(fd);

@@ -382,11 +382,15 @@ static void own(struct expo *e, const struct serve_set *s)
               "see ocgc_serve_stale).");
   expo_ns(e, "ocgc_serve_scrape_duration_seconds", NULL, 0, s->refresh_ns);
   own_u64(e, "ocgc_serve_watched_processes", "gauge", "Processes watched.", s->nprocs);
+  own_u64(e, "ocgc_serve_sees_every_user", "gauge",
+          "1 when the exporter may look into every user's processes and rings "
+          "(CAP_SYS_PTRACE and CAP_DAC_READ_SEARCH: see ocgc-serve.service), else 0: "
+          "other users' programs are not seen.", (uint64_t)s->sees_every_user);
   if (s->all)
     own_u64(e, "ocgc_serve_unreadable_processes", "gauge",
-            "Processes whose memory maps the last look for rings could not read "
-            "(another user's: see the privileges in ocgc-serve.service).",
-            s->denied);
+            "Processes with a ring (a PID.events in --dir) whose memory maps the last look "
+            "for rings could not read: another user's, without privilege.",
+            s->unreadable);
   if (s->all)
     own_u64(e, "ocgc_serve_refused_processes", "gauge",
             "Processes with a ring that the last look for rings did not watch: over "

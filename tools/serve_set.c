@@ -367,6 +367,22 @@ static void give_back(struct serve_set *s)
 #endif
 }
 
+/* ocgc_list_opts's denied: a process whose maps we may not read.  Whether
+ * it has a ring cannot be told from here (its maps, descriptors and ring
+ * folder are closed to us); it counts as unreadable when its ring shows in
+ * the folder of --dir, and only then: every other user's process is not
+ * an OCaml program we miss. */
+static void denied_one(int pid, uint64_t start_time, void *ctx)
+{
+  struct serve_set *s = ctx;
+  char path[4096];
+  struct stat st;
+  (void)start_time;
+  if (s->dir == NULL || snprintf(path, sizeof path, "%s/%d.events", s->dir, pid) >= (int)sizeof path)
+    return;
+  if (lstat(path, &st) == 0) s->listing_unreadable++;
+}
+
 /* --all: look for new processes, at most once a second. */
 static void list_due(struct serve_set *s, uint64_t now)
 {
@@ -375,7 +391,9 @@ static void list_due(struct serve_set *s, uint64_t now)
   if (!s->all || (s->listed_ns != 0 && now - s->listed_ns < LIST_EVERY_NS)) return;
   memset(&st, 0, sizeof st);
   lo.skip = skip_known;
+  lo.denied = denied_one;
   s->listing_refused = 0;
+  s->listing_unreadable = 0;
   if (s->slot_freed || now - s->refused_since_ns >= REFUSED_FORGET_NS) {
     s->nrefused = 0;
     s->refused_since_ns = now;
@@ -383,7 +401,7 @@ static void list_due(struct serve_set *s, uint64_t now)
   }
   if (ocgc_list_opts(&lo, list_one, s, &st) < 0) s->errors++;
   else {
-    s->denied = st.denied;
+    s->unreadable = s->listing_unreadable;
     s->refused = s->listing_refused;
   }
   s->listed_ns = now;

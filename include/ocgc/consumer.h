@@ -438,6 +438,12 @@ struct ocgc_list_opts {
    * listing every second costs nothing for the processes it knows
    * (one with 60,000 mappings costs 0.2 s a read).  NULL: none skipped. */
   int (*skip)(int pid, uint64_t start_time, void *ctx);
+  /** Called for each process whose memory map may not be read (another
+   * user's, without CAP_SYS_PTRACE; counted in stats.denied), with its pid
+   * and start time.  Whether it has a ring cannot be told from its maps;
+   * an agent may look for one where it can (a folder of rings it may
+   * list, as `ocgc serve --dir` does).  NULL: none. */
+  void (*denied)(int pid, uint64_t start_time, void *ctx);
 };
 
 /** ocgc_list() with options (NULL: as ocgc_list()); [ctx] is passed to

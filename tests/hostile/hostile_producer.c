@@ -44,9 +44,9 @@
  *             honest, one collection a second), each named with 63 bytes
  *             of what a label must not carry as it is: controls, C1
  *             bytes, bytes that are not UTF-8, quotes, backslashes, line
- *             ends, braces.  Each child prints "child PID", then the
- *             parent "ready N" once all hold events; SIGTERM to the
- *             parent ends them all.
+ *             ends, braces, after $HOSTILE_NAME_PREFIX and its pid.  Each
+ *             child prints "child PID", then the parent "ready N" once
+ *             all hold events; SIGTERM to the parent ends them all.
  *
  * "scribble:N" tells only lie N (0..NLIES-1, see scribble_once()), to find
  * which lie a reader trips on.
@@ -139,7 +139,10 @@ static void sleep_ms(unsigned ms)
 static void hostile_name(char *name, size_t n)
 {
   static const char filler[] = "\x01\x1b[31m\x85\x9b\xff\xc0\"}\\\n{a=\"b\"}\xe2\x80\xa6\x7f\x90\xc3\xa9";
-  size_t i = (size_t)snprintf(name, n, "%d", (int)getpid()), k = 0;
+  /* HOSTILE_NAME_PREFIX (at most 16 bytes): a test's own mark, so that it
+   * can select its crowd among others' (a second test run at once). */
+  const char *prefix = getenv("HOSTILE_NAME_PREFIX");
+  size_t i = (size_t)snprintf(name, n, "%.16s%d", prefix != NULL ? prefix : "", (int)getpid()), k = 0;
   while (i < n - 1) name[i++] = filler[k++ % (sizeof filler - 1)];
   name[n - 1] = '\0';
 }

@@ -1,7 +1,8 @@
 #!/bin/sh
 # serve_byprog_crowd.sh - `ocgc serve --by program` against a crowd of
 # names (issue 26): 520 live rings (tests/hostile/hostile_producer
-# crowd:520), each a program of its own name, fill the 512 programs the
+# crowd:520, names marked as this run's), each a program of its own name,
+# fill the 512 programs the
 # exporter gives series of their own; the rest share "(other programs)".
 # Once the crowd is gone, a real program started after it gets series of
 # its own (in the place of a program whose processes all went), with
@@ -12,17 +13,24 @@ N=520
 MAXP=512 # tools/serve.h SERVE_MAX_PROGRAMS
 
 need_open_files $((N + 600))
-compile_native target ocgc_test.ml attach_target.ml
+# Names of this run's own (another test run at once has its crowd and its
+# "target" too, which --by program would add to ours).
+MARK=`od -An -N4 -tx4 /dev/urandom | tr -d ' '`
+T=t$MARK
+compile_native "$T" ocgc_test.ml attach_target.ml
 CROWD_DIR=`mktemp -d /tmp/ocgc-crowd.XXXXXX` || hard_error "mktemp -d failed"
 trap 'attach_cleanup; rm -rf "$CROWD_DIR"' EXIT
+HOSTILE_NAME_PREFIX=c$MARK
+export HOSTILE_NAME_PREFIX
 start_bg crowd "$HBIN/hostile_producer" "$CROWD_DIR" crowd:$N 600 10
+unset HOSTILE_NAME_PREFIX
 crowd=$BGPID
 wait_key crowd ready "$crowd" 300
 check_eq "crowd processes ready" "$N" "`grep -c '^child ' "$WORK/crowd.out"`"
 
-# The crowd's names begin with their pid; the real program is "target":
-# nothing else of the host is selected.
-serve srv --listen 127.0.0.1:0 --all --by program --program '^([0-9]|target$)'
+# The crowd's names begin with c$MARK; the real program is $T: nothing
+# else of the host is selected.
+serve srv --listen 127.0.0.1:0 --all --by program --program "^(c$MARK|$T\$)"
 _n=0
 while :; do
   get w /metrics >/dev/null
@@ -50,20 +58,22 @@ while :; do
 done
 
 # A real program after it.
-start_bg target ./target 0.3 "$WORK/target.stop"
+start_bg target "./$T" 0.3 "$WORK/target.stop"
 tpid=$BGPID
 wait_key target gc.heap_chunks "$tpid"
+# (Patterns in variables: an escaped quote inside backquotes is not one.)
+own="ocgc_serve_program_processes{program=\"$T\"} 1"
+minors="ocaml_gc_collections_total{program=\"$T\",kind=\"minor\""
 _n=0
 while :; do
   get m /metrics >/dev/null
-  grep -q -F 'ocgc_serve_program_processes{program="target"} 1' "$WORK/m" && break
+  grep -q -F "$own" "$WORK/m" && break
   _n=$((_n + 1)); test $_n -le 120 || break
   sleep 0.5
 done
-check_eq "the real program has series of its own" 1 \
-  "`grep -c -F 'ocgc_serve_program_processes{program="target"} 1' "$WORK/m"`"
+check_eq "the real program has series of its own" 1 "`grep -c -F "$own" "$WORK/m"`"
 check_eq "its minor collections are its quick_stat's" "`outkey target gc.minor_collections`" \
-  "`grep -F 'ocaml_gc_collections_total{program="target",kind="minor"' "$WORK/m" | awk '{ s += $NF } END { printf "%.0f\n", s }'`"
+  "`grep -F "$minors" "$WORK/m" | awk '{ s += $NF } END { printf "%.0f\n", s }'`"
 check_eq "still at most $MAXP programs and the shared one" $((MAXP + 1)) \
   "`grep -c '^ocgc_serve_program_processes{' "$WORK/m"`"
 stop_bg target "$tpid"

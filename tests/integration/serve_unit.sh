@@ -92,6 +92,8 @@ serve_nobody() {
   done
   check_gt "nobody with both: serve read $pid_t's collections" 0 \
     "`series m $pid_t ocaml_gc_collections_total`"
+  check_eq "nobody with both: it sees every user" 1 \
+    "`awk '$1 == "ocgc_serve_sees_every_user" { print $2 }' "$WORK/m"`"
   kill -TERM "$srv"
   ocgc_wait srv
 }
@@ -126,11 +128,19 @@ check_privileges() {
     check_false "nobody with $_c only: ocgc ls lists not the ocgc program" listed ls_$_c "$pid_t"
     check_false "nobody with $_c only: ocgc ls lists not the stock ring" listed ls_$_c "$pid_s"
   done
-  # Without them, serve says how many processes it could not look into.
+  # Without them, serve says it does not see every user, and counts as
+  # unreadable only the processes with a ring it can see: the stock ring's
+  # holder, whose PID.events shows in a folder nobody may list (--dir; a
+  # link to the ring), not every root process (it counted them all).
+  mkdir -m 0755 "$WORK/shared" && ln "$WORK/stock/$pid_s.events" "$WORK/shared/$pid_s.events" ||
+    hard_error "cannot link the stock ring into $WORK/shared"
   NOBODY_CAPS=
-  serve srv_none --listen 127.0.0.1:0 --all
+  serve srv_none --listen 127.0.0.1:0 --all --dir "$WORK/shared"
   check_eq "nobody with none: GET /metrics" 200 "`get m_none /metrics`"
-  check_ge "nobody with none: the root processes are counted unreadable" 2 \
+  check_eq "nobody with none: it does not see every user" 0 \
+    "`awk '$1 == "ocgc_serve_sees_every_user" { print $2 }' "$WORK/m_none"`"
+  check_true "nobody with none: it says so" grep -q 'ocgc_serve_sees_every_user 0' "$WORK/srv_none.err"
+  check_eq "nobody with none: unreadable, the one root process with a ring it can see" 1 \
     "`awk '$1 == "ocgc_serve_unreadable_processes" { print $2 }' "$WORK/m_none"`"
   kill -TERM "$srv"
   ocgc_wait srv_none
