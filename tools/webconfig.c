@@ -29,6 +29,7 @@
 #include "webconfig.h"
 
 #define WEB_FILE_MAX (1u << 20) /* a config, a certificate chain, a CA bundle */
+#define WEB_BCRYPT_COST_MAX 16  /* about 4 s a check here; libcrypt takes up to 31 */
 
 /* The loader's state: the file's name and folder, for messages and for the
  * files it names. */
@@ -248,6 +249,13 @@ static int hash_ok(const char *h)
   int ok;
   if (strncmp(h, "$2a$", 4) != 0 && strncmp(h, "$2b$", 4) != 0 && strncmp(h, "$2y$", 4) != 0)
     return 0;
+  /* The cost first: checking a hash runs it, and each step doubles the
+   * time (cost 10 is about 60 ms here): past WEB_BCRYPT_COST_MAX the start,
+   * and then every request with a wrong password, would wait minutes to
+   * hours on the one HTTP thread. */
+  if (h[4] < '0' || h[4] > '9' || h[5] < '0' || h[5] > '9' || h[6] != '$' ||
+      (h[4] - '0') * 10 + (h[5] - '0') > WEB_BCRYPT_COST_MAX)
+    return 0;
   if ((cd = calloc(1, sizeof *cd)) == NULL) return 0;
   /* A hash of nothing with it as the setting: libcrypt parses it (cost,
    * salt); a cost past 31 or a bad salt gives "*0"/"*1" or NULL. */
@@ -275,8 +283,8 @@ static int users(struct loader *l, const yaml_node_t *v)
       if (strcmp(c->users[i].name, name) == 0) return bad(l, uk, "user '%s' given twice", name);
     if (want_scalar(l, uv, name, &hash) != 0) return -1;
     if (!hash_ok(hash))
-      return bad(l, uv, "the password of '%s' is not a bcrypt hash ($2y$..., made by "
-                 "`htpasswd -nBC 10 \"\" | tr -d ':\\n'`)", name);
+      return bad(l, uv, "the password of '%s' is not a bcrypt hash of cost 4 to 16 ($2y$..., "
+                 "made by `htpasswd -nBC 10 \"\" | tr -d ':\\n'`)", name);
     if ((u = realloc(c->users, (c->nusers + 1) * sizeof *u)) == NULL)
       return bad(l, uv, "out of memory%s", "");
     c->users = u;

@@ -174,6 +174,9 @@ bad unknown "basic_auth_user:
   alice: '$HASH'" "bad.yml:1: unknown key basic_auth_user"
 bad badhash "basic_auth_users:
   alice: s3cret" "bad.yml:2: the password of 'alice' is not a bcrypt hash"
+# A cost of 31 (2^31 rounds): refused at once, not hashed for hours.
+bad slowhash "basic_auth_users:
+  alice: '\$2y\$31\$${HASH#\$2?\$??\$}'" "bad.yml:2: the password of 'alice' is not a bcrypt hash"
 bad nokey "tls_server_config:
   cert_file: $P/server.pem" "wants a certificate and a key"
 bad nofile "tls_server_config:
