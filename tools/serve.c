@@ -101,6 +101,7 @@ enum body_kind { BODY_TEXT, BODY_OPENMETRICS, BODY_INDEX, BODY_KINDS };
  * watched processes do.  /-/healthy says whether the poll thread finished a
  * turn lately and the last /metrics answer was whole (serve_health.c). */
 #define ANSWER_WAIT_NS 500000000u     /* 0.5 s */
+#define WAIT_SLICE_NS 20000000u       /* 20 ms: how soon a waiting main thread sees a stop */
 #define REFRESH_BUDGET_NS 400000000u  /* 0.4 s */
 #define FIRST_READ_NS 10000000000u    /* 10 s: the read before listening */
 
@@ -372,7 +373,7 @@ static struct serve_body *render(struct serve *sv, enum body_kind k)
 {
   struct timespec ts;
   struct serve_body *b;
-  uint64_t my, deadline;
+  uint64_t my, deadline, now;
   pthread_mutex_lock(&sv->lock);
   my = ++sv->asked;
   sv->wanted |= 1u << k;
@@ -380,11 +381,16 @@ static struct serve_body *render(struct serve *sv, enum body_kind k)
   __atomic_store_n(&sv->pending, 1, __ATOMIC_RELEASE);
   pthread_cond_signal(&sv->wake);
   deadline = tool_now_ns() + ANSWER_WAIT_NS;
-  ts.tv_sec = (time_t)(deadline / 1000000000u);
-  ts.tv_nsec = (long)(deadline % 1000000000u);
-  while (sv->answered < my && !sv->stopping && tool_now_ns() < deadline)
+  /* In slices: a signal does not end a condition wait, and the main thread
+   * (--textfile, asking every --interval) must see SIGINT or SIGTERM
+   * within a slice, not after the whole wait. */
+  while (sv->answered < my && !sv->stopping && !tool_stop && (now = tool_now_ns()) < deadline) {
+    uint64_t until = deadline - now > WAIT_SLICE_NS ? now + WAIT_SLICE_NS : deadline;
+    ts.tv_sec = (time_t)(until / 1000000000u);
+    ts.tv_nsec = (long)(until % 1000000000u);
     pthread_cond_timedwait(&sv->ready, &sv->lock, &ts);
-  if (sv->answered < my) __atomic_add_fetch(&sv->set.late, 1, __ATOMIC_RELAXED);
+  }
+  if (sv->answered < my && !tool_stop) __atomic_add_fetch(&sv->set.late, 1, __ATOMIC_RELAXED);
   b = sv->body[k] != NULL ? serve_body_ref(sv->body[k]) : NULL;
   pthread_mutex_unlock(&sv->lock);
   return b;
