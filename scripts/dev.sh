@@ -228,6 +228,18 @@ suite() {
   return "$_st"
 }
 
+# distcheck_failures: after a failed `make distcheck`, the name and the end
+# of the log of each test that failed in the tarball's own build (left in
+# place by distcheck when it fails).
+distcheck_failures() {
+  _sub=$(ls -d "$b"/ocgc-*/_build/sub 2>/dev/null | head -n 1)
+  [ -n "$_sub" ] || return 0
+  for t in $(sed -n 's/^\(FAIL\|ERROR\): //p' "$logs/distcheck.log"); do
+    say "distcheck: ${t} failed; the end of its log:"
+    tail -n 25 "$_sub/${t%.*}.log" 2>/dev/null | sed 's/^/    /'
+  done
+}
+
 check() {
   b=$top/_build-check
   [ -n "$logs" ] || logs=$b/logs
@@ -264,6 +276,7 @@ check() {
     else
       status=1
       fail=$((fail + 1))
+      distcheck_failures
     fi
   else
     say "make distcheck: not run, because make check failed (counted as skipped below)"
