@@ -576,3 +576,8 @@ void ocgc_cursor_stats(const struct ocgc_cursor *c, struct ocgc_cursor_stats *ou
   if (c == NULL || out == NULL) return;
   *out = c->st;
 }
+
+const struct ocgc_source *cursor_source(const struct ocgc_cursor *c)
+{
+  return c->src;
+}

@@ -128,4 +128,7 @@ int ocgc_source_check_size(const struct ocgc_source *s);
  * file ends before off + n) or -errno. */
 int ocgc_source_pread(const struct ocgc_source *s, uint64_t off, void *buf, uint64_t n);
 
+/* The source a cursor reads (cursor.c). */
+const struct ocgc_source *cursor_source(const struct ocgc_cursor *c);
+
 #endif /* OCGC_SOURCE_H */

@@ -1,9 +1,10 @@
 /* common.h - what every `ocgc` subcommand shares (private to tools/), as
  * bpftool's main.h: exit codes and error lines, argument parsing, the
  * target (a PID or a ring file) and its liveness, signals, the bounded
- * drain of a reader, the clock, and the escaper for text output.  Code in
- * common.c (process-wide things), target.c (the target) and drain.c (the
- * drain).  Nothing here is libocgc's ABI: the `tool_` prefix is ours. */
+ * clock, and the escaper for text output.  Code in common.c (process-wide
+ * things) and target.c (the target); the drain of a reader is libocgc's
+ * (ocgc_agg_drain).  Nothing here is libocgc's ABI: the `tool_` prefix is
+ * ours. */
 #ifndef OCGC_TOOLS_COMMON_H
 #define OCGC_TOOLS_COMMON_H
 
@@ -159,40 +160,13 @@ void tool_sleep_until_ns(uint64_t when);
  * syncs, renames and frees (ocgc trace -o, --html). */
 int tool_open_temp(const char *path, char **tmp);
 
-/* ---- the drain (drain.c) -------------------------------------------------------- */
-
-/* Read until caught up: poll again while the last poll stopped short
- * (the cursor's budget: stats.behind), until [max_events] events were
- * passed (seen, skipped or lost), 100 polls in a row made no progress (a
- * producer holding its seqlock), *stop (may be NULL) became nonzero, or
- * [deadline] (tool_now_ns(); 0: none) passed: a signal or the deadline
- * ends a drain within one poll's budget, 10 ms, whatever the target
- * writes.  A drain of a live process needs a deadline: a producer that
- * writes as fast as we read holds a drain for as long as it takes to pass
- * max_events, seconds for a big ring.  Returns 0 or the poll's error. */
-int tool_drain_agg(struct ocgc_agg *agg, uint64_t max_events, const volatile sig_atomic_t *stop,
-                   uint64_t deadline);
-int tool_drain_cursor(struct ocgc_cursor *cur, uint64_t max_events,
-                      const volatile sig_atomic_t *stop, uint64_t deadline);
-
 /* How long the last drain of a window (report --duration) may read past
  * the window's end. */
+#define TOOL_DRAIN_GRACE_NS UINT64_C(1000000000)
+
 /* Sizes are shown in binary units everywhere (KiB, MiB, as ocgc report
  * and the kernel do): one unit system across the subcommands. */
 #define TOOL_MIB 1048576.0
-
-#define TOOL_DRAIN_GRACE_NS UINT64_C(1000000000)
-
-/* tool_drain_agg, also ended once [max_ns] have passed (checked between
- * polls); *stuck says whether it ended with the ring still behind and its
- * last poll passing nothing: a producer that holds its seqlock (stopped
- * mid-publication), as opposed to one that merely writes much. */
-int tool_drain_agg_for(struct ocgc_agg *agg, uint64_t max_events, uint64_t max_ns, int *stuck);
-
-/* A drain bound for [src]: four times the events its rings can hold (two
- * words each at least), so a whole file is read, and a producer writing as
- * fast as we read cannot hold a drain beyond that. */
-uint64_t tool_drain_events(const struct ocgc_source *src);
 
 /* ---- text output ---------------------------------------------------------------- */
 

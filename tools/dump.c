@@ -136,7 +136,7 @@ static int read_ring(struct dump *d, struct ocgc_cursor_stats *st)
   if ((err = ocgc_stream_new(d->src, &so, &d->stream)) != 0 ||
       (err = ocgc_cursor_new(d->src, &co, &cur)) != 0)
     return err;
-  err = tool_drain_cursor(cur, tool_drain_events(d->src), NULL, 0);
+  err = ocgc_cursor_drain(cur, NULL, NULL);
   ocgc_stream_finish(d->stream);
   ocgc_cursor_stats(cur, st);
   ocgc_cursor_free(cur);
@@ -342,7 +342,7 @@ static int print_aggregate(struct ocgc_source *src)
   struct ocgc_snapshot *snap = NULL;
   int err = ocgc_agg_new(src, NULL, &agg);
   if (err) return err;
-  if ((err = tool_drain_agg(agg, tool_drain_events(src), NULL, 0)) == 0 &&
+  if ((err = ocgc_agg_drain(agg, NULL, NULL)) == 0 &&
       (err = ocgc_agg_snapshot(agg, &snap)) == 0) {
     print_agg_counters(snap);
     print_agg_kinds(snap);

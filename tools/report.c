@@ -97,8 +97,12 @@ static int follow_window(struct ocgc_agg *agg, const struct ocgc_source *src,
   }
   /* What was written up to the end, read for a grace at most: a producer
    * writing as fast as we read would hold a drain for seconds. */
-  if (err == 0)
-    err = tool_drain_agg(agg, tool_drain_events(src), &tool_stop, tool_now_ns() + TOOL_DRAIN_GRACE_NS);
+  if (err == 0) {
+    struct ocgc_drain_opts d = OCGC_OPTS_INIT(struct ocgc_drain_opts);
+    d.stop = &tool_stop;
+    d.deadline_ns = tool_now_ns() + TOOL_DRAIN_GRACE_NS;
+    err = ocgc_agg_drain(agg, &d, NULL);
+  }
   tool_signals_restore(&sig);
   return err;
 }
@@ -167,7 +171,7 @@ static int read_target(const struct report_opts *o, struct ocgc_source *src, str
     if (err == 0) html_sample(tl, m->pid);
     if (err == 0) err = follow_window(agg, src, m, tl);
   } else {
-    err = tool_drain_agg(agg, tool_drain_events(src), NULL, 0);
+    err = ocgc_agg_drain(agg, NULL, NULL);
   }
   if (err == 0) err = ocgc_agg_finish(agg);
   if (err == 0) err = ocgc_agg_snapshot(agg, snap);

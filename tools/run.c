@@ -334,7 +334,7 @@ static int final_report(struct run *r, FILE *out, int json, struct rep_meta *m)
     no_report(r, m);
     return 0;
   }
-  if ((err = tool_drain_agg(r->agg, tool_drain_events(r->src), NULL, 0)) != 0 ||
+  if ((err = ocgc_agg_drain(r->agg, NULL, NULL)) != 0 ||
       (err = ocgc_agg_finish(r->agg)) != 0 || (err = ocgc_agg_snapshot(r->agg, &snap)) != 0) {
     tool_say("%s: %s", r->ring, ocgc_strerror(err));
   } else {

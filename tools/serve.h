@@ -85,7 +85,6 @@ struct serve_proc {
   char label[SERVE_LABEL_MAX + 4]; /* program, cut (tool_utf8_cut): its label */
   struct ocgc_source *src;
   struct ocgc_agg *agg;
-  uint64_t drain_max;         /* tool_drain_events() of src */
   uint64_t ring_events;       /* about how many events one ring holds */
   uint64_t poll_every_ns;     /* its own schedule: the time between drains */
   uint64_t next_poll_ns;      /* tool_now_ns() of its next drain */

@@ -74,7 +74,6 @@ static int proc_add(struct serve_set *s, struct ocgc_source *src, int pid, uint6
   }
   p->pid = pid;
   p->start_ticks = start_ticks;
-  p->drain_max = tool_drain_events(p->src);
   /* An event is 2 to 3 words, most often (spans and counters). */
   p->ring_events = p->info.ring_words / 3 + 1;
   p->poll_every_ns = SERVE_POLL_MIN_NS * 10;
@@ -162,6 +161,19 @@ static unsigned proc_uid(int pid)
 
 static void proc_figures(struct serve_set *s, struct serve_proc *p);
 
+/* One ring's drain, within its read budget: 0 or the poll's error;
+ * *stuck (see ocgc_drain_result). */
+static int proc_read(struct serve_proc *p, int *stuck)
+{
+  struct ocgc_drain_opts d = OCGC_OPTS_INIT(struct ocgc_drain_opts);
+  struct ocgc_drain_result r = {sizeof r, 0, 0, 0, 0};
+  int err;
+  d.deadline_ns = tool_now_ns() + SERVE_RING_BUDGET_NS;
+  err = ocgc_agg_drain(p->agg, &d, &r);
+  *stuck = r.stuck;
+  return err;
+}
+
 /* Take [p] out of the list at [pp], and free it; --by program, its last
  * figures stay in its program's (read once more: an exit's last
  * collections are in the totals it left). */
@@ -170,7 +182,7 @@ static void proc_remove(struct serve_set *s, struct serve_proc **pp, struct serv
   if (s->by_program && p->snap != NULL) {
     int stuck;
     if (p->backoff_ns == 0) {
-      (void)tool_drain_agg_for(p->agg, p->drain_max, SERVE_RING_BUDGET_NS, &stuck);
+      (void)proc_read(p, &stuck);
       proc_figures(s, p);
     }
     serve_byprog_retire(s, p);
@@ -305,7 +317,7 @@ static void proc_drain(struct serve_set *s, struct serve_proc *p, uint64_t now)
   uint64_t n, every = p->poll_every_ns;
   int err;
   ocgc_agg_cursor_stats(p->agg, &a);
-  err = tool_drain_agg_for(p->agg, p->drain_max, SERVE_RING_BUDGET_NS, &p->stuck);
+  err = proc_read(p, &p->stuck);
   if (err != 0) proc_error(s, p, err);
   else p->fails = 0;
   ocgc_agg_cursor_stats(p->agg, &b);

@@ -318,7 +318,7 @@ struct stat_run {
   struct ocgc_agg *agg;
   struct ocgc_snapshot *prev;    /* at the end of the previous interval */
   struct ocgc_hist *scratch;     /* the interval's pauses */
-  uint64_t start, drain_max;
+  uint64_t start;
   struct out out;
 };
 
@@ -327,7 +327,10 @@ struct stat_run {
  * a signal). */
 static int drain(struct stat_run *s, uint64_t deadline)
 {
-  return tool_drain_agg(s->agg, s->drain_max, &tool_stop, deadline);
+  struct ocgc_drain_opts d = OCGC_OPTS_INIT(struct ocgc_drain_opts);
+  d.stop = &tool_stop;
+  d.deadline_ns = deadline;
+  return ocgc_agg_drain(s->agg, &d, NULL);
 }
 
 static unsigned table_height(void)
@@ -386,7 +389,6 @@ static int run(struct stat_run *s)
   struct tool_signals sig;
   int err;
   ao.start = OCGC_START_NOW;
-  s->drain_max = tool_drain_events(s->src);
   if ((err = ocgc_hist_new(&s->scratch)) != 0 || (err = ocgc_agg_new(s->src, &ao, &s->agg)) != 0 ||
       (err = ocgc_agg_snapshot(s->agg, &s->prev)) != 0)
     return err;

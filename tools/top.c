@@ -67,7 +67,6 @@ struct top {
   int have_rates;
   int exited;
   uint64_t refreshes;
-  uint64_t drain_max;         /* tool_drain_events() of the source */
   int utf8;                   /* the locale's: block characters drawn */
   struct top_spark spark;     /* the last minute */
 };
@@ -433,7 +432,10 @@ static void draw(struct top *tp, const char *message)
  * the refresh due at [deadline]). */
 static int poll_agg(struct top *tp, uint64_t deadline)
 {
-  return tool_drain_agg(tp->agg, tp->drain_max, &tool_stop, deadline);
+  struct ocgc_drain_opts d = OCGC_OPTS_INIT(struct ocgc_drain_opts);
+  d.stop = &tool_stop;
+  d.deadline_ns = deadline;
+  return ocgc_agg_drain(tp->agg, &d, NULL);
 }
 
 /* A new snapshot, and the rates since the one before. */
@@ -564,7 +566,6 @@ static int attach(struct top *tp)
   ao.start = OCGC_START_OLDEST;
   ao.on_pause = top_spark_on_pause;
   ao.ctx = &tp->spark;
-  tp->drain_max = tool_drain_events(tp->src);
   if ((err = top_spark_new(&tp->spark)) != 0 ||
       (err = ocgc_source_info(tp->src, &tp->info)) != 0 ||
       (err = ocgc_agg_new(tp->src, &ao, &tp->agg)) != 0 ||

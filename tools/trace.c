@@ -211,7 +211,8 @@ static int follow(struct ocgc_cursor *cur, const struct ocgc_source *src, int pi
                   uint64_t duration, uint64_t max_size, const struct trace *t,
                   const struct trace_out *out, int *full)
 {
-  uint64_t deadline = tool_now_ns() + duration, max_events = tool_drain_events(src);
+  struct ocgc_drain_opts d = OCGC_OPTS_INIT(struct ocgc_drain_opts);
+  uint64_t deadline = tool_now_ns() + duration;
   struct ocgc_cursor_stats st;
   int err;
   if (isatty(STDERR_FILENO))
@@ -221,7 +222,9 @@ static int follow(struct ocgc_cursor *cur, const struct ocgc_source *src, int pi
     /* Alive before the drain: events written before an exit are read. */
     int alive = tool_alive(src);
     /* Gone: nothing more is written, read what is left whole. */
-    err = tool_drain_cursor(cur, max_events, &tool_stop, alive ? deadline : 0);
+    d.stop = &tool_stop;
+    d.deadline_ns = alive ? deadline : 0;
+    err = ocgc_cursor_drain(cur, &d, NULL);
     if (out->bytes >= max_size) *full = 1;
     if (err != 0 || !alive || tool_stop || out->err || t->oom || *full ||
         tool_now_ns() >= deadline)
@@ -252,8 +255,13 @@ static int read_target(const struct trace_opts *o, struct ocgc_source *src, stru
    * cursor counts it as skipped): marked at the first event. */
   if (o->t.file != NULL) trace_skipped(t, st.skipped, st.lost_exact);
   tool_signals_catch(&sig);
-  if (o->t.file != NULL) err = tool_drain_cursor(cur, tool_drain_events(src), &tool_stop, 0);
-  else err = follow(cur, src, o->t.pid, o->duration, o->max_size, t, out, full);
+  if (o->t.file != NULL) {
+    struct ocgc_drain_opts d = OCGC_OPTS_INIT(struct ocgc_drain_opts);
+    d.stop = &tool_stop;
+    err = ocgc_cursor_drain(cur, &d, NULL);
+  } else {
+    err = follow(cur, src, o->t.pid, o->duration, o->max_size, t, out, full);
+  }
   tool_signals_restore(&sig);
   if (err == 0 && t->oom) err = -ENOMEM;
   if (err == 0) {
