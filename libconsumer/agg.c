@@ -164,11 +164,7 @@ static void tell_pause(struct ocgc_agg *a, const struct ocgc_pause *p)
   ap.pause = *p;
   ap.kind = known ? a->building[p->ring].kind : -1;
   ap.cause = known ? a->building[p->ring].cause : -1;
-  ap.allocated_bytes = a->ev.allocated_bytes;
-  ap.promoted_bytes = a->ev.promoted_bytes;
-  memcpy(ap.collections, a->ev.collections, sizeof ap.collections);
-  ap.heap_bytes = a->ev.heap_bytes;
-  ap.top_heap_bytes = a->ev.top_heap_bytes;
+  agg_event_counters(a, &ap.counts);
   a->on_pause(&ap, a->cb_ctx);
 }
 
@@ -176,6 +172,7 @@ static void on_pause(const struct ocgc_pause *p, void *ctx)
 {
   struct ocgc_agg *a = ctx;
   if (a->on_pause != NULL) tell_pause(a, p);
+  if (a->intervals != NULL) agg_intervals_pause(a, p);
   if (p->ring < a->nrings) {
     a->building[p->ring].kind = a->building[p->ring].cause = -1;
     a->building[p->ring].ns = 0;
@@ -373,6 +370,7 @@ void ocgc_agg_free(struct ocgc_agg *a)
 {
   unsigned k;
   if (a == NULL) return;
+  agg_intervals_detach(a);
   ocgc_cursor_free(a->cur);
   ocgc_stream_free(a->stream);
   ocgc_hist_free(a->pauses);

@@ -83,9 +83,25 @@ struct ocgc_agg {
    * of its memory. */
   struct agg_building { int kind, cause; uint64_t ns; } *building;
   unsigned nrings;
+  /* The interval recorders over this aggregator (interval.c). */
+  struct ocgc_interval *intervals;
   int stock;                 /* a stock OCaml 5 file */
   uint64_t forced_ids;       /* stock: phase ids (bits) of Gc.full_major and Gc.compact */
 };
+
+/* What [a]'s events counted (exact 0), into *c (zeroed first). */
+void agg_event_counters(const struct ocgc_agg *a, struct ocgc_counters *c);
+/* The counters of [a] now, with the pauses that have ended but could
+ * still grow (the stream's pending ones) counted, as a snapshot has them
+ * (snapshot.c): 0 or an error. */
+int agg_counters_now(struct ocgc_agg *a, struct ocgc_counters *c);
+/* Rates from [o] to [n] into *out (zeroed): 0, or -EINVAL (out all 0) if
+ * [n] is not later than [o] (interval.c: the one rule of rates). */
+int agg_rates(const struct ocgc_counters *o, const struct ocgc_counters *n, struct ocgc_rates *out);
+/* A pause the aggregator records, to each recorder (interval.c). */
+void agg_intervals_pause(struct ocgc_agg *a, const struct ocgc_pause *p);
+/* The aggregator is being freed: its recorders let go of it. */
+void agg_intervals_detach(struct ocgc_agg *a);
 
 enum agg_user {
   AGG_USER_NONE = -1,

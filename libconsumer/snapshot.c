@@ -1,4 +1,5 @@
-/* snapshot.c - copies of an aggregator's knowledge, and rates between two.
+/* snapshot.c - copies of an aggregator's knowledge, and rates between two
+ * (by interval.c's rule).
  *
  * A snapshot owns its histograms (deep copies), so the caller may keep it
  * while the aggregator goes on.  Counters come from the producer's totals
@@ -13,6 +14,7 @@
 
 #include "agg.h"
 #include "mono.h"
+#include "source.h"
 #include "stream.h"
 
 struct ocgc_snapshot {
@@ -51,8 +53,10 @@ static void counters_from_totals(struct ocgc_counters *c, const struct ocgc_tota
   c->exact = 1;
 }
 
-static void counters_from_events(struct ocgc_counters *c, const struct agg_event_counts *e)
+void agg_event_counters(const struct ocgc_agg *a, struct ocgc_counters *c)
 {
+  const struct agg_event_counts *e = &a->ev;
+  memset(c, 0, sizeof *c);
   memcpy(c->collections, e->collections, sizeof c->collections);
   c->major_cycles = e->major_cycles;
   c->forced_majors = e->forced_majors;
@@ -62,6 +66,11 @@ static void counters_from_events(struct ocgc_counters *c, const struct agg_event
   c->heap_bytes = e->heap_bytes;
   c->top_heap_bytes = e->top_heap_bytes;
   c->gc_time_ns = e->gc_time_ns;
+  c->pauses = e->pauses;
+  memcpy(c->event_collections, e->collections, sizeof c->event_collections);
+  c->time_ns = e->last_ts;
+  c->first_event_ns = e->first_ts;
+  c->last_event_ns = e->last_ts;
   c->exact = 0;
 }
 
@@ -96,12 +105,12 @@ static int fill_counters(struct ocgc_agg *a, struct ocgc_counters *c, uint64_t o
     counters_from_totals(c, &a->last_totals);
     c->time_ns = a->last_totals_ns;
   } else if (info.has_ext && err == -EAGAIN) {
-    counters_from_events(c, &a->ev);
+    agg_event_counters(a, c);
     c->time_ns = events_time(a);
   } else if (info.has_ext && err != -ENODATA) {
     return err;
   } else {
-    counters_from_events(c, &a->ev);
+    agg_event_counters(a, c);
     c->major_cycles += stream_stw_cycles(a->stream); /* stock OCaml 5 */
     c->gc_time_ns += open_ns; /* as the pause histogram of the copy has them */
     c->time_ns = events_time(a);
@@ -133,14 +142,13 @@ static int snapshot_room(const struct ocgc_agg *a, struct ocgc_snapshot *s)
   return err;
 }
 
-/* The counters of [a] now, with the pauses that have ended but could
- * still grow (the stream's pending ones) counted: 0 or an error. */
-static int snapshot_counters(struct ocgc_agg *a, unsigned rings, struct ocgc_counters *c)
+int agg_counters_now(struct ocgc_agg *a, struct ocgc_counters *c)
 {
   struct ocgc_pause p;
   uint64_t open = 0, open_ns = 0;
   unsigned r;
-  for (r = 0; r < rings; r++)
+  memset(c, 0, sizeof *c);
+  for (r = 0; r < (unsigned)a->src->l.max_domains; r++)
     if (ocgc_stream_pending_pause(a->stream, r, &p)) {
       open++;
       open_ns += p.duration_ns;
@@ -181,8 +189,7 @@ int ocgc_agg_snapshot_update(struct ocgc_agg *a, struct ocgc_snapshot **snap)
   int err;
   if (a == NULL || snap == NULL) return -EINVAL;
   if ((err = ocgc_source_info(a->src, &info)) != 0) return err;
-  memset(&c, 0, sizeof c);
-  if ((err = snapshot_counters(a, (unsigned)info.max_domains, &c)) != 0) return err;
+  if ((err = agg_counters_now(a, &c)) != 0) return err;
   s = *snap != NULL ? *snap : calloc(1, sizeof *s);
   if (s == NULL) return -ENOMEM;
   if ((err = snapshot_room(a, s)) != 0) {
@@ -258,33 +265,9 @@ int ocgc_snapshot_cause(const struct ocgc_snapshot *s, unsigned kind, unsigned c
   return 0;
 }
 
-static double per_s(uint64_t newer, uint64_t older, double seconds)
+int ocgc_snapshot_rates(const struct ocgc_snapshot *older, const struct ocgc_snapshot *newer,
+                        struct ocgc_rates *out)
 {
-  return newer >= older ? (double)(newer - older) / seconds : 0.0;
-}
-
-int ocgc_rates(const struct ocgc_snapshot *older, const struct ocgc_snapshot *newer,
-               struct ocgc_rates *out)
-{
-  const struct ocgc_counters *o, *n;
-  double secs;
-  unsigned k;
   if (older == NULL || newer == NULL || out == NULL) return -EINVAL;
-  o = &older->c;
-  n = &newer->c;
-  if (n->time_ns <= o->time_ns) return -EINVAL;
-  memset(out, 0, sizeof *out);
-  secs = (double)(n->time_ns - o->time_ns) / 1e9;
-  out->seconds = secs;
-  for (k = 0; k < OCGC_KIND_COUNT; k++)
-    out->collections_per_s[k] = per_s(n->collections[k], o->collections[k], secs);
-  out->major_cycles_per_s = per_s(n->major_cycles, o->major_cycles, secs);
-  out->allocated_bytes_per_s = per_s(n->allocated_bytes, o->allocated_bytes, secs);
-  out->promoted_bytes_per_s = per_s(n->promoted_bytes, o->promoted_bytes, secs);
-  if (n->allocated_bytes > o->allocated_bytes && n->promoted_bytes >= o->promoted_bytes)
-    out->promotion_ratio = (double)(n->promoted_bytes - o->promoted_bytes) /
-                           (double)(n->allocated_bytes - o->allocated_bytes);
-  out->gc_time_share = per_s(n->gc_time_ns, o->gc_time_ns, secs) / 1e9;
-  out->heap_bytes = n->heap_bytes;
-  return 0;
+  return agg_rates(&older->c, &newer->c, out);
 }

@@ -48,20 +48,13 @@ static const char *const pct_text[REP_NPCTS] = {"p50", "p75", "p90", "p95", "p99
 
 static uint64_t sub0(uint64_t a, uint64_t b) { return a > b ? a - b : 0; }
 
-/* The counts of the window: [c] minus the snapshot at its start.  Returns
- * when that snapshot was (producer clock). */
+/* The counts of the window: [c]'s growth since the snapshot at its start.
+ * Returns when that snapshot was (producer clock). */
 static uint64_t window_counts(struct ocgc_counters *c, const struct ocgc_snapshot *base)
 {
   struct ocgc_counters b;
-  unsigned k;
   ocgc_snapshot_counters(base, &b);
-  for (k = 0; k < OCGC_KIND_COUNT; k++) c->collections[k] = sub0(c->collections[k], b.collections[k]);
-  c->major_cycles = sub0(c->major_cycles, b.major_cycles);
-  c->forced_majors = sub0(c->forced_majors, b.forced_majors);
-  c->allocated_bytes = sub0(c->allocated_bytes, b.allocated_bytes);
-  c->promoted_bytes = sub0(c->promoted_bytes, b.promoted_bytes);
-  c->direct_major_bytes = sub0(c->direct_major_bytes, b.direct_major_bytes);
-  c->gc_time_ns = sub0(c->gc_time_ns, b.gc_time_ns);
+  ocgc_counters_growth(&b, c, c);
   return b.time_ns;
 }
 

@@ -166,7 +166,7 @@ static void proc_figures(struct serve_set *s, struct serve_proc *p);
 static int proc_read(struct serve_proc *p, int *stuck)
 {
   struct ocgc_drain_opts d = OCGC_OPTS_INIT(struct ocgc_drain_opts);
-  struct ocgc_drain_result r = {sizeof r, 0, 0, 0, 0};
+  struct ocgc_drain_result r = OCGC_OPTS_INIT(struct ocgc_drain_result);
   int err;
   d.deadline_ns = tool_now_ns() + SERVE_RING_BUDGET_NS;
   err = ocgc_agg_drain(p->agg, &d, &r);

@@ -2,35 +2,23 @@
  * interval, like `jstat -gcutil`, as a table, JSON lines or CSV.
  *
  * What it owns: its options, one aggregator started at OCGC_START_NOW over
- * the target (common.h opens it), two snapshots (the one taken at the end
- * of the previous interval and the one just taken) and the rows.  Every
- * row is the difference between those two, so each row covers exactly the
- * time between two snapshots and the rows add up: the sum of a counter over
- * the rows equals its growth since the attach (the counters of ocgc files
- * come from the producer's exact totals, so this holds even when events
- * were lost; --json prints the integer counts so that scripts can check
- * it).
+ * the target (common.h opens it), an interval recorder over it (libocgc's
+ * ocgc_interval: counters' growth, rates and the interval's pauses, each
+ * pause counted once) and the rows.  Each row is one interval, so the
+ * rows add up: the sum of a counter over the rows equals its growth since
+ * the attach (the counters of ocgc files come from the producer's exact
+ * totals, so this holds even when events were lost; --json prints the
+ * integer counts so that scripts can check it).  Pause percentiles are
+ * the interval's histogram's, exact to its bucket precision (0.1%).
  *
- * Pause percentiles of one interval: the snapshots hold cumulative pause
- * histograms; the interval's is the newer copied, minus the older
- * (ocgc_hist_sub), read with ocgc_hist_percentile(): exact to bucket
- * precision (0.1%), and its max is exact whenever it is a new overall max.
- * A snapshot counts the last pause provisionally (a collection may still
- * join its stop), so when that pause grew after the older snapshot, the
- * older is no earlier copy of the newer and the subtraction refuses: then
- * the interval's k-th pause is read bucket by bucket from the difference of
- * the two cumulative counts (ocgc_hist_iter and ocgc_hist_count_le), which
- * takes the provisional length away and sees the final one.
- *
- * Invariants: rows are printed only from two snapshots of the same
- * aggregator; the aggregator is drained every TICK (or the interval, when
+ * Invariants: the aggregator is drained every TICK (or the interval, when
  * shorter) so the ring does not overflow between rows; interval ends are
  * scheduled from the attach time (start + k * interval), so rows do not
  * drift; SIGINT and SIGTERM only set a flag, and the loop ends cleanly
  * (exit 0) after freeing everything, without printing the interval in
  * progress (as jstat).  When the process exits (or is killed) the interval
  * in progress is printed as a last, shorter row and stat exits 0.  Rates
- * are over the producer's clock between the snapshots (interval_s); time_s
+ * are over the producer's clock between the interval's ends (interval_s); time_s
  * is ocgc's own clock since the attach. */
 
 #include <errno.h>
@@ -58,91 +46,30 @@ struct stat_opts {
   uint64_t interval_ns, count;
 };
 
-/* One row: what happened between two snapshots. */
+/* One row: what happened in one interval. */
 struct row {
   double time_s;          /* end of the interval, seconds since the attach */
-  double interval_s;      /* producer time between the snapshots */
-  uint64_t collections[OCGC_KIND_COUNT], major_cycles, forced_majors;
-  uint64_t allocated_bytes, promoted_bytes, gc_time_ns, pauses, lost;
+  double interval_s;      /* producer time between its ends */
+  struct ocgc_counters g; /* the counters' growth (gauges: at its end) */
   struct ocgc_rates rates;
   int have_pauses;
   uint64_t p50_ns, p99_ns, max_ns;
-  uint64_t heap_bytes;
-  int exact;
 };
 
-static uint64_t delta(uint64_t newer, uint64_t older)
+/* The row of the interval [f], whose pauses are [h]. */
+static void make_row(const struct ocgc_interval_figures *f, const struct ocgc_hist *h,
+                     double time_s, struct row *r)
 {
-  return newer >= older ? newer - older : 0;
-}
-
-/* The smallest bucket top t (capped at [max]) with at least [rank] pauses
- * <= t recorded between [older] and [newer]: the fallback of the top of the
- * file, for an older snapshot whose provisional pause grew since. */
-static uint64_t rank_value(const struct ocgc_hist *older, const struct ocgc_hist *newer,
-                           uint64_t rank, uint64_t max)
-{
-  struct ocgc_hist_iter it;
-  ocgc_hist_iter_init(&it, newer);
-  while (ocgc_hist_iter_next(&it))
-    if (delta(it.cumulative, ocgc_hist_count_le(older, it.highest)) >= rank)
-      return it.highest < max ? it.highest : max;
-  return max;
-}
-
-/* Percentile [pct] of [n] pauses by rank: ceil(pct/100 * n), at least 1. */
-static uint64_t pct_rank(uint64_t n, unsigned pct)
-{
-  uint64_t rank = (n * pct + 99) / 100;
-  return rank ? rank : 1;
-}
-
-/* The pauses of the interval into r; [scratch]: a histogram of ours. */
-static void interval_pauses(const struct ocgc_snapshot *older, const struct ocgc_snapshot *newer,
-                            struct ocgc_hist *scratch, struct row *r)
-{
-  const struct ocgc_hist *ho = ocgc_snapshot_pauses(older);
-  const struct ocgc_hist *hn = ocgc_snapshot_pauses(newer);
-  r->have_pauses = r->pauses > 0;
-  if (r->pauses == 0) return;
-  if (ocgc_hist_copy(scratch, hn) == 0 && ocgc_hist_sub(scratch, ho) == 0 &&
-      ocgc_hist_count(scratch) > 0) {
-    r->max_ns = ocgc_hist_max(scratch);
-    r->p50_ns = ocgc_hist_percentile(scratch, 50);
-    r->p99_ns = ocgc_hist_percentile(scratch, 99);
-    return;
-  }
-  r->max_ns = ocgc_hist_max(hn) > ocgc_hist_max(ho) ? ocgc_hist_max(hn)
-              : rank_value(ho, hn, r->pauses, ocgc_hist_max(hn));
-  r->p50_ns = rank_value(ho, hn, pct_rank(r->pauses, 50), r->max_ns);
-  r->p99_ns = rank_value(ho, hn, pct_rank(r->pauses, 99), r->max_ns);
-}
-
-static void make_row(const struct ocgc_snapshot *older, const struct ocgc_snapshot *newer,
-                     struct ocgc_hist *scratch, double time_s, struct row *r)
-{
-  struct ocgc_counters o, n;
-  unsigned k;
   memset(r, 0, sizeof *r);
-  ocgc_snapshot_counters(older, &o);
-  ocgc_snapshot_counters(newer, &n);
-  for (k = 0; k < OCGC_KIND_COUNT; k++) r->collections[k] = delta(n.collections[k], o.collections[k]);
-  r->major_cycles = delta(n.major_cycles, o.major_cycles);
-  r->forced_majors = delta(n.forced_majors, o.forced_majors);
-  r->allocated_bytes = delta(n.allocated_bytes, o.allocated_bytes);
-  r->promoted_bytes = delta(n.promoted_bytes, o.promoted_bytes);
-  r->gc_time_ns = delta(n.gc_time_ns, o.gc_time_ns);
-  r->pauses = delta(n.pauses, o.pauses);
-  r->lost = delta(n.events_lost, o.events_lost);
-  r->heap_bytes = n.heap_bytes;
-  r->exact = n.exact;
+  r->g = f->growth;
   r->time_s = time_s;
-  /* A producer that exited just after the older snapshot read its clock
-   * may have an exit time before it: then the interval is empty, and the
-   * rates are left at 0 while the counts still add up. */
-  if (ocgc_rates(older, newer, &r->rates) == 0) r->interval_s = r->rates.seconds;
-  else memset(&r->rates, 0, sizeof r->rates);
-  interval_pauses(older, newer, scratch, r);
+  r->rates = f->rates;
+  r->interval_s = f->rates_known ? f->rates.seconds : 0;
+  if ((r->have_pauses = ocgc_hist_count(h) > 0) != 0) {
+    r->max_ns = ocgc_hist_max(h);
+    r->p50_ns = ocgc_hist_percentile(h, 50);
+    r->p99_ns = ocgc_hist_percentile(h, 99);
+  }
 }
 
 /* ---- printing ------------------------------------------------------------------ */
@@ -182,28 +109,28 @@ static void row_fields(const struct row *r, struct field f[NFIELDS])
 #define D(p, v) f[i].kind = F_DBL, f[i].prec = (p), f[i].d = (v), i++
 #define US(v) f[i].kind = F_US, f[i].u = (v), i++
   D(6, r->interval_s);
-  U(r->collections[OCGC_KIND_MINOR]);
-  U(r->collections[OCGC_KIND_MAJOR_SLICE]);
-  U(r->major_cycles);
-  U(r->collections[OCGC_KIND_COMPACTION]);
-  U(r->forced_majors);
-  U(r->pauses);
+  U(r->g.collections[OCGC_KIND_MINOR]);
+  U(r->g.collections[OCGC_KIND_MAJOR_SLICE]);
+  U(r->g.major_cycles);
+  U(r->g.collections[OCGC_KIND_COMPACTION]);
+  U(r->g.forced_majors);
+  U(r->g.pauses);
   D(3, r->rates.collections_per_s[OCGC_KIND_MINOR]);
   D(3, r->rates.collections_per_s[OCGC_KIND_MAJOR_SLICE]);
   D(3, r->rates.major_cycles_per_s);
-  U(r->allocated_bytes);
-  U(r->promoted_bytes);
+  U(r->g.allocated_bytes);
+  U(r->g.promoted_bytes);
   D(6, r->rates.allocated_bytes_per_s / TOOL_MIB);
   D(6, r->rates.promoted_bytes_per_s / TOOL_MIB);
   D(3, r->rates.promotion_ratio * 100);
-  U(r->gc_time_ns);
+  U(r->g.gc_time_ns);
   D(3, r->rates.gc_time_share * 100);
   US(r->p50_ns);
   US(r->p99_ns);
   US(r->max_ns);
-  U(r->heap_bytes);
-  U(r->lost);
-  f[i].kind = F_BOOL, f[i].u = (uint64_t)r->exact, i++;
+  U(r->g.heap_bytes);
+  U(r->g.events_lost);
+  f[i].kind = F_BOOL, f[i].u = (uint64_t)r->g.exact, i++;
 #undef U
 #undef D
 #undef US
@@ -273,7 +200,7 @@ static void print_table_row(struct out *o, const struct row *r)
   print_us_cell(r->have_pauses, r->p50_ns);
   print_us_cell(r->have_pauses, r->p99_ns);
   print_us_cell(r->have_pauses, r->max_ns);
-  printf(" %9.1f %6" PRIu64 "\n", (double)r->heap_bytes / TOOL_MIB, r->lost);
+  printf(" %9.1f %6" PRIu64 "\n", (double)r->g.heap_bytes / TOOL_MIB, r->g.events_lost);
 }
 
 static void print_row(struct out *o, const struct row *r)
@@ -316,8 +243,7 @@ struct stat_run {
   const struct stat_opts *opts;
   struct ocgc_source *src;
   struct ocgc_agg *agg;
-  struct ocgc_snapshot *prev;    /* at the end of the previous interval */
-  struct ocgc_hist *scratch;     /* the interval's pauses */
+  struct ocgc_interval *iv;      /* the rows' intervals */
   uint64_t start;
   struct out out;
 };
@@ -344,14 +270,12 @@ static unsigned table_height(void)
 /* The row of the interval that ends now. */
 static int print_interval(struct stat_run *s)
 {
-  struct ocgc_snapshot *cur;
+  struct ocgc_interval_figures f = OCGC_OPTS_INIT(struct ocgc_interval_figures);
   struct row r;
-  int err = ocgc_agg_snapshot(s->agg, &cur);
+  int err = ocgc_interval_next(s->iv, &f);
   if (err) return err;
-  make_row(s->prev, cur, s->scratch, (double)(tool_now_ns() - s->start) / 1e9, &r);
+  make_row(&f, ocgc_interval_pauses(s->iv), (double)(tool_now_ns() - s->start) / 1e9, &r);
   print_row(&s->out, &r);
-  ocgc_snapshot_free(s->prev);
-  s->prev = cur;
   return 0;
 }
 
@@ -389,10 +313,10 @@ static int run(struct stat_run *s)
   struct tool_signals sig;
   int err;
   ao.start = OCGC_START_NOW;
-  if ((err = ocgc_hist_new(&s->scratch)) != 0 || (err = ocgc_agg_new(s->src, &ao, &s->agg)) != 0 ||
-      (err = ocgc_agg_snapshot(s->agg, &s->prev)) != 0)
+  if ((err = ocgc_agg_new(s->src, &ao, &s->agg)) != 0 ||
+      (err = ocgc_interval_new(s->agg, &s->iv)) != 0)
     return err;
-  /* after the first snapshot: the window has begun when this line is out */
+  /* after the first interval began: the window has begun when this line is out */
   tool_say_ids(s->src, tool_target_label(&s->opts->t));
   tool_signals_catch(&sig);
   if (s->out.fmt == FMT_TABLE) s->out.header_every = table_height();
@@ -497,8 +421,7 @@ int cmd_stat(int argc, char **argv)
   if ((err = tool_target_open(&o.t, &s.src)) != 0) return tool_exit_code(err);
   if ((err = run(&s)) != 0) rc = tool_target_error(&o.t, err);
   if (ferror(stdout) && rc == 0) rc = TOOL_EXIT_ERROR;
-  ocgc_snapshot_free(s.prev);
-  ocgc_hist_free(s.scratch);
+  ocgc_interval_free(s.iv);
   ocgc_agg_free(s.agg);
   ocgc_source_close(s.src);
   return rc;

@@ -142,15 +142,17 @@ static uint64_t diff(uint64_t now, uint64_t before)
 /* The counts [p] carries into [b], as differences from the last ones. */
 static void take_counts(struct timeline *tl, struct tl_bucket *b, const struct ocgc_agg_pause *p)
 {
+  struct ocgc_counters g;
   unsigned k;
   if (tl->have_counts) {
-    b->alloc += diff(p->allocated_bytes, tl->last.allocated_bytes);
-    b->promo += diff(p->promoted_bytes, tl->last.promoted_bytes);
-    for (k = 0; k < OCGC_KIND_COUNT; k++) b->coll[k] += diff(p->collections[k], tl->last.collections[k]);
+    ocgc_counters_growth(&tl->last.counts, &p->counts, &g);
+    b->alloc += g.allocated_bytes;
+    b->promo += g.promoted_bytes;
+    for (k = 0; k < OCGC_KIND_COUNT; k++) b->coll[k] += g.collections[k];
   }
   b->sample_t = p->pause.end > 0 ? p->pause.end : 1;
-  b->heap = p->heap_bytes;
-  b->top_heap = p->top_heap_bytes;
+  b->heap = p->counts.heap_bytes;
+  b->top_heap = p->counts.top_heap_bytes;
   tl->last = *p;
   tl->have_counts = 1;
 }

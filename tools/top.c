@@ -2,7 +2,7 @@
  *
  * What it owns: the screen.  The figures all come from libocgc's
  * aggregator (public API only): a header (program, pid, OCaml version,
- * uptime, heap), the rates between the last two refreshes (ocgc_rates),
+ * uptime, heap), the rates between the last two refreshes (an ocgc_interval),
  * sparklines of the last minute (top_spark.c), a pause histogram per
  * collection kind drawn as bars over 1-2-5 buckets, three a decade,
  * summed from the histogram's own buckets (ocgc_hist_iter), the cause
@@ -61,8 +61,8 @@ struct top {
   struct ocgc_source_info info;
   char program[TOOL_ESC_SIZE(sizeof ((struct ocgc_source_info *)0)->program)]; /* escaped */
   char ocaml[TOOL_ESC_SIZE(sizeof ((struct ocgc_source_info *)0)->ocaml_version)];
-  struct ocgc_snapshot *prev; /* at the refresh before the last */
   struct ocgc_snapshot *cur;  /* at the last refresh */
+  struct ocgc_interval *iv;   /* from one refresh to the next: the rates */
   struct ocgc_rates rates;
   int have_rates;
   int exited;
@@ -438,23 +438,18 @@ static int poll_agg(struct top *tp, uint64_t deadline)
   return ocgc_agg_drain(tp->agg, &d, NULL);
 }
 
-/* A new snapshot, and the rates since the one before. */
+/* A new snapshot, and the rates since the one before (the first begins
+ * the first interval).  A producer that did not run in the interval has
+ * rates of zero. */
 static int take_snapshot(struct top *tp)
 {
-  struct ocgc_snapshot *s;
-  int err = ocgc_agg_snapshot(tp->agg, &s);
+  struct ocgc_interval_figures f = OCGC_OPTS_INIT(struct ocgc_interval_figures);
+  int err = ocgc_agg_snapshot_update(tp->agg, &tp->cur);
   if (err) return err;
-  ocgc_snapshot_free(tp->prev);
-  tp->prev = tp->cur;
-  tp->cur = s;
-  if (tp->prev != NULL) {
-    if (ocgc_rates(tp->prev, tp->cur, &tp->rates) != 0) {
-      /* The producer did not collect in the interval: nothing ran, the
-       * rates are zero. */
-      memset(&tp->rates, 0, sizeof tp->rates);
-    }
-    tp->have_rates = 1;
-  }
+  if (tp->iv == NULL) return ocgc_interval_new(tp->agg, &tp->iv);
+  if ((err = ocgc_interval_next(tp->iv, &f)) != 0) return err;
+  tp->rates = f.rates;
+  tp->have_rates = 1;
   return 0;
 }
 
@@ -564,10 +559,7 @@ static int attach(struct top *tp)
   struct ocgc_agg_opts ao = OCGC_OPTS_INIT(struct ocgc_agg_opts);
   int err;
   ao.start = OCGC_START_OLDEST;
-  ao.on_pause = top_spark_on_pause;
-  ao.ctx = &tp->spark;
-  if ((err = top_spark_new(&tp->spark)) != 0 ||
-      (err = ocgc_source_info(tp->src, &tp->info)) != 0 ||
+  if ((err = ocgc_source_info(tp->src, &tp->info)) != 0 ||
       (err = ocgc_agg_new(tp->src, &ao, &tp->agg)) != 0 ||
       (err = poll_agg(tp, tool_now_ns() + tp->interval_ns)) != 0 ||
       (err = take_snapshot(tp)) != 0 ||
@@ -648,7 +640,7 @@ static int loop(struct top *tp, uint64_t count)
     /* Alive before the poll: what it wrote before exiting is read. */
     alive = tool_alive(tp->src);
     if ((err = poll_agg(tp, alive ? next_refresh : 0)) != 0) break;
-    if ((err = top_spark_tick(&tp->spark, tp->agg, tool_now_ns())) < 0) break;
+    if ((err = top_spark_tick(&tp->spark, tool_now_ns())) < 0) break;
     err = 0;
     if (!alive || tool_now_ns() >= next_refresh) {
       if ((err = take_snapshot(tp)) != 0) break;
@@ -706,10 +698,10 @@ int cmd_top(int argc, char **argv)
   if ((err = tool_target_open(&o.t, &tp.src)) != 0) return tool_exit_code(err);
   if ((err = attach(&tp)) != 0) rc = tool_target_error(&o.t, err);
   else rc = on_screen(&tp, o.count);
-  ocgc_snapshot_free(tp.prev);
   ocgc_snapshot_free(tp.cur);
-  ocgc_agg_free(tp.agg);
+  ocgc_interval_free(tp.iv);
   top_spark_free(&tp.spark);
+  ocgc_agg_free(tp.agg);
   ocgc_source_close(tp.src);
   return rc;
 }

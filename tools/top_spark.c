@@ -1,19 +1,16 @@
 /* top_spark.c - the last minute of `ocgc top`: the pause p99 and the
  * allocation rate of each second, and their sparklines.
  *
- * What it owns: one pause histogram (the pauses of the second in progress,
- * fed by the aggregator's on_pause, so that a second's p99 is exact to the
- * histogram's 0.1% and never a difference of two cumulative copies, which
- * a pause still growing at a snapshot would spoil), two snapshots reused
- * (the counters at the last two samples: the allocation rate over the
- * producer's clock between them, ocgc_rates) and two rings of
- * TOP_SPARK_SAMPLES values: memory fixed after the start.
+ * What it owns: an interval recorder over the aggregator (libocgc's
+ * ocgc_interval: each second's pauses, each counted once, and the
+ * allocation rate over the producer's clock, the same rules as `ocgc
+ * stat`'s rows) and two rings of TOP_SPARK_SAMPLES values: memory fixed
+ * after the start.
  *
  * Invariants: a sample covers the time since the previous one (after a
  * stall, one sample covers the stall, never a burst of them); a second
- * without a pause has no p99 (NaN, drawn as a space), not a p99 of 0; the
- * pauses of a stop of every domain count once (its first domain's, as the
- * aggregator's pause histogram counts them). */
+ * without a pause has no p99 (NaN, drawn as a space), not a p99 of 0; a
+ * second in which the producer did not run allocated nothing. */
 
 #include <errno.h>
 #include <math.h>
@@ -21,23 +18,11 @@
 
 #include "top_spark.h"
 
-int top_spark_new(struct top_spark *s)
-{
-  memset(s, 0, sizeof *s);
-  return ocgc_hist_new(&s->second);
-}
-
-void top_spark_on_pause(const struct ocgc_agg_pause *p, void *ctx)
-{
-  struct top_spark *s = ctx;
-  if (!p->pause.stw_member) ocgc_hist_record(s->second, p->pause.duration_ns);
-}
-
 int top_spark_start(struct top_spark *s, struct ocgc_agg *agg, uint64_t now_ns)
 {
-  ocgc_hist_reset(s->second);
+  memset(s, 0, sizeof *s);
   s->next_ns = now_ns + TOP_SPARK_PERIOD_NS;
-  return ocgc_agg_snapshot_update(agg, &s->prev);
+  return ocgc_interval_new(agg, &s->iv);
 }
 
 void top_ring_push(struct top_ring *r, double v)
@@ -53,22 +38,16 @@ static double ring_at(const struct top_ring *r, unsigned i)
   return r->v[(r->head + TOP_SPARK_SAMPLES - 1 - i) % TOP_SPARK_SAMPLES];
 }
 
-int top_spark_tick(struct top_spark *s, struct ocgc_agg *agg, uint64_t now_ns)
+int top_spark_tick(struct top_spark *s, uint64_t now_ns)
 {
-  struct ocgc_snapshot *t;
-  struct ocgc_rates rates;
+  struct ocgc_interval_figures f = OCGC_OPTS_INIT(struct ocgc_interval_figures);
+  const struct ocgc_hist *h;
   int err;
   if (now_ns < s->next_ns) return 0;
-  if ((err = ocgc_agg_snapshot_update(agg, &s->cur)) != 0) return err;
-  /* No producer update in the second: nothing ran, nothing was allocated. */
-  if (ocgc_rates(s->prev, s->cur, &rates) != 0) rates.allocated_bytes_per_s = 0;
-  top_ring_push(&s->alloc_bps, rates.allocated_bytes_per_s);
-  top_ring_push(&s->p99_ns, ocgc_hist_count(s->second)
-                            ? (double)ocgc_hist_percentile(s->second, 99) : NAN);
-  ocgc_hist_reset(s->second);
-  t = s->prev;
-  s->prev = s->cur;
-  s->cur = t;
+  if ((err = ocgc_interval_next(s->iv, &f)) != 0) return err;
+  h = ocgc_interval_pauses(s->iv);
+  top_ring_push(&s->alloc_bps, f.rates.allocated_bytes_per_s);
+  top_ring_push(&s->p99_ns, ocgc_hist_count(h) ? (double)ocgc_hist_percentile(h, 99) : NAN);
   s->samples++;
   s->next_ns += TOP_SPARK_PERIOD_NS;
   if (s->next_ns <= now_ns) s->next_ns = now_ns + TOP_SPARK_PERIOD_NS;
@@ -77,9 +56,7 @@ int top_spark_tick(struct top_spark *s, struct ocgc_agg *agg, uint64_t now_ns)
 
 void top_spark_free(struct top_spark *s)
 {
-  ocgc_hist_free(s->second);
-  ocgc_snapshot_free(s->prev);
-  ocgc_snapshot_free(s->cur);
+  ocgc_interval_free(s->iv);
   memset(s, 0, sizeof *s);
 }
 

@@ -21,25 +21,21 @@ struct top_ring {
 };
 
 struct top_spark {
-  struct ocgc_hist *second;          /* the pauses since the last sample */
-  struct ocgc_snapshot *prev, *cur;  /* counters at the last two samples */
+  struct ocgc_interval *iv;          /* a second each */
   uint64_t next_ns;                  /* tool_now_ns() of the next sample */
   uint64_t samples;                  /* taken so far */
   struct top_ring p99_ns, alloc_bps; /* pause p99 (ns), allocation (bytes/s) */
 };
 
-/* Before the aggregator is made: the pause histogram (0 or -ENOMEM).
- * Then give the aggregator top_spark_on_pause with [s] as its ctx. */
-int top_spark_new(struct top_spark *s);
-void top_spark_on_pause(const struct ocgc_agg_pause *p, void *ctx);
 /* After the aggregator's first drain: what it read so far (the ring's
- * past) is no sample's; the first sample comes a period after [now_ns]. */
+ * past) is no sample's; the first sample comes a period after [now_ns].
+ * 0 or an error (ocgc_interval_new's). */
 int top_spark_start(struct top_spark *s, struct ocgc_agg *agg, uint64_t now_ns);
-/* A sample if its time has come: 1 (a sample was added), 0, or a negative
- * error (the snapshot's). */
-int top_spark_tick(struct top_spark *s, struct ocgc_agg *agg, uint64_t now_ns);
+/* A sample if its time has come (drain the aggregator first): 1 (a sample
+ * was added), 0, or a negative error (ocgc_interval_next's). */
+int top_spark_tick(struct top_spark *s, uint64_t now_ns);
+/* Before the aggregator is freed. */
 void top_spark_free(struct top_spark *s);
-
 /* Add [v] to [r], over its oldest value once it holds TOP_SPARK_SAMPLES. */
 void top_ring_push(struct top_ring *r, double v);
 /* The newest value of [r] (NaN if none) and the largest of the newest

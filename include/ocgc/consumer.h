@@ -711,6 +711,34 @@ OCGC_API int ocgc_hist_iter_next(struct ocgc_hist_iter *it);
  * the events in stock files). */
 struct ocgc_agg;
 
+/** Counters at one moment.  Bytes and times are cumulative since the
+ * producer started (ocgc files) or since the cursor's start (stock). */
+struct ocgc_counters {
+  uint64_t time_ns;              /**< producer clock: last update seen */
+  uint64_t collections[OCGC_KIND_COUNT]; /**< by kind */
+  uint64_t major_cycles;         /**< major cycles completed */
+  uint64_t forced_majors;
+  uint64_t allocated_bytes;      /**< minor heap allocation */
+  uint64_t promoted_bytes;
+  uint64_t direct_major_bytes;
+  uint64_t heap_bytes, top_heap_bytes;
+  uint64_t gc_time_ns;           /**< time inside outermost collections (stock
+                                      files: the sum of the pauses seen) */
+  uint64_t pauses;               /**< pauses seen by this aggregator */
+  uint64_t events_seen, events_lost;
+  int lost_exact;
+  int exact;                     /**< 1: from the producer's totals */
+  /** Collections this aggregator saw complete in the events, by kind: with
+   * nothing lost, their growth equals that of collections[] (a cross-check
+   * of the producer's totals against its events). */
+  uint64_t event_collections[OCGC_KIND_COUNT];
+  /** Producer timestamps of the oldest and newest events this aggregator
+   * read (0 before any): the span of time its histograms cover. */
+  uint64_t first_event_ns, last_event_ns;
+  /** How the pauses were told apart (enum ocgc_pause_rule). */
+  int pause_rule;
+};
+
 /** A pause as the aggregator records it (ocgc_agg_opts.on_pause), with
  * what the aggregator had counted from the events when it ended. */
 struct ocgc_agg_pause {
@@ -718,14 +746,12 @@ struct ocgc_agg_pause {
   /** The kind (enum ocgc_kind) and cause (enum ocgc_cause) of its longest
    * outermost collection, or -1 when none was seen (ring past 128). */
   int kind, cause;
-  /** Cumulative counts of the events read so far (not the producer's
-   * totals: what the events say, so differences between two pauses are
-   * what happened between them, whatever the source): bytes allocated in
-   * and promoted from the minor heap, collections by kind, the heap and
-   * its top as last reported. */
-  uint64_t allocated_bytes, promoted_bytes;
-  uint64_t collections[OCGC_KIND_COUNT];
-  uint64_t heap_bytes, top_heap_bytes;
+  /** What the events read so far counted (exact 0: not the producer's
+   * totals, so that the growth between two pauses, ocgc_counters_growth(),
+   * is what happened between them, whatever the source): collections by
+   * kind, bytes allocated in and promoted from the minor heap, the heap
+   * and its top as last reported; pauses as before this one. */
+  struct ocgc_counters counts;
 };
 typedef void (*ocgc_agg_pause_fn)(const struct ocgc_agg_pause *p, void *ctx);
 typedef void (*ocgc_agg_lost_fn)(unsigned ring, uint64_t lost, int exact, uint64_t after_ns,
@@ -790,34 +816,6 @@ OCGC_API int ocgc_agg_finish(struct ocgc_agg *agg);
  * with corrupt also counting the impossible spans it dropped. */
 OCGC_API void ocgc_agg_cursor_stats(const struct ocgc_agg *agg, struct ocgc_cursor_stats *out);
 
-/** Counters at one moment.  Bytes and times are cumulative since the
- * producer started (ocgc files) or since the cursor's start (stock). */
-struct ocgc_counters {
-  uint64_t time_ns;              /**< producer clock: last update seen */
-  uint64_t collections[OCGC_KIND_COUNT]; /**< by kind */
-  uint64_t major_cycles;         /**< major cycles completed */
-  uint64_t forced_majors;
-  uint64_t allocated_bytes;      /**< minor heap allocation */
-  uint64_t promoted_bytes;
-  uint64_t direct_major_bytes;
-  uint64_t heap_bytes, top_heap_bytes;
-  uint64_t gc_time_ns;           /**< time inside outermost collections (stock
-                                      files: the sum of the pauses seen) */
-  uint64_t pauses;               /**< pauses seen by this aggregator */
-  uint64_t events_seen, events_lost;
-  int lost_exact;
-  int exact;                     /**< 1: from the producer's totals */
-  /** Collections this aggregator saw complete in the events, by kind: with
-   * nothing lost, their growth equals that of collections[] (a cross-check
-   * of the producer's totals against its events). */
-  uint64_t event_collections[OCGC_KIND_COUNT];
-  /** Producer timestamps of the oldest and newest events this aggregator
-   * read (0 before any): the span of time its histograms cover. */
-  uint64_t first_event_ns, last_event_ns;
-  /** How the pauses were told apart (enum ocgc_pause_rule). */
-  int pause_rule;
-};
-
 /** A cause table row: collections of a kind with a cause. */
 struct ocgc_cause_row {
   uint64_t count;
@@ -872,7 +870,8 @@ OCGC_API const struct ocgc_hist *ocgc_snapshot_phase(const struct ocgc_snapshot 
 OCGC_API int ocgc_snapshot_cause(const struct ocgc_snapshot *snap, unsigned kind,
                                  unsigned cause, struct ocgc_cause_row *out);
 
-/** Rates between two snapshots of the same aggregator. */
+/** Rates between two moments of one aggregator (two snapshots, or an
+ * interval's ends), over the producer's clock. */
 struct ocgc_rates {
   double seconds;                          /**< producer time between them */
   double collections_per_s[OCGC_KIND_COUNT];
@@ -882,9 +881,61 @@ struct ocgc_rates {
   double gc_time_share;                    /**< GC time / elapsed, 0..1 */
   uint64_t heap_bytes;                     /**< at the newer snapshot */
 };
-/** Returns 0, or -EINVAL if [newer] is not later than [older]. */
-OCGC_API int ocgc_rates(const struct ocgc_snapshot *older, const struct ocgc_snapshot *newer,
-                        struct ocgc_rates *out);
+/** The rates between two snapshots of the same aggregator: 0, or -EINVAL
+ * (*out all 0) if [newer] is not later than [older]. */
+OCGC_API int ocgc_snapshot_rates(const struct ocgc_snapshot *older,
+                                 const struct ocgc_snapshot *newer, struct ocgc_rates *out);
+
+/** What the cumulative counters of [newer] grew by since [older], into
+ * *out: each count (collections, cycles, forced majors, bytes allocated,
+ * promoted and allocated directly, GC time, pauses, events seen and lost)
+ * as newer minus older, 0 where it went down (a different aggregator or
+ * producer); the gauges (heap_bytes, top_heap_bytes), flags (exact,
+ * lost_exact, pause_rule) and times (time_ns, first_event_ns,
+ * last_event_ns) are the newer's.  *out may be either input.  The one
+ * rule every interval uses. */
+OCGC_API void ocgc_counters_growth(const struct ocgc_counters *older,
+                                   const struct ocgc_counters *newer,
+                                   struct ocgc_counters *out);
+
+/* ---- intervals: what happened in the last second ------------------------------ */
+
+/** An interval recorder over an aggregator: each call to
+ * ocgc_interval_next() ends the interval in progress and begins the next,
+ * as HdrHistogram's interval recorder does.  Its pauses: each pause
+ * counts once, in the interval in which the aggregator first counted it;
+ * one that a later collection may still join counts at an interval's end
+ * at its length so far (as a snapshot's pause count has it) and not again
+ * when it ends, so the pauses of consecutive intervals add up to the
+ * growth of the pause count.  An aggregator may have several recorders
+ * (a screen's refresh and a per-second sparkline); free them before it
+ * (one freed after is harmless, and useless). */
+struct ocgc_interval;
+
+/** What one interval held. */
+struct ocgc_interval_figures {
+  size_t sz;                   /**< set by the caller: sizeof(struct ocgc_interval_figures) */
+  uint64_t start_ns, end_ns;   /**< the producer's clock at its ends (counters' time_ns) */
+  struct ocgc_counters growth; /**< ocgc_counters_growth() of its ends */
+  /** Rates over end_ns - start_ns; rates_known 0 (and every rate 0) when
+   * that is not positive: a producer that exited just after the start
+   * may have an exit time before it (the counts still add up). */
+  struct ocgc_rates rates;
+  int rates_known;
+};
+
+/** A recorder over [agg] whose first interval begins now: 0, -EINVAL or
+ * -ENOMEM.  Memory: two pause histograms and a word per ring. */
+OCGC_API int ocgc_interval_new(struct ocgc_agg *agg, struct ocgc_interval **out);
+OCGC_API void ocgc_interval_free(struct ocgc_interval *iv);
+/** End the interval in progress now (read the aggregator first: drain
+ * it), fill *out (as far as out->sz says), and begin the next.  Returns 0,
+ * -EINVAL (also for a recorder whose aggregator was freed), or the error
+ * of reading the producer's totals. */
+OCGC_API int ocgc_interval_next(struct ocgc_interval *iv, struct ocgc_interval_figures *out);
+/** The pauses of the interval last ended (empty before the first end);
+ * valid until the next ocgc_interval_next(). */
+OCGC_API const struct ocgc_hist *ocgc_interval_pauses(const struct ocgc_interval *iv);
 
 /* ---- draining: reading until caught up, within bounds ------------------------ */
 

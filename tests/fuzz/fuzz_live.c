@@ -259,7 +259,7 @@ static void snapshot(struct live *L, unsigned j, struct in *in)
     L->sink += ocgc_hist_percentile(h, 50.0);
   }
   if (L->snap[j] != NULL) {
-    if (ocgc_rates(L->snap[j], s, &rates) == 0) L->sink += (uint64_t)(rates.gc_time_share >= 0);
+    if (ocgc_snapshot_rates(L->snap[j], s, &rates) == 0) L->sink += (uint64_t)(rates.gc_time_share >= 0);
     ocgc_snapshot_free(L->snap[j]);
   }
   L->snap[j] = s;

@@ -5,7 +5,8 @@
 # cycles, compactions, forced majors, allocated and promoted bytes) equal
 # the growth of the program's own Gc.quick_stat between before the attach
 # and its exit, and each row's rates are its counts over its interval.
-# Also: INTERVAL COUNT prints COUNT rows then exits 0; -t adds a column;
+# The example agent (examples/gcwatch.c) beside it adds up to the same
+# sums.  Also: INTERVAL COUNT prints COUNT rows then exits 0; -t adds a column;
 # --csv has a header and a fixed number of fields; SIGINT and SIGTERM stop
 # it cleanly (exit 0); a process killed under it ends the run with a last
 # row and exit 0; a wrong pid (3), a process without a ring (6) and bad
@@ -93,8 +94,16 @@ for s in INT TERM; do
 done
 
 say "== a run over the whole workload, until the program exits"
+# Beside it, the example agent (examples/gcwatch.c, public headers only),
+# one row a second: its rows must add up to the same counts.
+agent=$OCGC_BUILDDIR/tests/hostile/gcwatch
+test -x "$agent" || hard_error "$agent is missing (make check builds it)"
+"$agent" "$pid" 0 >"$WORK/agent.out" 2>"$WORK/agent.err" &
+agent_pid=$!
+BG_PIDS="$BG_PIDS $agent_pid"
 ocgc_bg run stat --json "$pid" 0.2
 wait_lines run 1
+wait_lines agent 1
 target_go t
 wait_key t gc.heap_chunks "$pid" 60
 sleep 0.5
@@ -150,6 +159,22 @@ check_eq "run: time_s increases" True \
 check_eq "run: GC time within the time" True \
   "`jq_py run "sum(r['gc_time_ns'] for r in rows) <= 1e9 * sum(r['interval_s'] for r in rows)"`"
 check_gt "run: GC time" 0 "`jq_py run "sum(r['gc_time_ns'] for r in rows)"`"
+wait "$agent_pid"; echo $? >"$WORK/agent.rc"
+check_eq "agent: exit status (the program exited)" 0 "`rc_of agent`"
+check_eq "agent: stderr lines" 0 "`lines_of agent.err`"
+check_json_lines agent
+check_ge "agent: rows (3 s of workload at 1 s)" 3 "`lines_of agent.out`"
+for f in minor_collections major_slices major_cycles compactions forced_majors pauses \
+    allocated_bytes promoted_bytes gc_time_ns events_lost; do
+  check_eq "agent: sum of $f = ocgc stat's" "`jq_py run "sum(r['$f'] for r in rows)"`" \
+    "`jq_py agent "sum(r['$f'] for r in rows)"`"
+done
+check_eq "agent: last heap_bytes = ocgc stat's" "`jq_py run "rows[-1]['heap_bytes']"`" \
+  "`jq_py agent "rows[-1]['heap_bytes']"`"
+check_eq "agent: its rows' fields are ocgc stat's" "" "`python3 -c '
+import json, sys
+a = json.loads(open(sys.argv[1]).readline()); s = json.loads(open(sys.argv[2]).readline())
+print(" ".join(k for k in a if k not in s))' "$WORK/agent.out" "$WORK/run.out"`"
 
 say "== a process killed under ocgc stat"
 target_start k 30; kpid=$BGPID

@@ -100,7 +100,7 @@ static void pause_at(struct timeline *tl, uint64_t t, uint64_t ns, int kind)
   p.pause.duration_ns = ns;
   p.kind = kind;
   p.cause = OCGC_CAUSE_MINOR_HEAP_FULL;
-  p.allocated_bytes = t; /* one byte a ns */
+  p.counts.allocated_bytes = t; /* one byte a ns */
   tl_on_pause(&p, tl);
 }
 

@@ -64,22 +64,6 @@ START_TEST(test_ring_wraps_and_width)
 }
 END_TEST
 
-/* A stop of every domain reaches on_pause once per domain: counted once. */
-START_TEST(test_on_pause_counts_a_stop_once)
-{
-  struct top_spark s;
-  struct ocgc_agg_pause p;
-  ck_assert_int_eq(top_spark_new(&s), 0);
-  memset(&p, 0, sizeof p);
-  p.pause.duration_ns = 5000;
-  top_spark_on_pause(&p, &s);
-  p.pause.stw_member = 1;
-  top_spark_on_pause(&p, &s);
-  ck_assert_uint_eq(ocgc_hist_count(s.second), 1);
-  top_spark_free(&s);
-}
-END_TEST
-
 static Suite *top_spark_suite(void)
 {
   Suite *s = suite_create("top_spark");
@@ -87,7 +71,6 @@ static Suite *top_spark_suite(void)
   tcase_add_test(tc, test_ascii_levels);
   tcase_add_test(tc, test_utf8_blocks);
   tcase_add_test(tc, test_ring_wraps_and_width);
-  tcase_add_test(tc, test_on_pause_counts_a_stop_once);
   suite_add_tcase(s, tc);
   return s;
 }

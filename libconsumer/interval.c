@@ -1,0 +1,219 @@
+/* interval.c - intervals: what happened between two moments of one
+ * aggregator (its counters' growth, rates over the producer's clock, and
+ * the interval's pauses), as HdrHistogram's interval recorder keeps the
+ * values of each interval for the caller that asks "and in the last
+ * second?".  Also the one rule for the growth of counters and for rates,
+ * which snapshots use too (ocgc_counters_growth, ocgc_snapshot_rates).
+ *
+ * Invariants:
+ * - each pause counts once, in the interval in which the aggregator first
+ *   counted it: a pause that a later collection may still join (the
+ *   stream's pending pause) counts at an interval's end at its length so
+ *   far, as a snapshot's pause count does, and not again when it ends
+ *   (recognised by its ring and its begin): so the pauses of consecutive
+ *   intervals add up to the growth of the pause count, and an interval's
+ *   histogram is never a difference of two cumulative ones (which a
+ *   pending pause that grew between them spoils);
+ * - a recorder is on its aggregator's list from ocgc_interval_new to
+ *   ocgc_interval_free, fed where the aggregator records each pause; an
+ *   aggregator freed first leaves its recorders detached, never dangling;
+ * - memory is fixed after the recorder is made: two histograms and one
+ *   word per ring. */
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agg.h"
+#include "opts.h"
+#include "source.h"
+#include "stream.h"
+
+#define NONE UINT64_MAX
+
+struct ocgc_interval {
+  struct ocgc_agg *agg;          /* NULL once the aggregator was freed */
+  struct ocgc_interval *next;    /* the aggregator's list */
+  struct ocgc_hist *cur;         /* pauses delivered in the current interval */
+  struct ocgc_hist *done;        /* the pauses of the interval last ended */
+  struct ocgc_counters start;    /* the counters at the current one's start */
+  uint64_t *counted;             /* by ring: the begin of the pending pause
+                                    already counted, NONE if none */
+  unsigned nrings;
+  /* the last pause recorded in cur, which another domain's part of the
+   * same stop may lengthen (stock OCaml 5) */
+  int last_here;
+  uint64_t last_ns;
+};
+
+static uint64_t sub0(uint64_t newer, uint64_t older)
+{
+  return newer > older ? newer - older : 0;
+}
+
+void ocgc_counters_growth(const struct ocgc_counters *older, const struct ocgc_counters *newer,
+                          struct ocgc_counters *out)
+{
+  struct ocgc_counters g;
+  unsigned k;
+  if (older == NULL || newer == NULL || out == NULL) return;
+  g = *newer; /* gauges, flags and times: the newer's */
+  for (k = 0; k < OCGC_KIND_COUNT; k++) {
+    g.collections[k] = sub0(newer->collections[k], older->collections[k]);
+    g.event_collections[k] = sub0(newer->event_collections[k], older->event_collections[k]);
+  }
+  g.major_cycles = sub0(newer->major_cycles, older->major_cycles);
+  g.forced_majors = sub0(newer->forced_majors, older->forced_majors);
+  g.allocated_bytes = sub0(newer->allocated_bytes, older->allocated_bytes);
+  g.promoted_bytes = sub0(newer->promoted_bytes, older->promoted_bytes);
+  g.direct_major_bytes = sub0(newer->direct_major_bytes, older->direct_major_bytes);
+  g.gc_time_ns = sub0(newer->gc_time_ns, older->gc_time_ns);
+  g.pauses = sub0(newer->pauses, older->pauses);
+  g.events_seen = sub0(newer->events_seen, older->events_seen);
+  g.events_lost = sub0(newer->events_lost, older->events_lost);
+  *out = g;
+}
+
+static double per_s(uint64_t newer, uint64_t older, double seconds)
+{
+  return newer >= older ? (double)(newer - older) / seconds : 0.0;
+}
+
+int agg_rates(const struct ocgc_counters *o, const struct ocgc_counters *n, struct ocgc_rates *out)
+{
+  double secs;
+  unsigned k;
+  memset(out, 0, sizeof *out);
+  if (n->time_ns <= o->time_ns) return -EINVAL;
+  secs = (double)(n->time_ns - o->time_ns) / 1e9;
+  out->seconds = secs;
+  for (k = 0; k < OCGC_KIND_COUNT; k++)
+    out->collections_per_s[k] = per_s(n->collections[k], o->collections[k], secs);
+  out->major_cycles_per_s = per_s(n->major_cycles, o->major_cycles, secs);
+  out->allocated_bytes_per_s = per_s(n->allocated_bytes, o->allocated_bytes, secs);
+  out->promoted_bytes_per_s = per_s(n->promoted_bytes, o->promoted_bytes, secs);
+  if (n->allocated_bytes > o->allocated_bytes && n->promoted_bytes >= o->promoted_bytes)
+    out->promotion_ratio = (double)(n->promoted_bytes - o->promoted_bytes) /
+                           (double)(n->allocated_bytes - o->allocated_bytes);
+  out->gc_time_share = per_s(n->gc_time_ns, o->gc_time_ns, secs) / 1e9;
+  out->heap_bytes = n->heap_bytes;
+  return 0;
+}
+
+/* Mark the pending pauses of now as counted, recording those not yet
+ * counted into [h] (NULL: only mark: a recorder's start, whose pending
+ * pauses the start counters count already). */
+static void take_pending(struct ocgc_interval *iv, struct ocgc_hist *h)
+{
+  struct ocgc_pause p;
+  unsigned r;
+  for (r = 0; r < iv->nrings; r++) {
+    if (!ocgc_stream_pending_pause(iv->agg->stream, r, &p)) continue;
+    if (iv->counted[r] == p.begin) continue;
+    if (h != NULL) ocgc_hist_record(h, p.duration_ns);
+    iv->counted[r] = p.begin;
+  }
+}
+
+void agg_intervals_pause(struct ocgc_agg *a, const struct ocgc_pause *p)
+{
+  struct ocgc_interval *iv;
+  for (iv = a->intervals; iv != NULL; iv = iv->next) {
+    if (p->ring < iv->nrings && iv->counted[p->ring] == p->begin) {
+      iv->counted[p->ring] = NONE; /* counted while pending */
+      continue;
+    }
+    if (!p->stw_member) {
+      ocgc_hist_record(iv->cur, p->duration_ns);
+      iv->last_here = 1;
+      iv->last_ns = p->duration_ns;
+    } else if (iv->last_here && iv->last_ns == p->stw_prev_ns && p->duration_ns > p->stw_prev_ns) {
+      hist_grow(iv->cur, p->stw_prev_ns, p->duration_ns);
+      iv->last_ns = p->duration_ns;
+    }
+  }
+}
+
+void agg_intervals_detach(struct ocgc_agg *a)
+{
+  struct ocgc_interval *iv, *next;
+  for (iv = a->intervals; iv != NULL; iv = next) {
+    next = iv->next;
+    iv->agg = NULL;
+    iv->next = NULL;
+  }
+  a->intervals = NULL;
+}
+
+int ocgc_interval_new(struct ocgc_agg *agg, struct ocgc_interval **out)
+{
+  struct ocgc_interval *iv;
+  int err = -ENOMEM;
+  if (agg == NULL || out == NULL) return -EINVAL;
+  *out = NULL;
+  if ((iv = calloc(1, sizeof *iv)) == NULL) return -ENOMEM;
+  iv->agg = agg;
+  iv->nrings = (unsigned)agg->src->l.max_domains;
+  iv->counted = malloc((iv->nrings ? iv->nrings : 1) * sizeof *iv->counted);
+  if (iv->counted == NULL || (err = ocgc_hist_new(&iv->cur)) != 0 ||
+      (err = ocgc_hist_new(&iv->done)) != 0 || (err = agg_counters_now(agg, &iv->start)) != 0) {
+    iv->agg = NULL;
+    ocgc_interval_free(iv);
+    return err;
+  }
+  memset(iv->counted, 0xff, (iv->nrings ? iv->nrings : 1) * sizeof *iv->counted);
+  take_pending(iv, NULL);
+  iv->next = agg->intervals;
+  agg->intervals = iv;
+  *out = iv;
+  return 0;
+}
+
+void ocgc_interval_free(struct ocgc_interval *iv)
+{
+  struct ocgc_interval **pp;
+  if (iv == NULL) return;
+  if (iv->agg != NULL)
+    for (pp = &iv->agg->intervals; *pp != NULL; pp = &(*pp)->next)
+      if (*pp == iv) {
+        *pp = iv->next;
+        break;
+      }
+  ocgc_hist_free(iv->cur);
+  ocgc_hist_free(iv->done);
+  free(iv->counted);
+  free(iv);
+}
+
+int ocgc_interval_next(struct ocgc_interval *iv, struct ocgc_interval_figures *out)
+{
+  struct ocgc_interval_figures f;
+  struct ocgc_counters now;
+  struct ocgc_hist *t;
+  int err;
+  if (iv == NULL || out == NULL || out->sz < sizeof out->sz) return -EINVAL;
+  if (iv->agg == NULL) return -EINVAL;
+  if ((err = agg_counters_now(iv->agg, &now)) != 0) return err;
+  memset(&f, 0, sizeof f);
+  f.sz = sizeof f;
+  f.start_ns = iv->start.time_ns;
+  f.end_ns = now.time_ns;
+  ocgc_counters_growth(&iv->start, &now, &f.growth);
+  /* A producer that exited just after the start may have an exit time
+   * before it: an empty interval, whose rates are 0 and whose counts still
+   * add up. */
+  f.rates_known = agg_rates(&iv->start, &now, &f.rates) == 0;
+  t = iv->done;
+  iv->done = iv->cur;
+  iv->cur = t;
+  ocgc_hist_reset(iv->cur);
+  iv->last_here = 0;
+  take_pending(iv, iv->done);
+  iv->start = now;
+  return opts_write(out, &f, sizeof f);
+}
+
+const struct ocgc_hist *ocgc_interval_pauses(const struct ocgc_interval *iv)
+{
+  return iv != NULL ? iv->done : NULL;
+}
