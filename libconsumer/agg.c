@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "opts.h"
 #include "agg.h"
 #include "source.h"
 #include "stream.h"
@@ -159,11 +160,11 @@ static void on_collection(const struct ocgc_collection *c, void *ctx)
 static void tell_pause(struct ocgc_agg *a, const struct ocgc_pause *p)
 {
   struct ocgc_agg_pause ap;
-  int known = p->ring < a->nrings && a->building[p->ring].kind >= 0;
+  int known = p->ring < a->nrings && a->building[p->ring].kind != OCGC_KIND_NONE;
   memset(&ap, 0, sizeof ap);
   ap.pause = *p;
-  ap.kind = known ? a->building[p->ring].kind : -1;
-  ap.cause = known ? a->building[p->ring].cause : -1;
+  ap.kind = known ? a->building[p->ring].kind : OCGC_KIND_NONE;
+  ap.cause = known ? a->building[p->ring].cause : OCGC_CAUSE_NONE;
   agg_event_counters(a, &ap.counts);
   a->on_pause(&ap, a->cb_ctx);
 }
@@ -174,7 +175,8 @@ static void on_pause(const struct ocgc_pause *p, void *ctx)
   if (a->on_pause != NULL) tell_pause(a, p);
   if (a->intervals != NULL) agg_intervals_pause(a, p);
   if (p->ring < a->nrings) {
-    a->building[p->ring].kind = a->building[p->ring].cause = -1;
+    a->building[p->ring].kind = OCGC_KIND_NONE;
+    a->building[p->ring].cause = OCGC_CAUSE_NONE;
     a->building[p->ring].ns = 0;
   }
   if (p->stw_member) {
@@ -269,7 +271,8 @@ static void on_lost(unsigned ring, uint64_t lost, int exact, void *ctx)
   if (a->on_lost != NULL) a->on_lost(ring, lost, exact, a->ev.last_ts, a->cb_ctx);
   ocgc_stream_lost(a->stream, ring);
   if (ring < a->nrings) { /* the pause being built is dropped */
-    a->building[ring].kind = a->building[ring].cause = -1;
+    a->building[ring].kind = OCGC_KIND_NONE;
+    a->building[ring].cause = OCGC_CAUSE_NONE;
     a->building[ring].ns = 0;
   }
 }
@@ -323,8 +326,7 @@ int ocgc_agg_new(struct ocgc_source *src, const struct ocgc_agg_opts *opts,
   unsigned k;
   int err;
 
-  if (src == NULL || out == NULL) return -EINVAL;
-  if (opts != NULL) memcpy(&o, opts, opts->sz < sizeof o ? opts->sz : sizeof o);
+  if (src == NULL || out == NULL || opts_read(&o, sizeof o, opts) != 0) return -EINVAL;
   a = calloc(1, sizeof *a);
   if (a == NULL) return -ENOMEM;
   a->src = src;
@@ -336,28 +338,25 @@ int ocgc_agg_new(struct ocgc_source *src, const struct ocgc_agg_opts *opts,
     ocgc_agg_free(a);
     return -ENOMEM;
   }
-  for (k = 0; k < a->nrings; k++) a->building[k].kind = a->building[k].cause = -1;
+  for (k = 0; k < a->nrings; k++) {
+    a->building[k].kind = OCGC_KIND_NONE;
+    a->building[k].cause = OCGC_CAUSE_NONE;
+  }
   err = ocgc_hist_new(&a->pauses);
   for (k = 0; k < OCGC_KIND_COUNT && err == 0; k++) err = ocgc_hist_new(&a->kinds[k]);
   if (err == 0) err = make_stream(a);
   if (err) { ocgc_agg_free(a); return err; }
   co.start = o.start;
-  if (o.sz >= offsetof(struct ocgc_agg_opts, poll_max_ns) + sizeof o.poll_max_ns) {
-    co.poll_max_events = o.poll_max_events;
-    co.poll_max_ns = o.poll_max_ns;
-  }
-  if (o.sz >= offsetof(struct ocgc_agg_opts, no_phases) + sizeof o.no_phases)
-    a->no_phases = o.no_phases != 0;
-  if (o.sz >= offsetof(struct ocgc_agg_opts, bounds_only) + sizeof o.bounds_only &&
-      (err = take_bounds(a, &o)) != 0) {
+  co.poll_max_events = o.poll_max_events;
+  co.poll_max_ns = o.poll_max_ns;
+  a->no_phases = o.no_phases != 0;
+  if ((err = take_bounds(a, &o)) != 0) {
     ocgc_agg_free(a);
     return err;
   }
-  if (o.sz >= offsetof(struct ocgc_agg_opts, ctx) + sizeof o.ctx) {
-    a->on_pause = o.on_pause;
-    a->on_lost = o.on_lost;
-    a->cb_ctx = o.ctx;
-  }
+  a->on_pause = o.on_pause;
+  a->on_lost = o.on_lost;
+  a->cb_ctx = o.ctx;
   co.on_event = on_event;
   co.on_lost = on_lost;
   co.ctx = a;

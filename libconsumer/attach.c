@@ -63,6 +63,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "opts.h"
 #include "ocgc/consumer.h"
 #include "attach.h"
 #include "openreg.h"
@@ -299,19 +300,17 @@ struct attach_cfg {
   int allow_stale;
 };
 
-/* Whether the caller's struct (of opts->sz bytes) has [field]. */
-#define OPT_HAS(o, field) \
-  ((o)->sz >= offsetof(struct ocgc_attach_opts, field) + sizeof((o)->field))
-
-static void read_opts(const struct ocgc_attach_opts *o, struct attach_cfg *c)
+/* The caller's options (opts.h's rule): 0 or -EINVAL. */
+static int read_opts(const struct ocgc_attach_opts *opts, struct attach_cfg *c)
 {
+  struct ocgc_attach_opts o;
+  int err = opts_read(&o, sizeof o, opts);
   memset(c, 0, sizeof *c);
-  c->wait_ms = DEFAULT_WAIT_MS;
-  if (o == NULL) return;
-  if (OPT_HAS(o, dir)) c->dir = o->dir;
-  if (OPT_HAS(o, wait_ms) && o->wait_ms != 0) c->wait_ms = o->wait_ms;
-  if (OPT_HAS(o, ids)) c->ids = o->ids;
-  if (OPT_HAS(o, allow_stale)) c->allow_stale = o->allow_stale != 0;
+  c->dir = o.dir;
+  c->wait_ms = o.wait_ms != 0 ? o.wait_ms : DEFAULT_WAIT_MS;
+  c->ids = o.ids;
+  c->allow_stale = o.allow_stale != 0;
+  return err;
 }
 
 static uint64_t now_ms(void) { return mono_ns() / 1000000u; }
@@ -467,7 +466,7 @@ int ocgc_source_open_pid(int pid, const struct ocgc_attach_opts *opts,
 
   if (out == NULL) return -EINVAL;
   if (pid <= 0) return -ESRCH;
-  read_opts(opts, &c);
+  if (read_opts(opts, &c) != 0) return -EINVAL;
   deadline = now_ms() + c.wait_ms;
   /* A process that has just started (or forked) makes its ring a moment
    * later: poll until it appears (and, for stock files, has a header). */

@@ -21,7 +21,7 @@ void ocgc_classify_init(struct ocgc_source *s)
   unsigned id, k;
   for (id = 0; id < sizeof s->phase_kind; id++) {
     const char *n = ocgc_phase_name(s->ids, id);
-    s->phase_kind[id] = -1;
+    s->phase_kind[id] = OCGC_KIND_NONE;
     for (k = 0; n != NULL && k < OCGC_KIND_COUNT; k++)
       if (strcmp(n, ocgc_phase_name(OCGC_IDS_52, phases[k])) == 0) s->phase_kind[id] = (int8_t)k;
   }
@@ -35,7 +35,7 @@ static pthread_once_t counter_causes_once = PTHREAD_ONCE_INIT;
 static void build_counter_causes(void)
 {
   unsigned c;
-  memset(counter_causes, -1, sizeof counter_causes);
+  memset(counter_causes, OCGC_CAUSE_NONE, sizeof counter_causes);
   for (c = 0; c < OCGC_CAUSE_COUNT; c++) {
     int id = ocgc_cause_counter(c);
     if (id >= 0 && id < (int)sizeof counter_causes) counter_causes[id] = (int8_t)c;
@@ -45,7 +45,7 @@ static void build_counter_causes(void)
 static int counter_cause(unsigned id)
 {
   pthread_once(&counter_causes_once, build_counter_causes);
-  return id < sizeof counter_causes ? counter_causes[id] : -1;
+  return id < sizeof counter_causes ? counter_causes[id] : OCGC_CAUSE_NONE;
 }
 
 static int user_cause(struct ocgc_source *s, unsigned slot)
@@ -53,11 +53,11 @@ static int user_cause(struct ocgc_source *s, unsigned slot)
   const char *name;
   unsigned c;
   int v;
-  if (slot >= OCGC_WIRE_USER_EVENTS) return -1;
+  if (slot >= OCGC_WIRE_USER_EVENTS) return OCGC_CAUSE_NONE;
   if ((v = slotmap_get(&s->user_cause, slot)) != SLOTMAP_UNSEEN) return v;
   name = ocgc_source_user_name(s, slot);
-  if (name == NULL) return -1; /* not registered yet: look again next time */
-  v = -1;
+  if (name == NULL) return OCGC_CAUSE_NONE; /* not registered yet: look again next time */
+  v = OCGC_CAUSE_NONE;
   if (strncmp(name, OCGC_UEV_CAUSE_PREFIX, sizeof OCGC_UEV_CAUSE_PREFIX - 1) == 0)
     for (c = 0; c < OCGC_CAUSE_COUNT; c++)
       if (strcmp(name + sizeof OCGC_UEV_CAUSE_PREFIX - 1, ocgc_cause_name(c)) == 0) v = (int)c;
@@ -66,19 +66,19 @@ static int user_cause(struct ocgc_source *s, unsigned slot)
 
 int ocgc_event_cause(const struct ocgc_source *src, const struct ocgc_event *ev)
 {
-  if (src == NULL || ev == NULL) return -1;
+  if (src == NULL || ev == NULL) return OCGC_CAUSE_NONE;
   if (ev->user) {
-    if (ev->type != OCGC_USER_INT) return -1;
+    if (ev->type != OCGC_USER_INT) return OCGC_CAUSE_NONE;
     return user_cause((struct ocgc_source *)src, ev->id); /* the cache is not state */
   }
-  return ev->type == OCGC_RT_COUNTER ? counter_cause(ev->id) : -1;
+  return ev->type == OCGC_RT_COUNTER ? counter_cause(ev->id) : OCGC_CAUSE_NONE;
 }
 
 int ocgc_event_kind(const struct ocgc_source *src, const struct ocgc_event *ev, int *begin)
 {
-  if (src == NULL || ev == NULL || ev->user) return -1;
-  if (ev->type != OCGC_RT_BEGIN && ev->type != OCGC_RT_END) return -1;
-  if (ev->id >= sizeof src->phase_kind) return -1;
+  if (src == NULL || ev == NULL || ev->user) return OCGC_KIND_NONE;
+  if (ev->type != OCGC_RT_BEGIN && ev->type != OCGC_RT_END) return OCGC_KIND_NONE;
+  if (ev->id >= sizeof src->phase_kind) return OCGC_KIND_NONE;
   if (begin != NULL) *begin = ev->type == OCGC_RT_BEGIN;
   return src->phase_kind[ev->id];
 }

@@ -29,6 +29,7 @@
 #include <sys/mman.h>
 #include <time.h>
 
+#include "opts.h"
 #include "decode.h"
 #include "mono.h"
 #include "source.h"
@@ -282,7 +283,10 @@ int ocgc_cursor_new(struct ocgc_source *src, const struct ocgc_cursor_opts *opts
   c = calloc(1, sizeof *c);
   if (c == NULL) return -ENOMEM;
   c->src = src;
-  if (opts != NULL) memcpy(&c->o, opts, opts->sz < sizeof c->o ? opts->sz : sizeof c->o);
+  if ((err = opts_read(&c->o, sizeof c->o, opts)) != 0) {
+    free(c);
+    return err;
+  }
   c->o.sz = sizeof c->o;
   c->buf_words = c->o.batch_words ? c->o.batch_words : DEFAULT_BATCH_WORDS;
   if (c->buf_words < MIN_BATCH_WORDS) c->buf_words = MIN_BATCH_WORDS;

@@ -26,6 +26,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "opts.h"
 #include "attach.h"
 #include "ocgc/consumer.h"
 #include "procfs.h"
@@ -139,10 +140,9 @@ int ocgc_list_opts(const struct ocgc_list_opts *opts, ocgc_list_fn fn, void *ctx
   DIR *d;
   int err = 0;
 
-  if (opts != NULL) memcpy(&o, opts, opts->sz < sizeof o ? opts->sz : sizeof o);
   memset(&st, 0, sizeof st);
   if (stats != NULL) *stats = st;
-  if (fn == NULL) return -EINVAL;
+  if (fn == NULL || opts_read(&o, sizeof o, opts) != 0) return -EINVAL;
   if ((d = opendir("/proc")) == NULL) return -errno;
   while (err == 0 && (de = readdir(d)) != NULL) {
     int pid = pid_of(de->d_name);

@@ -18,6 +18,7 @@
 #include <linux/magic.h>
 #include <unistd.h>
 
+#include "opts.h"
 #include "exever.h"
 #include "mono.h"
 #include "shm.h"
@@ -38,12 +39,17 @@ int ocgc_source_open_path(const char *path, const struct ocgc_open_opts *opts,
 
 int ocgc_source_open_fd(int fd, const struct ocgc_open_opts *opts, struct ocgc_source **out)
 {
+  struct ocgc_open_opts o;
   struct ocgc_source *s;
   struct stat st;
   uint64_t head[OCGC_LAYOUT_PARSE_BYTES / 8];
   struct statfs sf;
   int err, seals;
 
+  if (opts_read(&o, sizeof o, opts) != 0) {
+    close(fd);
+    return -EINVAL;
+  }
   if (fstat(fd, &st) != 0) { err = -errno; close(fd); return err; }
   if (!S_ISREG(st.st_mode)) { close(fd); return OCGC_E_CORRUPT; }
   if ((uint64_t)st.st_size < OCGC_WIRE_HEADER_SIZE) { close(fd); return OCGC_E_CORRUPT; }
@@ -79,9 +85,8 @@ int ocgc_source_open_fd(int fd, const struct ocgc_open_opts *opts, struct ocgc_s
    * caller may say (OCGC_IDS_AUTO: 5.2). */
   s->ids = s->l.has_ext && s->l.ext_ids == OCGC_EXT_IDS_53 ? OCGC_IDS_53 : OCGC_IDS_52;
   s->ids_origin = s->l.has_ext ? OCGC_IDS_FROM_EXT : OCGC_IDS_ASSUMED;
-  if (opts != NULL && opts->sz >= offsetof(struct ocgc_open_opts, ids) + sizeof opts->ids &&
-      opts->ids != OCGC_IDS_AUTO && !s->l.has_ext) {
-    s->ids = opts->ids == OCGC_IDS_53 ? OCGC_IDS_53 : OCGC_IDS_52;
+  if (o.ids != OCGC_IDS_AUTO && !s->l.has_ext) {
+    s->ids = o.ids == OCGC_IDS_53 ? OCGC_IDS_53 : OCGC_IDS_52;
     s->ids_origin = OCGC_IDS_FROM_CALLER;
   }
   ocgc_classify_init(s);

@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "opts.h"
 #include "ocgc/consumer.h"
 #include "slotmap.h"
 #include "stream.h"
@@ -319,7 +320,7 @@ static void span_begins(struct ocgc_stream *st, struct ring_state *r, const stru
   os->s.id = ev->id;
   os->s.depth = r->depth - 1;
   os->s.kind = kind;
-  if (kind < 0) os->s.cause = -1;
+  if (kind == OCGC_KIND_NONE) os->s.cause = OCGC_CAUSE_NONE;
   os->s.begin = os->s.end = ev->timestamp;
   os->s.seq = r->seq++;
   os->s.cut = OCGC_CUT_NONE;
@@ -446,7 +447,10 @@ int ocgc_stream_new(const struct ocgc_source *src, const struct ocgc_stream_opts
   if ((err = ocgc_source_info(src, &info)) != 0) return err;
   if ((st = calloc(1, sizeof *st)) == NULL) return -ENOMEM;
   st->o.sz = sizeof st->o;
-  if (opts != NULL) memcpy(&st->o, opts, opts->sz < sizeof st->o ? opts->sz : sizeof st->o);
+  if (opts_read(&st->o, sizeof st->o, opts) != 0) {
+    free(st);
+    return -EINVAL;
+  }
   st->src = src;
   st->nrings = (unsigned)info.max_domains;
   st->rule = choose_rule(src);

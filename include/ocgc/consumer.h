@@ -10,7 +10,15 @@
  *   ocgc_strerror() turns either into a sentence;
  * - option structs start with `size_t sz` = sizeof the struct the caller was
  *   compiled with, so they can grow without breaking the ABI (use
- *   OCGC_OPTS_INIT);
+ *   OCGC_OPTS_INIT).  Every constructor reads them one way: a field past
+ *   the caller's sz is 0 (its default); a caller's struct larger than the
+ *   library's must be zero past the library's end, else the call fails
+ *   with -EINVAL (a newer caller asking for what this library does not
+ *   know is told, not ignored), as libbpf's OPTS_VALID.  Output structs
+ *   that start with sz (ocgc_drain_result, ocgc_interval_figures, ...)
+ *   are filled as far as the caller's sz says;
+ * - "none" is a named value (OCGC_KIND_NONE, OCGC_CAUSE_NONE), never a
+ *   bare -1;
  * - handles are opaque; one handle must not be used by two threads at once,
  *   but any number of handles, in any number of threads or processes, may
  *   read the same ring.
@@ -207,13 +215,21 @@ typedef void (*ocgc_lost_fn)(unsigned ring, uint64_t lost, int exact, void *ctx)
 
 /* ---- what an event means ---------------------------------------------------- */
 
-/** The cause (enum ocgc_cause) an event announces, or -1 if it announces
- * none: a 5.2 cause counter or an "ocgc.cause.*" user event.  A cause event
+/** No collection kind, no cause: what an event that announces none, a span
+ * that is no collection, or a pause whose collection was not seen has (the
+ * real ones, enum ocgc_kind and enum ocgc_cause, are all >= 0). */
+enum {
+  OCGC_KIND_NONE = -1,
+  OCGC_CAUSE_NONE = -1,
+};
+
+/** The cause (enum ocgc_cause) an event announces, or OCGC_CAUSE_NONE if it
+ * announces none: a 5.2 cause counter or an "ocgc.cause.*" user event.  A cause event
  * comes just before the collection it caused, at the same timestamp. */
 OCGC_API int ocgc_event_cause(const struct ocgc_source *src, const struct ocgc_event *ev);
 
 /** The collection kind (enum ocgc_kind) whose span this event begins or ends
- * (then *begin is 1 or 0), or -1. */
+ * (then *begin is 1 or 0), or OCGC_KIND_NONE. */
 OCGC_API int ocgc_event_kind(const struct ocgc_source *src, const struct ocgc_event *ev,
                              int *begin);
 
@@ -505,9 +521,9 @@ struct ocgc_span {
   unsigned user;        /**< 1: a user span (id is its name slot) */
   unsigned id;          /**< phase id (the source's numbering) or user slot */
   unsigned depth;       /**< spans open around it on its ring */
-  int kind;             /**< enum ocgc_kind if a collection, else -1 */
+  int kind;             /**< enum ocgc_kind if a collection, else OCGC_KIND_NONE */
   int cause;            /**< collections: enum ocgc_cause, OCGC_CAUSE_UNKNOWN
-                             if none was announced; else -1 */
+                             if none was announced; else OCGC_CAUSE_NONE */
   uint64_t begin, end;  /**< producer ns, end >= begin */
   uint64_t seq;         /**< begin order on its ring (orders equal begins) */
   enum ocgc_span_cut cut;
@@ -530,7 +546,7 @@ struct ocgc_collection {
    * last to arrive).  For a member, the collection's longest span and its
    * cause before it joined (the collection's duration is its longest
    * domain's span; its cause the first one a domain announced).  Always 0
-   * (and -1) in ocgc files, whose runtime has one domain. */
+   * (and OCGC_CAUSE_NONE) in ocgc files, whose runtime has one domain. */
   int stw_member;
   uint64_t stw_prev_ns;
   int stw_prev_cause;
@@ -744,7 +760,8 @@ struct ocgc_counters {
 struct ocgc_agg_pause {
   struct ocgc_pause pause;    /**< the stream's pause (stw_member: see there) */
   /** The kind (enum ocgc_kind) and cause (enum ocgc_cause) of its longest
-   * outermost collection, or -1 when none was seen (ring past 128). */
+   * outermost collection, or OCGC_KIND_NONE and OCGC_CAUSE_NONE when none
+   * was seen (a ring past the 128th). */
   int kind, cause;
   /** What the events read so far counted (exact 0: not the producer's
    * totals, so that the growth between two pauses, ocgc_counters_growth(),
@@ -760,8 +777,6 @@ typedef void (*ocgc_agg_lost_fn)(unsigned ring, uint64_t lost, int exact, uint64
 struct ocgc_agg_opts {
   size_t sz;                  /**< sizeof(struct ocgc_agg_opts) */
   enum ocgc_cursor_start start; /**< where its cursor starts */
-  uint64_t pause_gap_ns;      /**< ignored: pauses follow the stream's rule
-                                   (kept so that callers still compile) */
   uint64_t poll_max_events;   /**< its cursor's budget (struct ocgc_cursor_opts) */
   uint64_t poll_max_ns;
   /** 1: keep no histogram per runtime phase (ocgc_snapshot_phase() is then

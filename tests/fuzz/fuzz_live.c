@@ -274,7 +274,7 @@ static void op_agg(struct live *L, struct in *in, int draining)
     struct ocgc_agg_opts ao = OCGC_OPTS_INIT(struct ocgc_agg_opts);
     int err;
     ao.start = j ? OCGC_START_NOW : OCGC_START_OLDEST;
-    ao.pause_gap_ns = (uint64_t)(o & 0x3f) * 1000u;
+    ao.no_phases = (o & 1) != 0;
     err = ocgc_agg_new(L->src, &ao, &L->agg[j]);
     check_err(L, "agg new", err);
     if (err != 0) L->agg[j] = NULL;

@@ -1,0 +1,96 @@
+/* test_opts.c - the one options rule (libconsumer/opts.h), in every
+ * constructor that takes an options struct: a caller's struct larger than
+ * the library's is taken when what lies past the library's end is zero,
+ * and refused (-EINVAL, nothing made) when it is not: a newer caller that
+ * asks for something this library does not know is told, not ignored.
+ * An sz smaller than sz itself is refused too. */
+#include <check.h>
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ringfix.h"
+#include "testutil.h"
+
+/* A caller's struct of type T followed by one field this library does not
+ * know, set to [tail]. */
+#define BIGGER(T, name, tail)          \
+  struct {                             \
+    T o;                               \
+    uint64_t newer;                    \
+  } name;                              \
+  memset(&name, 0, sizeof name);       \
+  name.o.sz = sizeof name;             \
+  name.newer = (tail)
+
+static int list_none(const struct ocgc_list_entry *e, void *ctx)
+{
+  (void)e;
+  (void)ctx;
+  return 1;
+}
+
+START_TEST(every_constructor_reads_options_one_way)
+{
+  struct tf *t = rf_file(1, 1, 256);
+  struct ocgc_source *s = NULL, *s2 = NULL;
+  struct ocgc_cursor *cur = NULL;
+  struct ocgc_stream *st = NULL;
+  struct ocgc_agg *agg = NULL;
+  unsigned tail;
+
+  for (tail = 0; tail < 2; tail++) {
+    int want = tail ? -EINVAL : 0;
+    BIGGER(struct ocgc_open_opts, oo, tail);
+    BIGGER(struct ocgc_cursor_opts, co, tail);
+    BIGGER(struct ocgc_stream_opts, so, tail);
+    BIGGER(struct ocgc_agg_opts, ao, tail);
+    BIGGER(struct ocgc_attach_opts, at, tail);
+    BIGGER(struct ocgc_list_opts, lo, tail);
+    ck_assert_int_eq(ocgc_source_open_path(t->path, &oo.o, &s2), want);
+    if (s2 != NULL) ocgc_source_close(s2);
+    s2 = NULL;
+    s = rf_open(t, OCGC_IDS_AUTO);
+    ck_assert_int_eq(ocgc_cursor_new(s, &co.o, &cur), want);
+    ck_assert_int_eq(ocgc_stream_new(s, &so.o, &st), want);
+    ck_assert_int_eq(ocgc_agg_new(s, &ao.o, &agg), want);
+    ck_assert_int_eq(cur == NULL && st == NULL && agg == NULL, tail);
+    ocgc_agg_free(agg);
+    ocgc_stream_free(st);
+    ocgc_cursor_free(cur);
+    cur = NULL, st = NULL, agg = NULL;
+    /* Refused before any look at the process (this one has no ring). */
+    at.o.dir = "/nonexistent";
+    ck_assert_int_eq(ocgc_source_open_pid((int)getpid(), &at.o, &s2),
+                     tail ? -EINVAL : OCGC_E_NORING);
+    ck_assert_int_eq(ocgc_list_opts(&lo.o, list_none, NULL, NULL) >= 0, !tail);
+    if (tail) ck_assert_int_eq(ocgc_list_opts(&lo.o, list_none, NULL, NULL), -EINVAL);
+  }
+}
+END_TEST
+
+START_TEST(an_sz_too_small_is_refused)
+{
+  struct tf *t = rf_file(1, 1, 256);
+  struct ocgc_source *s = rf_open(t, OCGC_IDS_AUTO);
+  struct ocgc_cursor_opts co = OCGC_OPTS_INIT(struct ocgc_cursor_opts);
+  struct ocgc_cursor *cur = NULL;
+  co.sz = 1;
+  ck_assert_int_eq(ocgc_cursor_new(s, &co, &cur), -EINVAL);
+  ck_assert_ptr_null(cur);
+  co.sz = sizeof co;
+  ck_assert_int_eq(ocgc_cursor_new(s, &co, &cur), 0);
+  ocgc_cursor_free(cur);
+}
+END_TEST
+
+static Suite *opts_suite(void)
+{
+  Suite *s = suite_create("opts");
+  TCase *tc = rf_tcase(s, "rule", 0);
+  tcase_add_test(tc, every_constructor_reads_options_one_way);
+  tcase_add_test(tc, an_sz_too_small_is_refused);
+  return s;
+}
+
+TU_SUITE(opts_suite);
