@@ -187,9 +187,9 @@ check_reader() {
       ! test -e "$1/dest/usr/local/bin/ocamlrun_ocgc"' sh "$_d" "$top" "$jobs"
 }
 
-# suite TITLE NAME DIR TARGET: make -C $b TARGET, printing each test's
-# result as it ends; adds the counts of DIR/test-suite.log to pass, fail and
-# skip (a target that exits 77 before any test, as check-4.14 does when a
+# suite TITLE NAME DIR TARGET: make -C $b TARGET, printing each check's
+# result by name as its test ends (TAP: tests/tap.sh); adds the counts of
+# checks in DIR/test-suite.log to pass, fail and skip (a target that exits 77 before any test, as check-4.14 does when a
 # registry is unreachable, counts one skip).  Returns make's status.
 suite() {
   _title=$1; _name=$2; _dir=$3; _target=$4
@@ -217,13 +217,15 @@ suite() {
       tail -n 30 "$_log" | sed 's/^/    /'
       _f=1
     fi
-    for t in $(sed -n 's/^\(FAIL\|ERROR\): //p' "$_log"); do
+    for t in $(sed -n 's/^\(FAIL\|ERROR\): \([^ ]*\).*/\2/p' "$_log" | sort -u); do
       say "the end of ${t%.*}.log:"
       tail -n 25 "$_dir/${t%.*}.log" 2>/dev/null | sed 's/^/    /'
     done
     say "the whole output: $_log; each test's log: $_dir/tests/.../NAME.log"
   fi
-  say "$_name: ${_p:-0} passed, $_f failed, ${_s:-0} skipped ($(took "$_t0"))"
+  _n=$(sed -n 's/^\(PASS\|FAIL\|SKIP\|ERROR\|XFAIL\|XPASS\): \([^ ]*\).*/\2/p' "$_log" |
+    sort -u | wc -l)
+  say "$_name: ${_p:-0} checks passed, $_f failed, ${_s:-0} skipped, in $_n tests ($(took "$_t0"))"
   pass=$((pass + ${_p:-0})); fail=$((fail + _f)); skip=$((skip + ${_s:-0}))
   return "$_st"
 }
@@ -234,7 +236,7 @@ suite() {
 distcheck_failures() {
   _sub=$(ls -d "$b"/ocgc-*/_build/sub 2>/dev/null | head -n 1)
   [ -n "$_sub" ] || return 0
-  for t in $(sed -n 's/^\(FAIL\|ERROR\): //p' "$logs/distcheck.log"); do
+  for t in $(sed -n 's/^\(FAIL\|ERROR\): \([^ ]*\).*/\2/p' "$logs/distcheck.log" | sort -u); do
     say "distcheck: ${t} failed; the end of its log:"
     tail -n 25 "$_sub/${t%.*}.log" 2>/dev/null | sed 's/^/    /'
   done

@@ -15,11 +15,12 @@
 static_assert(sizeof(struct ocgc_wire_header) == 64, "header size");
 static_assert(offsetof(struct ocgc_wire_header, custom_events_offset) == 56, "offsets");
 
-static int failures;
+static int failures, checks;
 
+// Each check one TAP result (make check's tap-driver.sh), the plan at the end.
 static void check(bool ok, const char *what)
 {
-  std::printf("%s: %s\n", ok ? "ok" : "FAIL", what);
+  std::printf("%s %d - %s\n", ok ? "ok" : "not ok", ++checks, what);
   if (!ok) failures++;
 }
 
@@ -56,5 +57,6 @@ int main()
   struct ocgc_ids_info ii = OCGC_OPTS_INIT(struct ocgc_ids_info);
   check(ii.sz == sizeof ii && ocgc_source_ids(nullptr, &ii) == -EINVAL, "ocgc_source_ids");
   ocgc_stream_settle(nullptr);
+  std::printf("1..%d\n", checks);
   return failures ? 1 : 0;
 }

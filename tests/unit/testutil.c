@@ -111,6 +111,9 @@ int main(int argc, char **argv)
     if (status >= 0) return status;
   }
   sr = srunner_create(tu_suite.make());
+  /* Each test case one named TAP result on stdout, for make check's
+   * tap-driver.sh (tests/tests.am); CK_TAP_LOG_FILE_NAME overrides. */
+  if (getenv("CK_TAP_LOG_FILE_NAME") == NULL) srunner_set_tap(sr, "-");
   /* CK_ENV: CK_VERBOSITY, else CK_NORMAL as before; the fork mode is
    * libcheck's default, CK_FORK from the environment, else fork. */
   srunner_run_all(sr, CK_ENV);
