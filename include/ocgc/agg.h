@@ -1,0 +1,140 @@
+/* ocgc/agg.h - the aggregator: a cursor and a collection stream in;
+ * histograms, causes, pauses and counters out. */
+#ifndef OCGC_PUBLIC_AGG_H
+#define OCGC_PUBLIC_AGG_H
+
+#include <ocgc/cursor.h>
+#include <ocgc/stream.h>
+#include <ocgc/hist.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- aggregation ------------------------------------------------------------------- */
+
+/** An aggregator reads a source through its own cursor and collection
+ * stream, and keeps: pauses (as the stream builds them: one stop of the
+ * mutator each), a histogram per collection kind and per phase, a cause
+ * table, and counters (exact from the producer's totals in ocgc files; from
+ * the events in stock files). */
+struct ocgc_agg;
+
+/** Counters at one moment.  Bytes and times are cumulative since the
+ * producer started (ocgc files) or since the cursor's start (stock). */
+struct ocgc_counters {
+  uint64_t time_ns;              /**< producer clock: last update seen */
+  uint64_t collections[OCGC_KIND_COUNT]; /**< by kind */
+  uint64_t major_cycles;         /**< major cycles completed */
+  uint64_t forced_majors;
+  uint64_t allocated_bytes;      /**< minor heap allocation */
+  uint64_t promoted_bytes;
+  uint64_t direct_major_bytes;
+  uint64_t heap_bytes, top_heap_bytes;
+  uint64_t gc_time_ns;           /**< time inside outermost collections (stock
+                                      files: the sum of the pauses seen) */
+  uint64_t pauses;               /**< pauses seen by this aggregator */
+  uint64_t events_seen, events_lost;
+  int lost_exact;
+  int exact;                     /**< 1: from the producer's totals */
+  /** Collections this aggregator saw complete in the events, by kind: with
+   * nothing lost, their growth equals that of collections[] (a cross-check
+   * of the producer's totals against its events). */
+  uint64_t event_collections[OCGC_KIND_COUNT];
+  /** Producer timestamps of the oldest and newest events this aggregator
+   * read (0 before any): the span of time its histograms cover. */
+  uint64_t first_event_ns, last_event_ns;
+  /** How the pauses were told apart (enum ocgc_pause_rule). */
+  int pause_rule;
+};
+
+/** A pause as the aggregator records it (ocgc_agg_opts.on_pause), with
+ * what the aggregator had counted from the events when it ended. */
+struct ocgc_agg_pause {
+  struct ocgc_pause pause;    /**< the stream's pause (stw_member: see there) */
+  /** The kind (enum ocgc_kind) and cause (enum ocgc_cause) of its longest
+   * outermost collection, or OCGC_KIND_NONE and OCGC_CAUSE_NONE when none
+   * was seen (a ring past the 128th). */
+  int kind, cause;
+  /** What the events read so far counted (exact 0: not the producer's
+   * totals, so that the growth between two pauses, ocgc_counters_growth(),
+   * is what happened between them, whatever the source): collections by
+   * kind, bytes allocated in and promoted from the minor heap, the heap
+   * and its top as last reported; pauses as before this one. */
+  struct ocgc_counters counts;
+};
+typedef void (*ocgc_agg_pause_fn)(const struct ocgc_agg_pause *p, void *ctx);
+typedef void (*ocgc_agg_lost_fn)(unsigned ring, uint64_t lost, int exact, uint64_t after_ns,
+                                 void *ctx);
+
+struct ocgc_agg_opts {
+  size_t sz;                  /**< sizeof(struct ocgc_agg_opts) */
+  enum ocgc_cursor_start start; /**< where its cursor starts */
+  uint64_t poll_max_events;   /**< its cursor's budget (struct ocgc_cursor_opts) */
+  uint64_t poll_max_ns;
+  /** 1: keep no histogram per runtime phase (ocgc_snapshot_phase() is then
+   * empty), for callers that want only pauses and collection kinds, such
+   * as an exporter: less work per event and per snapshot. */
+  int no_phases;
+  /** Bounds in ns (strictly ascending, at most OCGC_MAX_BOUNDS) at which the
+   * aggregator also counts pauses and collections of each kind, exactly (a
+   * value counts under every bound it is <= to), for callers whose
+   * histograms have fixed buckets, such as a Prometheus exporter:
+   * ocgc_snapshot_pause_buckets() and ocgc_snapshot_kind_buckets().  The
+   * array is copied.  NULL with nbounds 0: none. */
+  const uint64_t *bounds_ns;
+  unsigned nbounds;
+  /** 1 (with bounds_ns): count pauses and collections only so, with no
+   * fine histogram of them (ocgc_snapshot_pauses() and ocgc_snapshot_kind()
+   * are then empty): a few bytes per histogram instead of 267 KB, which
+   * stay in the cache, and no copy of them in a snapshot. */
+  int bounds_only;
+  /** Called with each pause as the aggregator records it, once, in the
+   * order the stream delivers them (struct ocgc_agg_pause): for a caller
+   * that keeps the pauses themselves, such as a timeline.  May be NULL. */
+  ocgc_agg_pause_fn on_pause;
+  /** Called when events were lost on a ring (ocgc_lost_fn's figures, and
+   * after_ns: the newest timestamp read before the gap).  May be NULL. */
+  ocgc_agg_lost_fn on_lost;
+  void *ctx;                  /**< passed to on_pause and on_lost */
+};
+
+/** Most bounds ocgc_agg_opts.bounds_ns may hold. */
+#define OCGC_MAX_BOUNDS 32
+
+/** Make an aggregator over [src] (which must outlive it), with its own
+ * cursor from opts->start ([opts] may be NULL: from the oldest event, no
+ * bounds, every phase).  Returns 0 and sets *out (the caller's, freed with
+ * ocgc_agg_free()), or -EINVAL (a NULL argument, an unknown option, bounds
+ * not strictly ascending or more than OCGC_MAX_BOUNDS), -ENOMEM, or the
+ * cursor's error (OCGC_E_TRUNCATED ...). */
+OCGC_API int ocgc_agg_new(struct ocgc_source *src, const struct ocgc_agg_opts *opts,
+                          struct ocgc_agg **out);
+/** Free [agg] and its cursor and histograms (not its source; snapshots and
+ * interval recorders are the caller's: free recorders first).  NULL is
+ * accepted. */
+OCGC_API void ocgc_agg_free(struct ocgc_agg *agg);
+/** Read and aggregate what was written since the last poll, within the
+ * cursor's budget.  Returns the number of events read, or a negative error
+ * as ocgc_cursor_poll(), and OCGC_E_CORRUPT also when a span of the poll
+ * ended before it began (it is dropped; the rest of the poll counts). */
+OCGC_API int64_t ocgc_agg_poll(struct ocgc_agg *agg);
+
+/** Nothing more will be read (the producer ended, or the caller's window
+ * did): every ring's last pause that no collection holds open is recorded
+ * (and given to on_pause) and open spans are dropped, as
+ * ocgc_stream_finish() does.  A snapshot counts those pauses already, so
+ * its figures do not change; call it once, after the last poll (later
+ * polls would meet ends without their begins).  Returns 0, -EINVAL, or
+ * the first allocation failure. */
+OCGC_API int ocgc_agg_finish(struct ocgc_agg *agg);
+
+/** The statistics of the aggregator's cursor (behind: poll again at once),
+ * with corrupt also counting the impossible spans it dropped. */
+OCGC_API void ocgc_agg_cursor_stats(const struct ocgc_agg *agg, struct ocgc_cursor_stats *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* OCGC_PUBLIC_AGG_H */

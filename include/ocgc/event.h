@@ -1,0 +1,59 @@
+/* ocgc/event.h - events as a cursor delivers them, and what an event means
+ * (the cause it announces, the collection it begins or ends). */
+#ifndef OCGC_PUBLIC_EVENT_H
+#define OCGC_PUBLIC_EVENT_H
+
+#include <ocgc/source.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- events ---------------------------------------------------------------- */
+
+/** One decoded event.  Pointers are valid only during the callback. */
+struct ocgc_event {
+  uint64_t timestamp;       /**< CLOCK_MONOTONIC ns of the producer */
+  unsigned ring;            /**< ring (domain) index */
+  unsigned user;            /**< 1 for a user event */
+  unsigned type;            /**< enum ocgc_wire_rt_type or ocgc_wire_user_type */
+  unsigned id;              /**< runtime id (phase, counter, lifecycle) or user slot */
+  uint64_t value;           /**< counter, lifecycle data, user int/span value; else 0 */
+  const uint64_t *payload;  /**< words after the timestamp */
+  unsigned payload_words;
+  const char *name;         /**< user events: the slot's name, or NULL */
+};
+
+/** Called for each event; return nonzero to stop the poll after it. */
+typedef int (*ocgc_event_fn)(const struct ocgc_event *ev, void *ctx);
+
+/** Called when events were overwritten before this cursor read them: [lost]
+ * events on [ring]; [exact] is 1 for ocgc files (counted by the producer)
+ * and 0 for stock files (estimated from the words lost). */
+typedef void (*ocgc_lost_fn)(unsigned ring, uint64_t lost, int exact, void *ctx);
+
+/* ---- what an event means ---------------------------------------------------- */
+
+/** No collection kind, no cause: what an event that announces none, a span
+ * that is no collection, or a pause whose collection was not seen has (the
+ * real ones, enum ocgc_kind and enum ocgc_cause, are all >= 0). */
+enum {
+  OCGC_KIND_NONE = -1,
+  OCGC_CAUSE_NONE = -1,
+};
+
+/** The cause (enum ocgc_cause) an event announces, or OCGC_CAUSE_NONE if it
+ * announces none: a 5.2 cause counter or an "ocgc.cause.*" user event.  A cause event
+ * comes just before the collection it caused, at the same timestamp. */
+OCGC_API int ocgc_event_cause(const struct ocgc_source *src, const struct ocgc_event *ev);
+
+/** The collection kind (enum ocgc_kind) whose span this event begins or ends
+ * (then *begin is 1 or 0), or OCGC_KIND_NONE. */
+OCGC_API int ocgc_event_kind(const struct ocgc_source *src, const struct ocgc_event *ev,
+                             int *begin);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* OCGC_PUBLIC_EVENT_H */
