@@ -68,7 +68,7 @@
 #include "attach.h"
 #include "openreg.h"
 #include "mapsline.h"
-#include "mono.h"
+#include "clock.h"
 #include "procfs.h"
 #include "source.h"
 
@@ -313,7 +313,7 @@ static int read_opts(const struct ocgc_attach_opts *opts, struct attach_cfg *c)
   return err;
 }
 
-static uint64_t now_ms(void) { return mono_ns() / 1000000u; }
+static uint64_t now_ms(void) { return cm_mono_ns() / 1000000u; }
 
 static void sleep_ms(unsigned ms)
 {

@@ -31,7 +31,7 @@
 
 #include "opts.h"
 #include "decode.h"
-#include "mono.h"
+#include "clock.h"
 #include "source.h"
 
 #define DEFAULT_BATCH_WORDS (UINT64_C(1) << 14) /* 128 KiB: big enough to amortise */
@@ -95,7 +95,7 @@ static int idle_ring(const struct ocgc_cursor *c, unsigned d)
 /* Whether this poll is out of time; a look at the clock each call. */
 static int past_deadline(struct ocgc_cursor *c)
 {
-  if (!c->out_of_time && mono_ns() >= c->deadline) c->out_of_time = 1;
+  if (!c->out_of_time && cm_mono_ns() >= c->deadline) c->out_of_time = 1;
   return c->out_of_time;
 }
 
@@ -129,7 +129,7 @@ static int read_head(struct ocgc_cursor *c, uint64_t d, uint64_t *head, uint64_t
        * much at every poll (an agent following a hundred of them spent
        * half a core on it). */
       if (tries % 64 == 63) {
-        uint64_t now = mono_ns();
+        uint64_t now = cm_mono_ns();
         if (odd_since == 0) odd_since = now;
         else if (now - odd_since >= SRC_SEQ_WAIT_NS) break;
       }
@@ -267,7 +267,7 @@ static int start_positions(struct ocgc_cursor *c)
 /* The budget of one poll (or of making the cursor). */
 static void budget_begin(struct ocgc_cursor *c)
 {
-  uint64_t now = mono_ns();
+  uint64_t now = cm_mono_ns();
   c->work = 0;
   c->out_of_time = 0;
   c->deadline = c->max_ns > UINT64_MAX - now ? UINT64_MAX : now + c->max_ns;

@@ -13,7 +13,7 @@
 #include <errno.h>
 
 #include "agg.h"
-#include "mono.h"
+#include "clock.h"
 #include "opts.h"
 #include "source.h"
 
@@ -62,7 +62,7 @@ static int drain(int64_t (*poll)(void *), void (*stats)(const void *, struct ocg
         (o.stop != NULL && *o.stop))
       break;
     if (st.busy_polls > busy && idle > 0) break;
-    if (o.deadline_ns != 0 && mono_ns() >= o.deadline_ns) break;
+    if (o.deadline_ns != 0 && cm_mono_ns() >= o.deadline_ns) break;
   }
   r.passed = last - first;
   r.caught_up = err == 0 && !st.behind;

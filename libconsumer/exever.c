@@ -33,7 +33,7 @@
 #include <unistd.h>
 
 #include "exever.h"
-#include "mono.h"
+#include "clock.h"
 #include "procfs.h"
 
 #define BANNER "The OCaml runtime, version "
@@ -162,7 +162,7 @@ int ocgc_exe_version_fd(int fd, char *out, size_t outn)
   struct found f;
   struct stat st;
   struct statfs sf;
-  uint64_t off = 0, deadline = mono_ns() + OCGC_EXE_MAX_NS;
+  uint64_t off = 0, deadline = cm_mono_ns() + OCGC_EXE_MAX_NS;
   size_t have = 0;
   char *buf;
   int err = 0;
@@ -175,7 +175,7 @@ int ocgc_exe_version_fd(int fd, char *out, size_t outn)
   for (;;) {
     ssize_t got;
     if (off >= OCGC_EXE_MAX_BYTES) { err = -EFBIG; break; }
-    if (mono_ns() > deadline) { err = -ETIME; break; }
+    if (cm_mono_ns() > deadline) { err = -ETIME; break; }
     /* What the buffer holds after the kept tail: the tail is OVERLAP to
      * OVERLAP + 7 bytes when a read returned a count that is not a
      * multiple of 8 (a file that grows while it is read). */

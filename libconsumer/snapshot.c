@@ -13,7 +13,7 @@
 #include <time.h>
 
 #include "agg.h"
-#include "mono.h"
+#include "clock.h"
 #include "source.h"
 #include "stream.h"
 
@@ -81,7 +81,7 @@ void agg_event_counters(const struct ocgc_agg *a, struct ocgc_counters *c)
  * the machine's uptime). */
 static uint64_t events_time(const struct ocgc_agg *a)
 {
-  return a->ev.last_ts != 0 ? a->ev.last_ts : mono_ns();
+  return a->ev.last_ts != 0 ? a->ev.last_ts : cm_mono_ns();
 }
 
 static int fill_counters(struct ocgc_agg *a, struct ocgc_counters *c, uint64_t open_pauses,
@@ -94,7 +94,7 @@ static int fill_counters(struct ocgc_agg *a, struct ocgc_counters *c, uint64_t o
   if (err) return err;
   if (info.has_ext && (err = ocgc_source_totals(a->src, &t)) == 0) {
     counters_from_totals(c, &t);
-    c->time_ns = info.state == OCGC_STATE_RUNNING ? mono_ns()
+    c->time_ns = info.state == OCGC_STATE_RUNNING ? cm_mono_ns()
                  : info.exited_ns > a->ev.last_ts ? info.exited_ns : a->ev.last_ts;
     a->last_totals = t;
     a->last_totals_ns = c->time_ns;

@@ -20,7 +20,7 @@
 
 #include "opts.h"
 #include "exever.h"
-#include "mono.h"
+#include "clock.h"
 #include "shm.h"
 #include "source.h"
 
@@ -272,9 +272,9 @@ static int read_totals(const struct ocgc_source *s, struct ocgc_totals *out)
       /* A producer preempted mid-update: let it run, for SRC_SEQ_WAIT_NS
        * at most (a live liar may keep seq odd for ever; callers keep the
        * last totals they read). */
-      if (tries == 100) deadline = mono_ns() + SRC_SEQ_WAIT_NS;
+      if (tries == 100) deadline = cm_mono_ns() + SRC_SEQ_WAIT_NS;
       if (tries > 100) sched_yield();
-      if (tries % 64 == 63 && tries > 100 && mono_ns() > deadline) break;
+      if (tries % 64 == 63 && tries > 100 && cm_mono_ns() > deadline) break;
       continue;
     }
     if ((err = copy_totals(s, out)) != 0) return err;

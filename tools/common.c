@@ -1,7 +1,8 @@
 /* common.c - the process-wide things every `ocgc` subcommand shares: exit
  * codes and error lines, parsing pids, durations and counts, the stop
- * signals, the clock, the escaper for text output, and the temporary file
- * that replaces an output whole (common.h).
+ * signals and a sleep they end, and the escaper for text output
+ * (common.h).  The clock, files replaced whole and human figures are the
+ * common layer's (common/).
  *
  * Invariants: the signal handler only stores the signal in tool_stop (a
  * sig_atomic_t), so the loops of the subcommands end cleanly and free what
@@ -194,13 +195,6 @@ void tool_signals_restore(const struct tool_signals *s)
   sigaction(SIGTERM, &s->old_term, NULL);
 }
 
-uint64_t tool_now_ns(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * UINT64_C(1000000000) + (uint64_t)ts.tv_nsec;
-}
-
 /* SIGINT and SIGTERM are unblocked only inside ppoll(), atomically, so one
  * that arrives between the look at tool_stop and the wait still ends the
  * wait at once (with nanosleep it would be slept through).  A thread that
@@ -222,7 +216,7 @@ void tool_sleep_ns(uint64_t ns)
 void tool_sleep_until_ns(uint64_t when)
 {
   uint64_t now;
-  while (!tool_stop && (now = tool_now_ns()) < when) tool_sleep_ns(when - now);
+  while (!tool_stop && (now = cm_mono_ns()) < when) tool_sleep_ns(when - now);
 }
 
 /* tool_esc, and with [word] a space escaped too. */
@@ -256,30 +250,4 @@ const char *tool_esc(const char *s, char *buf, size_t n)
 const char *tool_esc_word(const char *s, char *buf, size_t n)
 {
   return esc(s, buf, n, 1);
-}
-
-int tool_open_temp(const char *path, char **tmp)
-{
-  const char *slash = strrchr(path, '/');
-  size_t dirlen = slash ? (size_t)(slash - path) + 1 : 0;
-  size_t n = strlen(path) + 16;
-  mode_t mask;
-  int fd;
-  *tmp = malloc(n);
-  if (*tmp == NULL) { errno = ENOMEM; return -1; }
-  /* Hidden (".name.XXXXXX") in the same folder, so that rename() is atomic. */
-  snprintf(*tmp, n, "%.*s.%s.XXXXXX", (int)dirlen, path, path + dirlen);
-  fd = mkostemp(*tmp, O_CLOEXEC);
-  if (fd < 0) {
-    int e = errno;
-    free(*tmp);
-    *tmp = NULL;
-    errno = e;
-    return -1;
-  }
-  /* mkstemp makes it 0600; the file is an ordinary one: honour umask. */
-  mask = umask(0);
-  umask(mask);
-  (void)fchmod(fd, 0666 & ~mask);
-  return fd;
 }

@@ -12,6 +12,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "clock.h"
+#include "human.h"
 #include "ocgc/consumer.h"
 
 /* ---- subcommands ----------------------------------------------------------- */
@@ -138,35 +140,20 @@ struct tool_signals {
 void tool_signals_catch(struct tool_signals *s);
 void tool_signals_restore(const struct tool_signals *s);
 
-/* ---- the clock ---------------------------------------------------------------- */
-
-/* CLOCK_MONOTONIC in nanoseconds: the producer's clock on the same host. */
-uint64_t tool_now_ns(void);
+/* ---- sleeping (the clock: common/clock.h, cm_mono_ns) -------------------------- */
 
 /* Sleep [ns] nanoseconds, or not at all once tool_stop is set; a signal
  * cuts it short, a stop signal even one that arrives just before the wait
  * (callers look at tool_stop in their loops). */
 void tool_sleep_ns(uint64_t ns);
 
-/* The same until CLOCK_MONOTONIC reads [when] (tool_now_ns), through other
+/* The same until CLOCK_MONOTONIC reads [when] (cm_mono_ns), through other
  * signals, which do not end it. */
 void tool_sleep_until_ns(uint64_t when);
-
-/* ---- files replaced whole ------------------------------------------------------ */
-
-/* A new file beside [path], hidden (".NAME.XXXXXX" in the same folder, so
- * that rename(2) onto [path] is atomic), mode 0666 less the umask: its fd,
- * with its name in *tmp (malloc'd); or -1 with errno set.  The caller
- * syncs, renames and frees (ocgc trace -o, --html). */
-int tool_open_temp(const char *path, char **tmp);
 
 /* How long the last drain of a window (report --duration) may read past
  * the window's end. */
 #define TOOL_DRAIN_GRACE_NS UINT64_C(1000000000)
-
-/* Sizes are shown in binary units everywhere (KiB, MiB, as ocgc report
- * and the kernel do): one unit system across the subcommands. */
-#define TOOL_MIB 1048576.0
 
 /* ---- text output ---------------------------------------------------------------- */
 

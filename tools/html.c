@@ -110,7 +110,7 @@ static const char *window_text(const struct rep_figures *x, const struct rep_met
     struct tm tm;
     if (gmtime_r(&secs, &tm) != NULL) strftime(when, sizeof when, ", from %Y-%m-%d %H:%M:%S UTC", &tm);
   }
-  snprintf(buf, n, "%s (%s%s)", rep_fmt_ns(d, sizeof d, x->wall_ns),
+  snprintf(buf, n, "%s (%s%s)", cm_fmt_ns(d, sizeof d, x->wall_ns),
            m->mode == REP_PID ? "a window from the attach"
            : x->ext           ? "the process's life"
                               : "from the first event read to the last",
@@ -231,7 +231,7 @@ static int open_special(struct html_file *hf, const char *path)
 int html_file_open(struct html_file *hf, const char *path)
 {
   struct stat lst, st;
-  int fd;
+  int fd, err;
   memset(hf, 0, sizeof *hf);
   hf->path = path;
   if (lstat(path, &lst) == 0) {
@@ -243,12 +243,15 @@ int html_file_open(struct html_file *hf, const char *path)
       return -ELOOP;
     if (!S_ISLNK(lst.st_mode) && !S_ISREG(lst.st_mode)) return open_special(hf, path);
   }
-  if ((fd = tool_open_temp(path, &hf->tmp)) < 0) return -errno;
-  if ((hf->f = fdopen(fd, "w")) == NULL) {
-    int e = errno;
-    close(fd);
+  if ((err = cm_afile_open(&hf->file, path)) != 0) return err;
+  hf->replacing = 1;
+  /* The FILE closes its own descriptor; the file's is synced and closed
+   * by its commit. */
+  if ((fd = fcntl(hf->file.fd, F_DUPFD_CLOEXEC, 0)) < 0 || (hf->f = fdopen(fd, "w")) == NULL) {
+    err = -errno;
+    if (fd >= 0) close(fd);
     html_file_abort(hf);
-    return -e;
+    return err;
   }
   return 0;
 }
@@ -258,13 +261,10 @@ int html_file_commit(struct html_file *hf)
   int err = 0;
   if (hf->f == NULL) return -EBADF;
   if (fflush(hf->f) != 0 || ferror(hf->f)) err = errno ? -errno : -EIO;
-  if (err == 0 && hf->tmp != NULL && fsync(fileno(hf->f)) != 0) err = -errno;
   if (fclose(hf->f) != 0 && err == 0) err = errno ? -errno : -EIO;
   hf->f = NULL;
-  if (err == 0 && hf->tmp != NULL && rename(hf->tmp, hf->path) != 0) err = -errno;
-  if (err != 0 && hf->tmp != NULL) unlink(hf->tmp);
-  free(hf->tmp);
-  hf->tmp = NULL;
+  if (err == 0 && hf->replacing) err = cm_afile_commit(&hf->file, NULL);
+  html_file_abort(hf);
   return err;
 }
 
@@ -272,9 +272,8 @@ void html_file_abort(struct html_file *hf)
 {
   if (hf->f != NULL) fclose(hf->f);
   hf->f = NULL;
-  if (hf->tmp != NULL) unlink(hf->tmp);
-  free(hf->tmp);
-  hf->tmp = NULL;
+  if (hf->replacing) cm_afile_abort(&hf->file);
+  hf->replacing = 0;
 }
 
 /* ---- for the subcommands ------------------------------------------------------ */
@@ -312,5 +311,5 @@ void html_sample(struct timeline *tl, int pid)
   p.cpu_ns = ps.utime_ns + ps.stime_ns;
   p.ctx_switches = ps.have_ctxt ? ps.voluntary_ctxt + ps.involuntary_ctxt : 0;
   p.faults = ps.minflt + ps.majflt;
-  tl_proc_sample(tl, tool_now_ns(), &p);
+  tl_proc_sample(tl, cm_mono_ns(), &p);
 }

@@ -10,6 +10,7 @@
 #ifndef OCGC_TOOLS_HTML_H
 #define OCGC_TOOLS_HTML_H
 
+#include "afile.h"
 #include <stdint.h>
 #include <stdio.h>
 
@@ -41,8 +42,9 @@ void html_json_data(FILE *f, const char *json, size_t n);
  * regular file (/dev/stdout, a FIFO, /dev/full) is written in place. */
 struct html_file {
   const char *path;
-  char *tmp;   /* the temporary file, NULL when writing in place */
-  FILE *f;
+  int replacing;          /* 0: written in place (a special file) */
+  struct cm_afile file;   /* replacing: the path's replacement (common/afile.h) */
+  FILE *f;                /* over a descriptor of its own */
 };
 /* Open: 0, or a negative errno (said nothing). */
 int html_file_open(struct html_file *hf, const char *path);

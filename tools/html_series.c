@@ -38,8 +38,8 @@ static uint64_t rel(const struct html_ctx *c, uint64_t t)
 static double count_of(const struct series *s, const struct tl_bucket *b)
 {
   switch (s->what) {
-  case ALLOC: return (double)b->alloc / TOOL_MIB;
-  case PROMO: return (double)b->promo / TOOL_MIB;
+  case ALLOC: return (double)b->alloc / CM_MIB;
+  case PROMO: return (double)b->promo / CM_MIB;
   case COLL: return (double)b->coll[s->kind];
   case CPU: return (double)b->cpu_ns / 1e9;
   case CTX: return (double)b->ctx;

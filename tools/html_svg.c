@@ -87,7 +87,7 @@ static void time_axis(const struct html_ctx *c, const struct frame *fr)
   for (i = 0; i <= 4; i++) {
     uint64_t t = c->span / 4 * i;
     svg_label(c->f, x_time(c, fr, t), fr->h - fr->b + 14, i == 0 ? "start" : i == 4 ? "end" : "middle",
-              rep_fmt_ns(b, sizeof b, t));
+              cm_fmt_ns(b, sizeof b, t));
   }
 }
 
@@ -99,7 +99,7 @@ static void log_axis(FILE *f, const struct frame *fr, double lo, double hi)
     double y = y_log(fr, lo, hi, (uint64_t)pow(10, d));
     fprintf(f, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", fr->l, y,
             fr->w - fr->r, y);
-    svg_label(f, fr->l - 4, y + 4, "end", rep_fmt_ns(b, sizeof b, (uint64_t)pow(10, d)));
+    svg_label(f, fr->l - 4, y + 4, "end", cm_fmt_ns(b, sizeof b, (uint64_t)pow(10, d)));
   }
 }
 
@@ -118,8 +118,8 @@ static void mark(const struct html_ctx *c, const struct frame *fr, double lo, do
   html_text(c->f, kind_of(m->kind));
   fputs(", ", c->f);
   html_text(c->f, cause);
-  fprintf(c->f, ": %s at %s</title></circle>\n", rep_fmt_ns(d, sizeof d, m->ns),
-          rep_fmt_ns(t, sizeof t, at));
+  fprintf(c->f, ": %s at %s</title></circle>\n", cm_fmt_ns(d, sizeof d, m->ns),
+          cm_fmt_ns(t, sizeof t, at));
 }
 
 static void losses(const struct html_ctx *c, const struct frame *fr)
@@ -221,7 +221,7 @@ static void hist_bars(FILE *f, const struct frame *fr, const struct ocgc_hist *h
     fprintf(f, "<rect class=\"bucket\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
             "data-le-ns=\"%" PRIu64 "\" data-count=\"%" PRIu64 "\"><title>&lt;= %s: %" PRIu64
             "</title></rect>\n", x0 + 0.5, fr->t + plot_h(fr) - hgt, x1 - x0 > 1.5 ? x1 - x0 - 1 : 0.5,
-            hgt, b[i], cnt[i], rep_fmt_ns(t, sizeof t, b[i]), cnt[i]);
+            hgt, b[i], cnt[i], cm_fmt_ns(t, sizeof t, b[i]), cnt[i]);
   }
 }
 
@@ -236,7 +236,7 @@ static void hist_pcts(FILE *f, const struct frame *fr, const struct ocgc_hist *h
     double x = x_hist(fr, lo, hi, v);
     fprintf(f, "<line class=\"pct\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
             "data-pct=\"%s\" data-ns=\"%" PRIu64 "\"><title>%s %s</title></line>", x, fr->t, x,
-            fr->h - fr->b, marks[i].name, v, marks[i].name, rep_fmt_ns(t, sizeof t, v));
+            fr->h - fr->b, marks[i].name, v, marks[i].name, cm_fmt_ns(t, sizeof t, v));
     if (x > fr->w - 60) svg_label(f, x - 2, fr->t + 10 + 11 * i, "end", marks[i].name);
     else svg_label(f, x + 2, fr->t + 10 + 11 * i, "start", marks[i].name);
   }
@@ -248,11 +248,11 @@ static void pct_table(FILE *f, const struct ocgc_hist *h)
   char t[32];
   unsigned i;
   fprintf(f, "<table class=\"pcts\"><tr><th>count</th><td>%" PRIu64 "</td></tr>", ocgc_hist_count(h));
-  fprintf(f, "<tr><th>min</th><td>%s</td></tr>", rep_fmt_ns(t, sizeof t, ocgc_hist_min(h)));
+  fprintf(f, "<tr><th>min</th><td>%s</td></tr>", cm_fmt_ns(t, sizeof t, ocgc_hist_min(h)));
   for (i = 0; i < REP_NPCTS; i++)
     fprintf(f, "<tr><th>%s</th><td>%s</td></tr>", names[i],
-            rep_fmt_ns(t, sizeof t, ocgc_hist_percentile(h, rep_pcts[i])));
-  fprintf(f, "<tr><th>max</th><td>%s</td></tr></table>\n", rep_fmt_ns(t, sizeof t, ocgc_hist_max(h)));
+            cm_fmt_ns(t, sizeof t, ocgc_hist_percentile(h, rep_pcts[i])));
+  fprintf(f, "<tr><th>max</th><td>%s</td></tr></table>\n", cm_fmt_ns(t, sizeof t, ocgc_hist_max(h)));
 }
 
 static void hist_one(FILE *f, const char *name, const struct ocgc_hist *h)
@@ -273,8 +273,8 @@ static void hist_one(FILE *f, const char *name, const struct ocgc_hist *h)
   hist_pcts(f, &fr, h, lo, hi);
   fprintf(f, "<line class=\"axis\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", fr.l,
           fr.h - fr.b, fr.w - fr.r, fr.h - fr.b);
-  svg_label(f, fr.l, fr.h - 6, "start", rep_fmt_ns(t, sizeof t, b[0]));
-  svg_label(f, fr.w - fr.r, fr.h - 6, "end", rep_fmt_ns(t, sizeof t, b[n - 1]));
+  svg_label(f, fr.l, fr.h - 6, "start", cm_fmt_ns(t, sizeof t, b[0]));
+  svg_label(f, fr.w - fr.r, fr.h - 6, "end", cm_fmt_ns(t, sizeof t, b[n - 1]));
   fputs("</svg>\n", f);
   pct_table(f, h);
   fputs("</div>\n", f);
@@ -311,7 +311,7 @@ static void cause_row(FILE *f, unsigned row, unsigned k, unsigned cause, const s
           "\"><title>", r->count, r->total_ns, r->worst_ns);
   html_text(f, label);
   fprintf(f, ": %" PRIu64 " collections, %s in all, worst %s</title></rect>", r->count,
-          rep_fmt_ns(t1, sizeof t1, r->total_ns), rep_fmt_ns(t2, sizeof t2, r->worst_ns));
+          cm_fmt_ns(t1, sizeof t1, r->total_ns), cm_fmt_ns(t2, sizeof t2, r->worst_ns));
   snprintf(label, sizeof label, "%" PRIu64 " x, %s, worst %s", r->count, t1, t2);
   svg_label(f, 262 + (w < 1 ? 1 : w), y + 13, "start", label);
   fputc('\n', f);

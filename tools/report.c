@@ -81,7 +81,7 @@ static int follow_window(struct ocgc_agg *agg, const struct ocgc_source *src,
                          struct rep_meta *m, struct timeline *tl)
 {
   struct tool_signals sig;
-  uint64_t t0 = tool_now_ns(), now, duration = m->requested_ns;
+  uint64_t t0 = cm_mono_ns(), now, duration = m->requested_ns;
   int64_t got;
   int err = 0;
   tool_signals_catch(&sig);
@@ -91,7 +91,7 @@ static int follow_window(struct ocgc_agg *agg, const struct ocgc_source *src,
     if (!tool_alive(src)) m->end_reason = "the process exited";
     else if (tool_stop != 0) m->end_reason = "interrupted";
     if ((m->ended_early = m->end_reason != NULL) != 0) break;
-    now = tool_now_ns();
+    now = cm_mono_ns();
     if (now - t0 >= duration) break;
     tool_sleep_ns(duration - (now - t0) < POLL_NS ? duration - (now - t0) : POLL_NS);
   }
@@ -100,7 +100,7 @@ static int follow_window(struct ocgc_agg *agg, const struct ocgc_source *src,
   if (err == 0) {
     struct ocgc_drain_opts d = OCGC_OPTS_INIT(struct ocgc_drain_opts);
     d.stop = &tool_stop;
-    d.deadline_ns = tool_now_ns() + TOOL_DRAIN_GRACE_NS;
+    d.deadline_ns = cm_mono_ns() + TOOL_DRAIN_GRACE_NS;
     err = ocgc_agg_drain(agg, &d, NULL);
   }
   tool_signals_restore(&sig);
@@ -151,7 +151,7 @@ static void timeline_origin(struct timeline *tl, const struct ocgc_source *src, 
 {
   struct ocgc_source_info info;
   if (tl == NULL) return;
-  if (live) tl_origin(tl, tool_now_ns());
+  if (live) tl_origin(tl, cm_mono_ns());
   else if (ocgc_source_info(src, &info) == 0 && info.has_ext && info.created_ns != 0)
     tl_origin(tl, info.created_ns);
 }

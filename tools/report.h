@@ -83,9 +83,6 @@ struct rep_figures {
 void rep_figures_get(struct rep_figures *x, const struct rep_meta *m,
                      const struct ocgc_source *src, const struct ocgc_snapshot *base,
                      const struct ocgc_snapshot *snap);
-/* "850ns", "12.3us", "1.25ms", "2.50s"; "512 B", "1.50 MiB". */
-const char *rep_fmt_ns(char *buf, size_t n, uint64_t ns);
-const char *rep_fmt_bytes(char *buf, size_t n, uint64_t b);
 
 const char *rep_state_name(const struct rep_meta *m, const struct rep_figures *x);
 double rep_share(uint64_t part, uint64_t whole);

@@ -141,41 +141,6 @@ const char *rep_phase_name(const struct rep_figures *x, unsigned id, char *buf, 
 
 /* ---- text ------------------------------------------------------------------------ */
 
-/* A duration in 3 significant digits and the unit that fits: "850ns",
- * "12.3us", "1.25ms", "2.50s". */
-const char *rep_fmt_ns(char *buf, size_t n, uint64_t ns)
-{
-  static const struct { double div; const char *unit; } u[] = {
-    {1e3, "us"}, {1e6, "ms"}, {1e9, "s"},
-  };
-  double v;
-  int i;
-  if (ns < 1000) {
-    snprintf(buf, n, "%" PRIu64 "ns", ns);
-    return buf;
-  }
-  for (i = 0; i < 2 && (double)ns >= u[i + 1].div; i++)
-    ;
-  v = (double)ns / u[i].div;
-  if (v >= 999.5 && i < 2) { i++; v = (double)ns / u[i].div; }
-  snprintf(buf, n, v < 9.995 ? "%.2f%s" : v < 99.95 ? "%.1f%s" : "%.0f%s", v, u[i].unit);
-  return buf;
-}
-
-const char *rep_fmt_bytes(char *buf, size_t n, uint64_t b)
-{
-  static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
-  double v = (double)b;
-  int i = 0;
-  if (b < 1024) {
-    snprintf(buf, n, "%" PRIu64 " B", b);
-    return buf;
-  }
-  while (v >= 1024 && i < 5) { v /= 1024; i++; }
-  snprintf(buf, n, v < 9.995 ? "%.2f %s" : v < 99.95 ? "%.1f %s" : "%.0f %s", v, unit[i]);
-  return buf;
-}
-
 /* What this is a report of, and over what time. */
 static void text_title(FILE *out, const struct rep_meta *m, const struct rep_figures *x)
 {
@@ -209,9 +174,9 @@ static void text_title(FILE *out, const struct rep_meta *m, const struct rep_fig
     fputs("  since the process started\n", out);
     return;
   }
-  fprintf(out, "  window of %s", rep_fmt_ns(esc, sizeof esc, x->wall_ns));
+  fprintf(out, "  window of %s", cm_fmt_ns(esc, sizeof esc, x->wall_ns));
   if (m->ended_early)
-    fprintf(out, " (of %s asked: %s)", rep_fmt_ns(ver, sizeof ver, m->requested_ns),
+    fprintf(out, " (of %s asked: %s)", cm_fmt_ns(ver, sizeof ver, m->requested_ns),
             m->end_reason ? m->end_reason : "ended early");
   fputs(", counted from the attach\n", out);
 }
@@ -222,8 +187,8 @@ static void text_counts(FILE *out, const struct rep_figures *x, const struct ocg
   char b[32];
   unsigned k;
   fputs("\nTime\n", out);
-  fprintf(out, "  %-24s %s\n", "wall time", x->wall_known ? rep_fmt_ns(b, sizeof b, x->wall_ns) : "-");
-  fprintf(out, "  %-24s %s (%.2f%% of wall time)\n", "GC time", rep_fmt_ns(b, sizeof b, c->gc_time_ns),
+  fprintf(out, "  %-24s %s\n", "wall time", x->wall_known ? cm_fmt_ns(b, sizeof b, x->wall_ns) : "-");
+  fprintf(out, "  %-24s %s (%.2f%% of wall time)\n", "GC time", cm_fmt_ns(b, sizeof b, c->gc_time_ns),
           100.0 * rep_share(c->gc_time_ns, x->wall_ns));
   fputs("\nCounts\n", out);
   for (k = 0; k < OCGC_KIND_COUNT; k++) {
@@ -237,12 +202,12 @@ static void text_counts(FILE *out, const struct rep_figures *x, const struct ocg
           ocgc_hist_count(ocgc_snapshot_pauses(snap)),
           c->pause_rule == OCGC_PAUSE_MARKS ? "one per stop, as the runtime marks them"
                                             : "no stop marks: one per collection");
-  fprintf(out, "  %-24s %12s\n", "allocated (minor heap)", rep_fmt_bytes(b, sizeof b, c->allocated_bytes));
+  fprintf(out, "  %-24s %12s\n", "allocated (minor heap)", cm_fmt_bytes(b, sizeof b, c->allocated_bytes));
   fprintf(out, "  %-24s %12s  (%.1f%% of allocated)\n", "promoted",
-          rep_fmt_bytes(b, sizeof b, c->promoted_bytes), 100.0 * rep_share(c->promoted_bytes, c->allocated_bytes));
-  fprintf(out, "  %-24s %12s\n", "allocated (major heap)", rep_fmt_bytes(b, sizeof b, c->direct_major_bytes));
-  fprintf(out, "  %-24s %12s\n", "heap", rep_fmt_bytes(b, sizeof b, c->heap_bytes));
-  fprintf(out, "  %-24s %12s\n", "top heap", rep_fmt_bytes(b, sizeof b, c->top_heap_bytes));
+          cm_fmt_bytes(b, sizeof b, c->promoted_bytes), 100.0 * rep_share(c->promoted_bytes, c->allocated_bytes));
+  fprintf(out, "  %-24s %12s\n", "allocated (major heap)", cm_fmt_bytes(b, sizeof b, c->direct_major_bytes));
+  fprintf(out, "  %-24s %12s\n", "heap", cm_fmt_bytes(b, sizeof b, c->heap_bytes));
+  fprintf(out, "  %-24s %12s\n", "top heap", cm_fmt_bytes(b, sizeof b, c->top_heap_bytes));
   fprintf(out, "  (%s)\n", c->exact ? "exact: the producer's own counters"
                                     : "counted from the events: no producer totals");
 }
@@ -257,10 +222,10 @@ static void text_hist_row(FILE *out, const char *name, const struct ocgc_hist *h
     fputs("        -\n", out);
     return;
   }
-  fprintf(out, " %8s", rep_fmt_ns(b, sizeof b, ocgc_hist_sum(h) / cnt));
+  fprintf(out, " %8s", cm_fmt_ns(b, sizeof b, ocgc_hist_sum(h) / cnt));
   for (i = 0; i < REP_NPCTS; i++)
-    fprintf(out, " %8s", rep_fmt_ns(b, sizeof b, ocgc_hist_percentile(h, rep_pcts[i])));
-  fprintf(out, " %8s\n", rep_fmt_ns(b, sizeof b, ocgc_hist_max(h)));
+    fprintf(out, " %8s", cm_fmt_ns(b, sizeof b, ocgc_hist_percentile(h, rep_pcts[i])));
+  fprintf(out, " %8s\n", cm_fmt_ns(b, sizeof b, ocgc_hist_max(h)));
 }
 
 static void text_durations(FILE *out, const struct rep_figures *x,
@@ -302,8 +267,8 @@ static void text_causes(FILE *out, const struct rep_figures *x, const struct ocg
       fprintf(out, "  %-13s %-*s %9" PRIu64 " %9s %9s\n", ocgc_kind_name(k), w,
               cause == OCGC_CAUSE_UNKNOWN && !x->ext ? STOCK_UNKNOWN
                                                      : rep_cause_name(cause, b3, sizeof b3),
-              row.count, rep_fmt_ns(b1, sizeof b1, row.total_ns),
-              rep_fmt_ns(b2, sizeof b2, row.worst_ns));
+              row.count, cm_fmt_ns(b1, sizeof b1, row.total_ns),
+              cm_fmt_ns(b2, sizeof b2, row.worst_ns));
     }
   if (!any) fputs("  (no collection seen)\n", out);
 }
@@ -318,7 +283,7 @@ static void text_events(FILE *out, const struct rep_figures *x)
   fprintf(out, "  %-24s %" PRIu64 " (%s)\n", "lost", c->events_lost,
           c->lost_exact ? "exact" : "estimated");
   if (c->first_event_ns != 0) {
-    fprintf(out, "  %-24s %s", "they cover", rep_fmt_ns(b, sizeof b, span));
+    fprintf(out, "  %-24s %s", "they cover", cm_fmt_ns(b, sizeof b, span));
     if (x->wall_known && x->wall_ns > 0)
       fprintf(out, " (%.1f%% of the wall time)", 100.0 * rep_share(span, x->wall_ns));
     fputc('\n', out);

@@ -242,7 +242,7 @@ static pid_t start_child(struct run *r, char **argv, int *code)
  * status in *status, 0; or -1 if waitpid failed (said why). */
 static int follow_child(struct run *r, const char *cmd, int *status)
 {
-  uint64_t t0 = tool_now_ns();
+  uint64_t t0 = cm_mono_ns();
   int err = 0;
   for (;;) {
     pid_t w = waitpid(r->pid, status, WNOHANG);
@@ -261,7 +261,7 @@ static int follow_child(struct run *r, const char *cmd, int *status)
       tool_sleep_ns(POLL_NS);
       continue;
     }
-    if (!r->said_noring && tool_now_ns() - t0 >= NORING_NS) {
+    if (!r->said_noring && cm_mono_ns() - t0 >= NORING_NS) {
       char esc[TOOL_ESC_SIZE(PATH_MAX)];
       tool_say("%s has no GC ring after 1 s: it is not an OCaml program linked with "
                "-runtime-variant _ocgc (or run by ocamlrun_ocgc); running it without a "
@@ -275,7 +275,7 @@ static int follow_child(struct run *r, const char *cmd, int *status)
 /* How the child ended, into m; the status ocgc exits with. */
 static int child_status(int status, struct rep_meta *m)
 {
-  m->ended_ns = tool_now_ns();
+  m->ended_ns = cm_mono_ns();
   m->has_status = 1;
   if (WIFSIGNALED(status)) {
     m->signal = WTERMSIG(status);

@@ -117,7 +117,7 @@ struct serve {
   uint64_t answered;          /* the last ask whose bodies are rendered */
   struct serve_body *body[BODY_KINDS]; /* the last rendered, per kind (a
                                  reference each; NULL: none yet, or out of memory) */
-  uint64_t turn_ns;           /* tool_now_ns() when the poll thread last ended a turn */
+  uint64_t turn_ns;           /* cm_mono_ns() when the poll thread last ended a turn */
   int metrics_failed;         /* the last /metrics body rendered failed (or is NULL) */
   int pending;                /* an ask waits: read by the poll thread between
                                  rings, without the lock (atomic) */
@@ -177,7 +177,7 @@ static void *poll_thread(void *arg)
     pthread_mutex_unlock(&sv->lock);
 
     memset(fresh, 0, sizeof fresh);
-    now = tool_now_ns();
+    now = cm_mono_ns();
     if (wanted != 0) {
       serve_set_refresh(&sv->set, now + REFRESH_BUDGET_NS);
       render_kinds(sv, wanted, fresh);
@@ -198,7 +198,7 @@ static void *poll_thread(void *arg)
       sv->answered = asked;
       pthread_cond_broadcast(&sv->ready);
     }
-    sv->turn_ns = tool_now_ns();
+    sv->turn_ns = cm_mono_ns();
     if (!sv->stopping && sv->wanted == 0 && next > sv->turn_ns) {
       struct timespec ts = {(time_t)(next / 1000000000u), (long)(next % 1000000000u)};
       pthread_cond_timedwait(&sv->wake, &sv->lock, &ts);
@@ -260,7 +260,7 @@ static int serve_init(struct serve *sv)
   pthread_condattr_t ca;
   memset(sv, 0, sizeof *sv);
   if (pthread_condattr_init(&ca) != 0) return -1;
-  pthread_condattr_setclock(&ca, CLOCK_MONOTONIC); /* tool_now_ns()'s clock */
+  pthread_condattr_setclock(&ca, CLOCK_MONOTONIC); /* cm_mono_ns()'s clock */
   if (pthread_cond_init(&sv->wake, &ca) != 0) { pthread_condattr_destroy(&ca); return -1; }
   if (pthread_cond_init(&sv->ready, &ca) != 0) {
     pthread_cond_destroy(&sv->wake);
@@ -278,7 +278,7 @@ static int serve_init(struct serve *sv)
   serve_conns_init(&sv->conns);
   sv->set.yield = ask_waiting;
   sv->set.yield_ctx = sv;
-  sv->turn_ns = tool_now_ns();
+  sv->turn_ns = cm_mono_ns();
   return 0;
 }
 
@@ -380,11 +380,11 @@ static struct serve_body *render(struct serve *sv, enum body_kind k)
   /* Release: pairs with the poll thread's acquire load in ask_waiting. */
   __atomic_store_n(&sv->pending, 1, __ATOMIC_RELEASE);
   pthread_cond_signal(&sv->wake);
-  deadline = tool_now_ns() + ANSWER_WAIT_NS;
+  deadline = cm_mono_ns() + ANSWER_WAIT_NS;
   /* In slices: a signal does not end a condition wait, and the main thread
    * (--textfile, asking every --interval) must see SIGINT or SIGTERM
    * within a slice, not after the whole wait. */
-  while (sv->answered < my && !sv->stopping && !tool_stop && (now = tool_now_ns()) < deadline) {
+  while (sv->answered < my && !sv->stopping && !tool_stop && (now = cm_mono_ns()) < deadline) {
     uint64_t until = deadline - now > WAIT_SLICE_NS ? now + WAIT_SLICE_NS : deadline;
     ts.tv_sec = (time_t)(until / 1000000000u);
     ts.tv_nsec = (long)(until % 1000000000u);
@@ -466,7 +466,7 @@ static enum MHD_Result answer_body(const struct serve *sv, struct MHD_Connection
 /* /-/healthy: serve_health() of the poll thread's state, into why. */
 static int healthy(struct serve *sv, char *why, size_t n)
 {
-  uint64_t now = tool_now_ns(), age;
+  uint64_t now = cm_mono_ns(), age;
   int failed;
   pthread_mutex_lock(&sv->lock);
   age = now > sv->turn_ns ? now - sv->turn_ns : 0;
@@ -775,13 +775,13 @@ static void textfile_tick(struct serve *sv)
  * HTTP server and the poll thread work on their own threads). */
 static void main_loop(struct serve *sv)
 {
-  uint64_t next = tool_now_ns();
+  uint64_t next = cm_mono_ns();
   if (sv->tf.path != NULL) {
     char every[32];
     tool_say("writing %s every %ss", sv->tf.path, expo_seconds(sv->tf.every_ns, every, sizeof every));
   }
   while (!tool_stop) {
-    uint64_t now = tool_now_ns(), nap = 200000000u;
+    uint64_t now = cm_mono_ns(), nap = 200000000u;
     unsigned cut = serve_conns_sweep(&sv->conns, now);
     if (cut != 0) __atomic_add_fetch(&sv->set.heads_cut, cut, __ATOMIC_RELAXED);
     if (sv->tf.path != NULL && now >= next) {
@@ -837,7 +837,7 @@ int cmd_serve(int argc, char **argv)
      * than a request may wait, and a first scrape was answered 503.  At
      * most FIRST_READ_NS; what is not read by then is read on the poll
      * thread's turns. */
-    serve_set_refresh(&sv.set, tool_now_ns() + FIRST_READ_NS);
+    serve_set_refresh(&sv.set, cm_mono_ns() + FIRST_READ_NS);
     if ((rc = poll_start(&sv, &poller)) != 0) {
       tool_say("cannot start the poll thread: %s", strerror(rc));
       rc = TOOL_EXIT_ERROR;

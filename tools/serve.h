@@ -87,9 +87,9 @@ struct serve_proc {
   struct ocgc_agg *agg;
   uint64_t ring_events;       /* about how many events one ring holds */
   uint64_t poll_every_ns;     /* its own schedule: the time between drains */
-  uint64_t next_poll_ns;      /* tool_now_ns() of its next drain */
+  uint64_t next_poll_ns;      /* cm_mono_ns() of its next drain */
   uint64_t passed;            /* events its cursor has passed (seen, lost, skipped) */
-  uint64_t alive_ns;          /* tool_now_ns() when /proc last said it lives */
+  uint64_t alive_ns;          /* cm_mono_ns() when /proc last said it lives */
   struct ocgc_source_info info;
   struct ocgc_snapshot *snap; /* at the last refresh (NULL before) */
   struct ocgc_counters counters; /* of snap, each counter never less than before */
@@ -112,7 +112,7 @@ struct serve_proc {
   unsigned slow_reads;        /* slow or stuck reads in a row */
   uint64_t backoff_ns;        /* 0: reads in time; else read by poll turns
                                  only, not for scrapes, until one is in time */
-  uint64_t retry_ns;          /* tool_now_ns() before which it is not read again */
+  uint64_t retry_ns;          /* cm_mono_ns() before which it is not read again */
 };
 
 /* ---- --by program (serve_byprog.c) ------------------------------------------ */
@@ -149,7 +149,7 @@ struct serve_prog {
   struct serve_sums now;      /* gone + the living ones, at the last refresh */
   struct serve_sums shown;    /* what is served: never less than before */
   int shown_ever;
-  uint64_t live_ns;           /* tool_now_ns() when it last had a living process */
+  uint64_t live_ns;           /* cm_mono_ns() when it last had a living process */
   unsigned last_processes;    /* living processes at the last update */
   struct {                    /* its living processes' gauges, summed */
     unsigned processes;
@@ -183,13 +183,13 @@ struct serve_set {
   uint64_t listing_refused;   /* refused so far by the listing under way */
   struct serve_ident { int pid, unselected; uint64_t start_ticks; } *refused_ids;
   size_t nrefused, refused_cap; /* processes refused lately: not listed again */
-  uint64_t refused_since_ns;  /* tool_now_ns() when refused_ids was emptied */
+  uint64_t refused_since_ns;  /* cm_mono_ns() when refused_ids was emptied */
   int dropped;                /* a process was let go since the last give_back() */
   int slot_freed;             /* a watched process went since the last listing */
   const char *dir;            /* --dir: rings are DIR/PID.events */
   struct serve_proc *procs;   /* watched, a list */
   size_t nprocs;
-  uint64_t listed_ns;         /* tool_now_ns() at the last listing (0: never) */
+  uint64_t listed_ns;         /* cm_mono_ns() at the last listing (0: never) */
   uint64_t errors;            /* opens, drains and listings that failed */
   uint64_t unreadable;        /* --all: processes with a ring (DIR/PID.events of
                                  --dir) whose maps the last listing could not
@@ -239,7 +239,7 @@ struct serve_set {
  * saying why it cannot be, the exit code. */
 int serve_set_add_pid(struct serve_set *s, int pid);
 
-/* Bring the set up to date until [deadline] (tool_now_ns()): list again
+/* Bring the set up to date until [deadline] (cm_mono_ns()): list again
  * (--all, at most once a second), drain every watched ring (bounded),
  * snapshot it, read its /proc figures, and drop each process that is gone;
  * a ring left alone (backed off) or not reached by the deadline keeps its
@@ -247,9 +247,9 @@ int serve_set_add_pid(struct serve_set *s, int pid);
  * s->errors. */
 void serve_set_refresh(struct serve_set *s, uint64_t deadline);
 
-/* Drain the rings whose turn has come at [now] (tool_now_ns()), list again
+/* Drain the rings whose turn has come at [now] (cm_mono_ns()), list again
  * (--all, at most once a second) and drop the processes that are gone;
- * returns the tool_now_ns() of the next turn (at most SERVE_POLL_MAX_NS
+ * returns the cm_mono_ns() of the next turn (at most SERVE_POLL_MAX_NS
  * away), or now if s->yield asked it to stop early.  Never fails: failures
  * are counted in s->errors. */
 uint64_t serve_set_poll(struct serve_set *s, uint64_t now);
@@ -353,7 +353,7 @@ struct serve_pending {
   int fd;
   struct sockaddr_storage addr;
   socklen_t alen;
-  uint64_t since_ns;          /* tool_now_ns() of its accept */
+  uint64_t since_ns;          /* cm_mono_ns() of its accept */
 };
 struct serve_frontdoor {
   int lfd, wake;              /* the listening socket (not ours), an eventfd (ours) */

@@ -153,7 +153,7 @@ static struct serve_prog *prog_of(struct serve_set *s, const char *label)
       memset(g, 0, sizeof *g);
       g->next = next;
       snprintf(g->label, sizeof g->label, "%s", label);
-      g->live_ns = tool_now_ns();
+      g->live_ns = cm_mono_ns();
       g->last_processes = 1; /* until an update counts them */
       return g;
     }
@@ -163,7 +163,7 @@ static struct serve_prog *prog_of(struct serve_set *s, const char *label)
   }
   if ((g = calloc(1, sizeof *g)) == NULL) return NULL;
   snprintf(g->label, sizeof g->label, "%s", label);
-  g->live_ns = tool_now_ns();
+  g->live_ns = cm_mono_ns();
   g->last_processes = 1; /* until an update counts them */
   g->other = s->nprogs >= SERVE_MAX_PROGRAMS;
   g->next = s->progs;
@@ -263,7 +263,7 @@ void serve_byprog_update(struct serve_set *s)
   for (g = s->progs; g != NULL; g = g->next) {
     sums_max(&g->shown, &g->now);
     g->shown_ever = 1;
-    if (g->live.processes > 0) g->live_ns = tool_now_ns();
+    if (g->live.processes > 0) g->live_ns = cm_mono_ns();
     g->last_processes = g->live.processes;
   }
 }

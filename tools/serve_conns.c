@@ -25,7 +25,7 @@
 struct serve_conn {
   struct serve_conn *prev, *next;
   int fd;
-  uint64_t head_since_ns;     /* tool_now_ns() its head began; 0: in a request */
+  uint64_t head_since_ns;     /* cm_mono_ns() its head began; 0: in a request */
   int cut;                    /* shut down by the sweep */
 };
 
@@ -49,7 +49,7 @@ void serve_conns_notify(void *cls, struct MHD_Connection *c, void **socket_conte
     const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
     if (ci == NULL || (e = calloc(1, sizeof *e)) == NULL) return; /* not swept: idle timeout only */
     e->fd = ci->connect_fd;
-    e->head_since_ns = tool_now_ns();
+    e->head_since_ns = cm_mono_ns();
     pthread_mutex_lock(&t->lock);
     e->next = t->head;
     if (t->head != NULL) t->head->prev = e;
@@ -92,7 +92,7 @@ void serve_conns_completed(void *cls, struct MHD_Connection *c, void **con_cls,
   (void)con_cls, (void)toe;
   if (e == NULL) return;
   pthread_mutex_lock(&t->lock);
-  e->head_since_ns = tool_now_ns(); /* the next request's head, if any */
+  e->head_since_ns = cm_mono_ns(); /* the next request's head, if any */
   pthread_mutex_unlock(&t->lock);
 }
 

@@ -103,7 +103,7 @@ static void *front_thread(void *arg)
   struct serve_frontdoor *f = arg;
   struct pollfd pf[SERVE_FRONT_MAX + 2];
   while (!__atomic_load_n(&f->stop, __ATOMIC_ACQUIRE)) {
-    uint64_t now = tool_now_ns(), deadline = now + 1000000000u;
+    uint64_t now = cm_mono_ns(), deadline = now + 1000000000u;
     unsigned i, k = 0, base;
     int timeout;
     /* Past their deadline: closed (silent clients). */
@@ -123,7 +123,7 @@ static void *front_thread(void *arg)
     /* Back to front: judge() moves the last one into the place it frees. */
     for (i = f->n; i-- > 0;)
       if (pf[base + i].revents) judge(f, i);
-    if (pf[1].revents) take(f, tool_now_ns());
+    if (pf[1].revents) take(f, cm_mono_ns());
   }
   while (f->n > 0) drop(f, f->n - 1);
   return NULL;

@@ -168,7 +168,7 @@ static int proc_read(struct serve_proc *p, int *stuck)
   struct ocgc_drain_opts d = OCGC_OPTS_INIT(struct ocgc_drain_opts);
   struct ocgc_drain_result r = OCGC_OPTS_INIT(struct ocgc_drain_result);
   int err;
-  d.deadline_ns = tool_now_ns() + SERVE_RING_BUDGET_NS;
+  d.deadline_ns = cm_mono_ns() + SERVE_RING_BUDGET_NS;
   err = ocgc_agg_drain(p->agg, &d, &r);
   *stuck = r.stuck;
   return err;
@@ -428,7 +428,7 @@ uint64_t serve_set_poll(struct serve_set *s, uint64_t now)
     struct serve_proc *p = *pp;
     if (yield_asked(s)) return now;
     if (p->next_poll_ns <= now) {
-      uint64_t before = p->passed, t0 = tool_now_ns();
+      uint64_t before = p->passed, t0 = cm_mono_ns();
       int check;
       proc_drain(s, p, now);
       /* A ring that moved was written by its live process (no other
@@ -440,7 +440,7 @@ uint64_t serve_set_poll(struct serve_set *s, uint64_t now)
         continue;
       }
       if (check) p->alive_ns = now;
-      proc_timed(p, t0, tool_now_ns());
+      proc_timed(p, t0, cm_mono_ns());
     }
     if (p->next_poll_ns < next) next = p->next_poll_ns;
     pp = &p->next;
@@ -531,11 +531,11 @@ static int proc_refresh(struct serve_set *s, struct serve_proc *p, uint64_t now)
 void serve_set_refresh(struct serve_set *s, uint64_t deadline)
 {
   struct serve_proc **pp = &s->procs;
-  uint64_t t0 = tool_now_ns(), now = t0, stale = 0;
+  uint64_t t0 = cm_mono_ns(), now = t0, stale = 0;
   list_due(s, t0);
   while (*pp != NULL) {
     struct serve_proc *p = *pp;
-    now = tool_now_ns();
+    now = cm_mono_ns();
     if (now >= deadline || (p->backoff_ns != 0 && p->snap != NULL)) {
       /* Out of time, or slow: its last figures, marked so.  A slow ring is
        * read again by the poll turns only (serve_set_poll, once its
@@ -552,14 +552,14 @@ void serve_set_refresh(struct serve_set *s, uint64_t deadline)
       proc_drop(s, pp, p);
       continue;
     }
-    proc_timed(p, now, tool_now_ns());
+    proc_timed(p, now, cm_mono_ns());
     stale += p->stale != 0;
     pp = &p->next;
   }
   s->stale = stale;
   serve_byprog_update(s);
   give_back(s);
-  s->refresh_ns = tool_now_ns() - t0;
+  s->refresh_ns = cm_mono_ns() - t0;
 }
 
 void serve_set_index(const struct serve_set *s, expo_put_fn put, void *out)

@@ -4,8 +4,10 @@
  * Invariants: PATH is replaced atomically: the text goes to a new file in
  * PATH's own folder (so rename(2) cannot cross file systems), named with a
  * leading '.' and no ".prom" (the collector reads only *.prom files, so it
- * never reads a half-written one), flushed to disk, made 0644, then
- * renamed over PATH; a reader sees the old file or the new one, whole.  A
+ * never reads a half-written one), flushed to disk, then renamed over
+ * PATH (common/afile.h, the rule of every file ocgc replaces: its mode is
+ * 0666 less the umask, so node_exporter, another user, reads it under the
+ * unit's UMask=0022); a reader sees the old file or the new one, whole.  A
  * write that fails (a full disk, a folder that is not there or not
  * writable) leaves the old file as it was and no temporary file behind,
  * and is said once on stderr until a write succeeds again. */
@@ -18,18 +20,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "afile.h"
 #include "common.h"
 #include "serve.h"
-
-/* The temporary name beside [path]: "DIR/.BASE.XXXXXX". */
-static int temp_name(const char *path, char *buf, size_t n)
-{
-  const char *slash = strrchr(path, '/');
-  const char *base = slash ? slash + 1 : path;
-  int dirlen = slash ? (int)(slash - path + 1) : 0;
-  int len = snprintf(buf, n, "%.*s.%s.XXXXXX", dirlen, path, base);
-  return len > 0 && (size_t)len < n ? 0 : -ENAMETOOLONG;
-}
 
 /* Write [b] to [fd] whole: 0, or -errno. */
 static int write_all(int fd, const char *s, size_t n)
@@ -59,23 +52,17 @@ static int write_body(int fd, struct serve_body *b)
   return err;
 }
 
-/* Replace [path] by [b]: 0, or -errno (and [what] names the step). */
+/* Replace [path] by [b] (common/afile.h): 0, or -errno (and [what]
+ * names the step). */
 static int replace(const char *path, struct serve_body *b, const char **what)
 {
-  char tmp[4096];
-  int fd, err;
-  *what = "name";
-  if ((err = temp_name(path, tmp, sizeof tmp)) != 0) return err;
+  struct cm_afile f;
+  int err;
   *what = "create a file in the folder of";
-  if ((fd = mkostemp(tmp, O_CLOEXEC)) < 0) return -errno;
+  if ((err = cm_afile_open(&f, path)) != 0) return err;
   *what = "write";
-  err = write_body(fd, b);
-  if (err == 0 && fchmod(fd, 0644) != 0) err = -errno;
-  if (err == 0 && fsync(fd) != 0) err = -errno;
-  if (close(fd) != 0 && err == 0) err = -errno;
-  if (err == 0) *what = "rename a new file onto";
-  if (err == 0 && rename(tmp, path) != 0) err = -errno;
-  if (err != 0) unlink(tmp);
+  if ((err = write_body(f.fd, b)) == 0) return cm_afile_commit(&f, what);
+  cm_afile_abort(&f);
   return err;
 }
 

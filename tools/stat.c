@@ -120,8 +120,8 @@ static void row_fields(const struct row *r, struct field f[NFIELDS])
   D(3, r->rates.major_cycles_per_s);
   U(r->g.allocated_bytes);
   U(r->g.promoted_bytes);
-  D(6, r->rates.allocated_bytes_per_s / TOOL_MIB);
-  D(6, r->rates.promoted_bytes_per_s / TOOL_MIB);
+  D(6, r->rates.allocated_bytes_per_s / CM_MIB);
+  D(6, r->rates.promoted_bytes_per_s / CM_MIB);
   D(3, r->rates.promotion_ratio * 100);
   U(r->g.gc_time_ns);
   D(3, r->rates.gc_time_share * 100);
@@ -195,12 +195,12 @@ static void print_table_row(struct out *o, const struct row *r)
   if (o->timestamp) printf("%9.3f ", r->time_s);
   printf("%8.1f %8.1f %8.2f %11.2f %11.2f %6.1f %6.2f", r->rates.collections_per_s[OCGC_KIND_MINOR],
          r->rates.collections_per_s[OCGC_KIND_MAJOR_SLICE], r->rates.major_cycles_per_s,
-         r->rates.allocated_bytes_per_s / TOOL_MIB, r->rates.promoted_bytes_per_s / TOOL_MIB,
+         r->rates.allocated_bytes_per_s / CM_MIB, r->rates.promoted_bytes_per_s / CM_MIB,
          r->rates.promotion_ratio * 100, r->rates.gc_time_share * 100);
   print_us_cell(r->have_pauses, r->p50_ns);
   print_us_cell(r->have_pauses, r->p99_ns);
   print_us_cell(r->have_pauses, r->max_ns);
-  printf(" %9.1f %6" PRIu64 "\n", (double)r->g.heap_bytes / TOOL_MIB, r->g.events_lost);
+  printf(" %9.1f %6" PRIu64 "\n", (double)r->g.heap_bytes / CM_MIB, r->g.events_lost);
 }
 
 static void print_row(struct out *o, const struct row *r)
@@ -274,7 +274,7 @@ static int print_interval(struct stat_run *s)
   struct row r;
   int err = ocgc_interval_next(s->iv, &f);
   if (err) return err;
-  make_row(&f, ocgc_interval_pauses(s->iv), (double)(tool_now_ns() - s->start) / 1e9, &r);
+  make_row(&f, ocgc_interval_pauses(s->iv), (double)(cm_mono_ns() - s->start) / 1e9, &r);
   print_row(&s->out, &r);
   return 0;
 }
@@ -286,21 +286,21 @@ static int loop(struct stat_run *s)
   uint64_t tick = interval < TICK_NS ? interval : TICK_NS;
   int err = 0, last = 0;
   while (!last && !tool_stop) {
-    now = tool_now_ns();
+    now = cm_mono_ns();
     tool_sleep_until_ns(now + tick < next_row ? now + tick : next_row);
     if (tool_stop) break;
     if ((err = drain(s, next_row)) != 0) break;
     /* Gone or exited: read what it wrote last and print the partial row. */
     if ((last = !tool_alive(s->src)) != 0) {
       if ((err = drain(s, 0)) != 0) break;
-    } else if (tool_now_ns() < next_row) {
+    } else if (cm_mono_ns() < next_row) {
       continue;
     }
     if ((err = print_interval(s)) != 0) break;
     next_row += interval;
     /* Behind by more than an interval (suspended, or a slow terminal):
      * start the schedule again rather than print a burst of rows. */
-    if ((now = tool_now_ns()) > next_row) next_row = now + interval;
+    if ((now = cm_mono_ns()) > next_row) next_row = now + interval;
     if (s->opts->count != 0 && s->out.rows >= s->opts->count) break;
   }
   return err;
@@ -417,7 +417,7 @@ int cmd_stat(int argc, char **argv)
   s.opts = &o;
   s.out.fmt = o.fmt;
   s.out.timestamp = o.timestamp;
-  s.start = tool_now_ns(); /* time_s counts from here */
+  s.start = cm_mono_ns(); /* time_s counts from here */
   if ((err = tool_target_open(&o.t, &s.src)) != 0) return tool_exit_code(err);
   if ((err = run(&s)) != 0) rc = tool_target_error(&o.t, err);
   if (ferror(stdout) && rc == 0) rc = TOOL_EXIT_ERROR;

@@ -76,31 +76,10 @@ struct cause_line {
   struct ocgc_cause_row row;
 };
 
-/* "1h02m03s", "4m05s", "12.3s" */
-static void fmt_duration(char *buf, size_t n, uint64_t ns)
-{
-  uint64_t s = ns / 1000000000u;
-  if (s >= 3600)
-    snprintf(buf, n, "%" PRIu64 "h%02" PRIu64 "m%02" PRIu64 "s", s / 3600, s / 60 % 60, s % 60);
-  else if (s >= 60)
-    snprintf(buf, n, "%" PRIu64 "m%02" PRIu64 "s", s / 60, s % 60);
-  else
-    snprintf(buf, n, "%.1fs", (double)ns / 1e9);
-}
-
-/* A pause length in a short human form: "850ns", "12.3us", "4.56ms", "1.20s". */
-static void fmt_pause(char *buf, size_t n, uint64_t ns)
-{
-  if (ns < 1000) snprintf(buf, n, "%" PRIu64 "ns", ns);
-  else if (ns < 1000000) snprintf(buf, n, "%.1fus", (double)ns / 1e3);
-  else if (ns < 1000000000) snprintf(buf, n, "%.2fms", (double)ns / 1e6);
-  else snprintf(buf, n, "%.2fs", (double)ns / 1e9);
-}
-
-/* A size in bytes as MiB (TOOL_MIB, as every subcommand). */
+/* A size in bytes as MiB (CM_MIB, as every subcommand). */
 static double mib(uint64_t bytes)
 {
-  return (double)bytes / TOOL_MIB;
+  return (double)bytes / CM_MIB;
 }
 
 /* Fields separated by three spaces, moving to the next line when one would
@@ -125,7 +104,7 @@ static int draw_header(struct top *tp, const struct ocgc_counters *c)
 {
   char line[512], up[32] = "?";
   const struct ocgc_source_info *in = &tp->info;
-  if (in->has_ext && in->created_ns) fmt_duration(up, sizeof up, tool_now_ns() - in->created_ns);
+  if (in->has_ext && in->created_ns) cm_fmt_uptime(up, sizeof up, cm_mono_ns() - in->created_ns);
   snprintf(line, sizeof line, " ocgc top - %s (pid %d)   OCaml %s %s   up %s   heap %.1f MiB "
            "(top %.1f MiB)", in->has_ext ? tp->program : "?", tp->pid,
            in->has_ext ? tp->ocaml : "5", in->flags & OCGC_EXT_BYTECODE ? "bytecode"
@@ -146,8 +125,8 @@ static int draw_rates(struct top *tp, int row, const struct ocgc_counters *c)
     snprintf(f[0], 48, "minor/s %.1f", r->collections_per_s[OCGC_KIND_MINOR]);
     snprintf(f[1], 48, "slices/s %.1f", r->collections_per_s[OCGC_KIND_MAJOR_SLICE]);
     snprintf(f[2], 48, "cycles/s %.2f", r->major_cycles_per_s);
-    snprintf(f[3], 48, "alloc %.1f MiB/s", r->allocated_bytes_per_s / TOOL_MIB);
-    snprintf(f[4], 48, "promoted %.2f MiB/s", r->promoted_bytes_per_s / TOOL_MIB);
+    snprintf(f[3], 48, "alloc %.1f MiB/s", r->allocated_bytes_per_s / CM_MIB);
+    snprintf(f[4], 48, "promoted %.2f MiB/s", r->promoted_bytes_per_s / CM_MIB);
     snprintf(f[5], 48, "promotion %.1f%%", 100 * r->promotion_ratio);
     snprintf(f[6], 48, "GC %.1f%%", 100 * r->gc_time_share);
   } else {
@@ -198,13 +177,13 @@ static int draw_spark(struct top *tp, int row, const char *title, const struct t
 static void fmt_p99(char *buf, size_t n, double ns)
 {
   if (isnan(ns)) snprintf(buf, n, "-");
-  else fmt_pause(buf, n, (uint64_t)ns);
+  else cm_fmt_ns(buf, n, (uint64_t)ns);
 }
 
 static void fmt_rate(char *buf, size_t n, double bytes_per_s)
 {
   if (isnan(bytes_per_s)) snprintf(buf, n, "-");
-  else snprintf(buf, n, "%.1f MiB/s", bytes_per_s / TOOL_MIB);
+  else snprintf(buf, n, "%.1f MiB/s", bytes_per_s / CM_MIB);
 }
 
 /* The last minute: a sample a second (top_spark.c). */
@@ -299,9 +278,9 @@ static int draw_hist(struct top *tp, int row, int col, int width, int nbars, con
   bar_counts(h, counts);
   top_folded = bar_span(h, nbars, counts, &lo, &hi);
   for (i = lo; i <= hi; i++) if (counts[i] > max) max = counts[i];
-  fmt_pause(p50, sizeof p50, ocgc_hist_percentile(h, 50));
-  fmt_pause(p99, sizeof p99, ocgc_hist_percentile(h, 99));
-  fmt_pause(mx, sizeof mx, ocgc_hist_max(h));
+  cm_fmt_ns(p50, sizeof p50, ocgc_hist_percentile(h, 50));
+  cm_fmt_ns(p99, sizeof p99, ocgc_hist_percentile(h, 99));
+  cm_fmt_ns(mx, sizeof mx, ocgc_hist_max(h));
   snprintf(line, sizeof line, "%-12s n=%" PRIu64 "  p50 %s  p99 %s  max %s", name, total, p50,
            p99, mx);
   attron(A_BOLD);
@@ -413,7 +392,7 @@ static void draw(struct top *tp, const char *message)
            c.events_lost, c.events_lost ? (c.lost_exact ? " (exact; counters stay exact)"
                                                        : " (estimated)") : "");
   mvaddnstr(LINES - 2, 0, line, COLS);
-  fmt_duration(interval, sizeof interval, tp->interval_ns);
+  cm_fmt_uptime(interval, sizeof interval, tp->interval_ns);
   if (message != NULL) {
     attron(A_REVERSE);
     mvhline(LINES - 1, 0, ' ', COLS);
@@ -561,9 +540,9 @@ static int attach(struct top *tp)
   ao.start = OCGC_START_OLDEST;
   if ((err = ocgc_source_info(tp->src, &tp->info)) != 0 ||
       (err = ocgc_agg_new(tp->src, &ao, &tp->agg)) != 0 ||
-      (err = poll_agg(tp, tool_now_ns() + tp->interval_ns)) != 0 ||
+      (err = poll_agg(tp, cm_mono_ns() + tp->interval_ns)) != 0 ||
       (err = take_snapshot(tp)) != 0 ||
-      (err = top_spark_start(&tp->spark, tp->agg, tool_now_ns())) != 0)
+      (err = top_spark_start(&tp->spark, tp->agg, cm_mono_ns())) != 0)
     return err;
   tool_esc(tp->info.program, tp->program, sizeof tp->program);
   tool_esc(tp->info.ocaml_version, tp->ocaml, sizeof tp->ocaml);
@@ -629,7 +608,7 @@ static int wait_key(void)
 /* Keys, polls and refreshes until q, COUNT, the process's end or a signal. */
 static int loop(struct top *tp, uint64_t count)
 {
-  uint64_t next_refresh = tool_now_ns() + tp->interval_ns;
+  uint64_t next_refresh = cm_mono_ns() + tp->interval_ns;
   int err = 0;
   draw(tp, NULL);
   for (;;) {
@@ -640,13 +619,13 @@ static int loop(struct top *tp, uint64_t count)
     /* Alive before the poll: what it wrote before exiting is read. */
     alive = tool_alive(tp->src);
     if ((err = poll_agg(tp, alive ? next_refresh : 0)) != 0) break;
-    if ((err = top_spark_tick(&tp->spark, tool_now_ns())) < 0) break;
+    if ((err = top_spark_tick(&tp->spark, cm_mono_ns())) < 0) break;
     err = 0;
-    if (!alive || tool_now_ns() >= next_refresh) {
+    if (!alive || cm_mono_ns() >= next_refresh) {
       if ((err = take_snapshot(tp)) != 0) break;
       next_refresh += tp->interval_ns;
       /* After a long stall (suspended with ^Z), do not refresh in a burst. */
-      if (next_refresh < tool_now_ns()) next_refresh = tool_now_ns() + tp->interval_ns;
+      if (next_refresh < cm_mono_ns()) next_refresh = cm_mono_ns() + tp->interval_ns;
       tp->refreshes++;
       redraw = 1;
     }

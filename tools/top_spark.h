@@ -22,7 +22,7 @@ struct top_ring {
 
 struct top_spark {
   struct ocgc_interval *iv;          /* a second each */
-  uint64_t next_ns;                  /* tool_now_ns() of the next sample */
+  uint64_t next_ns;                  /* cm_mono_ns() of the next sample */
   uint64_t samples;                  /* taken so far */
   struct top_ring p99_ns, alloc_bps; /* pause p99 (ns), allocation (bytes/s) */
 };

@@ -26,6 +26,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "afile.h"
 #include "common.h"
 #include "trace.h"
 
@@ -39,10 +40,11 @@ struct trace_opts {
   size_t max_held;
 };
 
-/* Where the trace goes: stdout, or a temporary file renamed over OUT. */
+/* Where the trace goes: stdout, or a file replaced whole (common/afile.h). */
 struct output {
   struct trace_out *out;
-  char *tmp;                  /* the temporary file, or NULL for stdout */
+  int to_file;                /* 0: stdout */
+  struct cm_afile file;       /* to_file: OUT's replacement */
 };
 
 static void trace_usage(FILE *f)
@@ -153,20 +155,21 @@ static int parse_args(int argc, char **argv, struct trace_opts *o)
   return 0;
 }
 
-/* The temporary file next to [path], created with mkstemp; its name goes in
- * *tmp (malloc'd).  Returns the fd or -1 (errno set). */
 /* The output first: a folder we cannot write to should fail before we
  * spend --duration following a process.  0, or the exit code. */
 static int open_output(const char *path, struct output *w)
 {
-  int fd = STDOUT_FILENO;
-  if (strcmp(path, "-") != 0 && (fd = tool_open_temp(path, &w->tmp)) < 0) {
-    tool_say("cannot write %s: %s", path, strerror(errno));
-    return TOOL_EXIT_ERROR;
+  int fd = STDOUT_FILENO, err;
+  if (strcmp(path, "-") != 0) {
+    if ((err = cm_afile_open(&w->file, path)) != 0) {
+      tool_say("cannot write %s: %s", path, strerror(-err));
+      return TOOL_EXIT_ERROR;
+    }
+    w->to_file = 1;
+    fd = w->file.fd;
   }
   if ((w->out = malloc(sizeof *w->out)) == NULL) {
     tool_say("out of memory");
-    if (fd != STDOUT_FILENO) close(fd);
     return TOOL_EXIT_ERROR;
   }
   memset(w->out, 0, offsetof(struct trace_out, buf));
@@ -174,34 +177,26 @@ static int open_output(const char *path, struct output *w)
   return 0;
 }
 
-/* Synced before the rename: after a crash OUT is the old file or the whole
- * new one, never a prefix.  0, or the exit code after saying why. */
+/* OUT replaced by the whole trace (after a crash: the old file or the
+ * whole new one, never a prefix).  0, or the exit code after saying why. */
 static int commit_output(const char *path, struct output *w)
 {
   struct trace_out *o = w->out;
   trace_out_flush(o);
-  if (o->err == 0 && w->tmp != NULL) {
-    if (fsync(o->fd) != 0) o->err = errno;
-    if (close(o->fd) != 0 && o->err == 0) o->err = errno;
+  if (o->err == 0 && w->to_file) {
+    o->err = -cm_afile_commit(&w->file, NULL);
     o->fd = -1;
-    if (o->err == 0 && rename(w->tmp, path) != 0) o->err = errno;
   }
   if (o->err) {
-    tool_say("cannot write %s: %s", w->tmp != NULL ? path : "to stdout", strerror(o->err));
+    tool_say("cannot write %s: %s", w->to_file ? path : "to stdout", strerror(o->err));
     return TOOL_EXIT_ERROR;
   }
-  free(w->tmp); /* renamed: nothing to remove */
-  w->tmp = NULL;
   return 0;
 }
 
 static void close_output(struct output *w)
 {
-  if (w->out != NULL && w->out->fd >= 0 && w->out->fd != STDOUT_FILENO) close(w->out->fd);
-  if (w->tmp != NULL) {
-    unlink(w->tmp);
-    free(w->tmp);
-  }
+  if (w->to_file) cm_afile_abort(&w->file); /* nothing left after a commit */
   free(w->out);
 }
 
@@ -212,7 +207,7 @@ static int follow(struct ocgc_cursor *cur, const struct ocgc_source *src, int pi
                   const struct trace_out *out, int *full)
 {
   struct ocgc_drain_opts d = OCGC_OPTS_INIT(struct ocgc_drain_opts);
-  uint64_t deadline = tool_now_ns() + duration;
+  uint64_t deadline = cm_mono_ns() + duration;
   struct ocgc_cursor_stats st;
   int err;
   if (isatty(STDERR_FILENO))
@@ -227,7 +222,7 @@ static int follow(struct ocgc_cursor *cur, const struct ocgc_source *src, int pi
     err = ocgc_cursor_drain(cur, &d, NULL);
     if (out->bytes >= max_size) *full = 1;
     if (err != 0 || !alive || tool_stop || out->err || t->oom || *full ||
-        tool_now_ns() >= deadline)
+        cm_mono_ns() >= deadline)
       return err;
     ocgc_cursor_stats(cur, &st);
     if (!st.behind) tool_sleep_ns(POLL_NS); /* else read on at once */
@@ -310,11 +305,15 @@ static int trace(const struct trace_opts *o, struct ocgc_source *src, struct out
 int cmd_trace(int argc, char **argv)
 {
   struct trace_opts o;
-  struct output w = {NULL, NULL};
+  struct output w;
   struct ocgc_source *src = NULL;
   int err, rc = parse_args(argc, argv, &o);
   if (rc != 0) return rc;
-  if ((rc = open_output(o.output, &w)) != 0) return rc;
+  memset(&w, 0, sizeof w);
+  if ((rc = open_output(o.output, &w)) != 0) {
+    close_output(&w);
+    return rc;
+  }
   if ((err = tool_target_open(&o.t, &src)) != 0) rc = tool_exit_code(err);
   else rc = trace(&o, src, &w);
   close_output(&w);
