@@ -13,6 +13,7 @@
 #include <ocgc/cursor.h>
 #include <ocgc/attach.h>
 #include <ocgc/list.h>
+#include <ocgc/rings.h>
 #include <ocgc/stream.h>
 #include <ocgc/hist.h>
 #include <ocgc/agg.h>

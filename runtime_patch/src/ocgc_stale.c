@@ -1,6 +1,9 @@
 /* ocgc_stale.c - at process start, remove from the user's ring folder what
  * dead processes left behind: a process killed by a signal, by _exit or
- * abort, or replaced by exec never runs the exit handler.
+ * abort, or replaced by exec never runs the exit handler.  The rule of
+ * what is gone is written once, in docs/design.md, "Which ring entries are
+ * gone" (libocgc's ring scan, libconsumer/rings.c, follows it too); this
+ * file is its point 6 for the sweep.
  *
  * A folder may be shared by pid namespaces (a container's bind mount), and
  * a pid means a process only in its own: an entry is judged by its pid

@@ -1,5 +1,5 @@
 /* ls_prune_maps.c - for ls_prune_mapped.sh: runs the host maps scan of
- * `ocgc ls` (tools/hostmaps.c) over a /proc made up by the test, whose
+ * `ocgc ls` (libocgc's host scan, libconsumer/hostmaps.c) over a /proc made up by the test, whose
  * maps files hold hostile text, and says what it found.
  *
  *   ls_prune_maps PROC [--limits LINES_PER_PROC LINES BYTES FILES MEMFDS]

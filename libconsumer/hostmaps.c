@@ -2,6 +2,10 @@
  * files mapped by anyone (device and inode) and the set of ocgc memory
  * rings mapped by anyone (memfd names "ocgc:<P>.events").
  *
+ * Also which processes map a ring as a producer does (shared, writable,
+ * a *.events file or ocgc's memory ring), so that the ring scan (rings.c)
+ * opens the rings of those only, and reads the host's maps once.
+ *
  * Why: the pid in a ring's header, or in a link's name <P>.events, is the
  * pid in the producer's own pid namespace.  Seen from the host (or from
  * another container) it may name nobody, or somebody else, while the
@@ -73,6 +77,7 @@ struct set {
 struct hostmaps {
   struct set files;  /* (dev, inode) */
   struct set memfds; /* (P, 0) */
+  struct set producers; /* (pid, 0): it maps a ring as a producer does */
   struct hostmaps_limits lim;
   unsigned long lines, procs;
   unsigned long long bytes;
@@ -168,20 +173,33 @@ static long memfd_pid(const char *name, size_t n)
   return (long)v;
 }
 
+/* Whether a mapping named [name] (n bytes) with [perms] is one a producer
+ * makes of its ring, as attach.c finds them: shared and writable, of a
+ * *.events file (maybe deleted) or of ocgc's memory ring. */
+static int producer_mapping(const char *perms, const char *name, size_t n)
+{
+  size_t sl = strlen(EVENTS_SUFFIX), dl = strlen(DELETED_SUFFIX);
+  if (perms[1] != 'w' || perms[3] != 's') return 0;
+  if (n >= dl && memcmp(name + n - dl, DELETED_SUFFIX, dl) == 0) n -= dl;
+  return n > sl && memcmp(name + n - sl, EVENTS_SUFFIX, sl) == 0;
+}
+
 /* Record what line [s] (len bytes, no newline; [cut]: its end was dropped)
  * of [pid]'s maps says:
  *   start-end perms offset major:minor inode [padding name]
  * Returns 0, or -ENOMEM. */
 static int take_line(struct hostmaps *h, const char *s, size_t len, int cut, int pid)
 {
-  const char *p = s, *e = s + len;
+  const char *p = s, *e = s + len, *perms = NULL;
   uint64_t major, minor, ino;
   int f, r;
   for (f = 0; f < 3; f++) { /* address, perms, offset */
     p = memchr(p, ' ', (size_t)(e - p));
     if (p == NULL) return 0;
     p++;
+    if (f == 0) perms = p;
   }
+  if (perms + 4 > e) return 0;
   if ((p = parse_num(p, e, 16, 8, &major)) == NULL || p == e || *p != ':') return 0;
   if ((p = parse_num(p + 1, e, 16, 8, &minor)) == NULL || p == e || *p != ' ') return 0;
   if ((p = parse_num(p + 1, e, 10, 20, &ino)) == NULL || (p != e && *p != ' ')) return 0;
@@ -192,6 +210,12 @@ static int take_line(struct hostmaps *h, const char *s, size_t len, int cut, int
     if (r > 0) h->incomplete = 1;
   }
   while (p < e && *p == ' ') p++;
+  /* A cut name may hide a producer's ring: its process is a candidate. */
+  if (p < e && (cut || producer_mapping(perms, p, (size_t)(e - p)))) {
+    r = set_add(&h->producers, (uint64_t)pid, 0, pid);
+    if (r < 0) return r;
+    if (r > 0) h->incomplete = 1;
+  }
   if (!cut && p < e) {
     long m = memfd_pid(p, (size_t)(e - p));
     if (m > 0) {
@@ -279,6 +303,7 @@ int hostmaps_scan(const char *proc, const struct hostmaps_limits *lim, struct ho
   if (h->lim.memfds_max == 0) h->lim.memfds_max = MEMFDS_MAX;
   h->files.max = h->lim.files_max;
   h->memfds.max = h->lim.memfds_max;
+  h->producers.max = h->lim.files_max;
 
   dfd = open(proc != NULL ? proc : "/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dfd < 0 || (d = fdopendir(dfd)) == NULL) {
@@ -313,6 +338,11 @@ int hostmaps_file(const struct hostmaps *h, dev_t dev, ino_t ino)
   return set_get(&h->files, (uint64_t)dev, (uint64_t)ino);
 }
 
+int hostmaps_producer(const struct hostmaps *h, int pid)
+{
+  return pid > 0 && set_get(&h->producers, (uint64_t)pid, 0) != 0;
+}
+
 int hostmaps_memfd(const struct hostmaps *h, long p)
 {
   return p > 0 ? set_get(&h->memfds, (uint64_t)p, 0) : 0;
@@ -331,5 +361,6 @@ void hostmaps_free(struct hostmaps *h)
   if (h == NULL) return;
   free(h->files.v);
   free(h->memfds.v);
+  free(h->producers.v);
   free(h);
 }

@@ -1,10 +1,10 @@
 /* hostmaps.h - which files the processes of this host map, read once from
- * every /proc/PID/maps (private to tools/).  `ocgc ls` asks it before
+ * every /proc/PID/maps (private to libconsumer/).  `ocgc ls` asks it before
  * calling a ring stale, because the pid a ring (or its link) names is the
  * pid in its producer's own pid namespace: from here it may be dead or
  * another process while the producer, in a container, still writes. */
-#ifndef OCGC_TOOLS_HOSTMAPS_H
-#define OCGC_TOOLS_HOSTMAPS_H
+#ifndef OCGC_HOSTMAPS_H
+#define OCGC_HOSTMAPS_H
 
 #include <sys/types.h>
 
@@ -34,6 +34,11 @@ int hostmaps_complete(const struct hostmaps *h);
  * or 0 if none was seen to. */
 int hostmaps_file(const struct hostmaps *h, dev_t dev, ino_t ino);
 
+/* Whether process [pid] maps a ring as its producer does (a shared,
+ * writable mapping of a *.events file, or one whose name was too long to
+ * tell): 1 or 0. */
+int hostmaps_producer(const struct hostmaps *h, int pid);
+
 /* A pid of a process that maps a memfd named "ocgc:<p>.events" (ocgc's
  * memory ring of a process that calls itself p), or 0. */
 int hostmaps_memfd(const struct hostmaps *h, long p);
@@ -45,4 +50,4 @@ void hostmaps_counts(const struct hostmaps *h, unsigned long *files, unsigned lo
 
 void hostmaps_free(struct hostmaps *h);
 
-#endif /* OCGC_TOOLS_HOSTMAPS_H */
+#endif /* OCGC_HOSTMAPS_H */
