@@ -191,39 +191,18 @@ static void on_pause(const struct ocgc_pause *p, void *ctx)
   a->ev.gc_time_ns += p->duration_ns;
 }
 
-static int user_meaning(struct ocgc_agg *a, unsigned slot)
-{
-  static const struct { const char *name; int meaning; } known[] = {
-    {OCGC_UEV_CYCLE_END, AGG_USER_CYCLE_END},
-    {OCGC_UEV_FORCED_MAJOR, AGG_USER_FORCED_MAJOR},
-    {OCGC_UEV_HEAP_GROW, AGG_USER_HEAP},
-    {OCGC_UEV_HEAP_SHRINK, AGG_USER_HEAP},
-    {OCGC_UEV_DIRECT_ALLOC, AGG_USER_DIRECT_ALLOC},
-  };
-  const char *name;
-  unsigned k;
-  int v;
-  if (slot >= OCGC_WIRE_USER_EVENTS) return AGG_USER_NONE;
-  if ((v = slotmap_get(&a->user_meaning, slot)) != SLOTMAP_UNSEEN) return v;
-  name = ocgc_source_user_name(a->src, slot);
-  if (name == NULL) return AGG_USER_NONE; /* not registered yet: look again */
-  v = AGG_USER_NONE;
-  for (k = 0; k < sizeof known / sizeof known[0]; k++)
-    if (strcmp(name, known[k].name) == 0) v = known[k].meaning;
-  return slotmap_set(&a->user_meaning, slot, v);
-}
-
 static void on_user(struct ocgc_agg *a, const struct ocgc_event *ev)
 {
   if (ev->type != OCGC_USER_INT) return;
-  switch (user_meaning(a, ev->id)) {
-  case AGG_USER_CYCLE_END: a->ev.major_cycles++; break;
-  case AGG_USER_FORCED_MAJOR: a->ev.forced_majors++; break;
-  case AGG_USER_HEAP:
+  switch (ocgc_event_meaning(a->src, ev)) {
+  case OCGC_MEANS_CYCLE_END: a->ev.major_cycles++; break;
+  case OCGC_MEANS_FORCED_MAJOR: a->ev.forced_majors++; break;
+  case OCGC_MEANS_HEAP_GROW:
+  case OCGC_MEANS_HEAP_SHRINK:
     a->ev.heap_bytes = ev->value * 8;
     if (a->ev.heap_bytes > a->ev.top_heap_bytes) a->ev.top_heap_bytes = a->ev.heap_bytes;
     break;
-  case AGG_USER_DIRECT_ALLOC: a->ev.direct_major_bytes += ev->value * 8; break;
+  case OCGC_MEANS_DIRECT_ALLOC: a->ev.direct_major_bytes += ev->value * 8; break;
   default: break;
   }
 }
@@ -375,7 +354,6 @@ void ocgc_agg_free(struct ocgc_agg *a)
   ocgc_hist_free(a->pauses);
   for (k = 0; k < OCGC_KIND_COUNT; k++) ocgc_hist_free(a->kinds[k]);
   for (k = 0; k < AGG_MAX_PHASES; k++) ocgc_hist_free(a->phases[k]);
-  slotmap_free(&a->user_meaning);
   free(a->building);
   free(a->ev.ring_heap);
   free(a);

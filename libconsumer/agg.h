@@ -6,7 +6,6 @@
 #include <stdint.h>
 
 #include "ocgc/consumer.h"
-#include "slotmap.h"
 
 #define AGG_MAX_PHASES OCGC_PHASE_MAX /* phase ids of every numbering fit */
 #define AGG_RINGS 128 /* rings whose pauses get a kind (stock heaps: as many) */
@@ -70,9 +69,6 @@ struct ocgc_agg {
   struct ocgc_totals last_totals;
   uint64_t last_totals_ns;
   int have_totals;
-  /* what each user-event slot means to the counters (enum agg_user),
-   * looked up by name once per slot */
-  struct slotmap user_meaning;
   /* ocgc_agg_opts.on_pause and on_lost, and each ring's longest outermost
    * collection of the pause it is building (the pause's kind and cause). */
   ocgc_agg_pause_fn on_pause;
@@ -103,12 +99,5 @@ void agg_intervals_pause(struct ocgc_agg *a, const struct ocgc_pause *p);
 /* The aggregator is being freed: its recorders let go of it. */
 void agg_intervals_detach(struct ocgc_agg *a);
 
-enum agg_user {
-  AGG_USER_NONE = -1,
-  AGG_USER_CYCLE_END = 0,
-  AGG_USER_FORCED_MAJOR,
-  AGG_USER_HEAP,
-  AGG_USER_DIRECT_ALLOC,
-};
 
 #endif /* OCGC_AGG_H */

@@ -1,9 +1,10 @@
 /* classify.c - what an event means to ocgc: which cause it announces, which
- * collection span it begins or ends.
+ * collection span it begins or ends, what a user event's slot means.  The
+ * one classifier: the stream, the aggregator and the commands ask it.
  *
  * Lookups are table-driven per source (phase ids by the source's numbering,
- * user slots by name, cached on first sight) so that classifying costs a
- * few loads per event on the aggregation path. */
+ * user slots by name, cached on first sight in the source's one slot map)
+ * so that classifying costs a few loads per event on the aggregation path. */
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -48,28 +49,63 @@ static int counter_cause(unsigned id)
   return id < sizeof counter_causes ? counter_causes[id] : OCGC_CAUSE_NONE;
 }
 
-static int user_cause(struct ocgc_source *s, unsigned slot)
+/* A slot's meaning in the source's cache: a known cause c (< CAUSES) as c,
+ * any other meaning m as CAUSES + m (an "ocgc.cause." name of a cause this
+ * library does not know: CAUSES + OCGC_MEANS_CAUSE). */
+#define CAUSES ((int)OCGC_CAUSE_SLOTS)
+
+static int slot_value(const char *name)
+{
+  static const struct { const char *name; enum ocgc_meaning m; } known[] = {
+    {OCGC_UEV_STOP_JOIN, OCGC_MEANS_STOP_JOIN},
+    {OCGC_UEV_SLICE_WORK, OCGC_MEANS_SLICE_WORK},
+    {OCGC_UEV_CYCLE_START, OCGC_MEANS_CYCLE_START},
+    {OCGC_UEV_CYCLE_END, OCGC_MEANS_CYCLE_END},
+    {OCGC_UEV_FORCED_MAJOR, OCGC_MEANS_FORCED_MAJOR},
+    {OCGC_UEV_HEAP_GROW, OCGC_MEANS_HEAP_GROW},
+    {OCGC_UEV_HEAP_SHRINK, OCGC_MEANS_HEAP_SHRINK},
+    {OCGC_UEV_DIRECT_ALLOC, OCGC_MEANS_DIRECT_ALLOC},
+  };
+  const size_t pl = sizeof OCGC_UEV_CAUSE_PREFIX - 1;
+  unsigned c, k;
+  if (strncmp(name, OCGC_UEV_CAUSE_PREFIX, pl) == 0) {
+    for (c = 0; c < OCGC_CAUSE_COUNT; c++)
+      if (strcmp(name + pl, ocgc_cause_name(c)) == 0) return (int)c;
+    return CAUSES + OCGC_MEANS_CAUSE;
+  }
+  for (k = 0; k < sizeof known / sizeof known[0]; k++)
+    if (strcmp(name, known[k].name) == 0) return CAUSES + (int)known[k].m;
+  return CAUSES + OCGC_MEANS_OTHER;
+}
+
+/* The cached value of [slot] (see CAUSES), looked up by name on first
+ * sight; a slot not named yet is looked up again next time. */
+static int slot_of(struct ocgc_source *s, unsigned slot)
 {
   const char *name;
-  unsigned c;
   int v;
-  if (slot >= OCGC_WIRE_USER_EVENTS) return OCGC_CAUSE_NONE;
-  if ((v = slotmap_get(&s->user_cause, slot)) != SLOTMAP_UNSEEN) return v;
-  name = ocgc_source_user_name(s, slot);
-  if (name == NULL) return OCGC_CAUSE_NONE; /* not registered yet: look again next time */
-  v = OCGC_CAUSE_NONE;
-  if (strncmp(name, OCGC_UEV_CAUSE_PREFIX, sizeof OCGC_UEV_CAUSE_PREFIX - 1) == 0)
-    for (c = 0; c < OCGC_CAUSE_COUNT; c++)
-      if (strcmp(name + sizeof OCGC_UEV_CAUSE_PREFIX - 1, ocgc_cause_name(c)) == 0) v = (int)c;
-  return slotmap_set(&s->user_cause, slot, v);
+  if (slot >= OCGC_WIRE_USER_EVENTS) return CAUSES + OCGC_MEANS_OTHER;
+  if ((v = slotmap_get(&s->user_meaning, slot)) != SLOTMAP_UNSEEN) return v;
+  if ((name = ocgc_source_user_name(s, slot)) == NULL) return CAUSES + OCGC_MEANS_OTHER;
+  return slotmap_set(&s->user_meaning, slot, slot_value(name));
+}
+
+enum ocgc_meaning ocgc_event_meaning(const struct ocgc_source *src, const struct ocgc_event *ev)
+{
+  int v;
+  if (src == NULL || ev == NULL || !ev->user) return OCGC_MEANS_OTHER;
+  v = slot_of((struct ocgc_source *)src, ev->id); /* the cache is not state */
+  return v < CAUSES ? OCGC_MEANS_CAUSE : (enum ocgc_meaning)(v - CAUSES);
 }
 
 int ocgc_event_cause(const struct ocgc_source *src, const struct ocgc_event *ev)
 {
+  int v;
   if (src == NULL || ev == NULL) return OCGC_CAUSE_NONE;
   if (ev->user) {
     if (ev->type != OCGC_USER_INT) return OCGC_CAUSE_NONE;
-    return user_cause((struct ocgc_source *)src, ev->id); /* the cache is not state */
+    v = slot_of((struct ocgc_source *)src, ev->id); /* the cache is not state */
+    return v < CAUSES ? v : OCGC_CAUSE_NONE;
   }
   return ev->type == OCGC_RT_COUNTER ? counter_cause(ev->id) : OCGC_CAUSE_NONE;
 }

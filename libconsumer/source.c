@@ -104,7 +104,7 @@ void ocgc_source_close(struct ocgc_source *s)
     for (k = 0; k < NAME_PAGE; k++) free(s->names[i]->name[k]);
     free(s->names[i]);
   }
-  slotmap_free(&s->user_cause);
+  slotmap_free(&s->user_meaning);
   if (s->map != NULL) munmap((void *)s->map, (size_t)s->size);
   if (s->fd >= 0) close(s->fd);
   free(s);

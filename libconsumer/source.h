@@ -29,7 +29,7 @@ struct ocgc_source {
   } *names[NAME_PAGES];  /* made on first use */
   uint32_t poll_gen;     /* bumped by each cursor poll (the name cache) */
   int polling;           /* a cursor poll is running: empty slots cached */
-  struct slotmap user_cause; /* by slot: cause, -1 none (classify.c) */
+  struct slotmap user_meaning; /* by slot: what it means (classify.c) */
   int8_t phase_kind[64]; /* by phase id: collection kind or -1 */
   int gone;              /* the producer is dead: its seqlocks are final, odd
                             or not (ocgc_source_seq_stuck) */

@@ -32,12 +32,10 @@
 
 #include "opts.h"
 #include "ocgc/consumer.h"
-#include "slotmap.h"
 #include "stream.h"
 #include "stw.h"
 
 /* What a user-event slot means to the stream, looked up by name once. */
-enum slot_meaning { SLOT_OTHER, SLOT_JOIN, SLOT_SLICE_WORK };
 
 struct open_span {
   struct ocgc_span s;
@@ -73,7 +71,6 @@ struct ocgc_stream {
   enum ocgc_pause_rule rule;
   unsigned nrings;
   struct ring_state **rings;  /* made on a ring's first event */
-  struct slotmap slots;       /* by user-event slot: enum slot_meaning */
   struct ocgc_stream_stats stats;
   /* Stock OCaml 5 files: a collection of all domains counted once. */
   int stock;
@@ -83,20 +80,6 @@ struct ocgc_stream {
 };
 
 /* ---- what an event is to the stream ---------------------------------------- */
-
-static enum slot_meaning slot_meaning(struct ocgc_stream *st, unsigned slot)
-{
-  const char *name;
-  int v;
-  if (slot >= OCGC_WIRE_USER_EVENTS) return SLOT_OTHER;
-  if ((v = slotmap_get(&st->slots, slot)) != SLOTMAP_UNSEEN) return (enum slot_meaning)v;
-  name = ocgc_source_user_name(st->src, slot);
-  if (name == NULL) return SLOT_OTHER; /* not registered yet: look again later */
-  v = strcmp(name, OCGC_UEV_STOP_JOIN) == 0     ? SLOT_JOIN
-      : strcmp(name, OCGC_UEV_SLICE_WORK) == 0 ? SLOT_SLICE_WORK
-                                                : SLOT_OTHER;
-  return (enum slot_meaning)slotmap_set(&st->slots, slot, v);
-}
 
 /* Marks are the producer's promise to mark every stop, made by registering
  * the mark's name with the rest of its names, before any collection.  An
@@ -379,7 +362,7 @@ static void on_user(struct ocgc_stream *st, struct ring_state *r, const struct o
   case OCGC_USER_SPAN_BEGIN: span_begins(st, r, ev); return;
   case OCGC_USER_SPAN_END: span_ends(st, r, ev); return;
   case OCGC_USER_UNIT:
-    if (slot_meaning(st, ev->id) == SLOT_JOIN) {
+    if (ocgc_event_meaning(st->src, ev) == OCGC_MEANS_STOP_JOIN) {
       r->have_join = 1;
       r->join_ts = ev->timestamp;
     }
@@ -390,7 +373,7 @@ static void on_user(struct ocgc_stream *st, struct ring_state *r, const struct o
       r->cause = cause;
       r->cause_ts = ev->timestamp;
       r->cause_later = 0;
-    } else if (slot_meaning(st, ev->id) == SLOT_SLICE_WORK &&
+    } else if (ocgc_event_meaning(st->src, ev) == OCGC_MEANS_SLICE_WORK &&
                (c = innermost_collection(r)) != NULL) {
       c->work += ev->value;
     }
@@ -471,7 +454,6 @@ void ocgc_stream_free(struct ocgc_stream *st)
   for (i = 0; i < st->nrings; i++) free(st->rings[i]);
   free(st->rings);
   stw_free(&st->stw);
-  slotmap_free(&st->slots);
   free(st);
 }
 

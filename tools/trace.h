@@ -42,7 +42,6 @@ struct trace {
   uint64_t pid;               /* the trace's pid: the producer's */
   struct trace_ring *rings;
   unsigned nrings;
-  unsigned char *ucls;        /* how each user slot is shown (trace_events.c) */
   uint64_t last_ts;           /* newest timestamp of any ring */
   uint64_t skipped_pending;   /* --file: events overwritten before we read */
   int skipped_exact;

@@ -125,11 +125,6 @@ struct trace_ring {
 };
 
 /* How a user event slot is shown, found once by name. */
-enum ucls {
-  U_UNKNOWN = 0, U_CAUSE, U_JOIN, U_SLICE_WORK, U_HEAP, U_DIRECT, U_CYCLE_START, U_CYCLE_END,
-  U_FORCED, U_OTHER
-};
-
 static const char *const cut_names[] = {
   [OCGC_CUT_NONE] = NULL, [OCGC_CUT_LOST] = "events lost",
   [OCGC_CUT_UNTERMINATED] = "end not seen", [OCGC_CUT_END] = "end of trace",
@@ -390,43 +385,28 @@ static void on_span(const struct ocgc_span *os, void *ctx)
 
 /* ---- events ------------------------------------------------------------------------ */
 
-static enum ucls user_class(struct trace *t, const struct ocgc_event *ev)
-{
-  static const struct { const char *name; enum ucls c; } known[] = {
-    {OCGC_UEV_SLICE_WORK, U_SLICE_WORK}, {OCGC_UEV_HEAP_GROW, U_HEAP},
-    {OCGC_UEV_HEAP_SHRINK, U_HEAP}, {OCGC_UEV_DIRECT_ALLOC, U_DIRECT},
-    {OCGC_UEV_CYCLE_START, U_CYCLE_START}, {OCGC_UEV_CYCLE_END, U_CYCLE_END},
-    {OCGC_UEV_FORCED_MAJOR, U_FORCED}, {OCGC_UEV_STOP_JOIN, U_JOIN},
-  };
-  const char *name = ev->name;
-  size_t i;
-  if (ev->id >= OCGC_WIRE_USER_EVENTS) return U_OTHER;
-  if (t->ucls[ev->id] != U_UNKNOWN) return (enum ucls)t->ucls[ev->id];
-  if (name == NULL) return U_OTHER; /* not registered yet: look again next time */
-  t->ucls[ev->id] = U_OTHER;
-  if (strncmp(name, OCGC_UEV_CAUSE_PREFIX, sizeof OCGC_UEV_CAUSE_PREFIX - 1) == 0)
-    t->ucls[ev->id] = U_CAUSE;
-  for (i = 0; i < sizeof known / sizeof known[0]; i++)
-    if (strcmp(name, known[i].name) == 0) t->ucls[ev->id] = (unsigned char)known[i].c;
-  return (enum ucls)t->ucls[ev->id];
-}
-
 /* A user event's int, as the counter or instant its name says. */
 static void on_user_int(struct trace *t, const struct ocgc_event *ev, const char *name)
 {
-  switch (user_class(t, ev)) {
-  case U_CAUSE: case U_JOIN: return; /* read by the stream */
-  case U_SLICE_WORK: emit_counter(t, "major_slice_work", "words", ev->timestamp, ev->value); return;
-  case U_HEAP: emit_counter(t, "heap_words", "words", ev->timestamp, ev->value); return;
-  case U_DIRECT: emit_counter(t, "major_alloc_direct", "words", ev->timestamp, ev->value); return;
-  case U_CYCLE_START:
+  switch (ocgc_event_meaning(t->src, ev)) {
+  case OCGC_MEANS_CAUSE: case OCGC_MEANS_STOP_JOIN: return; /* read by the stream */
+  case OCGC_MEANS_SLICE_WORK:
+    emit_counter(t, "major_slice_work", "words", ev->timestamp, ev->value);
+    return;
+  case OCGC_MEANS_HEAP_GROW: case OCGC_MEANS_HEAP_SHRINK:
+    emit_counter(t, "heap_words", "words", ev->timestamp, ev->value);
+    return;
+  case OCGC_MEANS_DIRECT_ALLOC:
+    emit_counter(t, "major_alloc_direct", "words", ev->timestamp, ev->value);
+    return;
+  case OCGC_MEANS_CYCLE_START:
     emit_instant(t, "major_cycle_start", "gc", "t", ev->ring, ev->timestamp, "cycle", ev->value);
     return;
-  case U_CYCLE_END:
+  case OCGC_MEANS_CYCLE_END:
     emit_instant(t, "major_cycle_end", "gc", "t", ev->ring, ev->timestamp,
                  "major_collections", ev->value);
     return;
-  case U_FORCED:
+  case OCGC_MEANS_FORCED_MAJOR:
     emit_instant(t, "forced_major", "gc", "t", ev->ring, ev->timestamp,
                  "forced_major_collections", ev->value);
     return;
@@ -446,7 +426,7 @@ static void on_user(struct trace *t, const struct ocgc_event *ev)
   case OCGC_USER_SPAN_BEGIN: case OCGC_USER_SPAN_END: return; /* the stream's */
   case OCGC_USER_INT: on_user_int(t, ev, name); return;
   default:
-    if (user_class(t, ev) == U_JOIN) return; /* a stop mark: the stream's */
+    if (ocgc_event_meaning(t->src, ev) == OCGC_MEANS_STOP_JOIN) return; /* the stream's */
     emit_instant(t, name, "user", "t", ev->ring, ev->timestamp, NULL, 0);
     return;
   }
@@ -539,8 +519,7 @@ int trace_start(struct trace *t, struct trace_out *out, const struct ocgc_source
   t->pid = info.has_ext ? info.pid : pid;
   t->nrings = info.max_domains > MAX_RINGS ? MAX_RINGS : (unsigned)info.max_domains;
   t->rings = calloc(t->nrings ? t->nrings : 1, sizeof *t->rings);
-  t->ucls = calloc(OCGC_WIRE_USER_EVENTS, 1);
-  if (t->rings == NULL || t->ucls == NULL) return -ENOMEM;
+  if (t->rings == NULL) return -ENOMEM;
   so.on_span = on_span;
   so.ctx = t;
   if ((err = ocgc_stream_new(src, &so, &t->stream)) != 0) return err;
@@ -627,5 +606,4 @@ void trace_free(struct trace *t)
   if (t->rings != NULL)
     for (i = 0; i < t->nrings; i++) free(t->rings[i].done);
   free(t->rings);
-  free(t->ucls);
 }

@@ -47,6 +47,29 @@ enum {
  * comes just before the collection it caused, at the same timestamp. */
 OCGC_API int ocgc_event_cause(const struct ocgc_source *src, const struct ocgc_event *ev);
 
+/** What a user event means to ocgc, by its slot's name (wire.h's
+ * OCGC_UEV_*): one meaning a slot, looked up once per source, the one
+ * classifier the stream, the aggregator and every command use. */
+enum ocgc_meaning {
+  OCGC_MEANS_OTHER = 0,    /**< no meaning to ocgc (a program's own event, a
+                                runtime event, a slot not yet named) */
+  OCGC_MEANS_CAUSE,        /**< "ocgc.cause.*": the cause of the collection that
+                                begins next (ocgc_event_cause() says which) */
+  OCGC_MEANS_STOP_JOIN,    /**< the next collection continues this stop */
+  OCGC_MEANS_SLICE_WORK,   /**< a major slice's work, in words */
+  OCGC_MEANS_CYCLE_START,  /**< a major cycle began (its number) */
+  OCGC_MEANS_CYCLE_END,    /**< a major cycle ended (major_collections) */
+  OCGC_MEANS_FORCED_MAJOR, /**< a forced major ended (forced_major_collections) */
+  OCGC_MEANS_HEAP_GROW,    /**< the major heap grew (its words) */
+  OCGC_MEANS_HEAP_SHRINK,  /**< the major heap shrank (its words) */
+  OCGC_MEANS_DIRECT_ALLOC, /**< words allocated straight in the major heap */
+};
+
+/** What user event [ev] of [src] means (OCGC_MEANS_OTHER for a runtime
+ * event, or NULL arguments). */
+OCGC_API enum ocgc_meaning ocgc_event_meaning(const struct ocgc_source *src,
+                                              const struct ocgc_event *ev);
+
 /** The collection kind (enum ocgc_kind) whose span this event begins or ends
  * (then *begin is 1 or 0), or OCGC_KIND_NONE. */
 OCGC_API int ocgc_event_kind(const struct ocgc_source *src, const struct ocgc_event *ev,

@@ -108,6 +108,47 @@ START_TEST(cause_of_user_events)
 }
 END_TEST
 
+/* What each user slot means, by its name, one cache per source for causes
+ * and meanings alike: the producer's names, "ocgc.cause." names this
+ * library does not know (a cause, which one unknown), a program's own
+ * names, runtime events (no meaning), a slot named after the first look. */
+START_TEST(meaning_of_user_events)
+{
+  static const struct { const char *name; enum ocgc_meaning m; } known[] = {
+    {OCGC_UEV_STOP_JOIN, OCGC_MEANS_STOP_JOIN},     {OCGC_UEV_SLICE_WORK, OCGC_MEANS_SLICE_WORK},
+    {OCGC_UEV_CYCLE_START, OCGC_MEANS_CYCLE_START}, {OCGC_UEV_CYCLE_END, OCGC_MEANS_CYCLE_END},
+    {OCGC_UEV_FORCED_MAJOR, OCGC_MEANS_FORCED_MAJOR}, {OCGC_UEV_HEAP_GROW, OCGC_MEANS_HEAP_GROW},
+    {OCGC_UEV_HEAP_SHRINK, OCGC_MEANS_HEAP_SHRINK}, {OCGC_UEV_DIRECT_ALLOC, OCGC_MEANS_DIRECT_ALLOC},
+    {"ocgc.cause.weak", OCGC_MEANS_CAUSE},          {"ocgc.cause.nope", OCGC_MEANS_CAUSE},
+    {"ocgc.heap.growing", OCGC_MEANS_OTHER},        {"my.event", OCGC_MEANS_OTHER},
+  };
+  struct tf *t = rf_file(1, 1, 64);
+  struct ocgc_source *s;
+  struct ocgc_event ev;
+  unsigned k;
+  for (k = 0; k < sizeof known / sizeof known[0]; k++) rg_set_name(&t->f, 200 + k, known[k].name);
+  s = rf_open(t, OCGC_IDS_AUTO);
+  for (k = 0; k < sizeof known / sizeof known[0]; k++) {
+    ev = user_event(OCGC_USER_INT, 200 + k);
+    TU_CHECK(ocgc_event_meaning(s, &ev) == known[k].m, "%s: %d, want %d", known[k].name,
+             (int)ocgc_event_meaning(s, &ev), (int)known[k].m);
+    TU_CHECK(ocgc_event_meaning(s, &ev) == known[k].m, "%s, cached", known[k].name);
+  }
+  ev = user_event(OCGC_USER_INT, 200 + 8); /* ocgc.cause.weak: a cause, and which */
+  ck_assert_int_eq(ocgc_event_cause(s, &ev), OCGC_CAUSE_WEAK);
+  ev = user_event(OCGC_USER_INT, 200 + 9); /* ocgc.cause.nope: a cause, not which */
+  ck_assert_int_eq(ocgc_event_cause(s, &ev), OCGC_CAUSE_NONE);
+  ev = user_event(OCGC_USER_UNIT, 60);
+  ck_assert_int_eq(ocgc_event_meaning(s, &ev), OCGC_MEANS_OTHER);
+  rg_set_name(&t->f, 60, OCGC_UEV_STOP_JOIN);
+  ck_assert_int_eq(ocgc_event_meaning(s, &ev), OCGC_MEANS_STOP_JOIN);
+  ev = rt_event(OCGC_RT_COUNTER, 200);
+  ck_assert_int_eq(ocgc_event_meaning(s, &ev), OCGC_MEANS_OTHER);
+  ck_assert_int_eq(ocgc_event_meaning(NULL, &ev), OCGC_MEANS_OTHER);
+  ck_assert_int_eq(ocgc_event_meaning(s, NULL), OCGC_MEANS_OTHER);
+}
+END_TEST
+
 /* ---- kinds -------------------------------------------------------------------------------- */
 
 struct kind_want {
@@ -247,6 +288,7 @@ static Suite *classify_suite(void)
   TCase *tc = rf_tcase(s, "classify", 0);
   tcase_add_test(tc, cause_of_counters);
   tcase_add_test(tc, cause_of_user_events);
+  tcase_add_test(tc, meaning_of_user_events);
   tcase_add_test(tc, kind_of_phases);
   tcase_add_test(tc, classify_delivered_events);
   return s;
