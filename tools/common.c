@@ -141,6 +141,20 @@ int tool_parse_ids(const char *s, enum ocgc_ids *out)
   return 0;
 }
 
+int tool_common_opt(int opt, const char *arg, struct tool_target *t, int *json)
+{
+  switch (opt) {
+  case TOOL_OPT_DIR: t->dir = arg; return 1;
+  case TOOL_OPT_FILE: t->file = arg; return 1;
+  case TOOL_OPT_IDS: return tool_parse_ids(arg, &t->ids) != 0 ? TOOL_EXIT_USAGE : 1;
+  case TOOL_OPT_JSON:
+    if (json == NULL) return 0;
+    *json = 1;
+    return 1;
+  default: return 0;
+  }
+}
+
 int tool_ids(const struct ocgc_source *src, struct tool_ids *out)
 {
   struct ocgc_ids_info i = OCGC_OPTS_INIT(struct ocgc_ids_info);

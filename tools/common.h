@@ -99,6 +99,29 @@ struct tool_target {
   char label[32];       /* "process PID" (set with pid), for messages */
 };
 
+/* ---- the options every reading command takes ---------------------------------- */
+
+/* --dir DIR, --ids 5.2|5.3, --file FILE and --json, spelt and parsed in
+ * one place, as bpftool's main.c parses its globals: a command puts the
+ * entries it takes in its getopt_long table and hands what getopt_long
+ * returns to tool_common_opt() before its own cases.  Their getopt values
+ * are past any character, so they never clash with a command's own. */
+enum {
+  TOOL_OPT_DIR = 0x100,
+  TOOL_OPT_IDS,
+  TOOL_OPT_FILE,
+  TOOL_OPT_JSON,
+};
+#define TOOL_LONGOPT_DIR {"dir", required_argument, NULL, TOOL_OPT_DIR}
+#define TOOL_LONGOPT_IDS {"ids", required_argument, NULL, TOOL_OPT_IDS}
+#define TOOL_LONGOPT_FILE {"file", required_argument, NULL, TOOL_OPT_FILE}
+#define TOOL_LONGOPT_JSON {"json", no_argument, NULL, TOOL_OPT_JSON}
+
+/* [opt] (with getopt's [arg]) into [t] and *json (may be NULL for a
+ * command without --json): 1 if it was one of them, 0 if not (the
+ * command's own), or TOOL_EXIT_USAGE after a line on stderr. */
+int tool_common_opt(int opt, const char *arg, struct tool_target *t, int *json);
+
 /* Parse [arg] as the target's PID: 0, or a line saying it is no process id
  * ([hint] ends it; NULL: "('ocgc ls' lists ...)") and TOOL_EXIT_USAGE. */
 int tool_target_pid(struct tool_target *t, const char *arg, const char *hint);

@@ -378,26 +378,26 @@ static int parse_args(int argc, char **argv, struct tool_target *t, int *events)
 {
   static const struct option longopts[] = {
     {"events", no_argument, NULL, 'e'},
-    {"ids", required_argument, NULL, 'i'},
+    TOOL_LONGOPT_IDS,
     {"pid", required_argument, NULL, 'p'},
-    {"dir", required_argument, NULL, 'd'},
+    TOOL_LONGOPT_DIR,
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
   };
-  int opt;
+  int opt, c;
   optind = 1;
   while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+    if ((c = tool_common_opt(opt, optarg, t, NULL)) != 0) {
+      if (c != 1) return c;
+      continue;
+    }
     switch (opt) {
     case 'e': *events = 1; break;
-    case 'i':
-      if (tool_parse_ids(optarg, &t->ids) != 0) return TOOL_EXIT_USAGE;
-      break;
     case 'p':
       if (tool_parse_pid(optarg) < 0)
         return tool_usage_error("--pid takes a process id, not '%s'", optarg);
       tool_target_pid(t, optarg, NULL);
       break;
-    case 'd': t->dir = optarg; break;
     case 'h': dump_usage(stdout); exit(0);
     default: dump_usage(stderr); return TOOL_EXIT_USAGE;
     }

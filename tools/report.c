@@ -111,32 +111,32 @@ static int follow_window(struct ocgc_agg *agg, const struct ocgc_source *src,
 static int parse_args(int argc, char **argv, struct report_opts *o)
 {
   static const struct option longopts[] = {
-    {"json", no_argument, NULL, 'j'},
+    TOOL_LONGOPT_JSON,
     {"duration", required_argument, NULL, 't'},
-    {"dir", required_argument, NULL, 'd'},
-    {"file", required_argument, NULL, 'f'},
+    TOOL_LONGOPT_DIR,
+    TOOL_LONGOPT_FILE,
     {"html", required_argument, NULL, 'H'},
-    {"ids", required_argument, NULL, 'I'},
+    TOOL_LONGOPT_IDS,
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
   };
-  int opt, duration_given = 0;
+  int opt, c, duration_given = 0;
   memset(o, 0, sizeof *o);
   o->duration = DEFAULT_DURATION_NS;
   optind = 1;
   while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+    if ((c = tool_common_opt(opt, optarg, &o->t, &o->json)) != 0) {
+      if (c != 1) return c;
+      continue;
+    }
     switch (opt) {
-    case 'j': o->json = 1; break;
     case 't':
       duration_given = 1;
       if (tool_parse_duration(optarg, &o->duration) != 0 || o->duration == 0)
         return tool_usage_error("--duration takes a duration above zero such as 10s, 500ms "
                                 "or 2m, not '%s'", optarg);
       break;
-    case 'd': o->t.dir = optarg; break;
-    case 'f': o->t.file = optarg; break;
     case 'H': o->html = optarg; break;
-    case 'I': if (tool_parse_ids(optarg, &o->t.ids) != 0) return TOOL_EXIT_USAGE; break;
     case 'h': report_usage(stdout); exit(0);
     default: report_usage(stderr); return TOOL_EXIT_USAGE;
     }

@@ -371,24 +371,26 @@ static int parse_args(int argc, char **argv, struct stat_opts *o)
 {
   static const struct option longopts[] = {
     {"timestamp", no_argument, NULL, 't'},
-    {"json", no_argument, NULL, 'j'},
+    TOOL_LONGOPT_JSON,
     {"csv", no_argument, NULL, 'c'},
-    {"dir", required_argument, NULL, 'd'},
-    {"ids", required_argument, NULL, 'I'},
+    TOOL_LONGOPT_DIR,
+    TOOL_LONGOPT_IDS,
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
   };
-  int opt, n;
+  int opt, n, c, json = 0;
   memset(o, 0, sizeof *o);
   o->interval_ns = UINT64_C(1000000000);
   optind = 1;
   while ((opt = getopt_long(argc, argv, "th", longopts, NULL)) != -1) {
+    if ((c = tool_common_opt(opt, optarg, &o->t, &json)) != 0) {
+      if (c != 1) return c;
+      if (opt == TOOL_OPT_JSON) o->fmt = FMT_JSON; /* the last of --json, --csv */
+      continue;
+    }
     switch (opt) {
     case 't': o->timestamp = 1; break;
-    case 'j': o->fmt = FMT_JSON; break;
     case 'c': o->fmt = FMT_CSV; break;
-    case 'd': o->t.dir = optarg; break;
-    case 'I': if (tool_parse_ids(optarg, &o->t.ids) != 0) return TOOL_EXIT_USAGE; break;
     case 'h': stat_usage(stdout); exit(0);
     default: stat_usage(stderr); return TOOL_EXIT_USAGE;
     }

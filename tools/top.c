@@ -496,14 +496,18 @@ static int parse_args(int argc, char **argv, struct top_opts *o, struct top *tp)
   static const struct option longopts[] = {
     {"interval", required_argument, NULL, 'd'},
     {"count", required_argument, NULL, 'n'},
-    {"dir", required_argument, NULL, 'D'},
-    {"ids", required_argument, NULL, 'I'},
+    TOOL_LONGOPT_DIR,
+    TOOL_LONGOPT_IDS,
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
   };
-  int opt;
+  int opt, c;
   optind = 1;
   while ((opt = getopt_long(argc, argv, "d:n:h", longopts, NULL)) != -1) {
+    if ((c = tool_common_opt(opt, optarg, &o->t, NULL)) != 0) {
+      if (c != 1) return c;
+      continue;
+    }
     switch (opt) {
     case 'd':
       if (tool_parse_duration(optarg, &tp->interval_ns) != 0 || tp->interval_ns < 10000000u)
@@ -516,8 +520,6 @@ static int parse_args(int argc, char **argv, struct top_opts *o, struct top *tp)
         return tool_usage_error("-n takes a positive number of refreshes, not '%s'", optarg);
       o->count_arg = optarg;
       break;
-    case 'D': o->t.dir = optarg; break;
-    case 'I': if (tool_parse_ids(optarg, &o->t.ids) != 0) return TOOL_EXIT_USAGE; break;
     case 'h': top_usage(stdout); exit(0);
     default: top_usage(stderr); return TOOL_EXIT_USAGE;
     }

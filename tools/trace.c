@@ -110,21 +110,25 @@ static int parse_args(int argc, char **argv, struct trace_opts *o)
   static const struct option longopts[] = {
     {"output", required_argument, NULL, 'o'},
     {"duration", required_argument, NULL, 'd'},
-    {"file", required_argument, NULL, 'f'},
-    {"dir", required_argument, NULL, 'D'},
+    TOOL_LONGOPT_FILE,
+    TOOL_LONGOPT_DIR,
     {"max-held", required_argument, NULL, 'M'},
     {"max-size", required_argument, NULL, 'S'},
-    {"ids", required_argument, NULL, 'I'},
+    TOOL_LONGOPT_IDS,
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
   };
-  int opt;
+  int opt, c;
   memset(o, 0, sizeof *o);
   o->duration = UINT64_C(10000000000);
   o->max_held = TRACE_MAX_HELD_DEFAULT;
   o->max_size = TRACE_MAX_SIZE_DEFAULT;
   optind = 1;
   while ((opt = getopt_long(argc, argv, "o:d:f:h", longopts, NULL)) != -1) {
+    if ((c = tool_common_opt(opt, optarg, &o->t, NULL)) != 0) {
+      if (c != 1) return c;
+      continue;
+    }
     switch (opt) {
     case 'o': o->output = optarg; break;
     case 'd':
@@ -133,7 +137,6 @@ static int parse_args(int argc, char **argv, struct trace_opts *o)
                                 "not '%s'", optarg);
       break;
     case 'f': o->t.file = optarg; break;
-    case 'D': o->t.dir = optarg; break;
     case 'M':
       if (parse_max_held(optarg, &o->max_held) != 0)
         return tool_usage_error("--max-held takes a number of slices from 1 to %u, not '%s'",
@@ -144,7 +147,6 @@ static int parse_args(int argc, char **argv, struct trace_opts *o)
         return tool_usage_error("--max-size takes a size such as 256M, 1G or 500000, not '%s'",
                                 optarg);
       break;
-    case 'I': if (tool_parse_ids(optarg, &o->t.ids) != 0) return TOOL_EXIT_USAGE; break;
     case 'h': trace_usage(stdout); exit(0);
     default: trace_usage(stderr); return TOOL_EXIT_USAGE;
     }
