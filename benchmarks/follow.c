@@ -24,7 +24,7 @@ int main(int argc, char **argv)
   struct ocgc_source *src;
   struct ocgc_agg *agg;
   struct ocgc_snapshot *s;
-  struct ocgc_counters c;
+  struct ocgc_counters c = OCGC_OPTS_INIT(struct ocgc_counters);
   struct rusage ru;
   /* Live: from now on (the oldest events of a full ring are about to go). */
   struct ocgc_agg_opts ao = {.sz = sizeof ao, .start = OCGC_START_NOW};

@@ -74,6 +74,7 @@ void agg_buckets_out(const struct agg_bounds *bd, const struct agg_buckets *b,
   uint64_t cum = 0;
   unsigned i;
   memset(out, 0, sizeof *out);
+  out->sz = sizeof *out;
   out->count = b->count;
   out->sum_ns = b->sum;
   out->nbounds = bd->n;
@@ -286,7 +287,7 @@ static int take_bounds(struct ocgc_agg *a, const struct ocgc_agg_opts *o)
 /* What the stock rules look for, in the source's numbering. */
 static void stock_ids(struct ocgc_agg *a)
 {
-  struct ocgc_source_info info;
+  struct ocgc_source_info info = OCGC_OPTS_INIT(struct ocgc_source_info);
   const char *n;
   unsigned id;
   if (ocgc_source_info(a->src, &info) != 0 || info.has_ext) return;
@@ -361,7 +362,7 @@ void ocgc_agg_free(struct ocgc_agg *a)
 
 static uint64_t stream_corrupt(const struct ocgc_agg *a)
 {
-  struct ocgc_stream_stats ss;
+  struct ocgc_stream_stats ss = OCGC_OPTS_INIT(struct ocgc_stream_stats);
   ocgc_stream_stats(a->stream, &ss);
   return ss.corrupt;
 }
@@ -374,7 +375,7 @@ int64_t ocgc_agg_poll(struct ocgc_agg *a)
   corrupt = stream_corrupt(a);
   n = ocgc_cursor_poll(a->cur, 0);
   if (n >= 0) {
-    struct ocgc_cursor_stats cs;
+    struct ocgc_cursor_stats cs = OCGC_OPTS_INIT(struct ocgc_cursor_stats);
     ocgc_cursor_stats(a->cur, &cs);
     if (!cs.behind) ocgc_stream_settle(a->stream);
   }
@@ -392,7 +393,9 @@ int ocgc_agg_finish(struct ocgc_agg *a)
 
 void ocgc_agg_cursor_stats(const struct ocgc_agg *a, struct ocgc_cursor_stats *out)
 {
-  if (a == NULL || out == NULL) return;
-  ocgc_cursor_stats(a->cur, out);
-  out->corrupt += stream_corrupt(a);
+  struct ocgc_cursor_stats st = OCGC_OPTS_INIT(struct ocgc_cursor_stats);
+  if (a == NULL || out == NULL || out->sz < sizeof out->sz) return;
+  ocgc_cursor_stats(a->cur, &st);
+  st.corrupt += stream_corrupt(a);
+  (void)opts_write(out, &st, sizeof st);
 }

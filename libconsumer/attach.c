@@ -392,7 +392,7 @@ static int still_mapped(const struct ocgc_source *src)
 
 int ocgc_source_check_owner(const struct ocgc_source *src, int pid)
 {
-  struct ocgc_source_info info;
+  struct ocgc_source_info info = OCGC_OPTS_INIT(struct ocgc_source_info);
   int err = ocgc_source_info(src, &info);
   if (err != 0) return err;
   if (!info.has_ext) return src->pid == pid ? stock_alive(src) : OCGC_E_STALE;
@@ -492,7 +492,7 @@ int ocgc_source_open_pid(int pid, const struct ocgc_attach_opts *opts,
 
 int ocgc_source_check_alive(const struct ocgc_source *src)
 {
-  struct ocgc_source_info info;
+  struct ocgc_source_info info = OCGC_OPTS_INIT(struct ocgc_source_info);
   int err;
 
   if (src == NULL) return -EINVAL;

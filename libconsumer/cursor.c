@@ -577,8 +577,11 @@ int64_t ocgc_cursor_poll(struct ocgc_cursor *c, uint64_t max_events)
 
 void ocgc_cursor_stats(const struct ocgc_cursor *c, struct ocgc_cursor_stats *out)
 {
-  if (c == NULL || out == NULL) return;
-  *out = c->st;
+  struct ocgc_cursor_stats st = OCGC_OPTS_INIT(struct ocgc_cursor_stats);
+  if (c == NULL || out == NULL || out->sz < sizeof out->sz) return;
+  st = c->st;
+  st.sz = sizeof st;
+  (void)opts_write(out, &st, sizeof st);
 }
 
 const struct ocgc_source *cursor_source(const struct ocgc_cursor *c)

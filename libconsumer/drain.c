@@ -27,7 +27,7 @@ static uint64_t passed(const struct ocgc_cursor_stats *st)
 
 uint64_t ocgc_source_drain_bound(const struct ocgc_source *src)
 {
-  struct ocgc_source_info info;
+  struct ocgc_source_info info = OCGC_OPTS_INIT(struct ocgc_source_info);
   if (ocgc_source_info(src, &info) != 0) return UINT64_C(1) << 22;
   return 4 * (info.max_domains ? info.max_domains : 1) * (info.ring_words / 2 + 1);
 }
@@ -39,7 +39,7 @@ static int drain(int64_t (*poll)(void *), void (*stats)(const void *, struct ocg
 {
   struct ocgc_drain_opts o;
   struct ocgc_drain_result r = {sizeof r, 0, 0, 0, 0};
-  struct ocgc_cursor_stats st;
+  struct ocgc_cursor_stats st = OCGC_OPTS_INIT(struct ocgc_cursor_stats);
   uint64_t first, last, busy;
   unsigned idle = 0;
   int err = opts_read(&o, sizeof o, opts);

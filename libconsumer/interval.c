@@ -54,10 +54,11 @@ static uint64_t sub0(uint64_t newer, uint64_t older)
 void ocgc_counters_growth(const struct ocgc_counters *older, const struct ocgc_counters *newer,
                           struct ocgc_counters *out)
 {
-  struct ocgc_counters g;
+  struct ocgc_counters g = OCGC_OPTS_INIT(struct ocgc_counters);
   unsigned k;
-  if (older == NULL || newer == NULL || out == NULL) return;
+  if (older == NULL || newer == NULL || out == NULL || out->sz < sizeof out->sz) return;
   g = *newer; /* gauges, flags and times: the newer's */
+  g.sz = sizeof g;
   for (k = 0; k < OCGC_KIND_COUNT; k++) {
     g.collections[k] = sub0(newer->collections[k], older->collections[k]);
     g.event_collections[k] = sub0(newer->event_collections[k], older->event_collections[k]);
@@ -71,7 +72,7 @@ void ocgc_counters_growth(const struct ocgc_counters *older, const struct ocgc_c
   g.pauses = sub0(newer->pauses, older->pauses);
   g.events_seen = sub0(newer->events_seen, older->events_seen);
   g.events_lost = sub0(newer->events_lost, older->events_lost);
-  *out = g;
+  (void)opts_write(out, &g, sizeof g);
 }
 
 static double per_s(uint64_t newer, uint64_t older, double seconds)
@@ -84,6 +85,7 @@ int agg_rates(const struct ocgc_counters *o, const struct ocgc_counters *n, stru
   double secs;
   unsigned k;
   memset(out, 0, sizeof *out);
+  out->sz = sizeof *out;
   if (n->time_ns <= o->time_ns) return -EINVAL;
   secs = (double)(n->time_ns - o->time_ns) / 1e9;
   out->seconds = secs;
@@ -188,7 +190,7 @@ void ocgc_interval_free(struct ocgc_interval *iv)
 int ocgc_interval_next(struct ocgc_interval *iv, struct ocgc_interval_figures *out)
 {
   struct ocgc_interval_figures f;
-  struct ocgc_counters now;
+  struct ocgc_counters now = OCGC_OPTS_INIT(struct ocgc_counters);
   struct ocgc_hist *t;
   int err;
   if (iv == NULL || out == NULL || out->sz < sizeof out->sz) return -EINVAL;
@@ -198,6 +200,7 @@ int ocgc_interval_next(struct ocgc_interval *iv, struct ocgc_interval_figures *o
   f.sz = sizeof f;
   f.start_ns = iv->start.time_ns;
   f.end_ns = now.time_ns;
+  f.growth.sz = sizeof f.growth;
   ocgc_counters_growth(&iv->start, &now, &f.growth);
   /* A producer that exited just after the start may have an exit time
    * before it: an empty interval, whose rates are 0 and whose counts still

@@ -46,7 +46,7 @@ static int pid_of(const char *name)
 /* What the ring [src] of [pid] is (e: has_ext, state, err, program). */
 static void judge(struct ocgc_list_entry *e, struct ocgc_source *src, char *program, size_t n)
 {
-  struct ocgc_source_info info;
+  struct ocgc_source_info info = OCGC_OPTS_INIT(struct ocgc_source_info);
   int err = ocgc_source_info(src, &info);
   e->src = src;
   if (err != 0) {
@@ -135,13 +135,15 @@ int ocgc_list_opts(const struct ocgc_list_opts *opts, ocgc_list_fn fn, void *ctx
                    struct ocgc_list_stats *stats)
 {
   struct ocgc_list_opts o = OCGC_OPTS_INIT(struct ocgc_list_opts);
-  struct ocgc_list_stats st;
+  struct ocgc_list_stats st = OCGC_OPTS_INIT(struct ocgc_list_stats);
   struct dirent *de;
   DIR *d;
   int err = 0;
 
   memset(&st, 0, sizeof st);
-  if (stats != NULL) *stats = st;
+  st.sz = sizeof st;
+  if (stats != NULL && stats->sz < sizeof stats->sz) return -EINVAL;
+  if (stats != NULL) (void)opts_write(stats, &st, sizeof st);
   if (fn == NULL || opts_read(&o, sizeof o, opts) != 0) return -EINVAL;
   if ((d = opendir("/proc")) == NULL) return -errno;
   while (err == 0 && (de = readdir(d)) != NULL) {
@@ -151,7 +153,7 @@ int ocgc_list_opts(const struct ocgc_list_opts *opts, ocgc_list_fn fn, void *ctx
     err = list_one(pid, &o, fn, ctx, &st);
   }
   closedir(d);
-  if (stats != NULL) *stats = st;
+  if (stats != NULL) (void)opts_write(stats, &st, sizeof st);
   if (err < 0) return err;
   return st.listed > INT_MAX ? INT_MAX : (int)st.listed;
 }

@@ -108,7 +108,7 @@ static int pid_of_name(const char *name)
 /* Read what the file says about itself into e. */
 static void classify(struct ocgc_ring *e, struct ocgc_source *src)
 {
-  struct ocgc_source_info info;
+  struct ocgc_source_info info = OCGC_OPTS_INIT(struct ocgc_source_info);
   unsigned r;
   int alive;
   if (ocgc_source_info(src, &info) != 0) {

@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "agg.h"
+#include "opts.h"
 #include "clock.h"
 #include "source.h"
 #include "stream.h"
@@ -36,6 +37,7 @@ static int have_hist(struct ocgc_hist **dst)
 static void counters_from_totals(struct ocgc_counters *c, const struct ocgc_totals *t)
 {
   unsigned k;
+  c->sz = sizeof *c;
   c->collections[OCGC_KIND_MINOR] = t->minor_collections;
   c->collections[OCGC_KIND_MAJOR_SLICE] = t->major_slices;
   c->collections[OCGC_KIND_MAJOR_FINISH] = 0;
@@ -57,6 +59,7 @@ void agg_event_counters(const struct ocgc_agg *a, struct ocgc_counters *c)
 {
   const struct agg_event_counts *e = &a->ev;
   memset(c, 0, sizeof *c);
+  c->sz = sizeof *c;
   memcpy(c->collections, e->collections, sizeof c->collections);
   c->major_cycles = e->major_cycles;
   c->forced_majors = e->forced_majors;
@@ -87,9 +90,9 @@ static uint64_t events_time(const struct ocgc_agg *a)
 static int fill_counters(struct ocgc_agg *a, struct ocgc_counters *c, uint64_t open_pauses,
                          uint64_t open_ns)
 {
-  struct ocgc_source_info info;
-  struct ocgc_cursor_stats st;
-  struct ocgc_totals t;
+  struct ocgc_source_info info = OCGC_OPTS_INIT(struct ocgc_source_info);
+  struct ocgc_cursor_stats st = OCGC_OPTS_INIT(struct ocgc_cursor_stats);
+  struct ocgc_totals t = OCGC_OPTS_INIT(struct ocgc_totals);
   int err = ocgc_source_info(a->src, &info);
   if (err) return err;
   if (info.has_ext && (err = ocgc_source_totals(a->src, &t)) == 0) {
@@ -148,6 +151,7 @@ int agg_counters_now(struct ocgc_agg *a, struct ocgc_counters *c)
   uint64_t open = 0, open_ns = 0;
   unsigned r;
   memset(c, 0, sizeof *c);
+  c->sz = sizeof *c;
   for (r = 0; r < (unsigned)a->src->l.max_domains; r++)
     if (ocgc_stream_pending_pause(a->stream, r, &p)) {
       open++;
@@ -183,8 +187,8 @@ static void snapshot_fill(const struct ocgc_agg *a, struct ocgc_snapshot *s, uns
 
 int ocgc_agg_snapshot_update(struct ocgc_agg *a, struct ocgc_snapshot **snap)
 {
-  struct ocgc_source_info info;
-  struct ocgc_counters c;
+  struct ocgc_source_info info = OCGC_OPTS_INIT(struct ocgc_source_info);
+  struct ocgc_counters c = OCGC_OPTS_INIT(struct ocgc_counters);
   struct ocgc_snapshot *s;
   int err;
   if (a == NULL || snap == NULL) return -EINVAL;
@@ -221,24 +225,28 @@ void ocgc_snapshot_free(struct ocgc_snapshot *s)
 
 void ocgc_snapshot_counters(const struct ocgc_snapshot *s, struct ocgc_counters *out)
 {
-  if (s != NULL && out != NULL) *out = s->c;
+  if (s != NULL && out != NULL && out->sz >= sizeof out->sz)
+    (void)opts_write(out, &s->c, sizeof s->c);
 }
 
 int ocgc_snapshot_pause_buckets(const struct ocgc_snapshot *s, struct ocgc_bucket_counts *out)
 {
-  if (s == NULL || out == NULL) return -EINVAL;
+  struct ocgc_bucket_counts b = OCGC_OPTS_INIT(struct ocgc_bucket_counts);
+  if (s == NULL || out == NULL || out->sz < sizeof out->sz) return -EINVAL;
   if (s->bounds.n == 0) return -ENODATA;
-  agg_buckets_out(&s->bounds, &s->bpauses, out);
-  return 0;
+  agg_buckets_out(&s->bounds, &s->bpauses, &b);
+  return opts_write(out, &b, sizeof b);
 }
 
 int ocgc_snapshot_kind_buckets(const struct ocgc_snapshot *s, unsigned kind,
                                struct ocgc_bucket_counts *out)
 {
-  if (s == NULL || out == NULL || kind >= OCGC_KIND_COUNT) return -EINVAL;
+  struct ocgc_bucket_counts b = OCGC_OPTS_INIT(struct ocgc_bucket_counts);
+  if (s == NULL || out == NULL || out->sz < sizeof out->sz || kind >= OCGC_KIND_COUNT)
+    return -EINVAL;
   if (s->bounds.n == 0) return -ENODATA;
-  agg_buckets_out(&s->bounds, &s->bkinds[kind], out);
-  return 0;
+  agg_buckets_out(&s->bounds, &s->bkinds[kind], &b);
+  return opts_write(out, &b, sizeof b);
 }
 
 const struct ocgc_hist *ocgc_snapshot_pauses(const struct ocgc_snapshot *s)
@@ -259,15 +267,22 @@ const struct ocgc_hist *ocgc_snapshot_phase(const struct ocgc_snapshot *s, unsig
 int ocgc_snapshot_cause(const struct ocgc_snapshot *s, unsigned kind, unsigned cause,
                         struct ocgc_cause_row *out)
 {
-  if (s == NULL || out == NULL || kind >= OCGC_KIND_COUNT || cause >= OCGC_CAUSE_SLOTS)
+  struct ocgc_cause_row row = OCGC_OPTS_INIT(struct ocgc_cause_row);
+  if (s == NULL || out == NULL || out->sz < sizeof out->sz || kind >= OCGC_KIND_COUNT ||
+      cause >= OCGC_CAUSE_SLOTS)
     return -EINVAL;
-  *out = s->causes[kind][cause];
-  return 0;
+  row = s->causes[kind][cause];
+  row.sz = sizeof row;
+  return opts_write(out, &row, sizeof row);
 }
 
 int ocgc_snapshot_rates(const struct ocgc_snapshot *older, const struct ocgc_snapshot *newer,
                         struct ocgc_rates *out)
 {
-  if (older == NULL || newer == NULL || out == NULL) return -EINVAL;
-  return agg_rates(&older->c, &newer->c, out);
+  struct ocgc_rates r = OCGC_OPTS_INIT(struct ocgc_rates);
+  int err;
+  if (older == NULL || newer == NULL || out == NULL || out->sz < sizeof out->sz) return -EINVAL;
+  err = agg_rates(&older->c, &newer->c, &r);
+  (void)opts_write(out, &r, sizeof r);
+  return err;
 }

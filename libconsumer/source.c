@@ -148,14 +148,15 @@ static void copy_field(char *dst, size_t n, const char *src)
   dst[len] = '\0';
 }
 
-int ocgc_source_info(const struct ocgc_source *s, struct ocgc_source_info *info)
+/* ocgc_source_info() into our own whole struct. */
+static int info_fill(const struct ocgc_source *s, struct ocgc_source_info *info)
 {
   struct ocgc_wire_ext x;
   uint64_t state;
   int err;
-  if (s == NULL || info == NULL) return -EINVAL;
   if ((err = ocgc_source_check_size(s)) != 0) return err;
   memset(info, 0, sizeof *info);
+  info->sz = sizeof *info;
   info->max_domains = s->l.max_domains;
   info->ring_words = s->l.ring_words;
   info->file_size = s->size;
@@ -180,6 +181,15 @@ int ocgc_source_info(const struct ocgc_source *s, struct ocgc_source_info *info)
   copy_field(info->ocgc_version, sizeof info->ocgc_version, x.ocgc_version);
   copy_field(info->program, sizeof info->program, x.program);
   return 0;
+}
+
+int ocgc_source_info(const struct ocgc_source *s, struct ocgc_source_info *out)
+{
+  struct ocgc_source_info info = OCGC_OPTS_INIT(struct ocgc_source_info);
+  int err;
+  if (s == NULL || out == NULL || out->sz < sizeof out->sz) return -EINVAL;
+  if ((err = info_fill(s, &info)) != 0) return err;
+  return opts_write(out, &info, sizeof info);
 }
 
 static int read_totals(const struct ocgc_source *s, struct ocgc_totals *out);
@@ -210,15 +220,18 @@ static int totals_possible(const struct ocgc_totals *t)
 
 int ocgc_source_totals(const struct ocgc_source *s, struct ocgc_totals *out)
 {
+  struct ocgc_totals t = OCGC_OPTS_INIT(struct ocgc_totals);
   int err;
-  if (s == NULL || out == NULL) return -EINVAL;
+  if (s == NULL || out == NULL || out->sz < sizeof out->sz) return -EINVAL;
   if (!s->l.has_ext) return -ENODATA;
   if ((err = ocgc_source_check_size(s)) != 0) return err;
-  err = read_totals(s, out);
+  err = read_totals(s, &t);
   if (err == -EAGAIN && ocgc_source_seq_stuck((struct ocgc_source *)s)) /* gone: not state */
-    err = read_totals(s, out);
-  if (err == 0 && !totals_possible(out)) err = OCGC_E_CORRUPT;
-  return err;
+    err = read_totals(s, &t);
+  if (err == 0 && !totals_possible(&t)) err = OCGC_E_CORRUPT;
+  if (err != 0) return err;
+  t.sz = sizeof t;
+  return opts_write(out, &t, sizeof t);
 }
 
 int ocgc_source_seq_stuck(struct ocgc_source *s)

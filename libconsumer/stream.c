@@ -87,7 +87,7 @@ struct ocgc_stream {
  * stock file has no ocgc extension and makes no such promise. */
 static enum ocgc_pause_rule choose_rule(const struct ocgc_source *src)
 {
-  struct ocgc_source_info info;
+  struct ocgc_source_info info = OCGC_OPTS_INIT(struct ocgc_source_info);
   unsigned slot;
   if (ocgc_source_info(src, &info) != 0 || !info.has_ext) return OCGC_PAUSE_NESTING;
   for (slot = 0; slot < OCGC_WIRE_USER_EVENTS; slot++) {
@@ -423,7 +423,7 @@ uint64_t stream_stw_cycles(const struct ocgc_stream *st)
 int ocgc_stream_new(const struct ocgc_source *src, const struct ocgc_stream_opts *opts,
                     struct ocgc_stream **out)
 {
-  struct ocgc_source_info info;
+  struct ocgc_source_info info = OCGC_OPTS_INIT(struct ocgc_source_info);
   struct ocgc_stream *st;
   int err;
   if (src == NULL || out == NULL) return -EINVAL;
@@ -542,6 +542,9 @@ int ocgc_stream_open_span(const struct ocgc_stream *st, unsigned ring, unsigned 
 
 void ocgc_stream_stats(const struct ocgc_stream *st, struct ocgc_stream_stats *out)
 {
-  if (st == NULL || out == NULL) return;
-  *out = st->stats;
+  struct ocgc_stream_stats s = OCGC_OPTS_INIT(struct ocgc_stream_stats);
+  if (st == NULL || out == NULL || out->sz < sizeof out->sz) return;
+  s = st->stats;
+  s.sz = sizeof s;
+  (void)opts_write(out, &s, sizeof s);
 }

@@ -158,7 +158,7 @@ static void print_producer_timing(uint64_t flags)
 static void print_source(const struct dump *d)
 {
   char esc[TOOL_ESC_SIZE(OCGC_WIRE_USER_NAME_LEN)];
-  struct ocgc_source_info info;
+  struct ocgc_source_info info = OCGC_OPTS_INIT(struct ocgc_source_info);
   unsigned i;
   if (ocgc_source_info(d->src, &info) != 0) return;
   printf("file.max_domains %" PRIu64 "\n", info.max_domains);
@@ -191,7 +191,7 @@ static void print_source(const struct dump *d)
 
 static void print_phases(const struct dump *d)
 {
-  struct ocgc_stream_stats ss;
+  struct ocgc_stream_stats ss = OCGC_OPTS_INIT(struct ocgc_stream_stats);
   unsigned i;
   for (i = 0; i < MAX_PHASES; i++) {
     const char *n = ocgc_phase_name(d->ids, i);
@@ -260,7 +260,7 @@ static void print_config(const struct dump *d)
 
 static void print_totals(const struct dump *d)
 {
-  struct ocgc_totals t;
+  struct ocgc_totals t = OCGC_OPTS_INIT(struct ocgc_totals);
   unsigned k, c;
   print_config(d);
   if (ocgc_source_totals(d->src, &t) != 0) return;
@@ -293,7 +293,7 @@ static void print_agg_counters(const struct ocgc_snapshot *snap)
   static const double pcts[] = {50, 90, 99, 99.9};
   static const char *const pct_names[] = {"p50", "p90", "p99", "p99_9"};
   const struct ocgc_hist *h = ocgc_snapshot_pauses(snap);
-  struct ocgc_counters c;
+  struct ocgc_counters c = OCGC_OPTS_INIT(struct ocgc_counters);
   unsigned k;
   ocgc_snapshot_counters(snap, &c);
   printf("agg.exact %d\n", c.exact);
@@ -324,7 +324,7 @@ static void print_agg_kinds(const struct ocgc_snapshot *snap)
     printf("agg.kind.%s.max_ns %" PRIu64 "\n", kn, ocgc_hist_max(h));
     for (cause = 0; cause < OCGC_CAUSE_COUNT; cause++) {
       const char *cn = ocgc_cause_name(cause);
-      struct ocgc_cause_row row;
+      struct ocgc_cause_row row = OCGC_OPTS_INIT(struct ocgc_cause_row);
       if (ocgc_snapshot_cause(snap, k, cause, &row) != 0 || row.count == 0) continue;
       printf("agg.cause.%s.%s.count %" PRIu64 "\n", kn, cn, row.count);
       printf("agg.cause.%s.%s.total_ns %" PRIu64 "\n", kn, cn, row.total_ns);
@@ -426,7 +426,7 @@ static int open_target(struct tool_target *t, struct ocgc_source **src)
 
 int cmd_dump(int argc, char **argv)
 {
-  struct ocgc_cursor_stats st;
+  struct ocgc_cursor_stats st = OCGC_OPTS_INIT(struct ocgc_cursor_stats);
   struct tool_target t;
   struct dump *d;
   int err, rc, events = 0;
@@ -438,7 +438,7 @@ int cmd_dump(int argc, char **argv)
   }
   d->print_events = events;
   if ((rc = open_target(&t, &d->src)) == 0) {
-    struct ocgc_source_info info;
+    struct ocgc_source_info info = OCGC_OPTS_INIT(struct ocgc_source_info);
     /* The numbering the source uses: an ocgc file's own (OCGC_IDS), else
      * --ids. */
     d->ids = ocgc_source_info(d->src, &info) == 0 && info.ids == OCGC_IDS_53 ? OCGC_IDS_53

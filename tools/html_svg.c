@@ -319,7 +319,7 @@ static void cause_row(FILE *f, unsigned row, unsigned k, unsigned cause, const s
 
 void html_causes(const struct html_ctx *c)
 {
-  struct ocgc_cause_row r;
+  struct ocgc_cause_row r = OCGC_OPTS_INIT(struct ocgc_cause_row);
   unsigned k, cause, rows = 0, row = 0;
   uint64_t most = 0;
   for (k = 0; k < OCGC_KIND_COUNT; k++)

@@ -149,7 +149,7 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 /* Where the timeline's time starts: the window's start if known now. */
 static void timeline_origin(struct timeline *tl, const struct ocgc_source *src, int live)
 {
-  struct ocgc_source_info info;
+  struct ocgc_source_info info = OCGC_OPTS_INIT(struct ocgc_source_info);
   if (tl == NULL) return;
   if (live) tl_origin(tl, cm_mono_ns());
   else if (ocgc_source_info(src, &info) == 0 && info.has_ext && info.created_ns != 0)
@@ -162,7 +162,7 @@ static int read_target(const struct report_opts *o, struct ocgc_source *src, str
                        struct ocgc_agg *agg, struct timeline *tl, struct ocgc_snapshot **base,
                        struct ocgc_snapshot **snap)
 {
-  struct ocgc_counters c;
+  struct ocgc_counters c = OCGC_OPTS_INIT(struct ocgc_counters);
   int err = 0;
   timeline_origin(tl, src, m->mode == REP_PID);
   if (m->mode == REP_PID) {

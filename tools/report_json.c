@@ -161,7 +161,7 @@ static void causes(struct json *j, const struct ocgc_snapshot *snap)
   json_arr(j, JSON_LINES);
   for (k = 0; k < OCGC_KIND_COUNT; k++)
     for (cause = 0; cause < OCGC_CAUSE_SLOTS; cause++) {
-      struct ocgc_cause_row row;
+      struct ocgc_cause_row row = OCGC_OPTS_INIT(struct ocgc_cause_row);
       if (ocgc_snapshot_cause(snap, k, cause, &row) != 0 || row.count == 0) continue;
       json_obj(j, JSON_INLINE);
       json_kv_str(j, "kind", ocgc_kind_name(k));

@@ -52,7 +52,7 @@ static uint64_t sub0(uint64_t a, uint64_t b) { return a > b ? a - b : 0; }
  * Returns when that snapshot was (producer clock). */
 static uint64_t window_counts(struct ocgc_counters *c, const struct ocgc_snapshot *base)
 {
-  struct ocgc_counters b;
+  struct ocgc_counters b = OCGC_OPTS_INIT(struct ocgc_counters);
   ocgc_snapshot_counters(base, &b);
   ocgc_counters_growth(&b, c, c);
   return b.time_ns;
@@ -63,6 +63,8 @@ void rep_figures_get(struct rep_figures *x, const struct rep_meta *m,
                     const struct ocgc_snapshot *snap)
 {
   memset(x, 0, sizeof *x);
+  x->info.sz = sizeof x->info;
+  x->c.sz = sizeof x->c;
   x->have_info = ocgc_source_info(src, &x->info) == 0;
   x->ext = x->have_info && x->info.has_ext;
   tool_ids(src, &x->ids);
@@ -261,7 +263,7 @@ static void text_causes(FILE *out, const struct rep_figures *x, const struct ocg
   fprintf(out, "\nCauses\n  %-13s %-*s %9s %9s %9s\n", "kind", w, "cause", "count", "total", "worst");
   for (k = 0; k < OCGC_KIND_COUNT; k++)
     for (cause = 0; cause < OCGC_CAUSE_SLOTS; cause++) {
-      struct ocgc_cause_row row;
+      struct ocgc_cause_row row = OCGC_OPTS_INIT(struct ocgc_cause_row);
       if (ocgc_snapshot_cause(snap, k, cause, &row) != 0 || row.count == 0) continue;
       any = 1;
       fprintf(out, "  %-13s %-*s %9" PRIu64 " %9s %9s\n", ocgc_kind_name(k), w,

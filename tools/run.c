@@ -171,7 +171,7 @@ static int try_attach(struct run *r)
     r->src = NULL;
   }
   if (err == 0 && r->tl != NULL) {
-    struct ocgc_source_info info;
+    struct ocgc_source_info info = OCGC_OPTS_INIT(struct ocgc_source_info);
     if (ocgc_source_info(r->src, &info) == 0 && info.created_ns != 0) tl_origin(r->tl, info.created_ns);
   }
   /* ENOENT: it came and went (a child that exited without PRESERVE): look
@@ -315,7 +315,7 @@ static void no_report(const struct run *r, const struct rep_meta *m)
 /* The HTML report of [snap], if asked: 0, or the exit code to give. */
 static int html_report(struct run *r, const struct rep_meta *m, const struct ocgc_snapshot *snap)
 {
-  struct ocgc_counters c;
+  struct ocgc_counters c = OCGC_OPTS_INIT(struct ocgc_counters);
   struct html_in in = {m, r->src, NULL, snap, r->tl};
   if (r->hf.f == NULL) return 0;
   ocgc_snapshot_counters(snap, &c);

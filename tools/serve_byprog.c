@@ -121,8 +121,12 @@ static void sums_of(const struct serve_proc *p, struct serve_sums *s)
   s->w.minflt = p->ps.minflt;
   s->w.majflt = p->ps.majflt;
   if (p->snap != NULL) {
+    s->pauses.sz = sizeof s->pauses;
     ocgc_snapshot_pause_buckets(p->snap, &s->pauses);
-    for (k = 0; k < OCGC_KIND_COUNT; k++) ocgc_snapshot_kind_buckets(p->snap, k, &s->kinds[k]);
+    for (k = 0; k < OCGC_KIND_COUNT; k++) {
+      s->kinds[k].sz = sizeof s->kinds[k];
+      ocgc_snapshot_kind_buckets(p->snap, k, &s->kinds[k]);
+    }
   }
 }
 

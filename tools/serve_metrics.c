@@ -41,7 +41,7 @@ struct family {
 
 uint64_t serve_proc_cause(const struct serve_proc *p, unsigned k, unsigned c)
 {
-  struct ocgc_cause_row row = {0};
+  struct ocgc_cause_row row = OCGC_OPTS_INIT(struct ocgc_cause_row);
   if (p->info.has_ext) return p->have_totals ? p->totals.by_cause[k][c] : 0;
   return ocgc_snapshot_cause(p->snap, k, c, &row) == 0 ? row.count : 0;
 }
@@ -68,7 +68,7 @@ static void histogram(struct expo *e, const char *name, struct expo_label *l, un
 static void pauses(struct expo *e, const struct family *f, const struct view *v,
                    struct expo_label *l, unsigned nl)
 {
-  struct ocgc_bucket_counts b;
+  struct ocgc_bucket_counts b = OCGC_OPTS_INIT(struct ocgc_bucket_counts);
   if (v->g != NULL) histogram(e, f->name, l, nl, &v->g->shown.pauses);
   else if (ocgc_snapshot_pause_buckets(v->p->snap, &b) == 0) histogram(e, f->name, l, nl, &b);
 }
@@ -78,7 +78,7 @@ static void durations(struct expo *e, const struct family *f, const struct view 
 {
   unsigned k;
   for (k = 0; k < OCGC_KIND_COUNT; k++) {
-    struct ocgc_bucket_counts b;
+    struct ocgc_bucket_counts b = OCGC_OPTS_INIT(struct ocgc_bucket_counts);
     l[nl] = (struct expo_label){"kind", ocgc_kind_name(k)};
     if (v->g != NULL) histogram(e, f->name, l, nl + 1, &v->g->shown.kinds[k]);
     else if (ocgc_snapshot_kind_buckets(v->p->snap, k, &b) == 0)

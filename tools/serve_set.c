@@ -68,7 +68,7 @@ static int proc_add(struct serve_set *s, struct ocgc_source *src, int pid, uint6
   go.nbounds = EXPO_NBUCKETS;
   go.bounds_only = 1;
   if ((err = ocgc_agg_new(p->src, &go, &p->agg)) != 0 ||
-      (err = ocgc_source_info(p->src, &p->info)) != 0) {
+      (p->info.sz = sizeof p->info, err = ocgc_source_info(p->src, &p->info)) != 0) {
     proc_free(p);
     return err;
   }
@@ -313,7 +313,8 @@ static uint64_t passed(const struct ocgc_cursor_stats *st)
  * few turns. */
 static void proc_drain(struct serve_set *s, struct serve_proc *p, uint64_t now)
 {
-  struct ocgc_cursor_stats a, b;
+  struct ocgc_cursor_stats a = OCGC_OPTS_INIT(struct ocgc_cursor_stats);
+  struct ocgc_cursor_stats b = OCGC_OPTS_INIT(struct ocgc_cursor_stats);
   uint64_t n, every = p->poll_every_ns;
   int err;
   ocgc_agg_cursor_stats(p->agg, &a);
@@ -399,9 +400,8 @@ static void denied_one(int pid, uint64_t start_time, void *ctx)
 static void list_due(struct serve_set *s, uint64_t now)
 {
   struct ocgc_list_opts lo = OCGC_OPTS_INIT(struct ocgc_list_opts);
-  struct ocgc_list_stats st;
+  struct ocgc_list_stats st = OCGC_OPTS_INIT(struct ocgc_list_stats);
   if (!s->all || (s->listed_ns != 0 && now - s->listed_ns < LIST_EVERY_NS)) return;
-  memset(&st, 0, sizeof st);
   lo.skip = skip_known;
   lo.denied = denied_one;
   s->listing_refused = 0;
@@ -460,7 +460,7 @@ static void no_less(uint64_t *now, uint64_t before)
  * counter reset (and a rate out of nothing). */
 static void read_counters(struct serve_proc *p)
 {
-  struct ocgc_counters c, *o = &p->counters;
+  struct ocgc_counters c = OCGC_OPTS_INIT(struct ocgc_counters), *o = &p->counters;
   ocgc_snapshot_counters(p->snap, &c);
   if (p->have_counters) {
     unsigned k;
@@ -509,7 +509,7 @@ static void read_written(struct serve_proc *p)
  * leaves the last one, or none before its first). */
 static void proc_figures(struct serve_set *s, struct serve_proc *p)
 {
-  struct ocgc_totals t;
+  struct ocgc_totals t = OCGC_OPTS_INIT(struct ocgc_totals);
   /* In place: no allocation at each scrape once the histograms exist. */
   if (ocgc_agg_snapshot_update(p->agg, &p->snap) == 0) read_counters(p);
   else s->errors++;

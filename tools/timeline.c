@@ -142,7 +142,7 @@ static uint64_t diff(uint64_t now, uint64_t before)
 /* The counts [p] carries into [b], as differences from the last ones. */
 static void take_counts(struct timeline *tl, struct tl_bucket *b, const struct ocgc_agg_pause *p)
 {
-  struct ocgc_counters g;
+  struct ocgc_counters g = OCGC_OPTS_INIT(struct ocgc_counters);
   unsigned k;
   if (tl->have_counts) {
     ocgc_counters_growth(&tl->last.counts, &p->counts, &g);

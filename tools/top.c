@@ -348,7 +348,7 @@ static int draw_causes(int row, const struct ocgc_snapshot *snap, int max_row)
   unsigned k, c, n = 0, i;
   for (k = 0; k < OCGC_KIND_COUNT; k++)
     for (c = 0; c < OCGC_CAUSE_COUNT; c++) {
-      struct ocgc_cause_row r;
+      struct ocgc_cause_row r = OCGC_OPTS_INIT(struct ocgc_cause_row);
       if (ocgc_snapshot_cause(snap, k, c, &r) != 0 || r.count == 0) continue;
       lines[n].kind = k;
       lines[n].cause = c;
@@ -375,7 +375,7 @@ static int draw_causes(int row, const struct ocgc_snapshot *snap, int max_row)
 
 static void draw(struct top *tp, const char *message)
 {
-  struct ocgc_counters c;
+  struct ocgc_counters c = OCGC_OPTS_INIT(struct ocgc_counters);
   char interval[32], line[256];
   int row;
   erase();
@@ -540,6 +540,7 @@ static int attach(struct top *tp)
   struct ocgc_agg_opts ao = OCGC_OPTS_INIT(struct ocgc_agg_opts);
   int err;
   ao.start = OCGC_START_OLDEST;
+  tp->info.sz = sizeof tp->info;
   if ((err = ocgc_source_info(tp->src, &tp->info)) != 0 ||
       (err = ocgc_agg_new(tp->src, &ao, &tp->agg)) != 0 ||
       (err = poll_agg(tp, cm_mono_ns() + tp->interval_ns)) != 0 ||

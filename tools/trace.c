@@ -210,7 +210,7 @@ static int follow(struct ocgc_cursor *cur, const struct ocgc_source *src, int pi
 {
   struct ocgc_drain_opts d = OCGC_OPTS_INIT(struct ocgc_drain_opts);
   uint64_t deadline = cm_mono_ns() + duration;
-  struct ocgc_cursor_stats st;
+  struct ocgc_cursor_stats st = OCGC_OPTS_INIT(struct ocgc_cursor_stats);
   int err;
   if (isatty(STDERR_FILENO))
     fprintf(stderr, "ocgc trace: following process %d until it exits or for %.3g s "
@@ -237,7 +237,7 @@ static int read_target(const struct trace_opts *o, struct ocgc_source *src, stru
                        const struct trace_out *out, int *full)
 {
   struct ocgc_cursor_opts co = OCGC_OPTS_INIT(struct ocgc_cursor_opts);
-  struct ocgc_cursor_stats st;
+  struct ocgc_cursor_stats st = OCGC_OPTS_INIT(struct ocgc_cursor_stats);
   struct ocgc_cursor *cur = NULL;
   struct tool_signals sig;
   int err;

@@ -509,7 +509,7 @@ int trace_start(struct trace *t, struct trace_out *out, const struct ocgc_source
                 uint64_t pid, size_t max_held)
 {
   struct ocgc_stream_opts so = OCGC_OPTS_INIT(struct ocgc_stream_opts);
-  struct ocgc_source_info info;
+  struct ocgc_source_info info = OCGC_OPTS_INIT(struct ocgc_source_info);
   int err;
   memset(t, 0, sizeof *t);
   t->src = src;
@@ -545,7 +545,7 @@ int trace_start(struct trace *t, struct trace_out *out, const struct ocgc_source
 /* otherData: where the trace comes from and what was lost. */
 static void other_data(struct trace *t, const struct ocgc_cursor_stats *st, const char *what)
 {
-  struct ocgc_source_info info;
+  struct ocgc_source_info info = OCGC_OPTS_INIT(struct ocgc_source_info);
   struct json *j = &t->j;
   json_key(j, "otherData");
   json_obj(j, JSON_INLINE);

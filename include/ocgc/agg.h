@@ -23,6 +23,7 @@ struct ocgc_agg;
 /** Counters at one moment.  Bytes and times are cumulative since the
  * producer started (ocgc files) or since the cursor's start (stock). */
 struct ocgc_counters {
+  size_t sz; /**< set by the caller: sizeof(struct ocgc_counters) (OCGC_OPTS_INIT) */
   uint64_t time_ns;              /**< producer clock: last update seen */
   uint64_t collections[OCGC_KIND_COUNT]; /**< by kind */
   uint64_t major_cycles;         /**< major cycles completed */

@@ -13,9 +13,14 @@
  *   the caller's sz is 0 (its default); a caller's struct larger than the
  *   library's must be zero past the library's end, else the call fails
  *   with -EINVAL (a newer caller asking for what this library does not
- *   know is told, not ignored), as libbpf's OPTS_VALID.  Output structs
- *   that start with sz (ocgc_drain_result, ocgc_interval_figures, ...)
- *   are filled as far as the caller's sz says;
+ *   know is told, not ignored), as libbpf's OPTS_VALID.  Every struct the
+ *   caller hands in to be filled (ocgc_source_info, ocgc_cursor_stats,
+ *   ocgc_counters, ocgc_interval_figures, ...) starts with sz too, set by
+ *   the caller (OCGC_OPTS_INIT), and is filled as far as it says; an sz
+ *   below sz itself is -EINVAL (or, for a getter that returns nothing,
+ *   leaves the struct as it was).  The structs the library hands to
+ *   callbacks (events, spans, collections, pauses, list entries) are its
+ *   own memory, read only, valid during the call;
  * - "none" is a named value (OCGC_KIND_NONE, OCGC_CAUSE_NONE), never a
  *   bare -1;
  * - handles are opaque; one handle must not be used by two threads at once,

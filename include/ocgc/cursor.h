@@ -65,6 +65,7 @@ OCGC_API int64_t ocgc_cursor_poll(struct ocgc_cursor *cur, uint64_t max_events);
 
 /** What a cursor has accounted for, over all rings since it was made. */
 struct ocgc_cursor_stats {
+  size_t sz; /**< set by the caller: sizeof(struct ocgc_cursor_stats) (OCGC_OPTS_INIT) */
   uint64_t seen;       /**< events delivered */
   uint64_t lost;       /**< events overwritten before being read */
   uint64_t skipped;    /**< ocgc files: events written before the cursor's

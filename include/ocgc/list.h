@@ -70,6 +70,7 @@ typedef int (*ocgc_list_fn)(const struct ocgc_list_entry *e, void *ctx);
 
 /** What a listing met. */
 struct ocgc_list_stats {
+  size_t sz; /**< set by the caller: sizeof(struct ocgc_list_stats) (OCGC_OPTS_INIT) */
   uint64_t processes; /**< processes in /proc looked at */
   uint64_t listed;    /**< callbacks made */
   uint64_t vanished;  /**< gone, a zombie, or the pid reused, before or

@@ -11,6 +11,7 @@ extern "C" {
 
 /** A cause table row: collections of a kind with a cause. */
 struct ocgc_cause_row {
+  size_t sz; /**< set by the caller: sizeof(struct ocgc_cause_row) (OCGC_OPTS_INIT) */
   uint64_t count;
   uint64_t total_ns;             /**< time in those collections */
   uint64_t worst_ns;             /**< longest of them */
@@ -27,6 +28,7 @@ struct ocgc_snapshot;
 OCGC_API int ocgc_agg_snapshot(struct ocgc_agg *agg, struct ocgc_snapshot **out);
 /** Fixed-bucket counts (ocgc_agg_opts.bounds_ns) of a snapshot. */
 struct ocgc_bucket_counts {
+  size_t sz; /**< set by the caller: sizeof(struct ocgc_bucket_counts) (OCGC_OPTS_INIT) */
   uint64_t count;                /**< values (saturating) */
   uint64_t sum_ns;               /**< their sum (saturating) */
   unsigned nbounds;              /**< the aggregator's */
@@ -68,6 +70,7 @@ OCGC_API int ocgc_snapshot_cause(const struct ocgc_snapshot *snap, unsigned kind
 /** Rates between two moments of one aggregator (two snapshots, or an
  * interval's ends), over the producer's clock. */
 struct ocgc_rates {
+  size_t sz; /**< set by the caller: sizeof(struct ocgc_rates) (OCGC_OPTS_INIT) */
   double seconds;                          /**< producer time between them */
   double collections_per_s[OCGC_KIND_COUNT];
   double major_cycles_per_s;

@@ -41,6 +41,7 @@ OCGC_API void ocgc_source_close(struct ocgc_source *src);
 
 /** Facts about a source, from its header and extension block. */
 struct ocgc_source_info {
+  size_t sz; /**< set by the caller: sizeof(struct ocgc_source_info) (OCGC_OPTS_INIT) */
   uint64_t max_domains;       /**< rings in the file */
   uint64_t ring_words;        /**< words per ring */
   uint64_t file_size;         /**< its size at open */
@@ -97,6 +98,7 @@ OCGC_API int ocgc_source_ids(const struct ocgc_source *src, struct ocgc_ids_info
  * read consistently.  Returns -ENODATA for stock OCaml 5 files, which have
  * none, and -EAGAIN if the producer kept them busy (it died mid-update). */
 struct ocgc_totals {
+  size_t sz; /**< set by the caller: sizeof(struct ocgc_totals) (OCGC_OPTS_INIT) */
   uint64_t minor_collections, major_collections, compactions, forced_major_collections;
   uint64_t major_slices, minor_words, promoted_words, major_words, direct_major_words;
   uint64_t heap_words, top_heap_words, heap_chunks;

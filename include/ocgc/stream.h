@@ -171,6 +171,7 @@ OCGC_API int ocgc_stream_open_span(const struct ocgc_stream *st, unsigned ring, 
 
 /** What a stream has met, all rings together. */
 struct ocgc_stream_stats {
+  size_t sz; /**< set by the caller: sizeof(struct ocgc_stream_stats) (OCGC_OPTS_INIT) */
   uint64_t spans;          /**< spans delivered (cut ones included) */
   uint64_t collections;    /**< collections delivered */
   uint64_t pauses;         /**< pauses delivered */

@@ -166,7 +166,7 @@ static void reopen(struct live *L)
  * event written (ocgc files count exactly). */
 static void check_accounting(struct live *L, const struct ocgc_cursor *c)
 {
-  struct ocgc_cursor_stats st;
+  struct ocgc_cursor_stats st = OCGC_OPTS_INIT(struct ocgc_cursor_stats);
   uint64_t written = 0;
   unsigned d;
   if (!L->clean || !L->f.has_ext) return;
@@ -181,7 +181,7 @@ static void check_accounting(struct live *L, const struct ocgc_cursor *c)
 static void poll_cursor(struct live *L, unsigned i, uint64_t max, int draining)
 {
   struct reader *r = &L->rd[i];
-  struct ocgc_cursor_stats st;
+  struct ocgc_cursor_stats st = OCGC_OPTS_INIT(struct ocgc_cursor_stats);
   int64_t got;
 
   r->delivered = 0;
@@ -230,9 +230,9 @@ static void op_poll(struct live *L, struct in *in)
 static void snapshot(struct live *L, unsigned j, struct in *in)
 {
   struct ocgc_snapshot *s;
-  struct ocgc_counters c;
-  struct ocgc_cause_row row;
-  struct ocgc_rates rates;
+  struct ocgc_counters c = OCGC_OPTS_INIT(struct ocgc_counters);
+  struct ocgc_cause_row row = OCGC_OPTS_INIT(struct ocgc_cause_row);
+  struct ocgc_rates rates = OCGC_OPTS_INIT(struct ocgc_rates);
   const struct ocgc_hist *h;
   unsigned k, phase = u8(in) % (OCGC_PHASE_MAX + 4), cause = u8(in) % (OCGC_CAUSE_SLOTS + 2);
   int err = ocgc_agg_snapshot(L->agg[j], &s);
@@ -287,8 +287,8 @@ static void op_agg(struct live *L, struct in *in, int draining)
 
 static void op_info(struct live *L, struct in *in)
 {
-  struct ocgc_source_info info;
-  struct ocgc_totals t;
+  struct ocgc_source_info info = OCGC_OPTS_INIT(struct ocgc_source_info);
+  struct ocgc_totals t = OCGC_OPTS_INIT(struct ocgc_totals);
   uint64_t w;
   unsigned d, k;
   int err;

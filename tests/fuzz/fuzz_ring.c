@@ -30,8 +30,8 @@ static void read_all(const char *path)
   struct ocgc_cursor *cur;
   struct ocgc_agg *agg;
   struct ocgc_snapshot *s;
-  struct ocgc_source_info info;
-  struct ocgc_totals t;
+  struct ocgc_source_info info = OCGC_OPTS_INIT(struct ocgc_source_info);
+  struct ocgc_totals t = OCGC_OPTS_INIT(struct ocgc_totals);
   struct ocgc_cursor_opts co = OCGC_OPTS_INIT(struct ocgc_cursor_opts);
   uint64_t sink = 0;
   unsigned k;
@@ -50,7 +50,7 @@ static void read_all(const char *path)
   if (ocgc_agg_new(src, NULL, &agg) == 0) {
     (void)ocgc_agg_poll(agg);
     if (ocgc_agg_snapshot(agg, &s) == 0) {
-      struct ocgc_counters c;
+      struct ocgc_counters c = OCGC_OPTS_INIT(struct ocgc_counters);
       ocgc_snapshot_counters(s, &c);
       (void)ocgc_hist_percentile(ocgc_snapshot_pauses(s), 99.9);
       ocgc_snapshot_free(s);

@@ -99,9 +99,9 @@ int main(int argc, char **argv)
   struct ocgc_cursor_opts co = OCGC_OPTS_INIT(struct ocgc_cursor_opts);
   struct ocgc_source *src = NULL;
   struct ocgc_cursor *cur = NULL;
-  struct ocgc_cursor_stats st;
-  struct ocgc_source_info info;
-  struct ocgc_totals tot;
+  struct ocgc_cursor_stats st = OCGC_OPTS_INIT(struct ocgc_cursor_stats);
+  struct ocgc_source_info info = OCGC_OPTS_INIT(struct ocgc_source_info);
+  struct ocgc_totals tot = OCGC_OPTS_INIT(struct ocgc_totals);
   struct follow *fl;
   unsigned long for_ms = 0, poll_ms = 2, timeout_s = 120;
   uint64_t polls = 0, written = 0, start, w;

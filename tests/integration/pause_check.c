@@ -127,7 +127,7 @@ static int open_source(int argc, char **argv, struct ocgc_source **src)
 static int follow(const struct ocgc_source *src, struct ocgc_cursor *cur, struct ocgc_agg *agg,
                   int live)
 {
-  struct ocgc_cursor_stats cs;
+  struct ocgc_cursor_stats cs = OCGC_OPTS_INIT(struct ocgc_cursor_stats);
   int64_t n, m;
   for (;;) {
     int gone = !live || ocgc_source_check_alive(src) != 0;
@@ -148,8 +148,8 @@ static void print_results(struct check *c, const struct ocgc_source *src, struct
                           const struct ocgc_cursor_stats *cs)
 {
   struct ocgc_snapshot *snap;
-  struct ocgc_counters k;
-  struct ocgc_totals t;
+  struct ocgc_counters k = OCGC_OPTS_INIT(struct ocgc_counters);
+  struct ocgc_totals t = OCGC_OPTS_INIT(struct ocgc_totals);
   unsigned i;
   uint64_t all = 0;
   printf("rule %s\n", ocgc_stream_pause_rule(c->st) == OCGC_PAUSE_MARKS ? "marks" : "nesting");
@@ -173,7 +173,7 @@ int main(int argc, char **argv)
 {
   struct ocgc_cursor_opts co = OCGC_OPTS_INIT(struct ocgc_cursor_opts);
   struct ocgc_stream_opts so = OCGC_OPTS_INIT(struct ocgc_stream_opts);
-  struct ocgc_cursor_stats cs;
+  struct ocgc_cursor_stats cs = OCGC_OPTS_INIT(struct ocgc_cursor_stats);
   static struct check c;
   struct ocgc_source *src;
   struct ocgc_cursor *cur;

@@ -186,7 +186,7 @@ uint64_t rf_dead_pid(void)
 
 struct ocgc_cursor_stats rf_stats(const struct ocgc_cursor *c)
 {
-  struct ocgc_cursor_stats st;
+  struct ocgc_cursor_stats st = OCGC_OPTS_INIT(struct ocgc_cursor_stats);
   memset(&st, 0xee, sizeof st);
   ocgc_cursor_stats(c, &st);
   return st;

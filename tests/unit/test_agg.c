@@ -105,7 +105,7 @@ START_TEST(unmarked_collections_are_pauses_of_their_own)
   struct tf t;
   struct ocgc_snapshot *s;
   const struct ocgc_hist *h;
-  struct ocgc_counters c;
+  struct ocgc_counters c = OCGC_OPTS_INIT(struct ocgc_counters);
   tf_create(&t, 0, 4096);
   minor(&t, 1000, 1100, 800, 80);
   slice(&t, 1105, 1300);           /* 5 ns later, but no mark */
@@ -146,7 +146,7 @@ START_TEST(marked_stops_are_one_pause)
   struct tf t;
   struct ocgc_snapshot *s;
   const struct ocgc_hist *h;
-  struct ocgc_counters c;
+  struct ocgc_counters c = OCGC_OPTS_INIT(struct ocgc_counters);
   tf_create(&t, 1, 4096);
   rg_set_name(&t.f, U_STOP_JOIN, OCGC_UEV_STOP_JOIN);
   minor(&t, 1000, 1100, 800, 80);
@@ -174,7 +174,7 @@ START_TEST(cause_table)
 {
   struct tf t;
   struct ocgc_snapshot *s;
-  struct ocgc_cause_row row;
+  struct ocgc_cause_row row = OCGC_OPTS_INIT(struct ocgc_cause_row);
   tf_create(&t, 0, 4096);
   minor(&t, 1000, 1100, 8, 0);
   minor(&t, 2000000, 2000400, 8, 0);
@@ -209,7 +209,7 @@ START_TEST(exact_counters_from_totals)
 {
   struct tf t;
   struct ocgc_snapshot *s;
-  struct ocgc_counters c;
+  struct ocgc_counters c = OCGC_OPTS_INIT(struct ocgc_counters);
   struct ocgc_wire_totals *tot;
   tf_create(&t, 1, 4096);
   minor(&t, 1000, 1100, 800, 80);
@@ -253,7 +253,7 @@ START_TEST(counters_from_events)
 {
   struct tf t;
   struct ocgc_snapshot *s;
-  struct ocgc_counters c;
+  struct ocgc_counters c = OCGC_OPTS_INIT(struct ocgc_counters);
   tf_create(&t, 0, 4096);
   rg_write1(&t.f, 0, UINT(U_HEAP_GROW), 10, 1000);
   rg_write1(&t.f, 0, UINT(U_CYCLE_END), 20, 1);
@@ -275,7 +275,7 @@ START_TEST(rates_between_snapshots)
 {
   struct tf t;
   struct ocgc_snapshot *s1, *s2;
-  struct ocgc_rates r;
+  struct ocgc_rates r = OCGC_OPTS_INIT(struct ocgc_rates);
   tf_create(&t, 0, 4096);
   minor(&t, 1000000000, 1000001000, 1000, 100);
   tf_open(&t);
@@ -308,7 +308,7 @@ START_TEST(snapshots_are_copies)
 {
   struct tf t;
   struct ocgc_snapshot *s1, *s2;
-  struct ocgc_counters c;
+  struct ocgc_counters c = OCGC_OPTS_INIT(struct ocgc_counters);
   tf_create(&t, 0, 4096);
   minor(&t, 1000, 1100, 8, 0);
   tf_open(&t);
@@ -331,7 +331,8 @@ END_TEST
 static void check_same_snapshot(const struct ocgc_snapshot *a, const struct ocgc_snapshot *b)
 {
   const struct ocgc_hist *ha[2 + OCGC_KIND_COUNT], *hb[2 + OCGC_KIND_COUNT];
-  struct ocgc_counters ca, cb;
+  struct ocgc_counters ca = OCGC_OPTS_INIT(struct ocgc_counters);
+  struct ocgc_counters cb = OCGC_OPTS_INIT(struct ocgc_counters);
   unsigned k;
   ha[0] = ocgc_snapshot_pauses(a), hb[0] = ocgc_snapshot_pauses(b);
   ha[1] = ocgc_snapshot_phase(a, OCGC_PH_MINOR), hb[1] = ocgc_snapshot_phase(b, OCGC_PH_MINOR);
@@ -406,7 +407,7 @@ START_TEST(bucket_counts_at_bounds)
   struct ocgc_agg_opts o = OCGC_OPTS_INIT(struct ocgc_agg_opts);
   struct ocgc_agg *only, *both;
   struct ocgc_snapshot *so = NULL, *sb = NULL;
-  struct ocgc_bucket_counts b;
+  struct ocgc_bucket_counts b = OCGC_OPTS_INIT(struct ocgc_bucket_counts);
   uint64_t bad[] = {5, 5};
   int i;
   tf_create(&t, 0, 4096);
@@ -486,8 +487,8 @@ START_TEST(first_window_starts_at_attach)
   struct ocgc_agg_opts o = OCGC_OPTS_INIT(struct ocgc_agg_opts);
   struct ocgc_agg *agg;
   struct ocgc_snapshot *s1, *s2;
-  struct ocgc_counters c;
-  struct ocgc_rates r;
+  struct ocgc_counters c = OCGC_OPTS_INIT(struct ocgc_counters);
+  struct ocgc_rates r = OCGC_OPTS_INIT(struct ocgc_rates);
   uint64_t t0;
   tf_create(&t, 0, 4096);
   tf_open(&t);
@@ -518,7 +519,7 @@ START_TEST(no_pairing_across_loss)
 {
   struct tf t;
   struct ocgc_snapshot *s;
-  struct ocgc_counters c;
+  struct ocgc_counters c = OCGC_OPTS_INIT(struct ocgc_counters);
   uint64_t i;
   tf_create(&t, 1, 64);
   tf_open(&t);
@@ -564,8 +565,8 @@ START_TEST(end_before_begin_is_corrupt)
 {
   struct tf t;
   struct ocgc_snapshot *s;
-  struct ocgc_counters c;
-  struct ocgc_cursor_stats st;
+  struct ocgc_counters c = OCGC_OPTS_INIT(struct ocgc_counters);
+  struct ocgc_cursor_stats st = OCGC_OPTS_INIT(struct ocgc_cursor_stats);
   tf_create(&t, 0, 4096);
   minor(&t, 1000, 1100, 800, 80);
   rg_write1(&t.f, 0, SPAN(1, OCGC_PH_MINOR), 5000, 0);
@@ -605,7 +606,7 @@ START_TEST(interval_counts_a_pending_pause_once)
   struct tf t;
   struct ocgc_interval *iv;
   struct ocgc_interval_figures f;
-  struct ocgc_counters c;
+  struct ocgc_counters c = OCGC_OPTS_INIT(struct ocgc_counters);
   struct ocgc_snapshot *s;
   const struct ocgc_hist *h;
   tf_create(&t, 1, 4096);

@@ -363,10 +363,10 @@ START_TEST(find_and_open)
   struct child c = start(tmp, P_OK);
   char path[4096];
   struct ocgc_source *s = NULL;
-  struct ocgc_source_info info;
+  struct ocgc_source_info info = OCGC_OPTS_INIT(struct ocgc_source_info);
   struct ocgc_cursor *cur = NULL;
   struct ocgc_cursor_opts co = OCGC_OPTS_INIT(struct ocgc_cursor_opts);
-  struct ocgc_cursor_stats st;
+  struct ocgc_cursor_stats st = OCGC_OPTS_INIT(struct ocgc_cursor_stats);
   uint64_t w;
 
   ck_assert_int_eq(ocgc_find_ring(c.pid, path, sizeof path), 0);
@@ -648,7 +648,7 @@ START_TEST(stock_file)
 {
   struct child c = start(tmp, P_STOCK);
   struct ocgc_source *s = NULL, *byname = NULL;
-  struct ocgc_source_info info;
+  struct ocgc_source_info info = OCGC_OPTS_INIT(struct ocgc_source_info);
 
   ck_assert_int_eq(ocgc_source_open_pid(c.pid, NULL, &s), 0);
   ck_assert_int_eq(ocgc_source_info(s, &info), 0);
@@ -873,7 +873,7 @@ START_TEST(dir_option)
   struct child c = start(tmp, P_OK);
   struct ocgc_attach_opts o = OCGC_OPTS_INIT(struct ocgc_attach_opts);
   struct ocgc_source *s = NULL;
-  struct ocgc_source_info info;
+  struct ocgc_source_info info = OCGC_OPTS_INIT(struct ocgc_source_info);
   char other[4096];
   pid_t gone;
 
@@ -953,7 +953,7 @@ START_TEST(wait_for_stock_header)
 {
   struct child c;
   struct ocgc_source *s = NULL;
-  struct ocgc_source_info info;
+  struct ocgc_source_info info = OCGC_OPTS_INIT(struct ocgc_source_info);
   struct ocgc_attach_opts o = opts_wait(3000);
   uint64_t t0 = ms_now();
   int err;
@@ -1088,7 +1088,7 @@ START_TEST(list_processes)
     OCGC_LIST_STALE, 0, 0};
   struct seen *s = calloc(1, sizeof *s);
   struct child c[N];
-  struct ocgc_list_stats st;
+  struct ocgc_list_stats st = OCGC_OPTS_INIT(struct ocgc_list_stats);
   char comm[64], prefix[64];
   struct stat fst;
   unsigned i;
@@ -1133,7 +1133,7 @@ START_TEST(list_stop_and_errors)
 {
   struct child c = start(tmp, P_OK), d = start(tmp, P_STOCK);
   struct seen *s = calloc(1, sizeof *s);
-  struct ocgc_list_stats st;
+  struct ocgc_list_stats st = OCGC_OPTS_INIT(struct ocgc_list_stats);
   ck_assert_ptr_nonnull(s);
   s->stop_after = 1;
   ck_assert_int_eq(ocgc_list(on_listed, s, NULL), 1);
@@ -1176,7 +1176,7 @@ START_TEST(list_skip)
   struct child c = start(tmp, P_OK), d = start(tmp, P_OK);
   struct ocgc_list_opts lo = OCGC_OPTS_INIT(struct ocgc_list_opts);
   struct skipper k = {0};
-  struct ocgc_list_stats st;
+  struct ocgc_list_stats st = OCGC_OPTS_INIT(struct ocgc_list_stats);
   k.s = calloc(1, sizeof *k.s);
   ck_assert_ptr_nonnull(k.s);
   k.s->pids[k.s->npids++] = c.pid;
@@ -1228,7 +1228,7 @@ END_TEST
 static int denied_list(pid_t target)
 {
   struct seen s;
-  struct ocgc_list_stats st;
+  struct ocgc_list_stats st = OCGC_OPTS_INIT(struct ocgc_list_stats);
   memset(&s, 0, sizeof s);
   s.pids[s.npids++] = target;
   if (ocgc_list(on_listed, &s, &st) < 0) return 1;

@@ -183,7 +183,7 @@ static void check_kinds(struct ocgc_source *s, const struct kind_want *w, unsign
 /* The numbering a source says it uses. */
 static int ids_of(struct ocgc_source *s)
 {
-  struct ocgc_source_info info;
+  struct ocgc_source_info info = OCGC_OPTS_INIT(struct ocgc_source_info);
   ck_assert_int_eq(ocgc_source_info(s, &info), 0);
   return info.ids;
 }

@@ -25,7 +25,7 @@ START_TEST(read_all_in_order)
   struct tf *t = rf_file(has_ext, 1, 1024);
   struct rec *r;
   struct ocgc_cursor *c;
-  struct ocgc_cursor_stats st;
+  struct ocgc_cursor_stats st = OCGC_OPTS_INIT(struct ocgc_cursor_stats);
 
   pat_write_range(&t->f, 0, 0, 100);
   c = rf_reader(t, OCGC_START_OLDEST, 0, &r);
@@ -81,7 +81,7 @@ START_TEST(start_now)
   struct tf *t = rf_file(has_ext, 1, 256);
   struct rec *r;
   struct ocgc_cursor *c;
-  struct ocgc_cursor_stats st;
+  struct ocgc_cursor_stats st = OCGC_OPTS_INIT(struct ocgc_cursor_stats);
 
   pat_write_range(&t->f, 0, 0, 10);
   c = rf_reader(t, OCGC_START_NOW, 0, &r);
@@ -207,7 +207,7 @@ START_TEST(budget_events)
   struct ocgc_source *s;
   struct ocgc_cursor_opts o = OCGC_OPTS_INIT(struct ocgc_cursor_opts);
   struct ocgc_cursor *c = NULL;
-  struct ocgc_cursor_stats st;
+  struct ocgc_cursor_stats st = OCGC_OPTS_INIT(struct ocgc_cursor_stats);
   unsigned polls = 0;
 
   pat_write_range(&t->f, 0, 0, 500);
@@ -336,7 +336,7 @@ START_TEST(cursor_arguments)
   struct rec *r = rf_rec();
   struct ocgc_source *s;
   struct ocgc_cursor *c = NULL;
-  struct ocgc_cursor_stats st;
+  struct ocgc_cursor_stats st = OCGC_OPTS_INIT(struct ocgc_cursor_stats);
   struct ocgc_cursor_opts o = OCGC_OPTS_INIT(struct ocgc_cursor_opts);
 
   pat_write_range(&t->f, 0, 0, 4);

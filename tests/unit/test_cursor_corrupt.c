@@ -27,7 +27,7 @@ START_TEST(corrupt_event_in_middle)
   struct tf *t = rf_file(has_ext, 1, 1024);
   struct rec *r;
   struct ocgc_cursor *c;
-  struct ocgc_cursor_stats st;
+  struct ocgc_cursor_stats st = OCGC_OPTS_INIT(struct ocgc_cursor_stats);
   uint64_t at = pat_words(0, 5);
 
   pat_write_range(&t->f, 0, 0, 10);
@@ -156,8 +156,8 @@ START_TEST(truncated_after_open)
   struct rec *r = rf_rec();
   struct ocgc_source *s;
   struct ocgc_cursor *c;
-  struct ocgc_source_info info;
-  struct ocgc_totals tot;
+  struct ocgc_source_info info = OCGC_OPTS_INIT(struct ocgc_source_info);
+  struct ocgc_totals tot = OCGC_OPTS_INIT(struct ocgc_totals);
 
   pat_write_range(&t->f, 0, 0, 10);
   s = rf_open(t, OCGC_IDS_AUTO);

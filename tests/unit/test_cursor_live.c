@@ -164,7 +164,7 @@ START_TEST(start_now_under_flood)
   }
   pthread_join(th, NULL);
   for (k = 0; k < 20; k++) {
-    struct ocgc_cursor_stats st;
+    struct ocgc_cursor_stats st = OCGC_OPTS_INIT(struct ocgc_cursor_stats);
     polls = 0;
     do {
       int64_t n = ocgc_cursor_poll(c[k], 0);
@@ -228,7 +228,7 @@ START_TEST(totals_seqlock_consistent)
   a.stop = 0;
   ck_assert_int_eq(pthread_create(&th, NULL, totals_writer, &a), 0);
   for (i = 0; i < 50000; i++) {
-    struct ocgc_totals tot;
+    struct ocgc_totals tot = OCGC_OPTS_INIT(struct ocgc_totals);
     int r = ocgc_source_totals(s, &tot);
     unsigned k;
     if (r == -EAGAIN) continue;
@@ -262,7 +262,7 @@ START_TEST(ext_seq_stuck_odd)
   struct rec *r2 = rf_rec();
   struct ocgc_source *s;
   struct ocgc_cursor *c, *c2, *c3;
-  struct ocgc_cursor_stats st;
+  struct ocgc_cursor_stats st = OCGC_OPTS_INIT(struct ocgc_cursor_stats);
 
   rf_identify_as_self(t); /* a live producer: its odd seq will change */
   pat_write_range(&t->f, 0, 0, 5);
@@ -297,7 +297,7 @@ START_TEST(odd_seq_of_a_dead_producer)
   struct ocgc_source *s;
   struct ocgc_cursor *c = NULL;
   struct ocgc_cursor_opts co = OCGC_OPTS_INIT(struct ocgc_cursor_opts);
-  struct ocgc_totals tot;
+  struct ocgc_totals tot = OCGC_OPTS_INIT(struct ocgc_totals);
 
   pat_write_range(&t->f, 0, 0, 100); /* wraps: head and its seqlock moved */
   t->f.totals->minor_collections = 7;

@@ -17,7 +17,7 @@ START_TEST(overwrite_exact_loss)
   struct tf *t = rf_file(1, 1, 64);
   struct rec *r;
   struct ocgc_cursor *c = rf_reader(t, OCGC_START_OLDEST, 0, &r);
-  struct ocgc_cursor_stats st;
+  struct ocgc_cursor_stats st = OCGC_OPTS_INIT(struct ocgc_cursor_stats);
   int64_t n;
 
   pat_write_range(&t->f, 0, 0, 1000);
@@ -45,7 +45,7 @@ START_TEST(overwrite_behind_between_polls)
   struct tf *t = rf_file(1, 1, 128);
   struct rec *r;
   struct ocgc_cursor *c = rf_reader(t, OCGC_START_OLDEST, 0, &r);
-  struct ocgc_cursor_stats st;
+  struct ocgc_cursor_stats st = OCGC_OPTS_INIT(struct ocgc_cursor_stats);
   uint64_t written = 0, x = 88172645463325252u;
   unsigned round;
 
@@ -75,7 +75,7 @@ START_TEST(overwritten_before_cursor_is_skipped)
   struct tf *t = rf_file(1, 1, 64);
   struct rec *r;
   struct ocgc_cursor *c;
-  struct ocgc_cursor_stats st;
+  struct ocgc_cursor_stats st = OCGC_OPTS_INIT(struct ocgc_cursor_stats);
   int64_t n;
 
   pat_write_range(&t->f, 0, 0, 1000);
@@ -96,7 +96,7 @@ START_TEST(stock_loss_estimated)
   struct tf *t = rf_file(0, 1, 64);
   struct rec *r;
   struct ocgc_cursor *c = rf_reader(t, OCGC_START_OLDEST, 0, &r);
-  struct ocgc_cursor_stats st;
+  struct ocgc_cursor_stats st = OCGC_OPTS_INIT(struct ocgc_cursor_stats);
   uint64_t pos, head;
   int64_t n;
 

@@ -40,7 +40,7 @@ START_TEST(held_seqlock_ends_the_drain)
   struct ocgc_drain_result r = {sizeof r, 0, 0, 0, 0};
   struct ocgc_source *s;
   struct ocgc_agg *agg;
-  struct ocgc_cursor_stats st;
+  struct ocgc_cursor_stats st = OCGC_OPTS_INIT(struct ocgc_cursor_stats);
 
   rf_identify_as_self(t); /* alive: its odd seq is a writer's, not a dead one's */
   pat_write_range(&t->f, 0, 0, 5);
@@ -79,7 +79,7 @@ START_TEST(whole_file_and_event_bound)
   struct ocgc_cursor_opts co = OCGC_OPTS_INIT(struct ocgc_cursor_opts);
   struct ocgc_drain_opts d = OCGC_OPTS_INIT(struct ocgc_drain_opts);
   struct ocgc_drain_result r = {sizeof r, 0, 0, 0, 0};
-  struct ocgc_cursor_stats st;
+  struct ocgc_cursor_stats st = OCGC_OPTS_INIT(struct ocgc_cursor_stats);
   struct ocgc_source *s;
   struct ocgc_cursor *cur;
 
@@ -140,7 +140,7 @@ START_TEST(options_rule)
   struct tf *t = rf_file(1, 1, 256);
   struct ocgc_drain_opts bad = OCGC_OPTS_INIT(struct ocgc_drain_opts);
   struct ocgc_drain_result r;
-  struct ocgc_cursor_stats st;
+  struct ocgc_cursor_stats st = OCGC_OPTS_INIT(struct ocgc_cursor_stats);
   struct ocgc_source *s;
   struct ocgc_agg *agg;
 

@@ -99,7 +99,7 @@ END_TEST
  * given those bounds counts them). */
 static struct ocgc_bucket_counts buckets_of(const uint64_t *v, size_t n)
 {
-  struct ocgc_bucket_counts b;
+  struct ocgc_bucket_counts b = OCGC_OPTS_INIT(struct ocgc_bucket_counts);
   size_t i, j;
   memset(&b, 0, sizeof b);
   b.nbounds = EXPO_NBUCKETS;

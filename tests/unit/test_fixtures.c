@@ -235,8 +235,8 @@ static void check_stock_header(const char *name)
 START_TEST(full_3695)
 {
   struct facts f;
-  struct ocgc_cursor_stats st;
-  struct ocgc_source_info info;
+  struct ocgc_cursor_stats st = OCGC_OPTS_INIT(struct ocgc_cursor_stats);
+  struct ocgc_source_info info = OCGC_OPTS_INIT(struct ocgc_source_info);
   uint64_t head, tail;
   double mean_us;
 
@@ -281,8 +281,8 @@ END_TEST
 START_TEST(wrapped_2021)
 {
   struct facts f;
-  struct ocgc_cursor_stats st;
-  struct ocgc_source_info info;
+  struct ocgc_cursor_stats st = OCGC_OPTS_INIT(struct ocgc_cursor_stats);
+  struct ocgc_source_info info = OCGC_OPTS_INIT(struct ocgc_source_info);
   uint64_t head, tail;
 
   check_stock_header("2021");
@@ -308,8 +308,8 @@ END_TEST
 START_TEST(pause_3447)
 {
   struct facts f;
-  struct ocgc_cursor_stats st;
-  struct ocgc_source_info info;
+  struct ocgc_cursor_stats st = OCGC_OPTS_INIT(struct ocgc_cursor_stats);
+  struct ocgc_source_info info = OCGC_OPTS_INIT(struct ocgc_source_info);
 
   check_stock_header("pt-3447");
   read_all("pt-3447", &f, &st, &info);
@@ -328,8 +328,8 @@ END_TEST
 START_TEST(instr_3452)
 {
   struct facts f;
-  struct ocgc_cursor_stats st;
-  struct ocgc_source_info info;
+  struct ocgc_cursor_stats st = OCGC_OPTS_INIT(struct ocgc_cursor_stats);
+  struct ocgc_source_info info = OCGC_OPTS_INIT(struct ocgc_source_info);
 
   check_stock_header("instr-3452");
   read_all("instr-3452", &f, &st, &info);
@@ -347,7 +347,7 @@ START_TEST(stock_has_no_ext_data)
 {
   char path[4096];
   struct ocgc_source *s;
-  struct ocgc_totals t;
+  struct ocgc_totals t = OCGC_OPTS_INIT(struct ocgc_totals);
   uint64_t w;
   unsigned i;
   for (i = 0; i < NFILES; i++) {

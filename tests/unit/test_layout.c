@@ -849,7 +849,7 @@ START_TEST(hostile_file)
   } else {
     struct ocgc_cursor_opts o = OCGC_OPTS_INIT(struct ocgc_cursor_opts);
     struct ocgc_cursor *cur = NULL;
-    struct ocgc_source_info info;
+    struct ocgc_source_info info = OCGC_OPTS_INIT(struct ocgc_source_info);
     struct poll_ctx pc = {0};
     int64_t n;
     ck_assert_msg(r == 0, "%s: open gives %d (%s)", c->name, r, ocgc_strerror(r));

@@ -3,7 +3,8 @@
  * the library's is taken when what lies past the library's end is zero,
  * and refused (-EINVAL, nothing made) when it is not: a newer caller that
  * asks for something this library does not know is told, not ignored.
- * An sz smaller than sz itself is refused too. */
+ * An sz smaller than sz itself is refused too.  Output structs are filled
+ * as far as their sz says. */
 #include <check.h>
 #include <errno.h>
 #include <string.h>
@@ -84,12 +85,43 @@ START_TEST(an_sz_too_small_is_refused)
 }
 END_TEST
 
+/* Output structs: filled as far as the caller's sz says (an older caller's
+ * smaller struct, the rest untouched), refused when sz is not even sz
+ * itself (the getters that return nothing leave it as it was). */
+START_TEST(outputs_filled_as_far_as_sz)
+{
+  struct tf *t = rf_file(1, 1, 256);
+  struct ocgc_source *s = rf_open(t, OCGC_IDS_AUTO);
+  struct ocgc_source_info info;
+  struct ocgc_cursor_stats st;
+  struct ocgc_cursor *cur = NULL;
+  memset(&info, 0xff, sizeof info);
+  info.sz = offsetof(struct ocgc_source_info, ring_words); /* up to max_domains */
+  ck_assert_int_eq(ocgc_source_info(s, &info), 0);
+  ck_assert_uint_eq(info.max_domains, 1);
+  ck_assert_uint_eq(info.ring_words, UINT64_MAX); /* past its sz: untouched */
+  ck_assert_uint_eq(info.sz, offsetof(struct ocgc_source_info, ring_words));
+  info.sz = 0;
+  ck_assert_int_eq(ocgc_source_info(s, &info), -EINVAL);
+  ck_assert_int_eq(ocgc_cursor_new(s, NULL, &cur), 0);
+  memset(&st, 0xee, sizeof st);
+  st.sz = 0;
+  ocgc_cursor_stats(cur, &st);
+  ck_assert_uint_eq(st.seen, UINT64_C(0xeeeeeeeeeeeeeeee));
+  st.sz = sizeof st;
+  ocgc_cursor_stats(cur, &st);
+  ck_assert_uint_eq(st.seen, 0);
+  ocgc_cursor_free(cur);
+}
+END_TEST
+
 static Suite *opts_suite(void)
 {
   Suite *s = suite_create("opts");
   TCase *tc = rf_tcase(s, "rule", 0);
   tcase_add_test(tc, every_constructor_reads_options_one_way);
   tcase_add_test(tc, an_sz_too_small_is_refused);
+  tcase_add_test(tc, outputs_filled_as_far_as_sz);
   return s;
 }
 

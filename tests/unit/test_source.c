@@ -27,7 +27,7 @@ START_TEST(source_info)
 {
   struct tf *t = rf_file(1, 1, 1024);
   struct ocgc_source *s = rf_open(t, OCGC_IDS_AUTO);
-  struct ocgc_source_info info;
+  struct ocgc_source_info info = OCGC_OPTS_INIT(struct ocgc_source_info);
 
   ck_assert_int_eq(ocgc_source_info(s, &info), 0);
   ck_assert_int_eq(info.has_ext, 1);
@@ -126,7 +126,7 @@ START_TEST(source_totals)
   struct tf *t = rf_file(1, 1, 1024);
   struct ocgc_wire_totals *w = t->f.totals;
   struct ocgc_source *s;
-  struct ocgc_totals tot;
+  struct ocgc_totals tot = OCGC_OPTS_INIT(struct ocgc_totals);
 
   fill_totals(w);
   s = rf_open(t, OCGC_IDS_AUTO);
@@ -193,7 +193,7 @@ START_TEST(source_totals_cause_columns)
   struct tf *t = rf_file(1, 1, 1024);
   struct ocgc_wire_totals *w = t->f.totals;
   struct ocgc_source *s;
-  struct ocgc_totals tot;
+  struct ocgc_totals tot = OCGC_OPTS_INIT(struct ocgc_totals);
   unsigned k, c;
   uint64_t *bc;
 
@@ -416,7 +416,7 @@ START_TEST(open_opts_sz)
   struct tf *t = rf_file(0, 1, 64);
   struct ocgc_open_opts o = OCGC_OPTS_INIT(struct ocgc_open_opts);
   struct ocgc_source *s = NULL;
-  struct ocgc_source_info info;
+  struct ocgc_source_info info = OCGC_OPTS_INIT(struct ocgc_source_info);
 
   o.ids = OCGC_IDS_53;
   o.sz = offsetof(struct ocgc_open_opts, ids);
@@ -448,7 +448,7 @@ START_TEST(ext_ids)
     struct tf *t = rf_file(1, 1, 1024);
     struct ocgc_open_opts o = OCGC_OPTS_INIT(struct ocgc_open_opts);
     struct ocgc_source *s = NULL;
-    struct ocgc_source_info info;
+    struct ocgc_source_info info = OCGC_OPTS_INIT(struct ocgc_source_info);
     t->f.ext->ids = cases[i].ext;
     o.ids = cases[i].asked;
     ck_assert_int_eq(ocgc_source_open_path(t->path, &o, &s), 0);

@@ -121,7 +121,7 @@ START_TEST(ids_from_the_executable)
 {
   struct ocgc_attach_opts ao = OCGC_OPTS_INIT(struct ocgc_attach_opts);
   struct ocgc_source *s;
-  struct ocgc_source_info info;
+  struct ocgc_source_info info = OCGC_OPTS_INIT(struct ocgc_source_info);
   struct ocgc_ids_info i;
   char path[600];
   size_t small = offsetof(struct ocgc_ids_info, ocaml_version);
@@ -216,6 +216,7 @@ static void tf_read(struct tf *t)
   ck_assert_int_ge(ocgc_agg_poll(t->agg), 0);
   ocgc_snapshot_free(t->snap);
   ck_assert_int_eq(ocgc_agg_snapshot(t->agg, &t->snap), 0);
+  t->c.sz = sizeof t->c;
   ocgc_snapshot_counters(t->snap, &t->c);
 }
 
@@ -229,7 +230,7 @@ static void tf_close(struct tf *t)
 
 static uint64_t cause_count(struct tf *t, unsigned kind, unsigned cause)
 {
-  struct ocgc_cause_row row;
+  struct ocgc_cause_row row = OCGC_OPTS_INIT(struct ocgc_cause_row);
   ck_assert_int_eq(ocgc_snapshot_cause(t->snap, kind, cause, &row), 0);
   return row.count;
 }
@@ -378,6 +379,7 @@ START_TEST(fixture_52_whole_run)
   ck_assert_int_eq(ocgc_agg_new(t.src, &o, &t.agg), 0);
   while (ocgc_agg_poll(t.agg) > 0) continue;
   ck_assert_int_eq(ocgc_agg_snapshot(t.agg, &t.snap), 0);
+  t.c.sz = sizeof t.c;
   ocgc_snapshot_counters(t.snap, &t.c);
   ck_assert_uint_eq(t.c.collections[OCGC_KIND_MINOR], 2963);
   ck_assert_uint_eq(t.c.forced_majors, 34);

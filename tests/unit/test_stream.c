@@ -113,7 +113,7 @@ static void cause_full(uint64_t ts)
 
 static struct ocgc_stream_stats stats(void)
 {
-  struct ocgc_stream_stats s;
+  struct ocgc_stream_stats s = OCGC_OPTS_INIT(struct ocgc_stream_stats);
   ocgc_stream_stats(F.st, &s);
   return s;
 }

@@ -79,7 +79,7 @@ START_TEST(only_sealed_files_are_mapped)
   char path[4096];
   struct rg_file f;
   struct ocgc_source *s = NULL;
-  struct ocgc_totals tot;
+  struct ocgc_totals tot = OCGC_OPTS_INIT(struct ocgc_totals);
   char fdpath[64];
   int fd;
   ck_assert_int_eq(make_ring(&f, path, sizeof path), 0);
@@ -124,7 +124,7 @@ START_TEST(library_takes_no_signal)
     struct sigaction before[NSIG], now;
     struct ocgc_source *src = NULL;
     struct ocgc_cursor *c = NULL;
-    struct ocgc_totals tot;
+    struct ocgc_totals tot = OCGC_OPTS_INIT(struct ocgc_totals);
     struct rg_file f;
     int sig;
     /* (A sanitizer may have handlers of its own: compare, do not assume.) */
@@ -210,8 +210,8 @@ START_TEST(racing_truncation_never_faults)
     t.cut = _i == 0 ? 0 : 64; /* nothing left, or the header's first words only */
     if (pthread_create(&th, NULL, toggle, &t) != 0) _exit(5);
     for (rounds = 0; rounds < 2000000 && (cut < 2000 || ok < 200); rounds++) {
-      struct ocgc_source_info info;
-      struct ocgc_totals tot;
+      struct ocgc_source_info info = OCGC_OPTS_INIT(struct ocgc_source_info);
+      struct ocgc_totals tot = OCGC_OPTS_INIT(struct ocgc_totals);
       struct ocgc_gc_config cfg = {.sz = sizeof cfg};
       struct ocgc_cursor *c = NULL;
       uint64_t w;
