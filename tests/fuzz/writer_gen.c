@@ -1,6 +1,6 @@
 /* writer_gen.c - random bytes through every writer of untrusted strings, for
  * tests/fuzz/writers.sh, which checks each output with the parser of its
- * format (issue 25: "a writer fuzzer for the output paths").
+ * format ("a writer fuzzer for the output paths").
  *
  *   writer_gen DIR SEED N
  *

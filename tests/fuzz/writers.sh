@@ -1,5 +1,5 @@
 #!/bin/sh
-# writers.sh - the writers of untrusted strings, fuzzed (issue 25): random
+# writers.sh - the writers of untrusted strings, fuzzed: random
 # bytes (tests/fuzz/writer_gen) through the exposition (text 0.0.4 and
 # OpenMetrics), JSON, HTML text and dump's words, each output checked by a
 # parser of its format: promtool check metrics and prometheus_client's two

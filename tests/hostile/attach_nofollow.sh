@@ -1,6 +1,6 @@
 #!/bin/sh
-# attach_nofollow.sh - a target cannot choose what root's reader opens
-# (issue 25, defect 5).  The maps of a process name its ring by the path it
+# attach_nofollow.sh - a target cannot choose what root's reader opens.
+# The maps of a process name its ring by the path it
 # has in the process's own mount namespace.  An attacker with a namespace
 # of its own (here: unshare -m) hides a link of our namespace under a tmpfs
 # and makes its ring there, so that the path its maps show leads, in our

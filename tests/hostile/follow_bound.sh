@@ -1,6 +1,6 @@
 #!/bin/sh
-# follow_bound.sh - a target cannot stretch a follow past its duration
-# (issue 25, defect 8).  hostile_producer stall keeps one ring's seqlock
+# follow_bound.sh - a target cannot stretch a follow past its duration.
+# hostile_producer stall keeps one ring's seqlock
 # odd (a writer stopped mid-publication, alive) and writes a collection
 # every 2 ms on the other: every poll waits out its budget on the first
 # ring, and the second gives it a little progress each time, so a reader

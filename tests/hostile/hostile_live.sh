@@ -1,6 +1,6 @@
 #!/bin/sh
-# hostile_live.sh - every consumer survives a live producer that lies
-# (issue 9): tests/hostile/hostile_producer runs in each mode (flood: valid
+# hostile_live.sh - every consumer survives a live producer that lies:
+# tests/hostile/hostile_producer runs in each mode (flood: valid
 # events as fast as it can; scribble: wild head and tail, tail rewinds,
 # event lengths 0 and huge, impossible totals, backward spans, seqlocks
 # left odd; truncate: its file cut shorter and grown back; all: the three
@@ -11,7 +11,7 @@
 # under tests/hostile/hostile_timer, which then sends SIGINT and measures.
 # The timer starts each consumer with SIGINT ignored, as a script's
 # background job is started, whatever the way the suite itself was started
-# (issue 23: an example that left SIGINT to its default action passed from
+# (an example that left SIGINT to its default action passed from
 # a terminal and hung when the suite ran in the background).
 #
 # For each run: no hang, no crash (the exit is a normal one or SIGINT's

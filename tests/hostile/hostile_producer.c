@@ -1,5 +1,5 @@
 /* hostile_producer.c - a live process with an ocgc ring that lies, for
- * tests/hostile/hostile_live.sh (issue 9).
+ * tests/hostile/hostile_live.sh.
  *
  *   hostile_producer DIR MODE [SECONDS [RING_LOG2]]
  *

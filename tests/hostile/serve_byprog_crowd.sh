@@ -1,6 +1,6 @@
 #!/bin/sh
 # serve_byprog_crowd.sh - `ocgc serve --by program` against a crowd of
-# names (issue 26): 520 live rings (tests/hostile/hostile_producer
+# names: 520 live rings (tests/hostile/hostile_producer
 # crowd:520, names marked as this run's), each a program of its own name,
 # fill the 512 programs the
 # exporter gives series of their own; the rest share "(other programs)".

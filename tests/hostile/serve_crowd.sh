@@ -1,6 +1,6 @@
 #!/bin/sh
 # serve_crowd.sh - a crowd of hostile rings cannot crowd a real program out
-# of `ocgc serve --all`, nor blow up its answer (issue 25, defects 2 and 3).
+# of `ocgc serve --all`, nor blow up its answer.
 # 300 live rings (tests/hostile/hostile_producer crowd:300, of a user of
 # their own when the test runs as root), each named with 63 bytes a label must not
 # carry as they are; then a real OCaml program starts.  The exporter runs

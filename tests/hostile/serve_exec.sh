@@ -1,6 +1,6 @@
 #!/bin/sh
 # serve_exec.sh - a watched process that execs is followed into its new
-# image (issue 25, defect 6).  A program on ocgc's runtime collects, is
+# image.  A program on ocgc's runtime collects, is
 # watched by `ocgc serve --all`, then execs itself: same pid, same start
 # time, a new ring (the old one's runtime never wrote its exit).  The
 # exporter must drop the dead ring's frozen figures and serve the new

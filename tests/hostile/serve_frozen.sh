@@ -1,6 +1,6 @@
 #!/bin/sh
-# serve_frozen.sh - no watched process can blind `ocgc serve` (issue 25,
-# defect 1).  40 producers stopped in the middle of a publication, alive
+# serve_frozen.sh - no watched process can blind `ocgc serve`.  40
+# producers stopped in the middle of a publication, alive
 # (tests/hostile/hostile_producer frozen: both seqlocks odd for good) and
 # one well-behaved OCaml program, all watched by pid.  After the freeze,
 # every scrape of /metrics answers 200 within the stated bound (0.5 s;

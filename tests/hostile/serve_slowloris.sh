@@ -1,6 +1,6 @@
 #!/bin/sh
 # serve_slowloris.sh - clients that trickle their requests cannot lock the
-# others out of `ocgc serve` (issue 25, defect 4).  512 connections from
+# others out of `ocgc serve`.  512 connections from
 # 127.0.0.1 each send a request line, then a header line every 2 s, never
 # ending the head (slowloris).  Meanwhile a scrape from another address
 # (127.0.0.2) is answered 200 within 5 s, with the real program's figures;

@@ -1,6 +1,6 @@
 #!/bin/sh
 # trace_max_size.sh - `ocgc trace -o` of a flooding target has a size
-# limit (issue 25, defect 8).  A producer that writes as fast as it can
+# limit.  A producer that writes as fast as it can
 # (hostile_producer flood) made `trace --duration 15s -o` write 235 MB.
 # With --max-size 2M it stops following at 2 MiB, says so on stderr, exits
 # 0, and the file is a whole, valid trace (the slices held back and the

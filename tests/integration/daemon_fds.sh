@@ -1,5 +1,5 @@
 #!/bin/sh
-# daemon_fds.sh - the program owns its descriptors (issue 24, defect 1): a
+# daemon_fds.sh - the program owns its descriptors: a
 # daemon closes 3..1023 after the runtime made its ring, opens its log on
 # 3..12 (one of them the number the ring's memfd had), and forks workers
 # that write the log through each.  A forked child used to close that number blindly (the parent's

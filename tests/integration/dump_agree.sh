@@ -1,6 +1,6 @@
 #!/bin/sh
 # dump_agree.sh - `ocgc dump`'s cause lines and its agg.* lines agree on
-# every file (issue 10): both come from libocgc's collection stream, so
+# every file: both come from libocgc's collection stream, so
 # each cause.KIND.CAUSE equals agg.cause.KIND.CAUSE.count, and
 # cause.KIND.none (no cause claimed) equals agg.cause.KIND.unknown.count,
 # with a key missing on one side counted as 0.  Over the stock OCaml 5.2

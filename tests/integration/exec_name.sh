@@ -1,6 +1,6 @@
 #!/bin/sh
-# exec_name.sh - a ring's name never leads to another file (issue 24,
-# defect 3).  A program that collected, then exec'd (itself, or a forked
+# exec_name.sh - a ring's name never leads to another file.  A program
+# that collected, then exec'd (itself, or a forked
 # child that collected first), leaves its link behind (exec runs no exit
 # handler); the new image opens /etc/passwd on descriptors 3..9.  The link
 # used to say /proc/PID/fd/N, and opening the ring's name opened

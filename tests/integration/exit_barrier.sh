@@ -1,5 +1,5 @@
 #!/bin/sh
-# exit_barrier.sh - what the producer's exit costs (issue 24, defect 2).
+# exit_barrier.sh - what the producer's exit costs.
 # The exit handler shuts the hooks out with a process-wide barrier, and
 # that barrier must be the cheap one: the expedited membarrier registered
 # when the ring is made (in a forked child too), never MEMBARRIER_CMD_GLOBAL

@@ -1,5 +1,5 @@
 #!/bin/sh
-# gc_calls.sh - one EXPLICIT_GC_* span per Gc.* call (issue 24, defect 6).
+# gc_calls.sh - one EXPLICIT_GC_* span per Gc.* call.
 # Readers count calls by counting spans.  The producer used to cut a call's
 # span at its pending actions and reopen it after, so one call wrote 1 to
 # 3 spans (every Gc.minor 2: 4.x always runs its pending actions); and a

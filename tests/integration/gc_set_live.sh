@@ -1,6 +1,6 @@
 #!/bin/sh
-# gc_set_live.sh - what Gc.set changes reaches the ring at once (issue 24,
-# defect 6): a reader attached while the program waits after Gc.set, with
+# gc_set_live.sh - what Gc.set changes reaches the ring at once: a reader
+# attached while the program waits after Gc.set, with
 # no collection since, reads the new settings and the collection counts
 # Gc.quick_stat gives.  The settings used to be published only at the next
 # collection: space_overhead (which runs none) stayed the old one, and a new

@@ -1,5 +1,5 @@
 #!/bin/sh
-# hook_codegen.sh - the machine code of the producer's hooks (issue 14):
+# hook_codegen.sh - the machine code of the producer's hooks:
 # - a hook's timestamp is one TSC read, inline (ocgc_clock.h): every hook
 #   that writes has exactly one rdtsc, and none calls clock_gettime itself
 #   (only the cold caml_ocgc_reanchor in ocgc_ring.c does);

@@ -1,6 +1,6 @@
 #!/bin/sh
 # hostile_strings.sh - strings a ring file controls never reach the
-# terminal raw (issue 9, defect 5): a real ring (a program's, kept at exit)
+# terminal raw: a real ring (a program's, kept at exit)
 # is given a program name, an OCaml version and a user-event name holding
 # terminal escape sequences, a bell and a newline followed by a forged
 # "events.lost 0", and bytes that are no UTF-8 (a lone 0xff, a C1 CSI

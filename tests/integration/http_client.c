@@ -1,5 +1,5 @@
 /* http_client.c - for serve_http.sh: a small HTTP/1.1 client that loads
- * `ocgc serve` the ways issue 11 asks for (bad requests, many clients at
+ * `ocgc serve` the ways a hostile network would (bad requests, many clients at
  * once, clients that say nothing, a long run of requests), on non-blocking
  * sockets driven by poll(), so that one process holds hundreds of
  * connections and every wait is bounded.

@@ -1,6 +1,6 @@
 #!/bin/sh
-# kind_times.sh - how the per-kind times of the totals nest in GC time
-# (issue 24, defect 6).  gc_time_ns counts every instant inside an
+# kind_times.sh - how the per-kind times of the totals nest in GC time.
+# gc_time_ns counts every instant inside an
 # outermost collection once; kind_time_ns[K] the time inside outermost
 # collections of kind K.  Kinds run one after the other (a minor collection
 # then a slice; Gc.compact's cycle ends then its compaction), so they

@@ -346,7 +346,7 @@ check_stat_agrees() {
 # counts an exited program's minor words at its exit (ACTUAL, in UNIT: 1
 # for words, the default, 8 for bytes), against REPORT, the minor words of
 # the Gc.quick_stat it printed last: Gc.quick_stat at the exit counts what
-# the minor heap holds then (issue 24), so also what the program allocated
+# the minor heap holds then, so also what the program allocated
 # after its report, and nothing collected after it: REPORT or more, and
 # less than REPORT plus a minor heap's worth (MINOR_HEAP words, default
 # 256 Ki, the default minor heap).  totals_exit.sh checks the figure at
@@ -362,7 +362,7 @@ check_exit_minor() {
 # overflowed.  (The totals are refreshed at the end of each collection and
 # heap change; the report's Gc.minor () is the last of them.)  One
 # exception: an exited ring's minor_words is Gc.quick_stat's at the exit,
-# which counts what the minor heap holds then (issue 24), so it also counts
+# which counts what the minor heap holds then, so it also counts
 # what the program allocated after its report (printing it): that much
 # more, and less than a minor heap's worth, since nothing collected after
 # the report (check_exit_minor).

@@ -93,7 +93,7 @@ ring_of killed
 # Committed memory of the ring: st_blocks (512-byte units) of the memfd.
 # Its pages come as they are written: this program wrote a few hundred
 # events (a few KiB), so far less than the 512 KiB ring (the whole ring,
-# 520 KiB, was committed at creation before issue 24).
+# 520 KiB, was committed at creation once; no more).
 kib=`stat -L -c '%b %B' "$RING" | awk '{ printf "%d", $1 * $2 / 1024 }'`
 say "  committed by the running program's ring: $kib KiB (file size `stat -L -c %s "$RING"` bytes)"
 check_true "committed size $kib KiB < 128 KiB: only what was written" test "$kib" -lt 128

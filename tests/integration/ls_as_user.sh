@@ -1,7 +1,7 @@
 #!/bin/sh
 # ls_as_user.sh - `ocgc ls` of a folder, run by the user whose program
 # writes the ring, not by root.  A memfd ring's name leads through
-# /proc/PID/map_files, which only root may follow (issue 24): a user's
+# /proc/PID/map_files, which only root may follow: a user's
 # stat(2) of his own ring's name gets EPERM.  ls used to list such a ring
 # as "denied", with nothing of it; it now reads the links' texts (never
 # following them) and matches the name to the ring it found in that

@@ -1,7 +1,7 @@
 #!/bin/sh
 # ls_prune_mapped.sh - `ocgc ls --prune` never removes a ring that some
 # process of the host maps, whatever pid its header or its link's name
-# gives (issue 9, defect 4): that pid is the pid in the producer's own pid
+# gives: that pid is the pid in the producer's own pid
 # namespace, so from the host a container's live ring looks stale.
 # - A folder holds, next to each other: a copy of a killed program's ring
 #   (its pid is dead) that a live process maps (read-only, as a reader

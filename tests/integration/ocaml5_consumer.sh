@@ -1,6 +1,6 @@
 #!/bin/sh
 # ocaml5_consumer.sh - OCaml 5's own Runtime_events library reads a ring of
-# our 4.13 runtime (issue 12, part 5a).  rt_consumer (tests/ocaml5/, built
+# our 4.13 runtime.  rt_consumer (tests/ocaml5/, built
 # with stock OCaml 5.3 by ocaml5_lib.sh) reads the preserved ring of
 # workload written with OCGC_IDS=5.3 and finds: the program's minor
 # collections (MINOR spans) and major collections (ocgc.major_cycle.end

@@ -1,6 +1,6 @@
 #!/bin/sh
 # ocaml5_live.sh - live stock OCaml 5 programs with two domains, one of
-# them forking, followed by PID (issue 12, part 5b; the rules of part 6).
+# them forking, followed by PID.
 # multidomain (tests/ocaml5/, built with stock OCaml 5.3 by ocaml5_lib.sh)
 # forks, then parent and child each churn on two domains (a second domain
 # spawned, joined, Gc.full_major, Gc.compact, a domain again) between two

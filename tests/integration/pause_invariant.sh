@@ -1,5 +1,5 @@
 #!/bin/sh
-# pause_invariant.sh - a pause is a stop of the mutator, exactly (issue 10):
+# pause_invariant.sh - a pause is a stop of the mutator, exactly:
 # on binary-trees at s=4k, s=32k and the default minor heap, read live (by
 # pid, while it runs) and from its file afterwards, libocgc's pauses
 #  - follow the producer's stop marks (rule marks);

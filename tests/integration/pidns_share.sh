@@ -1,7 +1,7 @@
 #!/bin/sh
 # pidns_share.sh - two producers share a ring folder, one in a new pid
 # namespace (a container with the folder bind-mounted: the sidecar case),
-# and neither loses its name (issue 24, defect 4).  The start-up sweep used
+# and neither loses its name.  The start-up sweep used
 # to judge every <P>.events by kill(P, 0) in its own namespace: a producer
 # started in a container removed the host's live names.  And the
 # container's 1.events led, on the host, to init's descriptor.  Now names

@@ -1,6 +1,6 @@
 #!/bin/sh
 # ring_tamper.sh - what other processes do to the ring's name cannot harm
-# the program that writes it (issue 8, defect 5): its ring is a sealed
+# the program that writes it: its ring is a sealed
 # memfd, so `truncate` of the published name (or of /proc/PID/fd/N, or of
 # /proc/PID/map_files/RANGE, where its link leads), to
 # zero or to any size, fails even for root, while the program runs its

@@ -3,7 +3,7 @@
 # machine where that user cannot resolve any path: a root whose / is 0700,
 # as `tar -xp` of a tarball made from a mktemp -d folder leaves it (what
 # scripts/fresh-debian.sh once made).  There they must skip, saying why,
-# never fail with exit 127 (issue 23):
+# never fail with exit 127:
 # - lib.sh's nobody_why, which attach_errors.sh, ocaml5_root.sh and
 #   serve_unit.sh ask first, names the reason in such a root and says
 #   nothing in the same root made 0755;

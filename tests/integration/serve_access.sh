@@ -1,5 +1,5 @@
 #!/bin/sh
-# serve_access.sh - who may scrape `ocgc serve` (issue 26): the
+# serve_access.sh - who may scrape `ocgc serve`: the
 # exporters' web configuration (--web.config.file) and a unix socket.
 # A test CA made here with openssl; over TLS
 # with basic auth, a real program's figures are served to the right

@@ -1,6 +1,6 @@
 #!/bin/sh
 # serve_http.sh - `ocgc serve` under bad and heavy HTTP traffic, watching a
-# real program on the patched runtime all along (issue 11): unknown paths
+# real program on the patched runtime all along: unknown paths
 # 404, other methods 405; malformed or oversized requests get a 4xx or a
 # close, never a crash or a hang; 200 clients at once all get the whole
 # /metrics, also while 100 clients that say nothing hold connections; a

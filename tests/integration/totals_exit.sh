@@ -1,6 +1,6 @@
 #!/bin/sh
 # totals_exit.sh - the final totals equal Gc.quick_stat at exit, words still
-# in the minor heap included (issue 24, defect 5: minor_words left out what
+# in the minor heap included (minor_words left out what
 # the minor heap held, so a program that allocated and never collected
 # again reported it not at all).  exit_stat.ml collects, allocates about
 # WORDS more words in the minor heap and exits through a C stub that prints

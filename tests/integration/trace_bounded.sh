@@ -1,6 +1,6 @@
 #!/bin/sh
 # trace_bounded.sh - `ocgc trace` holds back a bounded number of slices,
-# whatever the target writes (issue 9, defect 6).  It holds the slices of
+# whatever the target writes.  It holds the slices of
 # an outermost slice back until it ends, to write them sorted; a span that
 # never ends made it hold everything after it.  The rings are written by
 # trace_bounded_ring (a user span "request" begun and never ended around

@@ -1,6 +1,6 @@
 #!/bin/sh
 # whole_compiler.sh - a whole OCaml compiler built from patched sources by
-# scripts/ocgc-compiler.sh (issue 12, part 2): programs it builds, with no
+# scripts/ocgc-compiler.sh: programs it builds, with no
 # runtime variant and no findlib, write the ring by default, native and
 # bytecode (run by that compiler's own ocamlrun), and the ring equals their
 # Gc.quick_stat exactly; and the compiler's own tools, OCaml programs linked

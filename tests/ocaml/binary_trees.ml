@@ -1,7 +1,7 @@
 (* binary_trees.ml - the binary-trees benchmark, allocation and nothing
    else (no Gc.* call): at a small minor heap almost every dispatch runs a
    minor collection and a major slice back to back, the case in which
-   pauses built by a time gap fused separate stops (issue 10).
+   pauses built by a time gap fused separate stops.
    Usage: binary_trees DEPTH [GO_FILE]: with GO_FILE, print the pid and
    wait for that file before working (a reader attaches meanwhile). *)
 

@@ -1,6 +1,6 @@
 (* exit_stat.ml - allocation after the last collection, then an exit with
    the minor heap still holding it: the final totals must count it, as
-   Gc.quick_stat does (issue 24, defect 5).  Prints "pid N", its Gc.quick_stat
+   Gc.quick_stat does.  Prints "pid N", its Gc.quick_stat
    after its last collection (the gc. lines), then, with nothing allocated between
    them and the exit, the counters at exit (the exit. lines).
    Usage: exit_stat WORDS (roughly how many words to leave in the minor heap;

@@ -1,6 +1,6 @@
 /* test_serve_health.c - what /-/healthy says (tools/serve_health.c): ok
  * only while the rings are read and the last /metrics answer was whole.
- * (Issue 25: an answer over its bound was a 500 to every scrape while
+ * (an answer over its bound was a 500 to every scrape while
  * /-/healthy said ok.) */
 #include <check.h>
 #include <string.h>

@@ -3,7 +3,7 @@
  * the file is grown back as zeros, OCGC_E_CORRUPT), never a fault, because
  * libocgc maps only sealed tmpfs memfds and copies every word of any other
  * file (words.c); and libocgc changes no signal disposition of its host.
- * (Issue 25, defect 7: the totals seqlock read in source.c was a load
+ * (the totals seqlock read in source.c was a load
  * from the mapping, and a truncation between its fstat() and the load
  * killed a host without a handler.) */
 
