@@ -22,7 +22,9 @@ set -u
 test $# -ge 1 || { echo "Bail out! usage: tap.sh TEST [ARGS...]"; exit 0; }
 out=$(mktemp "${TMPDIR:-/tmp}/ocgc-tap.XXXXXX") || { echo "Bail out! mktemp failed"; exit 0; }
 trap 'rm -f "$out"' EXIT
-OCGC_TAP=1 "${SHELL:-/bin/sh}" "$@" >"$out" 2>&1 </dev/null
+# The shell make runs tests with (OCGC_TEST_SHELL, tests/tests.am), never
+# the caller's login shell ($SHELL), which need not be a POSIX sh.
+OCGC_TAP=1 "${OCGC_TEST_SHELL:-/bin/sh}" "$@" >"$out" 2>&1 </dev/null
 status=$?
 awk -v name="$*" -v status="$status" '
   function desc(s) { gsub(/#/, "-", s); return s }
