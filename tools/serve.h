@@ -108,6 +108,7 @@ struct serve_proc {
    * middle of a publication, a liar) is served from its last values,
    * marked stale, and left alone for backoff_ns, doubled each time. */
   int stale;                  /* the figures served are not from the last refresh */
+  uint64_t drain_max;         /* ocgc_source_drain_bound() of src, once */
   int stuck;                  /* its last drain ended behind, passing nothing */
   unsigned slow_reads;        /* slow or stuck reads in a row */
   uint64_t backoff_ns;        /* 0: reads in time; else read by poll turns

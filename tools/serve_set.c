@@ -74,6 +74,7 @@ static int proc_add(struct serve_set *s, struct ocgc_source *src, int pid, uint6
   }
   p->pid = pid;
   p->start_ticks = start_ticks;
+  p->drain_max = ocgc_source_drain_bound(p->src);
   /* An event is 2 to 3 words, most often (spans and counters). */
   p->ring_events = p->info.ring_words / 3 + 1;
   p->poll_every_ns = SERVE_POLL_MIN_NS * 10;
@@ -168,6 +169,7 @@ static int proc_read(struct serve_proc *p, int *stuck)
   struct ocgc_drain_opts d = OCGC_OPTS_INIT(struct ocgc_drain_opts);
   struct ocgc_drain_result r = OCGC_OPTS_INIT(struct ocgc_drain_result);
   int err;
+  d.max_events = p->drain_max; /* not read again at each drain */
   d.deadline_ns = cm_mono_ns() + SERVE_RING_BUDGET_NS;
   err = ocgc_agg_drain(p->agg, &d, &r);
   *stuck = r.stuck;
