@@ -47,7 +47,8 @@ struct ocgc_drain_result {
  * worth of events, no deadline, no stop flag; an unknown option: -EINVAL),
  * and also after 100 polls in a row that passed nothing or one that a
  * seqlock held past the library's wait ended with nothing passed.  Fills
- * *out if it is not NULL.  Returns 0, or the first poll's error (the
+ * *out if it is not NULL (one whose sz is below sz itself: -EINVAL before
+ * any poll).  Returns 0, or the first poll's error (the
  * events before it are counted, as ocgc_agg_poll()). */
 OCGC_API int ocgc_agg_drain(struct ocgc_agg *agg, const struct ocgc_drain_opts *opts,
                             struct ocgc_drain_result *out);

@@ -155,6 +155,10 @@ START_TEST(options_rule)
   ck_assert_uint_eq(st.seen, 0);
   bad.sz = 1;
   ck_assert_int_eq(ocgc_agg_drain(agg, &bad, NULL), -EINVAL);
+  r.sz = 0; /* a result that cannot be filled: refused, nothing read */
+  ck_assert_int_eq(ocgc_agg_drain(agg, NULL, &r), -EINVAL);
+  ocgc_agg_cursor_stats(agg, &st);
+  ck_assert_uint_eq(st.seen, 0);
   big.newer_field = 0;
   memset(&r, 0xff, sizeof r);
   r.sz = offsetof(struct ocgc_drain_result, polls); /* an older caller's */
