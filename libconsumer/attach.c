@@ -506,3 +506,8 @@ int ocgc_source_check_alive(const struct ocgc_source *src)
   }
   return src->pid > 0 ? stock_alive(src) : -ENODATA;
 }
+
+int ocgc_source_gone(const struct ocgc_source *src)
+{
+  return ocgc_source_check_alive(src) == OCGC_E_STALE;
+}

@@ -142,11 +142,9 @@ int tool_target_open(struct tool_target *t, struct ocgc_source **out);
  * code of [err] (TOOL_EXIT_ERROR if err is 0). */
 int tool_target_error(const struct tool_target *t, int err);
 
-/* Whether the process of a source opened by pid (tool_target_open) still
- * writes it: 0 once it exited or was killed (or its pid names another
- * process now, or no longer maps a stock file), else 1 (also when that
- * cannot be told now). */
-int tool_alive(const struct ocgc_source *src);
+/* Why attaching to [pid] (its ring looked for in [dir], or in its memory
+ * map when dir is NULL) failed with [err], and what to do: one line. */
+void tool_say_attach_error(int pid, const char *dir, int err);
 
 /* ---- signals ------------------------------------------------------------------ */
 

@@ -24,7 +24,6 @@
 
 #include "common.h"
 #include "html.h"
-#include "procstat.h"
 
 #define CSP "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 
@@ -305,9 +304,9 @@ int html_finish(struct html_file *hf, const struct html_in *in)
 
 void html_sample(struct timeline *tl, int pid)
 {
-  struct procstat ps;
+  struct ocgc_process_figures ps = OCGC_OPTS_INIT(struct ocgc_process_figures);
   struct tl_proc p;
-  if (tl == NULL || procstat_read(pid, &ps) != 0) return;
+  if (tl == NULL || ocgc_process_figures(pid, &ps) != 0) return;
   p.cpu_ns = ps.utime_ns + ps.stime_ns;
   p.ctx_switches = ps.have_ctxt ? ps.voluntary_ctxt + ps.involuntary_ctxt : 0;
   p.faults = ps.minflt + ps.majflt;

@@ -88,7 +88,7 @@ static int follow_window(struct ocgc_agg *agg, const struct ocgc_source *src,
   for (;;) {
     if ((got = ocgc_agg_poll(agg)) < 0) { err = (int)got; break; }
     html_sample(tl, m->pid);
-    if (!tool_alive(src)) m->end_reason = "the process exited";
+    if (ocgc_source_gone(src)) m->end_reason = "the process exited";
     else if (tool_stop != 0) m->end_reason = "interrupted";
     if ((m->ended_early = m->end_reason != NULL) != 0) break;
     now = cm_mono_ns();

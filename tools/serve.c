@@ -242,7 +242,7 @@ static void poll_stop(struct serve *sv, pthread_t t)
 static void raise_nofile(const struct serve_set *set)
 {
   struct rlimit rl;
-  rlim_t need = (rlim_t)(set->max_procs ? set->max_procs : SERVE_MAX_WATCHED) + MAX_CONNECTIONS + 64;
+  rlim_t need = (rlim_t)(set->max_procs ? set->max_procs : OCGC_WATCH_MAX_PROCESSES) + MAX_CONNECTIONS + 64;
   if (getrlimit(RLIMIT_NOFILE, &rl) != 0) return;
   if (rl.rlim_cur < rl.rlim_max) {
     rl.rlim_cur = rl.rlim_max;
@@ -324,7 +324,7 @@ static void serve_usage(FILE *f)
           "  --help              this text\n\n"
           "It says 'ocgc serve: listening on http://ADDR:PORT/' on stderr once it\n"
           "listens; SIGINT or SIGTERM stop it.\n",
-          (unsigned)SERVE_MAX_WATCHED, (unsigned)SERVE_MAX_PER_USER);
+          (unsigned)OCGC_WATCH_MAX_PROCESSES, (unsigned)OCGC_WATCH_MAX_PER_USER);
 }
 
 /* The headers of http_server_config, on every answer. */
@@ -655,10 +655,10 @@ static int parse_options(int argc, char **argv, struct serve *sv)
     case 'm':
     case 'u': {
       uint64_t v;
-      if (tool_parse_count(optarg, &v) != 0 || v == 0 || v > SERVE_MAX_WATCHED)
+      if (tool_parse_count(optarg, &v) != 0 || v == 0 || v > OCGC_WATCH_MAX_PROCESSES)
         return tool_usage_error("--%s wants a number from 1 to %u, not '%s'",
                                 opt == 'm' ? "max-processes" : "max-per-user",
-                                (unsigned)SERVE_MAX_WATCHED, optarg);
+                                (unsigned)OCGC_WATCH_MAX_PROCESSES, optarg);
       if (opt == 'm') sv->set.max_procs = (unsigned)v;
       else sv->set.max_per_user = (unsigned)v;
       break;
@@ -700,6 +700,7 @@ static int parse_args(int argc, char **argv, struct serve *sv)
     return tool_usage_error("give PIDs or --all, one of them ('ocgc serve --help' tells more)");
   if (!sv->set.all && (sv->set.program_re != NULL || sv->set.have_uid))
     return tool_usage_error("--program and --user choose among the processes of --all");
+  if ((rc = serve_set_start(&sv->set)) != 0) return rc;
   for (i = optind; i < argc; i++) {
     struct tool_target t = {0};
     if (tool_target_pid(&t, argv[i], NULL) != 0) return TOOL_EXIT_USAGE;
@@ -825,7 +826,7 @@ int cmd_serve(int argc, char **argv)
     return TOOL_EXIT_ERROR;
   }
   if ((rc = parse_options(argc, argv, &sv)) == 0) raise_nofile(&sv.set);
-  sv.set.sees_every_user = procstat_sees_every_user();
+  sv.set.sees_every_user = ocgc_sees_every_user();
   if (rc == 0 && (rc = parse_args(argc, argv, &sv)) == 0) {
     if (sv.set.all && !sv.set.sees_every_user)
       tool_say("without CAP_SYS_PTRACE and CAP_DAC_READ_SEARCH, only this user's processes "

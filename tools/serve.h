@@ -14,7 +14,6 @@
 
 #include "expo.h"
 #include "ocgc/consumer.h"
-#include "procstat.h"
 
 /* A body's compressed size at most (then it fails). */
 #define SERVE_BUF_MAX (64u << 20)
@@ -61,60 +60,6 @@ void serve_body_reader_free(void *r); /* NULL: nothing */
  * of it (cut between characters, then "..." as U+2026), so that no
  * process's share of /metrics depends on what it calls itself. */
 #define SERVE_LABEL_MAX 32
-
-/* At most this many processes are watched (--max-processes), of them at
- * most SERVE_MAX_PER_USER of one user (--max-per-user): one user's
- * thousands of fake rings cannot take the slots of another's programs.
- * More are refused (ocgc_serve_refused_processes), unless a watched ring
- * of the same bound keeps failing (SERVE_FAILING): then it gives its
- * place to the new one. */
-#define SERVE_MAX_WATCHED 4096
-#define SERVE_MAX_PER_USER 1024
-#define SERVE_REFUSED_MEMO 65536 /* refused processes remembered, at most */
-
-/* A watched process: its ring, its aggregator, and what the last refresh
- * read of it. */
-struct serve_proc {
-  struct serve_proc *next;
-  int pid;
-  uint64_t start_ticks;       /* with pid, its identity (/proc/PID/stat) */
-  unsigned uid;               /* the owner of /proc/PID when first watched */
-  unsigned fails;             /* reads that failed in a row */
-  char pid_label[16];
-  char program[80];           /* untrusted bytes: escaped by each writer */
-  char label[SERVE_LABEL_MAX + 4]; /* program, cut (tool_utf8_cut): its label */
-  struct ocgc_source *src;
-  struct ocgc_agg *agg;
-  uint64_t ring_events;       /* about how many events one ring holds */
-  uint64_t poll_every_ns;     /* its own schedule: the time between drains */
-  uint64_t next_poll_ns;      /* cm_mono_ns() of its next drain */
-  uint64_t passed;            /* events its cursor has passed (seen, lost, skipped) */
-  uint64_t alive_ns;          /* cm_mono_ns() when /proc last said it lives */
-  struct ocgc_source_info info;
-  struct ocgc_snapshot *snap; /* at the last refresh (NULL before) */
-  struct ocgc_counters counters; /* of snap, each counter never less than before */
-  int have_counters;
-  struct ocgc_totals totals;  /* the last consistent totals read (the cause
-                                 table never less than before) */
-  int have_totals;
-  struct ocgc_gc_config config; /* the GC settings (ocgc files of ext_version >= 2) */
-  int have_config;
-  uint64_t written;           /* events written (ocgc files), summed over rings,
-                                 never less than at the read before */
-  int have_written;           /* written has been read once */
-  int said_error;             /* a read failed and stderr was told */
-  struct procstat ps;
-  /* A ring whose read does not settle in time (a producer stopped in the
-   * middle of a publication, a liar) is served from its last values,
-   * marked stale, and left alone for backoff_ns, doubled each time. */
-  int stale;                  /* the figures served are not from the last refresh */
-  uint64_t drain_max;         /* ocgc_source_drain_bound() of src, once */
-  int stuck;                  /* its last drain ended behind, passing nothing */
-  unsigned slow_reads;        /* slow or stuck reads in a row */
-  uint64_t backoff_ns;        /* 0: reads in time; else read by poll turns
-                                 only, not for scrapes, until one is in time */
-  uint64_t retry_ns;          /* cm_mono_ns() before which it is not read again */
-};
 
 /* ---- --by program (serve_byprog.c) ------------------------------------------ */
 
@@ -167,39 +112,21 @@ struct serve_prog {
   unsigned next_retired;
 };
 
+/* The processes watched: libocgc's watch, made from the options below
+ * (serve_set.c), and what the HTTP side counts besides. */
 struct serve_set {
   int all;                    /* --all: every process ocgc_list() finds */
   int by_program;             /* --by program: series per program, not per process */
   const regex_t *program_re;  /* --program, or NULL */
   int have_uid;               /* --user */
   unsigned uid;
+  unsigned max_procs;         /* --max-processes (0: OCGC_WATCH_MAX_PROCESSES) */
+  unsigned max_per_user;      /* --max-per-user (0: OCGC_WATCH_MAX_PER_USER) */
+  const char *dir;            /* --dir: rings are DIR/PID.events */
+  struct ocgc_watch *watch;   /* made by serve_set_start() */
   struct serve_prog *progs;   /* --by program: every program seen */
   unsigned nprogs;
-  unsigned max_procs;         /* --max-processes (0: SERVE_MAX_WATCHED) */
-  unsigned max_per_user;      /* --max-per-user (0: SERVE_MAX_PER_USER) */
-  uint64_t refused;           /* --all: processes the last listing found and
-                                 could not watch (bounds, or an open that failed) */
-  uint64_t evicted;           /* watched rings that kept failing, dropped for
-                                 a new one (a count) */
-  uint64_t listing_refused;   /* refused so far by the listing under way */
-  struct serve_ident { int pid, unselected; uint64_t start_ticks; } *refused_ids;
-  size_t nrefused, refused_cap; /* processes refused lately: not listed again */
-  uint64_t refused_since_ns;  /* cm_mono_ns() when refused_ids was emptied */
-  int dropped;                /* a process was let go since the last give_back() */
-  int slot_freed;             /* a watched process went since the last listing */
-  const char *dir;            /* --dir: rings are DIR/PID.events */
-  struct serve_proc *procs;   /* watched, a list */
-  size_t nprocs;
-  uint64_t listed_ns;         /* cm_mono_ns() at the last listing (0: never) */
-  uint64_t errors;            /* opens, drains and listings that failed */
-  uint64_t unreadable;        /* --all: processes with a ring (DIR/PID.events of
-                                 --dir) whose maps the last listing could not
-                                 read (not ours, without privilege) */
-  uint64_t listing_unreadable; /* the same, counted by the listing under way */
-  int sees_every_user;        /* procstat_sees_every_user(), at start */
-  uint64_t refresh_ns;        /* how long the last refresh took */
-  uint64_t polls;             /* drains of a ring, by schedule or for a scrape */
-  uint64_t stale;             /* processes served from older values (last refresh) */
+  int sees_every_user;        /* ocgc_sees_every_user(), at start */
   uint64_t late;              /* scrapes answered before their refresh ended
                                  (counted by serve.c, atomically) */
   uint64_t tf_errors;         /* --textfile writes that failed (serve.c's main
@@ -212,68 +139,40 @@ struct serve_set {
   void *yield_ctx;
 };
 
-/* A ring whose refresh or drain takes longer than this, or whose drain
- * ends stuck, is slow; after SERVE_SLOW_READS such reads in a row it is
- * served from its last values, and left alone for a while (100 ms, doubled each time up to 60 s: a producer that lies now
- * and then is read again soon, one frozen for good costs a read a minute). */
-#define SERVE_RING_SLOW_NS 50000000u        /* 50 ms */
-#define SERVE_RING_BUDGET_NS 20000000u      /* a drain's time, at most (then it
-                                               goes on at the next turn) */
-#define SERVE_SLOW_READS 3                  /* in a row, before it is left alone */
-/* A ring that keeps failing: so many failed or slow reads in a row. */
-#define SERVE_FAILING(p) ((p)->fails >= SERVE_SLOW_READS || (p)->slow_reads >= SERVE_SLOW_READS)
-#define SERVE_BACKOFF_MIN_NS 100000000u     /* 100 ms */
-#define SERVE_BACKOFF_MAX_NS 60000000000u   /* 60 s */
+/* A watched process's program as the label of its series: at most
+ * SERVE_LABEL_MAX bytes of it (cut between characters, then "..." as
+ * U+2026), so that no process's share of /metrics depends on what it calls
+ * itself; out holds SERVE_LABEL_MAX + 4 bytes. */
+void serve_label(const struct ocgc_watched *p, char *out);
 
-/* Each ring is drained on its own schedule, by serve_set_poll() between
- * scrapes, so that it does not overflow while nobody scrapes: often enough
- * that a quarter of the ring is written between two drains, never more
- * often than every SERVE_POLL_MIN_NS nor less than every SERVE_POLL_MAX_NS. */
-#define SERVE_POLL_MIN_NS 10000000u    /* 10 ms */
-#define SERVE_ALIVE_EVERY_NS 1000000000u /* /proc read for a busy ring */
-#define SERVE_POLL_MAX_NS 250000000u   /* 250 ms: a ring that wakes from idle
-                                          loses at most what it writes in that
-                                          time, and an idle ring costs a few
-                                          loads and one /proc read per turn */
+/* Make the watch from the options parsed: 0, or after a line the exit code. */
+int serve_set_start(struct serve_set *s);
 
 /* Watch process [pid] (a PID of the command line): 0, or after a line
  * saying why it cannot be, the exit code. */
 int serve_set_add_pid(struct serve_set *s, int pid);
 
-/* Bring the set up to date until [deadline] (cm_mono_ns()): list again
- * (--all, at most once a second), drain every watched ring (bounded),
- * snapshot it, read its /proc figures, and drop each process that is gone;
- * a ring left alone (backed off) or not reached by the deadline keeps its
- * last figures, marked stale.  Never fails: what fails is counted in
- * s->errors. */
+/* ocgc_watch_refresh() until [deadline] (cm_mono_ns()), then the programs'
+ * sums (--by program). */
 void serve_set_refresh(struct serve_set *s, uint64_t deadline);
 
-/* Drain the rings whose turn has come at [now] (cm_mono_ns()), list again
- * (--all, at most once a second) and drop the processes that are gone;
- * returns the cm_mono_ns() of the next turn (at most SERVE_POLL_MAX_NS
- * away), or now if s->yield asked it to stop early.  Never fails: failures
- * are counted in s->errors. */
+/* ocgc_watch_poll(): the cm_mono_ns() of the next turn. */
 uint64_t serve_set_poll(struct serve_set *s, uint64_t now);
 
 /* --by program: [p] goes (its figures read one last time by the caller):
  * they stay in its program's sums. */
-void serve_byprog_retire(struct serve_set *s, struct serve_proc *p);
+void serve_byprog_retire(struct serve_set *s, const struct ocgc_watched *p);
 /* --by program: [p] is watched (again?): if it went before, its figures
  * leave the gone sums, for it counts them itself. */
-void serve_byprog_revive(struct serve_set *s, const struct serve_proc *p);
+void serve_byprog_revive(struct serve_set *s, const struct ocgc_watched *p);
 /* --by program: the programs' sums, from the processes as refreshed. */
 void serve_byprog_update(struct serve_set *s);
 void serve_byprog_free(struct serve_set *s);
 
-/* What a process's series say (serve_metrics.c), for both groupings:
- * collections of kind [k] and cause [c] (the producer's exact table, else
- * what the events showed), and events written (or read, stock rings). */
-uint64_t serve_proc_cause(const struct serve_proc *p, unsigned k, unsigned c);
-uint64_t serve_proc_events(const struct serve_proc *p);
 /* Its runtime, as ocaml_runtime_info labels it: version ("5" for stock
  * rings), variant (native, bytecode, stock), ocgc_version ("" for stock),
  * each into n bytes. */
-void serve_proc_runtime(const struct serve_proc *p, char *version, char *variant,
+void serve_proc_runtime(const struct ocgc_watched *p, char *version, char *variant,
                         char *ocgc_version, size_t n);
 
 /* The exposition of the set as refreshed last, in format [f], to [put]. */
@@ -375,7 +274,7 @@ void serve_frontdoor_stop(struct serve_frontdoor *f);
 
 /* ---- /-/healthy (serve_health.c) ------------------------------------------ */
 
-/* A poll turn is at most SERVE_POLL_MAX_NS apart, or a refresh and one
+/* A poll turn is at most OCGC_WATCH_POLL_MAX_NS apart, or a refresh and one
  * ring's read: one that has not ended for this long is a stuck exporter. */
 #define SERVE_HEALTH_TURN_NS 5000000000u /* 5 s */
 

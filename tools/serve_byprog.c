@@ -98,7 +98,7 @@ static void sums_max(struct serve_sums *a, const struct serve_sums *b)
 }
 
 /* [p]'s counters, as the per-process series show them. */
-static void sums_of(const struct serve_proc *p, struct serve_sums *s)
+static void sums_of(const struct ocgc_watched *p, struct serve_sums *s)
 {
   const struct ocgc_counters *c = &p->counters;
   unsigned k, cause;
@@ -106,20 +106,20 @@ static void sums_of(const struct serve_proc *p, struct serve_sums *s)
   s->has_ext = p->info.has_ext;
   for (k = 0; k < OCGC_KIND_COUNT; k++)
     for (cause = 0; cause < OCGC_CAUSE_COUNT; cause++)
-      s->w.by_cause[k][cause] = serve_proc_cause(p, k, cause);
+      s->w.by_cause[k][cause] = ocgc_watched_collections(p, k, cause);
   s->w.major_cycles = c->major_cycles;
   s->w.gc_time_ns = c->gc_time_ns;
   s->w.allocated_bytes = c->allocated_bytes;
   s->w.direct_major_bytes = c->direct_major_bytes;
   s->w.promoted_bytes = c->promoted_bytes;
-  s->w.events = serve_proc_events(p);
+  s->w.events = ocgc_watched_events(p);
   s->w.events_lost = c->events_lost;
-  s->w.utime_ns = p->ps.utime_ns;
-  s->w.stime_ns = p->ps.stime_ns;
-  s->w.voluntary_ctxt = p->ps.voluntary_ctxt;
-  s->w.involuntary_ctxt = p->ps.involuntary_ctxt;
-  s->w.minflt = p->ps.minflt;
-  s->w.majflt = p->ps.majflt;
+  s->w.utime_ns = p->proc.utime_ns;
+  s->w.stime_ns = p->proc.stime_ns;
+  s->w.voluntary_ctxt = p->proc.voluntary_ctxt;
+  s->w.involuntary_ctxt = p->proc.involuntary_ctxt;
+  s->w.minflt = p->proc.minflt;
+  s->w.majflt = p->proc.majflt;
   if (p->snap != NULL) {
     s->pauses.sz = sizeof s->pauses;
     ocgc_snapshot_pause_buckets(p->snap, &s->pauses);
@@ -176,11 +176,13 @@ static struct serve_prog *prog_of(struct serve_set *s, const char *label)
   return g;
 }
 
-void serve_byprog_retire(struct serve_set *s, struct serve_proc *p)
+void serve_byprog_retire(struct serve_set *s, const struct ocgc_watched *p)
 {
   struct serve_prog *g;
   struct serve_retired *r;
-  if (!s->by_program || p->snap == NULL || (g = prog_of(s, p->label)) == NULL) return;
+  char label[SERVE_LABEL_MAX + 4];
+  serve_label(p, label);
+  if (!s->by_program || p->snap == NULL || (g = prog_of(s, label)) == NULL) return;
   r = &g->retired[g->next_retired];
   g->next_retired = (g->next_retired + 1) % SERVE_RETIRED_KEPT;
   /* The oldest one remembered is forgotten: its figures stay counted. */
@@ -191,7 +193,7 @@ void serve_byprog_retire(struct serve_set *s, struct serve_proc *p)
   sums_add(&g->gone, &r->s);
 }
 
-void serve_byprog_revive(struct serve_set *s, const struct serve_proc *p)
+void serve_byprog_revive(struct serve_set *s, const struct ocgc_watched *p)
 {
   struct serve_prog *g;
   unsigned i;
@@ -208,7 +210,7 @@ void serve_byprog_revive(struct serve_set *s, const struct serve_proc *p)
 
 /* The GC settings of a program: its living processes', when they all say
  * the same (one binary, one OCAMLRUNPARAM), else none. */
-static void live_config(struct serve_prog *g, const struct serve_proc *p)
+static void live_config(struct serve_prog *g, const struct ocgc_watched *p)
 {
   const struct ocgc_gc_config *a = &g->live.config, *b = &p->config;
   if (g->live.config_state == 0 && p->have_config) {
@@ -223,7 +225,7 @@ static void live_config(struct serve_prog *g, const struct serve_proc *p)
 
 /* The runtimes of a program's living processes, each distinct one once
  * (ocaml_runtime_info, as serve_metrics.c labels it). */
-static void live_info(struct serve_prog *g, const struct serve_proc *p)
+static void live_info(struct serve_prog *g, const struct ocgc_watched *p)
 {
   struct serve_prog_info in;
   unsigned i;
@@ -238,15 +240,17 @@ static void live_info(struct serve_prog *g, const struct serve_proc *p)
 void serve_byprog_update(struct serve_set *s)
 {
   struct serve_prog *g;
-  const struct serve_proc *p;
+  const struct ocgc_watched *p;
   if (!s->by_program) return;
   for (g = s->progs; g != NULL; g = g->next) {
     g->now = g->gone;
     memset(&g->live, 0, sizeof g->live);
   }
-  for (p = s->procs; p != NULL; p = p->next) {
+  for (p = ocgc_watch_next(s->watch, NULL); p != NULL; p = ocgc_watch_next(s->watch, p)) {
     struct serve_sums one;
-    if (p->snap == NULL || (g = prog_of(s, p->label)) == NULL) continue;
+    char label[SERVE_LABEL_MAX + 4];
+    serve_label(p, label);
+    if (p->snap == NULL || (g = prog_of(s, label)) == NULL) continue;
     sums_of(p, &one);
     sums_add(&g->now, &one);
     g->live.processes++;
@@ -254,11 +258,11 @@ void serve_byprog_update(struct serve_set *s)
     g->live.heap_bytes += p->counters.heap_bytes;
     g->live.top_heap_bytes = MAXU(g->live.top_heap_bytes, p->counters.top_heap_bytes);
     if (p->have_totals) g->live.heap_chunks += p->totals.heap_chunks;
-    g->live.rss_bytes += p->ps.rss_bytes;
-    g->live.vsize_bytes += p->ps.vsize_bytes;
-    g->live.threads += p->ps.threads;
-    if (p->ps.have_fds) {
-      g->live.open_fds += p->ps.open_fds;
+    g->live.rss_bytes += p->proc.rss_bytes;
+    g->live.vsize_bytes += p->proc.vsize_bytes;
+    g->live.threads += p->proc.threads;
+    if (p->proc.have_fds) {
+      g->live.open_fds += p->proc.open_fds;
       g->live.have_fds = 1;
     }
     live_config(g, p);

@@ -24,7 +24,7 @@
 /* A group of series: one process (p), or with --by program one program's
  * processes (g).  Each family below says what it shows of either. */
 struct view {
-  const struct serve_proc *p;
+  const struct ocgc_watched *p;
   const struct serve_prog *g;
 };
 
@@ -38,18 +38,6 @@ struct family {
   size_t off; /* config(): the field of struct ocgc_gc_config */
   enum scope scope;
 };
-
-uint64_t serve_proc_cause(const struct serve_proc *p, unsigned k, unsigned c)
-{
-  struct ocgc_cause_row row = OCGC_OPTS_INIT(struct ocgc_cause_row);
-  if (p->info.has_ext) return p->have_totals ? p->totals.by_cause[k][c] : 0;
-  return ocgc_snapshot_cause(p->snap, k, c, &row) == 0 ? row.count : 0;
-}
-
-uint64_t serve_proc_events(const struct serve_proc *p)
-{
-  return p->have_written ? p->written : p->counters.events_seen;
-}
 
 /* Whether the group says what only ocgc's runtime tells (the heap, the
  * end of a major cycle): stock OCaml 5 rings do not, and their series are
@@ -94,7 +82,7 @@ static void collections(struct expo *e, const struct family *f, const struct vie
   unsigned k, c;
   for (k = 0; k < OCGC_KIND_COUNT; k++)
     for (c = 0; c < OCGC_CAUSE_COUNT; c++) {
-      uint64_t n = v->g != NULL ? v->g->shown.w.by_cause[k][c] : serve_proc_cause(v->p, k, c);
+      uint64_t n = v->g != NULL ? v->g->shown.w.by_cause[k][c] : ocgc_watched_collections(v->p, k, c);
       if (n == 0) continue;
       l[nl] = (struct expo_label){"kind", ocgc_kind_name(k)};
       l[nl + 1] = (struct expo_label){"cause", ocgc_cause_name(c)};
@@ -113,7 +101,7 @@ static void collections(struct expo *e, const struct family *f, const struct vie
 COUNTER(major_cycles, v->p->counters.major_cycles, major_cycles, 1)
 COUNTER(promoted, v->p->counters.promoted_bytes, promoted_bytes, 0)
 COUNTER(events_lost, v->p->counters.events_lost, events_lost, 0)
-COUNTER(events, serve_proc_events(v->p), events, 0)
+COUNTER(events, ocgc_watched_events(v->p), events, 0)
 #undef COUNTER
 
 static void gc_time(struct expo *e, const struct family *f, const struct view *v,
@@ -176,7 +164,7 @@ static void config(struct expo *e, const struct family *f, const struct view *v,
   else expo_double(e, f->name, l, nl, (double)val / 100.0);
 }
 
-void serve_proc_runtime(const struct serve_proc *p, char *version, char *variant,
+void serve_proc_runtime(const struct ocgc_watched *p, char *version, char *variant,
                         char *ocgc_version, size_t n)
 {
   const struct ocgc_source_info *in = &p->info;
@@ -227,27 +215,27 @@ static void cpu(struct expo *e, const struct family *f, const struct view *v,
                 struct expo_label *l, unsigned nl)
 {
   l[nl] = (struct expo_label){"mode", "user"};
-  expo_ns(e, f->name, l, nl + 1, v->g != NULL ? v->g->shown.w.utime_ns : v->p->ps.utime_ns);
+  expo_ns(e, f->name, l, nl + 1, v->g != NULL ? v->g->shown.w.utime_ns : v->p->proc.utime_ns);
   l[nl] = (struct expo_label){"mode", "system"};
-  expo_ns(e, f->name, l, nl + 1, v->g != NULL ? v->g->shown.w.stime_ns : v->p->ps.stime_ns);
+  expo_ns(e, f->name, l, nl + 1, v->g != NULL ? v->g->shown.w.stime_ns : v->p->proc.stime_ns);
 }
 
 static void rss(struct expo *e, const struct family *f, const struct view *v,
                 struct expo_label *l, unsigned nl)
 {
-  expo_u64(e, f->name, l, nl, v->g != NULL ? v->g->live.rss_bytes : v->p->ps.rss_bytes);
+  expo_u64(e, f->name, l, nl, v->g != NULL ? v->g->live.rss_bytes : v->p->proc.rss_bytes);
 }
 
 static void vsize(struct expo *e, const struct family *f, const struct view *v,
                   struct expo_label *l, unsigned nl)
 {
-  expo_u64(e, f->name, l, nl, v->g != NULL ? v->g->live.vsize_bytes : v->p->ps.vsize_bytes);
+  expo_u64(e, f->name, l, nl, v->g != NULL ? v->g->live.vsize_bytes : v->p->proc.vsize_bytes);
 }
 
 static void start_time(struct expo *e, const struct family *f, const struct view *v,
                        struct expo_label *l, unsigned nl)
 {
-  if (v->p->ps.start_time_ns > 0) expo_ns(e, f->name, l, nl, v->p->ps.start_time_ns);
+  if (v->p->proc.start_time_ns > 0) expo_ns(e, f->name, l, nl, v->p->proc.start_time_ns);
 }
 
 static void open_fds(struct expo *e, const struct family *f, const struct view *v,
@@ -255,45 +243,45 @@ static void open_fds(struct expo *e, const struct family *f, const struct view *
 {
   if (v->g != NULL) {
     if (v->g->live.have_fds) expo_u64(e, f->name, l, nl, v->g->live.open_fds);
-  } else if (v->p->ps.have_fds) {
-    expo_u64(e, f->name, l, nl, v->p->ps.open_fds);
+  } else if (v->p->proc.have_fds) {
+    expo_u64(e, f->name, l, nl, v->p->proc.open_fds);
   }
 }
 
 static void max_fds(struct expo *e, const struct family *f, const struct view *v,
                     struct expo_label *l, unsigned nl)
 {
-  const struct serve_proc *p = v->p;
-  if (!p->ps.have_max_fds) return;
-  if (p->ps.max_fds == UINT64_MAX) expo_double(e, f->name, l, nl, INFINITY);
-  else expo_u64(e, f->name, l, nl, p->ps.max_fds);
+  const struct ocgc_watched *p = v->p;
+  if (!p->proc.have_max_fds) return;
+  if (p->proc.max_fds == UINT64_MAX) expo_double(e, f->name, l, nl, INFINITY);
+  else expo_u64(e, f->name, l, nl, p->proc.max_fds);
 }
 
 static void threads(struct expo *e, const struct family *f, const struct view *v,
                     struct expo_label *l, unsigned nl)
 {
-  expo_u64(e, f->name, l, nl, v->g != NULL ? v->g->live.threads : v->p->ps.threads);
+  expo_u64(e, f->name, l, nl, v->g != NULL ? v->g->live.threads : v->p->proc.threads);
 }
 
 static void ctxt(struct expo *e, const struct family *f, const struct view *v,
                  struct expo_label *l, unsigned nl)
 {
-  if (v->p != NULL && !v->p->ps.have_ctxt) return;
+  if (v->p != NULL && !v->p->proc.have_ctxt) return;
   l[nl] = (struct expo_label){"type", "voluntary"};
   expo_u64(e, f->name, l, nl + 1,
-           v->g != NULL ? v->g->shown.w.voluntary_ctxt : v->p->ps.voluntary_ctxt);
+           v->g != NULL ? v->g->shown.w.voluntary_ctxt : v->p->proc.voluntary_ctxt);
   l[nl] = (struct expo_label){"type", "involuntary"};
   expo_u64(e, f->name, l, nl + 1,
-           v->g != NULL ? v->g->shown.w.involuntary_ctxt : v->p->ps.involuntary_ctxt);
+           v->g != NULL ? v->g->shown.w.involuntary_ctxt : v->p->proc.involuntary_ctxt);
 }
 
 static void faults(struct expo *e, const struct family *f, const struct view *v,
                    struct expo_label *l, unsigned nl)
 {
   l[nl] = (struct expo_label){"type", "minor"};
-  expo_u64(e, f->name, l, nl + 1, v->g != NULL ? v->g->shown.w.minflt : v->p->ps.minflt);
+  expo_u64(e, f->name, l, nl + 1, v->g != NULL ? v->g->shown.w.minflt : v->p->proc.minflt);
   l[nl] = (struct expo_label){"type", "major"};
-  expo_u64(e, f->name, l, nl + 1, v->g != NULL ? v->g->shown.w.majflt : v->p->ps.majflt);
+  expo_u64(e, f->name, l, nl + 1, v->g != NULL ? v->g->shown.w.majflt : v->p->proc.majflt);
 }
 
 static void poll_every(struct expo *e, const struct family *f, const struct view *v,
@@ -377,11 +365,13 @@ static void own_u64(struct expo *e, const char *name, const char *type, const ch
 /* The exporter's own figures (no pid: they are not a process's). */
 static void own(struct expo *e, const struct serve_set *s)
 {
+  struct ocgc_watch_stats st = OCGC_OPTS_INIT(struct ocgc_watch_stats);
+  ocgc_watch_stats(s->watch, &st);
   expo_family(e, "ocgc_serve_scrape_duration_seconds", "gauge",
               "Time the last read of every watched ring and /proc took (bounded: "
               "see ocgc_serve_stale).");
-  expo_ns(e, "ocgc_serve_scrape_duration_seconds", NULL, 0, s->refresh_ns);
-  own_u64(e, "ocgc_serve_watched_processes", "gauge", "Processes watched.", s->nprocs);
+  expo_ns(e, "ocgc_serve_scrape_duration_seconds", NULL, 0, st.refresh_ns);
+  own_u64(e, "ocgc_serve_watched_processes", "gauge", "Processes watched.", st.processes);
   own_u64(e, "ocgc_serve_sees_every_user", "gauge",
           "1 when the exporter may look into every user's processes and rings "
           "(CAP_SYS_PTRACE and CAP_DAC_READ_SEARCH: see ocgc-serve.service), else 0: "
@@ -390,18 +380,18 @@ static void own(struct expo *e, const struct serve_set *s)
     own_u64(e, "ocgc_serve_unreadable_processes", "gauge",
             "Processes with a ring (a PID.events in --dir) whose memory maps the last look "
             "for rings could not read: another user's, without privilege.",
-            s->unreadable);
+            st.unreadable);
   if (s->all)
     own_u64(e, "ocgc_serve_refused_processes", "gauge",
             "Processes with a ring that the last look for rings did not watch: over "
             "--max-processes or --max-per-user, or their ring would not open.",
-            s->refused);
+            st.refused);
   own_u64(e, "ocgc_serve_evicted_total", "counter",
           "Watched rings that kept failing, let go for a new process when a bound was met.",
-          s->evicted);
+          st.evicted);
   own_u64(e, "ocgc_serve_stale_processes", "gauge",
           "Watched processes whose figures are not from this scrape's read (ocgc_serve_stale).",
-          s->stale);
+          st.stale);
   own_u64(e, "ocgc_serve_late_scrapes_total", "counter",
           "Scrapes answered from the figures of an earlier read, because the reads of this "
           "one did not end in time.",
@@ -411,11 +401,11 @@ static void own(struct expo *e, const struct serve_set *s)
           "(a client trickling its headers).",
           __atomic_load_n(&s->heads_cut, __ATOMIC_RELAXED));
   own_u64(e, "ocgc_serve_polls_total", "counter",
-          "Drains of a watched ring, on its own schedule or for a scrape.", s->polls);
+          "Drains of a watched ring, on its own schedule or for a scrape.", st.polls);
   own_u64(e, "ocgc_serve_errors_total", "counter",
           "Rings that could not be opened or read, listings and --textfile writes that "
           "failed.",
-          s->errors + __atomic_load_n(&s->tf_errors, __ATOMIC_RELAXED));
+          st.errors + __atomic_load_n(&s->tf_errors, __ATOMIC_RELAXED));
 }
 
 void serve_set_metrics(const struct serve_set *s, expo_put_fn put, void *ctx, enum expo_format f)
@@ -435,9 +425,12 @@ void serve_set_metrics(const struct serve_set *s, expo_put_fn put, void *ctx, en
         if (g->shown_ever) fam->fn(&e, fam, &v, l, 1);
       }
     } else {
-      const struct serve_proc *p;
-      for (p = s->procs; p != NULL; p = p->next) {
-        struct expo_label l[EXPO_MAX_LABELS] = {{"pid", p->pid_label}, {"program", p->label}};
+      const struct ocgc_watched *p;
+      for (p = ocgc_watch_next(s->watch, NULL); p != NULL; p = ocgc_watch_next(s->watch, p)) {
+        char pid[16], label[SERVE_LABEL_MAX + 4];
+        struct expo_label l[EXPO_MAX_LABELS] = {{"pid", pid}, {"program", label}};
+        snprintf(pid, sizeof pid, "%d", p->pid);
+        serve_label(p, label);
         struct view v = {p, NULL};
         if (p->snap == NULL) continue; /* never read whole yet: nothing to serve */
         fam->fn(&e, fam, &v, l, 2);

@@ -291,7 +291,7 @@ static int loop(struct stat_run *s)
     if (tool_stop) break;
     if ((err = drain(s, next_row)) != 0) break;
     /* Gone or exited: read what it wrote last and print the partial row. */
-    if ((last = !tool_alive(s->src)) != 0) {
+    if ((last = ocgc_source_gone(s->src)) != 0) {
       if ((err = drain(s, 0)) != 0) break;
     } else if (cm_mono_ns() < next_row) {
       continue;

@@ -1,8 +1,7 @@
 /* target.c - what every `ocgc` subcommand that reads a ring shares about
  * its target (common.h): parsing a PID or --file FILE, opening it through
- * libocgc's attach API, saying clearly why that failed and what to do, and
- * whether the process is still there (libocgc's liveness check, which
- * knows the process of any ring opened by pid, stock OCaml 5 ones too).
+ * libocgc's attach API, and saying clearly why that failed and what to do
+ * (whether its process is still there is libocgc's: ocgc_source_gone()).
  *
  * Invariants: every failure is one line on stderr, "ocgc NAME: ...", with
  * the exit code of tool_exit_code(); a target is a PID (with an optional
@@ -70,9 +69,7 @@ static void say_no_ring(int pid, const char *dir)
              "ocamlrun_ocgc), without OCGC_DISABLE set?", pid);
 }
 
-/* Why attaching to [pid] (its ring looked for in [dir], or in its memory
- * map when dir is NULL) failed with [err], and what to do. */
-static void say_attach_error(int pid, const char *dir, int err)
+void tool_say_attach_error(int pid, const char *dir, int err)
 {
   switch (err) {
   case -ESRCH:
@@ -107,7 +104,7 @@ int tool_target_open(struct tool_target *t, struct ocgc_source **out)
     ao.dir = t->dir;
     ao.ids = t->ids;
     err = ocgc_source_open_pid(t->pid, &ao, out);
-    if (err) say_attach_error(t->pid, t->dir, err);
+    if (err) tool_say_attach_error(t->pid, t->dir, err);
     return err;
   }
   {
@@ -127,11 +124,4 @@ int tool_target_error(const struct tool_target *t, int err)
 {
   tool_say("%s: %s", tool_target_label(t), ocgc_strerror(err));
   return err ? tool_exit_code(err) : TOOL_EXIT_ERROR;
-}
-
-int tool_alive(const struct ocgc_source *src)
-{
-  /* Another error (a /proc file that could not be read) tells nothing:
-   * keep following, as before it. */
-  return ocgc_source_check_alive(src) != OCGC_E_STALE;
 }

@@ -620,7 +620,7 @@ static int loop(struct top *tp, uint64_t count)
     if (key == KEY_RESIZE) redraw = 1; /* ncurses has updated LINES and COLS */
     else if (key == 12 /* ^L */) { clearok(curscr, TRUE); redraw = 1; }
     /* Alive before the poll: what it wrote before exiting is read. */
-    alive = tool_alive(tp->src);
+    alive = !ocgc_source_gone(tp->src);
     if ((err = poll_agg(tp, alive ? next_refresh : 0)) != 0) break;
     if ((err = top_spark_tick(&tp->spark, cm_mono_ns())) < 0) break;
     err = 0;

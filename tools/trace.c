@@ -217,7 +217,7 @@ static int follow(struct ocgc_cursor *cur, const struct ocgc_source *src, int pi
             "(Ctrl-C stops early)\n", pid, (double)duration / 1e9);
   for (;;) {
     /* Alive before the drain: events written before an exit are read. */
-    int alive = tool_alive(src);
+    int alive = !ocgc_source_gone(src);
     /* Gone: nothing more is written, read what is left whole. */
     d.stop = &tool_stop;
     d.deadline_ns = alive ? deadline : 0;

@@ -71,6 +71,13 @@ OCGC_API int ocgc_source_open_pid(int pid, const struct ocgc_attach_opts *opts,
  * per refresh, not per event. */
 OCGC_API int ocgc_source_check_alive(const struct ocgc_source *src);
 
+/** The rule a reader that follows a process keeps to: 1 when its producer
+ * is known to be gone (ocgc_source_check_alive() says OCGC_E_STALE: it
+ * exited or was killed, exec'd, or its pid names another process), else 0;
+ * a check that cannot be made now (a /proc file that could not be read)
+ * tells nothing, and the reader goes on as before it. */
+OCGC_API int ocgc_source_gone(const struct ocgc_source *src);
+
 #ifdef __cplusplus
 }
 #endif

@@ -21,5 +21,7 @@
 #include <ocgc/interval.h>
 #include <ocgc/drain.h>
 #include <ocgc/names.h>
+#include <ocgc/process.h>
+#include <ocgc/watch.h>
 
 #endif /* OCGC_CONSUMER_H */

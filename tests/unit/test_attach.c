@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "attach.h"
+#include "common/clock.h"
 #include "ocgc/consumer.h"
 #include "procfs.h"
 #include "ringgen.h"
@@ -1303,6 +1304,120 @@ START_TEST(default_dir_rule)
 }
 END_TEST
 
+/* ---- watching ---------------------------------------------------------------------------- */
+
+struct watch_seen { int added, gone, gone_pid; uint64_t gone_events; };
+
+static void on_added(const struct ocgc_watched *w, void *ctx)
+{
+  (void)w;
+  ((struct watch_seen *)ctx)->added++;
+}
+
+static void on_gone(const struct ocgc_watched *w, void *ctx)
+{
+  struct watch_seen *n = ctx;
+  n->gone++;
+  n->gone_pid = w->pid;
+  n->gone_events = w->counters.events_seen;
+}
+
+/* A watch follows a live producer given by pid (once, however often it is
+ * given), reads its ring whole at a refresh with its identity and /proc
+ * figures, and lets it go, with its last figures told, once it is
+ * killed. */
+START_TEST(watch_follows_and_lets_go)
+{
+  struct child c = start(tmp, P_OK);
+  struct ocgc_watch_opts o = OCGC_OPTS_INIT(struct ocgc_watch_opts);
+  struct ocgc_watch_stats st = OCGC_OPTS_INIT(struct ocgc_watch_stats);
+  struct ocgc_proc_ident id;
+  struct watch_seen n = {0};
+  struct ocgc_watch *w;
+  const struct ocgc_watched *p;
+  pid_t pid;
+
+  o.on_added = on_added;
+  o.on_gone = on_gone;
+  o.ctx = &n;
+  ck_assert_int_eq(ocgc_watch_new(&o, &w), 0);
+  ck_assert_int_eq(ocgc_watch_add_pid(w, c.pid), 0);
+  ck_assert_int_eq(ocgc_watch_add_pid(w, c.pid), 0);
+  ck_assert_int_eq(ocgc_watch_add_pid(w, dead_pid()), -ESRCH);
+  ck_assert_int_eq(n.added, 1);
+  p = ocgc_watch_next(w, NULL);
+  ck_assert_ptr_nonnull(p);
+  ck_assert_ptr_null(ocgc_watch_next(w, p));
+  ck_assert_ptr_null(p->snap); /* nothing read whole yet */
+
+  ocgc_watch_refresh(w, cm_mono_ns() + 10000000000u);
+  p = ocgc_watch_next(w, NULL);
+  ck_assert_ptr_nonnull(p);
+  ck_assert_int_eq(p->pid, c.pid);
+  ck_assert_int_eq(ocgc_proc_ident(c.pid, &id), 0);
+  ck_assert_uint_eq(p->start_ticks, id.start_time);
+  ck_assert_uint_eq(p->proc.start_ticks, id.start_time);
+  ck_assert_uint_eq(p->uid, getuid());
+  ck_assert_ptr_nonnull(p->snap);
+  ck_assert_int_eq(p->info.has_ext, 1);
+  ck_assert_uint_eq(p->counters.events_seen, N_EVENTS);
+  ck_assert_uint_eq(ocgc_watched_events(p), N_EVENTS);
+  ck_assert_int_eq(p->stale, 0);
+  ck_assert_uint_ge(p->proc.threads, 1);
+  ck_assert_int_eq(ocgc_watch_stats(w, &st), 0);
+  ck_assert_uint_eq(st.processes, 1);
+  ck_assert_uint_eq(st.errors, 0);
+  ck_assert_uint_ge(st.polls, 1);
+
+  pid = c.pid;
+  stop(&c);
+  ocgc_watch_refresh(w, cm_mono_ns() + 10000000000u);
+  ck_assert_ptr_null(ocgc_watch_next(w, NULL));
+  ck_assert_int_eq(n.gone, 1);
+  ck_assert_int_eq(n.gone_pid, pid);
+  ck_assert_uint_eq(n.gone_events, N_EVENTS);
+  ck_assert_int_eq(ocgc_watch_stats(w, &st), 0);
+  ck_assert_uint_eq(st.processes, 0);
+  ocgc_watch_free(w);
+}
+END_TEST
+
+/* Options and outputs are read by the library's one rule; a process's
+ * figures are the kernel's, and a pid with no process has none. */
+START_TEST(watch_opts_and_figures)
+{
+  struct {
+    struct ocgc_watch_opts o;
+    uint64_t future;
+  } big;
+  struct ocgc_process_figures f = OCGC_OPTS_INIT(struct ocgc_process_figures);
+  struct ocgc_proc_ident id;
+  struct ocgc_watch *w = NULL;
+  size_t small = sizeof(size_t);
+
+  memset(&big, 0, sizeof big);
+  big.o.sz = sizeof big;
+  big.future = 1;
+  ck_assert_int_eq(ocgc_watch_new(&big.o, &w), -EINVAL);
+  ck_assert_ptr_null(w);
+  ck_assert_int_eq(ocgc_watch_new(NULL, &w), 0);
+  ck_assert_ptr_null(ocgc_watch_next(w, NULL));
+  ck_assert_int_eq(ocgc_watch_stats(w, NULL), -EINVAL);
+  ocgc_watch_free(w);
+
+  ck_assert_int_eq(ocgc_process_figures(getpid(), &f), 0);
+  ck_assert_int_eq(ocgc_proc_ident(getpid(), &id), 0);
+  ck_assert_uint_eq(f.start_ticks, id.start_time);
+  ck_assert_uint_ge(f.threads, 1);
+  ck_assert_uint_gt(f.rss_bytes, 0);
+  ck_assert_int_eq(f.have_fds, 1);
+  ck_assert_uint_ge(f.open_fds, 3);
+  ck_assert_int_eq(ocgc_process_figures(dead_pid(), &f), -ESRCH);
+  ck_assert_int_eq(ocgc_process_figures(getpid(), (struct ocgc_process_figures *)&small), 0);
+  ck_assert_int_eq(ocgc_process_figures(getpid(), NULL), -EINVAL);
+}
+END_TEST
+
 /* ---- the suite ---------------------------------------------------------------------------- */
 
 Suite *attach_suite(void);
@@ -1353,6 +1468,13 @@ Suite *attach_suite(void)
   tcase_set_timeout(tc, 60);
   tcase_add_loop_test(tc, wait_for_ring, 0, 6);
   tcase_add_test(tc, wait_for_stock_header);
+  suite_add_tcase(s, tc);
+
+  tc = tcase_create("watch");
+  tcase_add_unchecked_fixture(tc, setup, teardown);
+  tcase_set_timeout(tc, 60);
+  tcase_add_test(tc, watch_follows_and_lets_go);
+  tcase_add_test(tc, watch_opts_and_figures);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -1,0 +1,174 @@
+/* ocgc/watch.h - watching processes: a set of processes (given by pid, or
+ * every one with a ring on the host), each ring drained on a schedule of
+ * its own so that none overflows between two reads, snapshotted, its
+ * /proc figures read, and let go when its process is gone; what a
+ * monitoring agent or an exporter keeps between two scrapes. */
+#ifndef OCGC_PUBLIC_WATCH_H
+#define OCGC_PUBLIC_WATCH_H
+
+#include <ocgc/agg.h>
+#include <ocgc/process.h>
+#include <ocgc/snapshot.h>
+#include <ocgc/source.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** A set of watched processes (opaque). */
+struct ocgc_watch;
+
+/** The bounds a set keeps by default: at most this many processes, of them
+ * at most OCGC_WATCH_MAX_PER_USER of one user, so that one user's
+ * thousands of fake rings cannot take the slots of another's programs. */
+#define OCGC_WATCH_MAX_PROCESSES 4096
+#define OCGC_WATCH_MAX_PER_USER 1024
+/** Each ring is drained often enough that about a quarter of it is written
+ * between two drains, never more often than every ..._MIN_NS nor less
+ * often than every ..._MAX_NS (a ring that wakes from idle loses at most
+ * what it writes in that time). */
+#define OCGC_WATCH_POLL_MIN_NS 10000000u   /* 10 ms */
+#define OCGC_WATCH_POLL_MAX_NS 250000000u  /* 250 ms */
+/** A ring whose read takes longer than this (a producer stopped in the
+ * middle of a publication, or lying), or whose drain ends stuck on a held
+ * seqlock, three times in a row, is left alone (100 ms, doubled each time
+ * up to 60 s), its last figures kept and marked stale. */
+#define OCGC_WATCH_SLOW_NS 50000000u       /* 50 ms */
+
+/** A watched process as its last refresh read it.  The set's own memory,
+ * read only: valid until the next call that changes the set
+ * (ocgc_watch_add_pid, ocgc_watch_poll, ocgc_watch_refresh,
+ * ocgc_watch_free), or during a callback. */
+struct ocgc_watched {
+  int pid;
+  uint64_t start_ticks;       /**< with pid, its identity (/proc/PID/stat); a
+                                   reused pid is another process */
+  unsigned uid;               /**< the owner of /proc/PID when first watched */
+  char program[80];           /**< its ring's program name, or /proc/PID/comm for
+                                   stock rings: the process's own bytes, to escape */
+  struct ocgc_source_info info;
+  /** The last snapshot (NULL until a refresh has read it whole: nothing to
+   * show yet).  Counted at opts.bounds_ns when they are given. */
+  const struct ocgc_snapshot *snap;
+  /** The counters of snap, each never less than at the refresh before: an
+   * honest producer's only grow, and a lying one must not make a reader
+   * see a counter go back. */
+  struct ocgc_counters counters;
+  int have_totals;            /**< totals read once (ocgc rings only) */
+  struct ocgc_totals totals;  /**< the last consistent totals, the cause table never
+                                   less than before */
+  int have_config;            /**< config read (ocgc rings of ext_version >= 2) */
+  struct ocgc_gc_config config;
+  int have_written;           /**< written read once (ocgc rings only) */
+  uint64_t written;           /**< events written into its rings, never less than before */
+  struct ocgc_process_figures proc; /**< /proc/PID at the last refresh */
+  /** 1: the figures are not from the last refresh (its ring was slow to
+   * read, or is left alone after that, or the refresh ran out of time). */
+  int stale;
+  uint64_t poll_every_ns;     /**< its schedule now: the time between two drains */
+};
+
+/** How a set chooses and reads its processes. */
+struct ocgc_watch_opts {
+  size_t sz;                  /**< sizeof(struct ocgc_watch_opts) */
+  /** Nonzero: every process with a ring that ocgc_list() finds, looked for
+   * again at most once a second (else only those of ocgc_watch_add_pid). */
+  int all;
+  /** Rings are DIR/PID.events (OCAML_RUNTIME_EVENTS_DIR), not found in the
+   * processes' maps; NULL: the maps. */
+  const char *dir;
+  /** all: only the processes of user [uid]. */
+  int only_uid;
+  unsigned uid;
+  /** all: whether a process of this program name (its own bytes, at most
+   * 127) is to be watched; NULL: every one.  One that is not is asked
+   * again only after a minute. */
+  int (*select)(const char *program, void *ctx);
+  /** 0: OCGC_WATCH_MAX_PROCESSES and OCGC_WATCH_MAX_PER_USER.  Past them a
+   * new process is refused (counted), unless a watched ring keeps failing:
+   * then it gives its place to the new one (evicted). */
+  unsigned max_processes, max_per_user;
+  /** Count pauses and collections at these fixed upper bounds only
+   * (ascending, ns; see ocgc_agg_opts.bounds_ns), with no fine histograms
+   * and no phases: a few hundred bytes per process.  NULL: the
+   * aggregator's defaults. */
+  const uint64_t *bounds_ns;
+  unsigned nbounds;
+  /** Asked before each ring's read: nonzero ends ocgc_watch_poll() early
+   * (someone waits for the caller).  May be NULL. */
+  int (*yield)(void *ctx);
+  /** A read of [w]'s ring failed with [err] (counted in errors): called
+   * once per process, the first time. */
+  void (*on_error)(const struct ocgc_watched *w, int err, void *ctx);
+  /** [w] is watched from now on (called once it is in the set). */
+  void (*on_added)(const struct ocgc_watched *w, void *ctx);
+  /** [w] leaves the set (gone, or evicted): with it given, the set first
+   * reads its ring a last time (unless backed off), so that what an exit
+   * wrote last is in its figures. */
+  void (*on_gone)(const struct ocgc_watched *w, void *ctx);
+  void *ctx;                  /**< given to every callback above */
+};
+
+/** What the set did, since it was made unless said otherwise. */
+struct ocgc_watch_stats {
+  size_t sz;                  /**< set by the caller: sizeof(struct ocgc_watch_stats) */
+  uint64_t processes;         /**< watched now */
+  uint64_t errors;            /**< opens, drains, snapshots and listings that failed */
+  uint64_t polls;             /**< drains of a ring, by schedule or by refresh */
+  uint64_t evicted;           /**< watched rings that kept failing, let go for a new one */
+  uint64_t refused;           /**< all: processes the last listing found and could not
+                                   watch (bounds, or an open that failed) */
+  uint64_t unreadable;        /**< all: processes with a ring in dir (only with dir)
+                                   whose maps the last listing could not read */
+  uint64_t stale;             /**< processes whose figures the last refresh did not read */
+  uint64_t refresh_ns;        /**< how long the last refresh took */
+};
+
+/** Make an empty set with [opts] (NULL: defaults; -EINVAL for an unknown
+ * option).  Returns 0 or -errno. */
+OCGC_API int ocgc_watch_new(const struct ocgc_watch_opts *opts, struct ocgc_watch **out);
+
+/** Watch process [pid], its ring found as opts.dir says, from the oldest
+ * event it holds.  Returns 0 (also when it is watched already), the
+ * attach error (ocgc_source_open_pid()), or -ENOSPC over the bounds.  It
+ * has figures after the next ocgc_watch_refresh(). */
+OCGC_API int ocgc_watch_add_pid(struct ocgc_watch *w, int pid);
+
+/** Drain the rings whose turn has come at [now_ns] (CLOCK_MONOTONIC), look
+ * for new processes (all, at most once a second) and let go of those
+ * that are gone.  Returns the time of the next turn (at most
+ * OCGC_WATCH_POLL_MAX_NS away), or now_ns when yield asked it to stop.
+ * Call it between refreshes, so that no ring overflows. */
+OCGC_API uint64_t ocgc_watch_poll(struct ocgc_watch *w, uint64_t now_ns);
+
+/** Bring every process's figures up to date until [deadline_ns]
+ * (CLOCK_MONOTONIC): drain its ring (bounded), snapshot it, read its /proc
+ * figures; a process that is gone leaves.  A ring left alone (slow) or
+ * not reached by the deadline keeps its last figures, marked stale.  What
+ * fails is counted in errors. */
+OCGC_API void ocgc_watch_refresh(struct ocgc_watch *w, uint64_t deadline_ns);
+
+/** The watched process after [prev] (NULL: the first), or NULL after the
+ * last.  The order is the set's (newest first). */
+OCGC_API const struct ocgc_watched *ocgc_watch_next(const struct ocgc_watch *w,
+                                                    const struct ocgc_watched *prev);
+
+/** Collections of kind [kind] and cause [cause] of [p]: the producer's exact
+ * table (ocgc rings), else what its events showed (stock rings). */
+OCGC_API uint64_t ocgc_watched_collections(const struct ocgc_watched *p, unsigned kind,
+                                           unsigned cause);
+/** Events its runtime wrote (ocgc rings), else the events read. */
+OCGC_API uint64_t ocgc_watched_events(const struct ocgc_watched *p);
+
+/** Fill *out as far as out->sz says: 0, or -EINVAL. */
+OCGC_API int ocgc_watch_stats(const struct ocgc_watch *w, struct ocgc_watch_stats *out);
+
+/** Close every source and free the set (NULL: nothing).  on_gone is not
+ * called. */
+OCGC_API void ocgc_watch_free(struct ocgc_watch *w);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* OCGC_PUBLIC_WATCH_H */

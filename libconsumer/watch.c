@@ -1,0 +1,627 @@
+/* watch.c - a set of watched processes (ocgc/watch.h): the pids given, or
+ * with opts.all every process ocgc_list() finds, each with its own source
+ * and aggregator (from the oldest event its ring holds), drained on its
+ * own schedule (ocgc_watch_poll) and at each refresh, then snapshotted and
+ * read from /proc.
+ *
+ * Invariants: a process is known by its pid and its start time, so a pid
+ * reused by a new process is a new entry; a process whose ring
+ * ocgc_source_gone() (or whose /proc entry went) is let
+ * go right after its last drain, before its figures are read again, so
+ * nothing of a dead process is shown as living; a ring whose read takes
+ * longer than OCGC_WATCH_SLOW_NS is kept at its last figures, marked
+ * stale, and not read again before its backoff ends, so no target holds
+ * the others' figures back for long; the set's counters only grow, even
+ * from a producer that lies; the memo of refused processes and the set
+ * are bounded; the set is used by one thread at a time. */
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+
+#include "common/clock.h"
+#include "ocgc/attach.h"
+#include "ocgc/drain.h"
+#include "ocgc/list.h"
+#include "ocgc/watch.h"
+#include "opts.h"
+#include "procfs.h"
+
+#define LIST_EVERY_NS 1000000000u
+#define REFUSED_FORGET_NS 60000000000u /* 60 s */
+#define REFUSED_MEMO 65536             /* refused processes remembered, at most */
+#define ALIVE_EVERY_NS 1000000000u     /* /proc read for a busy ring */
+#define RING_BUDGET_NS 20000000u       /* a drain's time, at most (then it goes on
+                                          at the next turn) */
+#define SLOW_READS 3                   /* in a row, before it is left alone */
+#define BACKOFF_MIN_NS 100000000u      /* 100 ms */
+#define BACKOFF_MAX_NS 60000000000u    /* 60 s */
+
+struct proc {
+  struct ocgc_watched pub;    /* first: what ocgc_watch_next hands out */
+  struct proc *next;
+  struct ocgc_source *src;
+  struct ocgc_agg *agg;
+  struct ocgc_snapshot *snap; /* pub.snap */
+  unsigned fails;             /* reads that failed in a row */
+  uint64_t ring_events;       /* about how many events one ring holds */
+  uint64_t next_poll_ns;      /* cm_mono_ns() of its next drain */
+  uint64_t passed;            /* events its cursor has passed (seen, lost, skipped) */
+  uint64_t alive_ns;          /* cm_mono_ns() when /proc last said it lives */
+  uint64_t drain_max;         /* ocgc_source_drain_bound() of src, once */
+  int said_error;             /* on_error was called */
+  int stuck;                  /* its last drain ended behind, passing nothing */
+  unsigned slow_reads;        /* slow or stuck reads in a row */
+  uint64_t backoff_ns;        /* 0: reads in time; else read by poll turns only,
+                                 not by refreshes, until one is in time */
+  uint64_t retry_ns;          /* cm_mono_ns() before which it is not read again */
+};
+#define FAILING(p) ((p)->fails >= SLOW_READS || (p)->slow_reads >= SLOW_READS)
+
+struct ident { int pid, unselected; uint64_t start_ticks; };
+
+struct ocgc_watch {
+  struct ocgc_watch_opts o;
+  struct proc *procs;
+  struct ocgc_watch_stats st;
+  uint64_t listing_refused, listing_unreadable; /* by the listing under way */
+  struct ident *refused_ids;  /* processes refused or not selected lately */
+  size_t nrefused, refused_cap;
+  uint64_t refused_since_ns;  /* cm_mono_ns() when refused_ids was emptied */
+  uint64_t listed_ns;         /* cm_mono_ns() at the last listing (0: never) */
+  int dropped;                /* a process was let go since the last give_back() */
+  int slot_freed;             /* a watched process went since the last listing */
+};
+
+int ocgc_watch_new(const struct ocgc_watch_opts *opts, struct ocgc_watch **out)
+{
+  struct ocgc_watch *w;
+  int err;
+  if (out == NULL) return -EINVAL;
+  *out = NULL;
+  if ((w = calloc(1, sizeof *w)) == NULL) return -ENOMEM;
+  if ((err = opts_read(&w->o, sizeof w->o, opts)) != 0) {
+    free(w);
+    return err;
+  }
+  if (w->o.max_processes == 0) w->o.max_processes = OCGC_WATCH_MAX_PROCESSES;
+  if (w->o.max_per_user == 0) w->o.max_per_user = OCGC_WATCH_MAX_PER_USER;
+  w->st.sz = sizeof w->st;
+  *out = w;
+  return 0;
+}
+
+static void proc_free(struct proc *p)
+{
+  ocgc_snapshot_free(p->snap);
+  ocgc_agg_free(p->agg);
+  ocgc_source_close(p->src);
+  free(p);
+}
+
+/* The owner of /proc/PID (its real uid; 0 if it cannot be read). */
+static unsigned proc_uid(int pid)
+{
+  char path[32];
+  struct stat st;
+  snprintf(path, sizeof path, "/proc/%d", pid);
+  return stat(path, &st) == 0 ? (unsigned)st.st_uid : 0;
+}
+
+/* Follow [src], the ring of [pid] (taken over, closed on failure): 0 or
+ * libocgc's error. */
+static int proc_add(struct ocgc_watch *w, struct ocgc_source *src, int pid, uint64_t start_ticks,
+                    unsigned uid)
+{
+  struct ocgc_agg_opts go = OCGC_OPTS_INIT(struct ocgc_agg_opts);
+  struct proc *p = calloc(1, sizeof *p);
+  int err;
+  if (p == NULL) { ocgc_source_close(src); return -ENOMEM; }
+  p->src = src;
+  go.start = OCGC_START_OLDEST;
+  if (w->o.bounds_ns != NULL) {
+    go.no_phases = 1;
+    go.bounds_ns = w->o.bounds_ns;
+    go.nbounds = w->o.nbounds;
+    go.bounds_only = 1;
+  }
+  if ((err = ocgc_agg_new(p->src, &go, &p->agg)) != 0 ||
+      (p->pub.info.sz = sizeof p->pub.info, err = ocgc_source_info(p->src, &p->pub.info)) != 0) {
+    proc_free(p);
+    return err;
+  }
+  p->pub.pid = pid;
+  p->pub.start_ticks = start_ticks;
+  p->pub.uid = uid;
+  p->drain_max = ocgc_source_drain_bound(p->src);
+  /* An event is 2 to 3 words, most often (spans and counters). */
+  p->ring_events = p->pub.info.ring_words / 3 + 1;
+  p->pub.poll_every_ns = OCGC_WATCH_POLL_MIN_NS * 10;
+  p->next_poll_ns = 0; /* at once */
+  if (p->pub.info.has_ext) snprintf(p->pub.program, sizeof p->pub.program, "%s", p->pub.info.program);
+  else ocgc_proc_comm(pid, p->pub.program, sizeof p->pub.program);
+  p->pub.counters.sz = sizeof p->pub.counters;
+  p->pub.totals.sz = sizeof p->pub.totals;
+  p->pub.proc.sz = sizeof p->pub.proc;
+  p->next = w->procs;
+  w->procs = p;
+  w->st.processes++;
+  if (w->o.on_added != NULL) w->o.on_added(&p->pub, w->o.ctx);
+  return 0;
+}
+
+static int watched(const struct ocgc_watch *w, int pid, uint64_t start_ticks)
+{
+  const struct proc *p;
+  for (p = w->procs; p != NULL; p = p->next)
+    if (p->pub.pid == pid && p->pub.start_ticks == start_ticks) return 1;
+  return 0;
+}
+
+/* [pid]'s entry in the memo of the listings (refused_ids), or NULL. */
+static const struct ident *memo_of(const struct ocgc_watch *w, int pid, uint64_t start_ticks)
+{
+  size_t i;
+  for (i = 0; i < w->nrefused; i++)
+    if (w->refused_ids[i].pid == pid && w->refused_ids[i].start_ticks == start_ticks)
+      return &w->refused_ids[i];
+  return NULL;
+}
+
+/* Remember [pid], so that the next listings do not read its maps and open
+ * its ring again, each second, for nothing (thousands of rings over the
+ * bounds would make every listing slow): refused for want of room, or
+ * [unselected] by opts.select.  Forgotten when a watched process goes
+ * (there is room again) and every REFUSED_FORGET_NS (a failing ring may
+ * have appeared to take the place of; a process may have exec'd into a
+ * program select takes); past REFUSED_MEMO entries, not remembered. */
+static void remember(struct ocgc_watch *w, int pid, uint64_t start_ticks, int unselected)
+{
+  if (w->nrefused == w->refused_cap) {
+    size_t cap = w->refused_cap ? w->refused_cap * 2 : 256;
+    struct ident *p;
+    if (cap > REFUSED_MEMO || (p = realloc(w->refused_ids, cap * sizeof *p)) == NULL) return;
+    w->refused_ids = p;
+    w->refused_cap = cap;
+  }
+  w->refused_ids[w->nrefused].pid = pid;
+  w->refused_ids[w->nrefused].start_ticks = start_ticks;
+  w->refused_ids[w->nrefused].unselected = unselected;
+  w->nrefused++;
+}
+
+/* ocgc_list_opts's skip: a process watched already, refused or not
+ * selected lately, or (only_uid) another user's, costs no maps read. */
+static int skip_known(int pid, uint64_t start_time, void *ctx)
+{
+  struct ocgc_watch *w = ctx;
+  const struct ident *m;
+  if (watched(w, pid, start_time)) return 1;
+  if (w->o.only_uid && proc_uid(pid) != w->o.uid) return 1;
+  if ((m = memo_of(w, pid, start_time)) == NULL) return 0;
+  if (!m->unselected) w->listing_refused++;
+  return 1;
+}
+
+/* One ring's drain, within its read budget: 0 or the poll's error. */
+static int proc_read(struct proc *p)
+{
+  struct ocgc_drain_opts d = OCGC_OPTS_INIT(struct ocgc_drain_opts);
+  struct ocgc_drain_result r = OCGC_OPTS_INIT(struct ocgc_drain_result);
+  int err;
+  d.max_events = p->drain_max; /* not read again at each drain */
+  d.deadline_ns = cm_mono_ns() + RING_BUDGET_NS;
+  err = ocgc_agg_drain(p->agg, &d, &r);
+  p->stuck = r.stuck;
+  return err;
+}
+
+static void proc_figures(struct ocgc_watch *w, struct proc *p);
+
+/* Take [p] out of the list at [pp], and free it; with on_gone, read once
+ * more first (an exit's last collections are in the totals it left). */
+static void proc_remove(struct ocgc_watch *w, struct proc **pp, struct proc *p)
+{
+  if (w->o.on_gone != NULL && p->snap != NULL) {
+    if (p->backoff_ns == 0) {
+      (void)proc_read(p);
+      proc_figures(w, p);
+    }
+    w->o.on_gone(&p->pub, w->o.ctx);
+  }
+  *pp = p->next;
+  w->st.processes--;
+  proc_free(p);
+  w->dropped = 1;
+}
+
+/* Room for one more process of [uid]: 0, after letting go of a watched
+ * ring that keeps failing (of [uid] when its quota is the bound) if need
+ * be, or -1 (the bounds are met by rings that read). */
+static int make_room(struct ocgc_watch *w, unsigned uid)
+{
+  struct proc **pp, **victim = NULL, **victim_any = NULL;
+  size_t mine = 0;
+  for (pp = &w->procs; *pp != NULL; pp = &(*pp)->next) {
+    if ((*pp)->pub.uid == uid) mine++;
+    if (!FAILING(*pp)) continue;
+    if (victim_any == NULL) victim_any = pp;
+    if (victim == NULL && (*pp)->pub.uid == uid) victim = pp;
+  }
+  if (mine >= w->o.max_per_user) {
+    if (victim == NULL) return -1;
+  } else if (w->st.processes >= w->o.max_processes) {
+    if ((victim = victim_any) == NULL) return -1;
+  } else {
+    return 0;
+  }
+  proc_remove(w, victim, *victim);
+  w->st.evicted++;
+  return 0;
+}
+
+int ocgc_watch_add_pid(struct ocgc_watch *w, int pid)
+{
+  struct ocgc_attach_opts ao = OCGC_OPTS_INIT(struct ocgc_attach_opts);
+  struct ocgc_proc_ident id;
+  struct ocgc_source *src;
+  int err;
+  if (w == NULL || pid <= 0) return -EINVAL;
+  ao.dir = w->o.dir;
+  if ((err = ocgc_source_open_pid(pid, &ao, &src)) != 0) return err;
+  if (ocgc_proc_ident(pid, &id) != 0) id.start_time = 0;
+  if (watched(w, pid, id.start_time)) { ocgc_source_close(src); return 0; } /* given twice */
+  return proc_add(w, src, pid, id.start_time, proc_uid(pid));
+}
+
+static int list_one(const struct ocgc_list_entry *e, void *ctx)
+{
+  struct ocgc_watch *w = ctx;
+  struct ocgc_attach_opts ao = OCGC_OPTS_INIT(struct ocgc_attach_opts);
+  struct ocgc_source *src;
+  unsigned uid;
+  if (e->state != OCGC_LIST_RUNNING || watched(w, e->pid, e->start_time)) return 0;
+  /* A name of the target's choosing, given as it is (at most 128 bytes);
+   * one not selected is not looked at again for a while. */
+  if (w->o.select != NULL && !w->o.select(e->program, w->o.ctx)) {
+    remember(w, e->pid, e->start_time, 1);
+    return 0;
+  }
+  ao.dir = w->o.dir;
+  uid = proc_uid(e->pid);
+  /* Opened first: only a ring that opens as valid takes a failing one's
+   * place.  One that does not open is counted, not remembered: it may be
+   * a ring being made, which the next listing opens. */
+  if (ocgc_source_open_pid(e->pid, &ao, &src) != 0) {
+    w->st.errors++;
+    w->listing_refused++;
+    return 0;
+  }
+  if (make_room(w, uid) != 0) {
+    ocgc_source_close(src);
+    w->listing_refused++;
+    remember(w, e->pid, e->start_time, 0);
+    return 0;
+  }
+  if (proc_add(w, src, e->pid, e->start_time, uid) != 0) {
+    w->st.errors++;
+    w->listing_refused++;
+  }
+  return 0;
+}
+
+/* A read of [p]'s ring failed with [err]: counted, and told once per
+ * process (an agent must not fill its log with one line per poll of a
+ * ring that stays corrupt). */
+static void proc_error(struct ocgc_watch *w, struct proc *p, int err)
+{
+  w->st.errors++;
+  p->fails++;
+  if (p->said_error) return;
+  p->said_error = 1;
+  if (w->o.on_error != NULL) w->o.on_error(&p->pub, err, w->o.ctx);
+}
+
+static uint64_t passed(const struct ocgc_cursor_stats *st)
+{
+  return st->seen + st->skipped + st->lost;
+}
+
+/* Drain [p] (bounded), and set its next turn from what the drain found:
+ * four times sooner if it lost events or found more than half a ring,
+ * twice sooner if more than a quarter, twice later if less than a
+ * sixteenth: steps by a factor, so that one burst does not make the
+ * schedule swing, and a ring that wakes from idle is caught up with in a
+ * few turns. */
+static void proc_drain(struct ocgc_watch *w, struct proc *p, uint64_t now)
+{
+  struct ocgc_cursor_stats a = OCGC_OPTS_INIT(struct ocgc_cursor_stats);
+  struct ocgc_cursor_stats b = OCGC_OPTS_INIT(struct ocgc_cursor_stats);
+  uint64_t n, every = p->pub.poll_every_ns;
+  int err;
+  ocgc_agg_cursor_stats(p->agg, &a);
+  if ((err = proc_read(p)) != 0) proc_error(w, p, err);
+  else p->fails = 0;
+  ocgc_agg_cursor_stats(p->agg, &b);
+  w->st.polls++;
+  n = passed(&b) - passed(&a);
+  p->passed = passed(&b);
+  if (b.lost > a.lost || n > p->ring_events / 2) every /= 4;
+  else if (n > p->ring_events / 4) every /= 2;
+  else if (n < p->ring_events / 16) every *= 2;
+  if (every < OCGC_WATCH_POLL_MIN_NS) every = OCGC_WATCH_POLL_MIN_NS;
+  if (every > OCGC_WATCH_POLL_MAX_NS) every = OCGC_WATCH_POLL_MAX_NS;
+  p->pub.poll_every_ns = every;
+  p->next_poll_ns = now + every;
+}
+
+/* [p]'s read that began at [t0] ended at [now]: a slow one, or one whose
+ * drain was stuck (a seqlock held for the whole budget), makes it stale
+ * and backs it off (its last values kept meanwhile) once SLOW_READS reads
+ * in a row were so; one in time clears that.  The time of a read of
+ * target memory is the one thing a target cannot lie about to us. */
+static void proc_timed(struct proc *p, uint64_t t0, uint64_t now)
+{
+  if (now - t0 <= OCGC_WATCH_SLOW_NS && !p->stuck) {
+    p->backoff_ns = 0;
+    p->slow_reads = 0;
+    return;
+  }
+  /* A producer preempted in the middle of an update, or one that lies now
+   * and then, is slow once; one that stays so is left alone. */
+  if (++p->slow_reads < SLOW_READS) return;
+  p->pub.stale = 1;
+  p->backoff_ns = p->backoff_ns == 0 ? BACKOFF_MIN_NS : p->backoff_ns * 2;
+  if (p->backoff_ns > BACKOFF_MAX_NS) p->backoff_ns = BACKOFF_MAX_NS;
+  p->retry_ns = now + p->backoff_ns;
+  if (p->next_poll_ns < p->retry_ns) p->next_poll_ns = p->retry_ns;
+}
+
+/* [p], at [pp], is gone: out of the list, and its slot free for another. */
+static void proc_drop(struct ocgc_watch *w, struct proc **pp, struct proc *p)
+{
+  proc_remove(w, pp, p);
+  w->slot_freed = 1;
+}
+
+/* After processes went: give the memory they held back to the system
+ * (glibc keeps freed blocks in its arenas; a burst of hundreds of
+ * processes would otherwise leave the agent at its peak for good). */
+static void give_back(struct ocgc_watch *w)
+{
+  if (!w->dropped) return;
+  w->dropped = 0;
+#ifdef __GLIBC__
+  malloc_trim(0);
+#endif
+}
+
+/* ocgc_list_opts's denied: a process whose maps we may not read.  Whether
+ * it has a ring cannot be told from here (its maps, descriptors and ring
+ * folder are closed to us); it counts as unreadable when its ring shows in
+ * the folder of opts.dir, and only then: every other user's process is
+ * not an OCaml program we miss. */
+static void denied_one(int pid, uint64_t start_time, void *ctx)
+{
+  struct ocgc_watch *w = ctx;
+  char path[4096];
+  struct stat st;
+  (void)start_time;
+  if (w->o.dir == NULL ||
+      snprintf(path, sizeof path, "%s/%d.events", w->o.dir, pid) >= (int)sizeof path)
+    return;
+  if (lstat(path, &st) == 0) w->listing_unreadable++;
+}
+
+/* all: look for new processes, at most once a second. */
+static void list_due(struct ocgc_watch *w, uint64_t now)
+{
+  struct ocgc_list_opts lo = OCGC_OPTS_INIT(struct ocgc_list_opts);
+  struct ocgc_list_stats st = OCGC_OPTS_INIT(struct ocgc_list_stats);
+  if (!w->o.all || (w->listed_ns != 0 && now - w->listed_ns < LIST_EVERY_NS)) return;
+  lo.skip = skip_known;
+  lo.denied = denied_one;
+  w->listing_refused = 0;
+  w->listing_unreadable = 0;
+  if (w->slot_freed || now - w->refused_since_ns >= REFUSED_FORGET_NS) {
+    w->nrefused = 0;
+    w->refused_since_ns = now;
+    w->slot_freed = 0;
+  }
+  if (ocgc_list_opts(&lo, list_one, w, &st) < 0) w->st.errors++;
+  else {
+    w->st.unreadable = w->listing_unreadable;
+    w->st.refused = w->listing_refused;
+  }
+  w->listed_ns = now;
+}
+
+uint64_t ocgc_watch_poll(struct ocgc_watch *w, uint64_t now)
+{
+  struct proc **pp = &w->procs;
+  uint64_t next = now + OCGC_WATCH_POLL_MAX_NS;
+  list_due(w, now);
+  while (*pp != NULL) {
+    struct proc *p = *pp;
+    if (w->o.yield != NULL && w->o.yield(w->o.ctx)) return now;
+    if (p->next_poll_ns <= now) {
+      uint64_t before = p->passed, t0 = cm_mono_ns();
+      int check;
+      proc_drain(w, p, now);
+      /* A ring that moved was written by its live process (no other
+       * writes it): /proc is read only for one that stood still, or once
+       * a second; a refresh always reads it. */
+      check = p->passed == before || now - p->alive_ns >= ALIVE_EVERY_NS;
+      if (check && ocgc_source_gone(p->src)) {
+        proc_drop(w, pp, p);
+        continue;
+      }
+      if (check) p->alive_ns = now;
+      proc_timed(p, t0, cm_mono_ns());
+    }
+    if (p->next_poll_ns < next) next = p->next_poll_ns;
+    pp = &p->next;
+  }
+  give_back(w);
+  return next;
+}
+
+/* *now, or [before] if that is more: what a counter shows. */
+static void no_less(uint64_t *now, uint64_t before)
+{
+  if (*now < before) *now = before;
+}
+
+/* The counters of the new snapshot, each never less than before: an honest
+ * producer's only grow, and a lying one must not make a reader see a
+ * counter reset (and a rate out of nothing). */
+static void read_counters(struct proc *p, int first)
+{
+  struct ocgc_counters c = OCGC_OPTS_INIT(struct ocgc_counters), *o = &p->pub.counters;
+  ocgc_snapshot_counters(p->snap, &c);
+  if (!first) {
+    unsigned k;
+    for (k = 0; k < OCGC_KIND_COUNT; k++) no_less(&c.collections[k], o->collections[k]);
+    no_less(&c.major_cycles, o->major_cycles);
+    no_less(&c.allocated_bytes, o->allocated_bytes);
+    no_less(&c.promoted_bytes, o->promoted_bytes);
+    no_less(&c.direct_major_bytes, o->direct_major_bytes);
+    no_less(&c.gc_time_ns, o->gc_time_ns);
+    no_less(&c.events_seen, o->events_seen);
+    no_less(&c.events_lost, o->events_lost);
+  }
+  *o = c;
+}
+
+/* The totals' cause table read, each cell never less than before (as
+ * read_counters). */
+static void read_totals(struct proc *p, struct ocgc_totals *t)
+{
+  unsigned k, c;
+  if (p->pub.have_totals)
+    for (k = 0; k < OCGC_KIND_COUNT; k++)
+      for (c = 0; c < OCGC_CAUSE_SLOTS; c++)
+        no_less(&t->by_cause[k][c], p->pub.totals.by_cause[k][c]);
+  p->pub.totals = *t;
+  p->pub.have_totals = 1;
+}
+
+/* The events written into [p]'s rings (ocgc files), summed: kept from the
+ * last read of every ring, and never less than before. */
+static void read_written(struct proc *p)
+{
+  uint64_t sum = 0, v;
+  unsigned r;
+  if (!p->pub.info.has_ext) return;
+  for (r = 0; r < p->pub.info.max_domains; r++) {
+    if (ocgc_source_written(p->src, r, &v) != 0) return;
+    sum += v;
+  }
+  if (!p->pub.have_written || sum > p->pub.written) p->pub.written = sum;
+  p->pub.have_written = 1;
+}
+
+/* Snapshot [p] and read what its ring says besides (a snapshot that fails
+ * leaves the last one, or none before its first). */
+static void proc_figures(struct ocgc_watch *w, struct proc *p)
+{
+  struct ocgc_totals t = OCGC_OPTS_INIT(struct ocgc_totals);
+  int first = p->snap == NULL;
+  /* In place: no allocation at each refresh once the histograms exist. */
+  if (ocgc_agg_snapshot_update(p->agg, &p->snap) == 0) read_counters(p, first);
+  else w->st.errors++;
+  p->pub.snap = p->snap;
+  if (ocgc_source_totals(p->src, &t) == 0) read_totals(p, &t);
+  p->pub.config.sz = sizeof p->pub.config;
+  p->pub.have_config = ocgc_source_gc_config(p->src, &p->pub.config) == 0;
+  read_written(p);
+}
+
+/* Drain, snapshot and read one process: 0, or -1 if it is gone. */
+static int proc_refresh(struct ocgc_watch *w, struct proc *p, uint64_t now)
+{
+  proc_drain(w, p, now);
+  if (ocgc_source_gone(p->src) || ocgc_process_figures(p->pub.pid, &p->pub.proc) != 0) return -1;
+  proc_figures(w, p);
+  return 0;
+}
+
+void ocgc_watch_refresh(struct ocgc_watch *w, uint64_t deadline)
+{
+  struct proc **pp = &w->procs;
+  uint64_t t0 = cm_mono_ns(), now = t0, stale = 0;
+  list_due(w, t0);
+  while (*pp != NULL) {
+    struct proc *p = *pp;
+    now = cm_mono_ns();
+    if (now >= deadline || (p->backoff_ns != 0 && p->snap != NULL)) {
+      /* Out of time, or slow: its last figures, marked so.  A slow ring is
+       * read again by the poll turns only (once its backoff ends), never
+       * while a refresh waits, but until it has figures (each read
+       * bounded); a read in time brings it back here. */
+      p->pub.stale = 1;
+      stale++;
+      pp = &p->next;
+      continue;
+    }
+    p->pub.stale = 0;
+    if (proc_refresh(w, p, t0) != 0) {
+      proc_drop(w, pp, p);
+      continue;
+    }
+    proc_timed(p, now, cm_mono_ns());
+    stale += p->pub.stale != 0;
+    pp = &p->next;
+  }
+  w->st.stale = stale;
+  give_back(w);
+  w->st.refresh_ns = cm_mono_ns() - t0;
+}
+
+const struct ocgc_watched *ocgc_watch_next(const struct ocgc_watch *w,
+                                           const struct ocgc_watched *prev)
+{
+  if (w == NULL) return NULL;
+  if (prev == NULL) return w->procs != NULL ? &w->procs->pub : NULL;
+  /* pub is the first member of struct proc: prev is its proc. */
+  {
+    const struct proc *p = (const struct proc *)(const void *)prev;
+    return p->next != NULL ? &p->next->pub : NULL;
+  }
+}
+
+uint64_t ocgc_watched_collections(const struct ocgc_watched *p, unsigned kind, unsigned cause)
+{
+  struct ocgc_cause_row row = OCGC_OPTS_INIT(struct ocgc_cause_row);
+  if (kind >= OCGC_KIND_COUNT || cause >= OCGC_CAUSE_COUNT) return 0;
+  if (p->info.has_ext) return p->have_totals ? p->totals.by_cause[kind][cause] : 0;
+  return p->snap != NULL && ocgc_snapshot_cause(p->snap, kind, cause, &row) == 0 ? row.count : 0;
+}
+
+uint64_t ocgc_watched_events(const struct ocgc_watched *p)
+{
+  return p->have_written ? p->written : p->counters.events_seen;
+}
+
+int ocgc_watch_stats(const struct ocgc_watch *w, struct ocgc_watch_stats *out)
+{
+  if (w == NULL) return -EINVAL;
+  return opts_write(out, &w->st, sizeof w->st);
+}
+
+void ocgc_watch_free(struct ocgc_watch *w)
+{
+  if (w == NULL) return;
+  while (w->procs != NULL) {
+    struct proc *p = w->procs;
+    w->procs = p->next;
+    proc_free(p);
+  }
+  free(w->refused_ids);
+  free(w);
+}
