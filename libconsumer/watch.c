@@ -31,6 +31,7 @@
 #include "ocgc/watch.h"
 #include "opts.h"
 #include "procfs.h"
+#include "programs.h"
 
 #define LIST_EVERY_NS 1000000000u
 #define REFUSED_FORGET_NS 60000000000u /* 60 s */
@@ -76,6 +77,7 @@ struct ocgc_watch {
   uint64_t listed_ns;         /* cm_mono_ns() at the last listing (0: never) */
   int dropped;                /* a process was let go since the last give_back() */
   int slot_freed;             /* a watched process went since the last listing */
+  struct programs progs;      /* by_program: the programs' sums */
 };
 
 int ocgc_watch_new(const struct ocgc_watch_opts *opts, struct ocgc_watch **out)
@@ -151,6 +153,7 @@ static int proc_add(struct ocgc_watch *w, struct ocgc_source *src, int pid, uint
   p->next = w->procs;
   w->procs = p;
   w->st.processes++;
+  if (w->o.by_program) programs_revive(&w->progs, &p->pub);
   if (w->o.on_added != NULL) w->o.on_added(&p->pub, w->o.ctx);
   return 0;
 }
@@ -223,16 +226,18 @@ static int proc_read(struct proc *p)
 
 static void proc_figures(struct ocgc_watch *w, struct proc *p);
 
-/* Take [p] out of the list at [pp], and free it; with on_gone, read once
- * more first (an exit's last collections are in the totals it left). */
+/* Take [p] out of the list at [pp], and free it; by_program or with
+ * on_gone, read once more first (an exit's last collections are in the
+ * totals it left). */
 static void proc_remove(struct ocgc_watch *w, struct proc **pp, struct proc *p)
 {
-  if (w->o.on_gone != NULL && p->snap != NULL) {
+  if ((w->o.on_gone != NULL || w->o.by_program) && p->snap != NULL) {
     if (p->backoff_ns == 0) {
       (void)proc_read(p);
       proc_figures(w, p);
     }
-    w->o.on_gone(&p->pub, w->o.ctx);
+    if (w->o.by_program) programs_retire(&w->progs, &p->pub);
+    if (w->o.on_gone != NULL) w->o.on_gone(&p->pub, w->o.ctx);
   }
   *pp = p->next;
   w->st.processes--;
@@ -579,6 +584,7 @@ void ocgc_watch_refresh(struct ocgc_watch *w, uint64_t deadline)
     pp = &p->next;
   }
   w->st.stale = stale;
+  if (w->o.by_program) programs_update(&w->progs, w);
   give_back(w);
   w->st.refresh_ns = cm_mono_ns() - t0;
 }
@@ -593,6 +599,11 @@ const struct ocgc_watched *ocgc_watch_next(const struct ocgc_watch *w,
     const struct proc *p = (const struct proc *)(const void *)prev;
     return p->next != NULL ? &p->next->pub : NULL;
   }
+}
+
+const struct programs *watch_programs(const struct ocgc_watch *w)
+{
+  return w->o.by_program ? &w->progs : NULL;
 }
 
 uint64_t ocgc_watched_collections(const struct ocgc_watched *p, unsigned kind, unsigned cause)
@@ -622,6 +633,7 @@ void ocgc_watch_free(struct ocgc_watch *w)
     w->procs = p->next;
     proc_free(p);
   }
+  programs_free(&w->progs);
   free(w->refused_ids);
   free(w);
 }

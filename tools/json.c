@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "json.h"
-#include "utf8.h"
+#include "common/utf8.h"
 
 static void put(struct json *j, const char *s, size_t n)
 {
@@ -119,7 +119,7 @@ static size_t put_char(struct json *j, const unsigned char *s)
   }
   if (*s < 0x20 || *s == 0x7f) { put_u(j, *s); return 1; }
   if (*s < 0x80) { put(j, (const char *)s, 1); return 1; }
-  n = tool_utf8_len(s, &cp);
+  n = cm_utf8_len(s, &cp);
   if (n == 0) { put_u(j, *s); return 1; } /* not UTF-8: the byte, as U+00XX */
   if (cp <= 0x9f || cp == 0x2028 || cp == 0x2029) put_u(j, cp);
   else put(j, (const char *)s, n);

@@ -153,7 +153,7 @@ static void render_kinds(struct serve *sv, unsigned wanted, struct serve_body **
     if (serve_body_begin(w) != 0) { out[k] = NULL; continue; }
     if (k == BODY_INDEX) serve_set_index(&sv->set, serve_body_put, w);
     else serve_set_metrics(&sv->set, serve_body_put, w,
-                           k == BODY_TEXT ? EXPO_TEXT : EXPO_OPENMETRICS);
+                           k == BODY_TEXT ? OCGC_EXPO_TEXT : OCGC_EXPO_OPENMETRICS);
     out[k] = serve_body_finish(w);
   }
 }
@@ -534,7 +534,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
   struct serve_body *body;
   int metrics = strcmp(url, "/metrics") == 0;
   static int headers_seen; /* its address marks a request whose headers are in */
-  enum expo_format f;
+  enum ocgc_expo_format f;
   (void)version, (void)upload;
   /* Another method is refused at once (its body unread: the connection
    * closes).  GET and HEAD are answered on the second call, once
@@ -561,18 +561,18 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
     enum MHD_Result ret = admit(sv, c, &answered);
     if (answered) return ret;
   }
-  f = expo_negotiate(MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT));
+  f = ocgc_expo_negotiate(MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT));
   if (strcmp(url, "/-/healthy") == 0) {
     char why[160];
     int ok = healthy(sv, why, sizeof why);
     return text(sv, c, ok ? MHD_HTTP_OK : MHD_HTTP_SERVICE_UNAVAILABLE, why);
   }
   if (!metrics && strcmp(url, "/") != 0) return text(sv, c, MHD_HTTP_NOT_FOUND, "not found\n");
-  body = render(sv, !metrics ? BODY_INDEX : f == EXPO_TEXT ? BODY_TEXT : BODY_OPENMETRICS);
+  body = render(sv, !metrics ? BODY_INDEX : f == OCGC_EXPO_TEXT ? BODY_TEXT : BODY_OPENMETRICS);
   if (body == NULL)
     return text(sv, c, MHD_HTTP_SERVICE_UNAVAILABLE, "not ready: the first read of the rings has "
                                                  "not ended yet\n");
-  return answer_body(sv, c, metrics ? expo_content_type(f) : "text/plain; charset=utf-8", body);
+  return answer_body(sv, c, metrics ? ocgc_expo_content_type(f) : "text/plain; charset=utf-8", body);
 }
 
 /* [s], a user name or number, as a uid: 0, or -1. */
@@ -779,7 +779,7 @@ static void main_loop(struct serve *sv)
   uint64_t next = cm_mono_ns();
   if (sv->tf.path != NULL) {
     char every[32];
-    tool_say("writing %s every %ss", sv->tf.path, expo_seconds(sv->tf.every_ns, every, sizeof every));
+    tool_say("writing %s every %ss", sv->tf.path, ocgc_expo_seconds(sv->tf.every_ns, every, sizeof every));
   }
   while (!tool_stop) {
     uint64_t now = cm_mono_ns(), nap = 200000000u;

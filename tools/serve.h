@@ -12,8 +12,8 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
-#include "expo.h"
 #include "ocgc/consumer.h"
+#include "ocgc/expo.h"
 
 /* A body's compressed size at most (then it fails). */
 #define SERVE_BUF_MAX (64u << 20)
@@ -37,7 +37,7 @@ int serve_body_writer_init(struct serve_body_writer *w);
 void serve_body_writer_free(struct serve_body_writer *w);
 /* Begin a body (one reference, the writer's): 0, or -1 out of memory. */
 int serve_body_begin(struct serve_body_writer *w);
-/* An expo_put_fn: text appended to the body (ctx: the writer). */
+/* An ocgc_put_fn: text appended to the body (ctx: the writer). */
 void serve_body_put(void *ctx, const char *s, size_t n);
 /* The body written, with the writer's reference (failed if it was too
  * big or memory ran out). */
@@ -56,62 +56,6 @@ long serve_body_read(struct serve_body_reader *r, char *buf, size_t max);
 void serve_body_reader_free(void *r); /* NULL: nothing */
 
 
-/* A program's name as a label of every series: at most this many bytes
- * of it (cut between characters, then "..." as U+2026), so that no
- * process's share of /metrics depends on what it calls itself. */
-#define SERVE_LABEL_MAX 32
-
-/* ---- --by program (serve_byprog.c) ------------------------------------------ */
-
-/* Programs with series of their own, at most; the rest share one. */
-#define SERVE_MAX_PROGRAMS 512
-#define SERVE_OTHER_PROGRAMS "(other programs)"
-/* Processes that went, per program, whose figures are remembered so that
- * one watched again is not counted twice. */
-#define SERVE_RETIRED_KEPT 4
-
-/* The counters of a process, or summed over a program's: what the series
- * of --by program add up and hold. */
-struct serve_sums {
-  struct {
-    uint64_t by_cause[OCGC_KIND_COUNT][OCGC_CAUSE_COUNT];
-    uint64_t major_cycles, gc_time_ns, allocated_bytes, direct_major_bytes, promoted_bytes;
-    uint64_t events, events_lost;
-    uint64_t utime_ns, stime_ns, voluntary_ctxt, involuntary_ctxt, minflt, majflt;
-  } w;                        /* counters only: summed, held word by word */
-  struct ocgc_bucket_counts pauses, kinds[OCGC_KIND_COUNT];
-  int has_ext;
-};
-struct serve_retired {
-  int used, pid;
-  uint64_t start_ticks;
-  struct serve_sums s;
-};
-struct serve_prog {
-  struct serve_prog *next;
-  char label[SERVE_LABEL_MAX + 4];
-  int other;                  /* SERVE_OTHER_PROGRAMS */
-  struct serve_sums gone;     /* of its processes that went */
-  struct serve_sums now;      /* gone + the living ones, at the last refresh */
-  struct serve_sums shown;    /* what is served: never less than before */
-  int shown_ever;
-  uint64_t live_ns;           /* cm_mono_ns() when it last had a living process */
-  unsigned last_processes;    /* living processes at the last update */
-  struct {                    /* its living processes' gauges, summed */
-    unsigned processes;
-    int has_ext, have_fds;
-    uint64_t heap_bytes, top_heap_bytes, heap_chunks, rss_bytes, vsize_bytes, threads, open_fds;
-    int config_state;         /* 0: none yet; 1: every one's read, all equal; 2: not */
-    struct ocgc_gc_config config;
-    struct serve_prog_info {  /* their runtimes, each distinct one (at most 4) */
-      char version[16], variant[16], ocgc_version[16];
-    } infos[4];
-    unsigned ninfos;
-  } live;
-  struct serve_retired retired[SERVE_RETIRED_KEPT];
-  unsigned next_retired;
-};
-
 /* The processes watched: libocgc's watch, made from the options below
  * (serve_set.c), and what the HTTP side counts besides. */
 struct serve_set {
@@ -124,8 +68,6 @@ struct serve_set {
   unsigned max_per_user;      /* --max-per-user (0: OCGC_WATCH_MAX_PER_USER) */
   const char *dir;            /* --dir: rings are DIR/PID.events */
   struct ocgc_watch *watch;   /* made by serve_set_start() */
-  struct serve_prog *progs;   /* --by program: every program seen */
-  unsigned nprogs;
   int sees_every_user;        /* ocgc_sees_every_user(), at start */
   uint64_t late;              /* scrapes answered before their refresh ended
                                  (counted by serve.c, atomically) */
@@ -139,12 +81,6 @@ struct serve_set {
   void *yield_ctx;
 };
 
-/* A watched process's program as the label of its series: at most
- * SERVE_LABEL_MAX bytes of it (cut between characters, then "..." as
- * U+2026), so that no process's share of /metrics depends on what it calls
- * itself; out holds SERVE_LABEL_MAX + 4 bytes. */
-void serve_label(const struct ocgc_watched *p, char *out);
-
 /* Make the watch from the options parsed: 0, or after a line the exit code. */
 int serve_set_start(struct serve_set *s);
 
@@ -152,34 +88,17 @@ int serve_set_start(struct serve_set *s);
  * saying why it cannot be, the exit code. */
 int serve_set_add_pid(struct serve_set *s, int pid);
 
-/* ocgc_watch_refresh() until [deadline] (cm_mono_ns()), then the programs'
- * sums (--by program). */
+/* ocgc_watch_refresh() until [deadline] (cm_mono_ns()). */
 void serve_set_refresh(struct serve_set *s, uint64_t deadline);
 
 /* ocgc_watch_poll(): the cm_mono_ns() of the next turn. */
 uint64_t serve_set_poll(struct serve_set *s, uint64_t now);
 
-/* --by program: [p] goes (its figures read one last time by the caller):
- * they stay in its program's sums. */
-void serve_byprog_retire(struct serve_set *s, const struct ocgc_watched *p);
-/* --by program: [p] is watched (again?): if it went before, its figures
- * leave the gone sums, for it counts them itself. */
-void serve_byprog_revive(struct serve_set *s, const struct ocgc_watched *p);
-/* --by program: the programs' sums, from the processes as refreshed. */
-void serve_byprog_update(struct serve_set *s);
-void serve_byprog_free(struct serve_set *s);
-
-/* Its runtime, as ocaml_runtime_info labels it: version ("5" for stock
- * rings), variant (native, bytecode, stock), ocgc_version ("" for stock),
- * each into n bytes. */
-void serve_proc_runtime(const struct ocgc_watched *p, char *version, char *variant,
-                        char *ocgc_version, size_t n);
-
 /* The exposition of the set as refreshed last, in format [f], to [put]. */
-void serve_set_metrics(const struct serve_set *s, expo_put_fn put, void *ctx, enum expo_format f);
+void serve_set_metrics(const struct serve_set *s, ocgc_put_fn put, void *ctx, enum ocgc_expo_format f);
 
 /* A text page listing the watched processes, every string escaped. */
-void serve_set_index(const struct serve_set *s, expo_put_fn put, void *ctx);
+void serve_set_index(const struct serve_set *s, ocgc_put_fn put, void *ctx);
 
 void serve_set_free(struct serve_set *s);
 

@@ -1,8 +1,7 @@
 /* serve_set.c - the processes `ocgc serve` watches (serve.h): libocgc's
  * watch (ocgc/watch.h: which processes, each ring's schedule, liveness,
- * slow rings, bounds) made from the command line's options, its failures
- * said once on stderr, and with --by program its processes' comings and
- * goings handed to serve_byprog.c.  Used by one thread at a time: the
+ * slow rings, bounds, --by program's sums) made from the command line's
+ * options, and its failures said once on stderr.  Used by one thread at a time: the
  * main thread before the poll thread starts, then the poll thread. */
 
 #include <errno.h>
@@ -11,12 +10,6 @@
 
 #include "common.h"
 #include "serve.h"
-#include "utf8.h"
-
-void serve_label(const struct ocgc_watched *p, char *out)
-{
-  tool_utf8_cut(p->program, SERVE_LABEL_MAX, out);
-}
 
 /* --program: a name of the target's choosing, matched as it is (the
  * regex's time is bounded by the name's 128 bytes). */
@@ -40,16 +33,6 @@ static void said_error(const struct ocgc_watched *p, int err, void *ctx)
            tool_esc(p->program, prog, sizeof prog), ocgc_strerror(err));
 }
 
-static void added(const struct ocgc_watched *p, void *ctx)
-{
-  serve_byprog_revive(ctx, p);
-}
-
-static void went(const struct ocgc_watched *p, void *ctx)
-{
-  serve_byprog_retire(ctx, p);
-}
-
 int serve_set_start(struct serve_set *s)
 {
   struct ocgc_watch_opts o = OCGC_OPTS_INIT(struct ocgc_watch_opts);
@@ -64,14 +47,11 @@ int serve_set_start(struct serve_set *s)
   /* /metrics has no per-phase histogram, and its histograms have fixed
    * buckets: counted at them, with no fine histogram (a few hundred bytes
    * per process that stay in the cache, nothing to copy at a scrape). */
-  o.bounds_ns = expo_buckets_ns;
-  o.nbounds = EXPO_NBUCKETS;
+  o.bounds_ns = ocgc_expo_bounds_ns();
+  o.nbounds = OCGC_EXPO_NBUCKETS;
   o.yield = s->yield != NULL ? yield_asked : NULL;
   o.on_error = said_error;
-  if (s->by_program) {
-    o.on_added = added;
-    o.on_gone = went;
-  }
+  o.by_program = s->by_program;
   o.ctx = s;
   if ((err = ocgc_watch_new(&o, &s->watch)) != 0) {
     tool_say("cannot watch: %s", ocgc_strerror(err));
@@ -96,10 +76,9 @@ uint64_t serve_set_poll(struct serve_set *s, uint64_t now)
 void serve_set_refresh(struct serve_set *s, uint64_t deadline)
 {
   ocgc_watch_refresh(s->watch, deadline);
-  serve_byprog_update(s);
 }
 
-void serve_set_index(const struct serve_set *s, expo_put_fn put, void *out)
+void serve_set_index(const struct serve_set *s, ocgc_put_fn put, void *out)
 {
   const struct ocgc_watched *p;
   struct ocgc_watch_stats st = OCGC_OPTS_INIT(struct ocgc_watch_stats);
@@ -120,5 +99,4 @@ void serve_set_free(struct serve_set *s)
 {
   ocgc_watch_free(s->watch);
   s->watch = NULL;
-  serve_byprog_free(s);
 }

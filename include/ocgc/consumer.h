@@ -23,5 +23,6 @@
 #include <ocgc/names.h>
 #include <ocgc/process.h>
 #include <ocgc/watch.h>
+#include <ocgc/expo.h>
 
 #endif /* OCGC_CONSUMER_H */

@@ -94,6 +94,15 @@ struct ocgc_watch_opts {
    * aggregator's defaults. */
   const uint64_t *bounds_ns;
   unsigned nbounds;
+  /** Nonzero: also sum the processes by program (their name cut to 32
+   * bytes), for ocgc_watch_expose() (ocgc/expo.h): counters summed over a
+   * program's processes, living and gone (a process that goes is read a
+   * last time and its figures kept; one watched again is not counted
+   * twice), never less than before; gauges over the living ones.  At most
+   * 512 programs have series of their own: a new one takes the place of
+   * the one whose processes all went longest ago, else it shares one
+   * labelled "(other programs)". */
+  int by_program;
   /** Asked before each ring's read: nonzero ends ocgc_watch_poll() early
    * (someone waits for the caller).  May be NULL. */
   int (*yield)(void *ctx);
@@ -102,9 +111,9 @@ struct ocgc_watch_opts {
   void (*on_error)(const struct ocgc_watched *w, int err, void *ctx);
   /** [w] is watched from now on (called once it is in the set). */
   void (*on_added)(const struct ocgc_watched *w, void *ctx);
-  /** [w] leaves the set (gone, or evicted): with it given, the set first
-   * reads its ring a last time (unless backed off), so that what an exit
-   * wrote last is in its figures. */
+  /** [w] leaves the set (gone, or evicted): with it given (or by_program),
+   * the set first reads its ring a last time (unless backed off), so that
+   * what an exit wrote last is in its figures. */
   void (*on_gone)(const struct ocgc_watched *w, void *ctx);
   void *ctx;                  /**< given to every callback above */
 };

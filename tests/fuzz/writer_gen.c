@@ -24,7 +24,7 @@
 #include <string.h>
 
 #include "common.h"
-#include "expo.h"
+#include "ocgc/expo.h"
 #include "html.h"
 #include "json.h"
 
@@ -85,23 +85,23 @@ static void put_file(void *ctx, const char *s, size_t n)
   fwrite(s, 1, n, ctx);
 }
 
-static void expo_file(const char *dir, const char *name, enum expo_format fmt, char **strs,
+static void expo_file(const char *dir, const char *name, enum ocgc_expo_format fmt, char **strs,
                       unsigned n)
 {
   FILE *f = out(dir, name);
-  struct expo e;
+  struct ocgc_expo e;
   unsigned i;
-  expo_init(&e, put_file, f, fmt);
+  ocgc_expo_init(&e, put_file, f, fmt);
   char help[MAX_LEN + 2];
   snprintf(help, sizeof help, "h%s", strs[0]); /* never empty: promtool lints an empty HELP */
-  expo_family(&e, "fuzz_value", "gauge", help);
+  ocgc_expo_family(&e, "fuzz_value", "gauge", help);
   for (i = 0; i < n; i++) {
     char idx[16];
-    struct expo_label l[2] = {{"i", idx}, {"v", strs[i]}};
+    struct ocgc_expo_label l[2] = {{"i", idx}, {"v", strs[i]}};
     snprintf(idx, sizeof idx, "%u", i);
-    expo_u64(&e, "fuzz_value", l, 2, i);
+    ocgc_expo_u64(&e, "fuzz_value", l, 2, i);
   }
-  expo_finish(&e);
+  ocgc_expo_finish(&e);
   fclose(f);
 }
 
@@ -131,8 +131,8 @@ int main(int argc, char **argv)
   }
   fclose(f);
 
-  expo_file(argv[1], "m.prom", EXPO_TEXT, strs, n);
-  expo_file(argv[1], "m.om", EXPO_OPENMETRICS, strs, n);
+  expo_file(argv[1], "m.prom", OCGC_EXPO_TEXT, strs, n);
+  expo_file(argv[1], "m.om", OCGC_EXPO_OPENMETRICS, strs, n);
 
   f = out(argv[1], "s.json");
   json_init_file(&j, f, 0);

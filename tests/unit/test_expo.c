@@ -10,34 +10,34 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "expo.h"
+#include "ocgc/expo.h"
 #include "testutil.h"
 
 static struct tu_buf out;
-static struct expo e;
+static struct ocgc_expo e;
 
-static void start_as(enum expo_format f)
+static void start_as(enum ocgc_expo_format f)
 {
   memset(&out, 0, sizeof out);
-  expo_init(&e, tu_buf_put, &out, f);
+  ocgc_expo_init(&e, tu_buf_put, &out, f);
 }
 
-static void start(void) { start_as(EXPO_TEXT); }
+static void start(void) { start_as(OCGC_EXPO_TEXT); }
 
 START_TEST(test_family_and_numbers)
 {
-  struct expo_label l[2] = {{"pid", "42"}, {"program", NULL}};
+  struct ocgc_expo_label l[2] = {{"pid", "42"}, {"program", NULL}};
   start();
-  expo_family(&e, "x_total", "counter", "a \\ b\nc \"q\"");
-  expo_u64(&e, "x_total", l, 2, UINT64_MAX);
-  expo_u64(&e, "x_total", NULL, 0, 0);
-  expo_double(&e, "x_total", l, 1, INFINITY);
-  expo_double(&e, "x_total", l, 1, -INFINITY);
-  expo_double(&e, "x_total", l, 1, NAN);
-  expo_double(&e, "x_total", l, 1, 0.25);
-  expo_ns(&e, "x_total", l, 1, 1500000000);
-  expo_ns(&e, "x_total", l, 1, 1);
-  expo_ns(&e, "x_total", l, 1, 3000000000);
+  ocgc_expo_family(&e, "x_total", "counter", "a \\ b\nc \"q\"");
+  ocgc_expo_u64(&e, "x_total", l, 2, UINT64_MAX);
+  ocgc_expo_u64(&e, "x_total", NULL, 0, 0);
+  ocgc_expo_double(&e, "x_total", l, 1, INFINITY);
+  ocgc_expo_double(&e, "x_total", l, 1, -INFINITY);
+  ocgc_expo_double(&e, "x_total", l, 1, NAN);
+  ocgc_expo_double(&e, "x_total", l, 1, 0.25);
+  ocgc_expo_ns(&e, "x_total", l, 1, 1500000000);
+  ocgc_expo_ns(&e, "x_total", l, 1, 1);
+  ocgc_expo_ns(&e, "x_total", l, 1, 3000000000);
   ck_assert_str_eq(out.s, "# HELP x_total a \\\\ b\\nc \"q\"\n"
                           "# TYPE x_total counter\n"
                           "x_total{pid=\"42\"} 18446744073709551615\n"
@@ -57,10 +57,10 @@ END_TEST
  * byte 0x80-0x9f) as U+FFFD. */
 START_TEST(test_label_escapes)
 {
-  struct expo_label l[2] = {{"pid", "1"}, {"program", NULL}};
+  struct ocgc_expo_label l[2] = {{"pid", "1"}, {"program", NULL}};
   start();
   l[1].value = "a\\b\"c\nd\xc3\xa9" "e\xff" "f\x01g\xc2\x85h\xed\xa0\x80";
-  expo_u64(&e, "m", l, 2, 7);
+  ocgc_expo_u64(&e, "m", l, 2, 7);
   ck_assert_str_eq(out.s, "m{pid=\"1\",program=\"a\\\\b\\\"c\\nd\xc3\xa9"
                           "e\xc3\xbf" "f\xef\xbf\xbdg\xef\xbf\xbdh\xc3\xad\xc2\xa0\xef\xbf\xbd\"} 7\n");
 }
@@ -74,10 +74,10 @@ START_TEST(test_every_byte)
   for (a = 1; a < 256; a++)
     for (b = 0; b < 256; b++) {
       char s[4] = {'a', (char)a, (char)b, '\0'};
-      struct expo_label l = {"l", s};
+      struct ocgc_expo_label l = {"l", s};
       const char *p, *q;
       start();
-      expo_u64(&e, "m", &l, 1, 1);
+      ocgc_expo_u64(&e, "m", &l, 1, 1);
       p = strchr(out.s, '"');
       q = strrchr(out.s, '"');
       TU_CHECK(strchr(out.s, '\n') == out.s + out.n - 1, "%02x %02x: newline inside", a, b);
@@ -95,29 +95,29 @@ START_TEST(test_every_byte)
 }
 END_TEST
 
-/* Bucket counts at expo_buckets_ns of the values [v] (as an aggregator
+/* Bucket counts at ocgc_expo_bounds_ns() of the values [v] (as an aggregator
  * given those bounds counts them). */
 static struct ocgc_bucket_counts buckets_of(const uint64_t *v, size_t n)
 {
   struct ocgc_bucket_counts b = OCGC_OPTS_INIT(struct ocgc_bucket_counts);
   size_t i, j;
   memset(&b, 0, sizeof b);
-  b.nbounds = EXPO_NBUCKETS;
+  b.nbounds = OCGC_EXPO_NBUCKETS;
   for (i = 0; i < n; i++) {
     b.count++;
     b.sum_ns += v[i];
-    for (j = 0; j < EXPO_NBUCKETS; j++) b.le[j] += v[i] <= expo_buckets_ns[j];
+    for (j = 0; j < OCGC_EXPO_NBUCKETS; j++) b.le[j] += v[i] <= ocgc_expo_bounds_ns()[j];
   }
   return b;
 }
 
 START_TEST(test_histogram)
 {
-  struct expo_label l[2] = {{"pid", "7"}, {"kind", "minor"}};
+  struct ocgc_expo_label l[2] = {{"pid", "7"}, {"kind", "minor"}};
   static const uint64_t v[] = {500, 1500, 3000, 7000000, 2000000000, 20000000000};
   struct ocgc_bucket_counts b = buckets_of(v, sizeof v / sizeof v[0]);
   start();
-  expo_buckets(&e, "d_seconds", l, 2, &b);
+  ocgc_expo_buckets(&e, "d_seconds", l, 2, &b);
   ck_assert_str_eq(out.s,
       "d_seconds_bucket{pid=\"7\",kind=\"minor\",le=\"0.000001\"} 1\n"
       "d_seconds_bucket{pid=\"7\",kind=\"minor\",le=\"0.0000025\"} 2\n"
@@ -146,7 +146,7 @@ START_TEST(test_histogram)
       "d_seconds_count{pid=\"7\",kind=\"minor\"} 6\n");
   start();
   b = buckets_of(NULL, 0);
-  expo_buckets(&e, "d_seconds", NULL, 0, &b);
+  ocgc_expo_buckets(&e, "d_seconds", NULL, 0, &b);
   ck_assert_ptr_nonnull(strstr(out.s, "d_seconds_bucket{le=\"+Inf\"} 0\nd_seconds_sum 0\n"
                                       "d_seconds_count 0\n"));
 }
@@ -157,28 +157,28 @@ END_TEST
  * the exposition; text writes an info as a gauge and no EOF. */
 START_TEST(test_openmetrics)
 {
-  struct expo_label l[1] = {{"pid", "9"}};
-  start_as(EXPO_OPENMETRICS);
-  expo_family(&e, "c_total", "counter", "say \"hi\"");
-  expo_u64(&e, "c_total", l, 1, 3);
-  expo_family(&e, "r_info", "info", "i");
-  expo_u64(&e, "r_info", l, 1, 1);
-  expo_family(&e, "g_bytes", "gauge", "g");
-  expo_u64(&e, "g_bytes", l, 1, 2);
-  expo_family(&e, "total", "counter", "a name that is only the suffix stays whole");
-  expo_finish(&e);
+  struct ocgc_expo_label l[1] = {{"pid", "9"}};
+  start_as(OCGC_EXPO_OPENMETRICS);
+  ocgc_expo_family(&e, "c_total", "counter", "say \"hi\"");
+  ocgc_expo_u64(&e, "c_total", l, 1, 3);
+  ocgc_expo_family(&e, "r_info", "info", "i");
+  ocgc_expo_u64(&e, "r_info", l, 1, 1);
+  ocgc_expo_family(&e, "g_bytes", "gauge", "g");
+  ocgc_expo_u64(&e, "g_bytes", l, 1, 2);
+  ocgc_expo_family(&e, "total", "counter", "a name that is only the suffix stays whole");
+  ocgc_expo_finish(&e);
   ck_assert_str_eq(out.s, "# HELP c say \\\"hi\\\"\n# TYPE c counter\nc_total{pid=\"9\"} 3\n"
                           "# HELP r i\n# TYPE r info\nr_info{pid=\"9\"} 1\n"
                           "# HELP g_bytes g\n# TYPE g_bytes gauge\ng_bytes{pid=\"9\"} 2\n"
                           "# HELP total a name that is only the suffix stays whole\n"
                           "# TYPE total counter\n# EOF\n");
-  ck_assert_ptr_nonnull(strstr(expo_content_type(EXPO_OPENMETRICS),
+  ck_assert_ptr_nonnull(strstr(ocgc_expo_content_type(OCGC_EXPO_OPENMETRICS),
                                "application/openmetrics-text; version=1.0.0"));
   start();
-  expo_family(&e, "r_info", "info", "i");
-  expo_finish(&e);
+  ocgc_expo_family(&e, "r_info", "info", "i");
+  ocgc_expo_finish(&e);
   ck_assert_str_eq(out.s, "# HELP r_info i\n# TYPE r_info gauge\n");
-  ck_assert_ptr_nonnull(strstr(expo_content_type(EXPO_TEXT), "text/plain; version=0.0.4"));
+  ck_assert_ptr_nonnull(strstr(ocgc_expo_content_type(OCGC_EXPO_TEXT), "text/plain; version=0.0.4"));
 }
 END_TEST
 
@@ -186,33 +186,33 @@ END_TEST
  * OpenMetrics on a tie; text otherwise.  Prometheus 2.42's header first. */
 START_TEST(test_negotiate)
 {
-  static const struct { const char *accept; enum expo_format f; } cases[] = {
+  static const struct { const char *accept; enum ocgc_expo_format f; } cases[] = {
     {"application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;"
-     "q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1", EXPO_OPENMETRICS},
-    {"text/plain;version=0.0.4;q=1,*/*;q=0.1", EXPO_TEXT},
-    {"application/openmetrics-text", EXPO_OPENMETRICS},
-    {"Application/OpenMetrics-Text ; Version=1.0.0 ; Q=0.9", EXPO_OPENMETRICS},
-    {"application/openmetrics-text;version=0.0.1", EXPO_OPENMETRICS},
-    {"application/openmetrics-text;version=2.0.0", EXPO_TEXT},
-    {"application/openmetrics-text;q=0", EXPO_TEXT},
-    {"application/openmetrics-text;q=0.4, text/plain;q=0.5", EXPO_TEXT},
-    {"text/plain, application/openmetrics-text", EXPO_OPENMETRICS},
-    {"application/openmetrics-text;q=abc", EXPO_TEXT},
-    {"application/openmetrics-text;q=2", EXPO_TEXT},
-    {"application/openmetrics-text;q=nan", EXPO_TEXT},
-    {"*/*", EXPO_TEXT},
-    {"", EXPO_TEXT},
-    {",,,;;;===", EXPO_TEXT},
-    {"application/openmetrics-text;", EXPO_OPENMETRICS},
-    {"application/openmetrics-text; ;=;x", EXPO_OPENMETRICS},
-    {"application/openmetrics-text;q", EXPO_TEXT}, /* a q without value: refused */
-    {"application/openmetrics-text junk ; q = 0.5", EXPO_OPENMETRICS},
-    {"application/json", EXPO_TEXT},
+     "q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1", OCGC_EXPO_OPENMETRICS},
+    {"text/plain;version=0.0.4;q=1,*/*;q=0.1", OCGC_EXPO_TEXT},
+    {"application/openmetrics-text", OCGC_EXPO_OPENMETRICS},
+    {"Application/OpenMetrics-Text ; Version=1.0.0 ; Q=0.9", OCGC_EXPO_OPENMETRICS},
+    {"application/openmetrics-text;version=0.0.1", OCGC_EXPO_OPENMETRICS},
+    {"application/openmetrics-text;version=2.0.0", OCGC_EXPO_TEXT},
+    {"application/openmetrics-text;q=0", OCGC_EXPO_TEXT},
+    {"application/openmetrics-text;q=0.4, text/plain;q=0.5", OCGC_EXPO_TEXT},
+    {"text/plain, application/openmetrics-text", OCGC_EXPO_OPENMETRICS},
+    {"application/openmetrics-text;q=abc", OCGC_EXPO_TEXT},
+    {"application/openmetrics-text;q=2", OCGC_EXPO_TEXT},
+    {"application/openmetrics-text;q=nan", OCGC_EXPO_TEXT},
+    {"*/*", OCGC_EXPO_TEXT},
+    {"", OCGC_EXPO_TEXT},
+    {",,,;;;===", OCGC_EXPO_TEXT},
+    {"application/openmetrics-text;", OCGC_EXPO_OPENMETRICS},
+    {"application/openmetrics-text; ;=;x", OCGC_EXPO_OPENMETRICS},
+    {"application/openmetrics-text;q", OCGC_EXPO_TEXT}, /* a q without value: refused */
+    {"application/openmetrics-text junk ; q = 0.5", OCGC_EXPO_OPENMETRICS},
+    {"application/json", OCGC_EXPO_TEXT},
   };
   size_t i;
-  ck_assert_int_eq(expo_negotiate(NULL), EXPO_TEXT);
+  ck_assert_int_eq(ocgc_expo_negotiate(NULL), OCGC_EXPO_TEXT);
   for (i = 0; i < sizeof cases / sizeof cases[0]; i++)
-    ck_assert_msg(expo_negotiate(cases[i].accept) == cases[i].f, "Accept: %s", cases[i].accept);
+    ck_assert_msg(ocgc_expo_negotiate(cases[i].accept) == cases[i].f, "Accept: %s", cases[i].accept);
 }
 END_TEST
 
@@ -230,7 +230,7 @@ START_TEST(test_negotiate_any_bytes)
       buf[j] = alphabet[(seed >> 16) % (sizeof alphabet - 1)];
     }
     buf[n] = '\0';
-    ck_assert(expo_negotiate(buf) == EXPO_TEXT || expo_negotiate(buf) == EXPO_OPENMETRICS);
+    ck_assert(ocgc_expo_negotiate(buf) == OCGC_EXPO_TEXT || ocgc_expo_negotiate(buf) == OCGC_EXPO_OPENMETRICS);
   }
 }
 END_TEST

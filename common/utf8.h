@@ -1,9 +1,11 @@
-/* utf8.h - the one UTF-8 validator of the `ocgc` subcommands (private to
- * tools/), shared by the writers that must turn a target's untrusted bytes
- * into valid UTF-8: json.c (JSON strings) and expo.c (Prometheus label
- * values); and the cut of a name to a bounded label (serve_set.c).  Header-only so that each writer stays a unit of its own. */
-#ifndef OCGC_TOOLS_UTF8_H
-#define OCGC_TOOLS_UTF8_H
+/* utf8.h - the one UTF-8 validator of ocgc (the common layer: libocgc and
+ * the tools), shared by the writers that must turn a target's untrusted
+ * bytes into valid UTF-8: tools/json.c (JSON strings) and libocgc's
+ * expo.c (Prometheus label values); and the cut of a name to a bounded
+ * label (the program label of every series).  Header-only so that each
+ * writer stays a unit of its own. */
+#ifndef OCGC_COMMON_UTF8_H
+#define OCGC_COMMON_UTF8_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -12,7 +14,7 @@
 /* The length of the well-formed UTF-8 sequence at [s] (2 to 4), its code
  * point in *cp, or 0 (ASCII, or not UTF-8): no overlong form, no
  * surrogate, nothing above U+10FFFF.  Stops at a NUL (never reads past). */
-static inline size_t tool_utf8_len(const unsigned char *s, uint32_t *cp)
+static inline size_t cm_utf8_len(const unsigned char *s, uint32_t *cp)
 {
   size_t n, i;
   uint32_t c = s[0], min;
@@ -34,13 +36,13 @@ static inline size_t tool_utf8_len(const unsigned char *s, uint32_t *cp)
  * well-formed sequence is never split; any other byte counts as one) and
  * U+2026 to say it was cut.  Bytes are copied as they are: escaping them
  * is the writer's. */
-static inline void tool_utf8_cut(const char *s, size_t max, char *out)
+static inline void cm_utf8_cut(const char *s, size_t max, char *out)
 {
   const unsigned char *u = (const unsigned char *)s;
   size_t i = 0, n;
   uint32_t cp;
   while (u[i] != '\0') {
-    n = tool_utf8_len(u + i, &cp);
+    n = cm_utf8_len(u + i, &cp);
     if (n == 0) n = 1;
     if (i + n > max) break;
     i += n;
@@ -50,4 +52,4 @@ static inline void tool_utf8_cut(const char *s, size_t max, char *out)
   out[i] = '\0';
 }
 
-#endif /* OCGC_TOOLS_UTF8_H */
+#endif /* OCGC_COMMON_UTF8_H */

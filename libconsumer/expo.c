@@ -1,5 +1,6 @@
-/* expo.c - the exposition writer (expo.h): Prometheus text 0.0.4 and
- * OpenMetrics 1.0.0, and the choice between them from an Accept header.
+/* expo.c - the exposition writer (ocgc/expo.h): Prometheus text 0.0.4 and
+ * OpenMetrics 1.0.0, and the choice between them from an Accept header
+ * (the families of a watch are metrics.c's).
  *
  * Invariants: whatever bytes a label value holds, the line written is one
  * line of valid UTF-8 the 0.0.4 parser accepts: '\\', '"' and newline are
@@ -18,34 +19,39 @@
 #include <string.h>
 #include <strings.h>
 
-#include "expo.h"
-#include "utf8.h"
+#include "ocgc/expo.h"
+#include "common/utf8.h"
 
 /* 1, 2.5, 5 per decade, from 1 us to 10 s: a minor collection takes a few
  * us to a few ms, a compaction or forced major can take seconds. */
-const uint64_t expo_buckets_ns[EXPO_NBUCKETS] = {
+static const uint64_t bounds_ns[OCGC_EXPO_NBUCKETS] = {
     1000,       2500,       5000,       10000,      25000,      50000,
     100000,     250000,     500000,     1000000,    2500000,    5000000,
     10000000,   25000000,   50000000,   100000000,  250000000,  500000000,
     1000000000, 2500000000, 5000000000, 10000000000};
 
-static void put(struct expo *e, const char *s, size_t n)
+const uint64_t *ocgc_expo_bounds_ns(void)
+{
+  return bounds_ns;
+}
+
+static void put(struct ocgc_expo *e, const char *s, size_t n)
 {
   if (n > 0) e->put(e->ctx, s, n);
 }
 
-static void puts_(struct expo *e, const char *s) { put(e, s, strlen(s)); }
+static void puts_(struct ocgc_expo *e, const char *s) { put(e, s, strlen(s)); }
 
-void expo_init(struct expo *e, expo_put_fn put_fn, void *ctx, enum expo_format f)
+void ocgc_expo_init(struct ocgc_expo *e, ocgc_put_fn put_fn, void *ctx, enum ocgc_expo_format f)
 {
   e->put = put_fn;
   e->ctx = ctx;
   e->format = f;
 }
 
-const char *expo_content_type(enum expo_format f)
+const char *ocgc_expo_content_type(enum ocgc_expo_format f)
 {
-  return f == EXPO_OPENMETRICS ? "application/openmetrics-text; version=1.0.0; charset=utf-8"
+  return f == OCGC_EXPO_OPENMETRICS ? "application/openmetrics-text; version=1.0.0; charset=utf-8"
                                : "text/plain; version=0.0.4; charset=utf-8";
 }
 
@@ -103,15 +109,15 @@ static const char *media_range(const char *p, int *format, double *q)
     }
     p = ve; /* past the ';' at least: ve >= n > p */
   }
-  *format = om ? EXPO_OPENMETRICS : text ? EXPO_TEXT : -1;
+  *format = om ? OCGC_EXPO_OPENMETRICS : text ? OCGC_EXPO_TEXT : -1;
   return p;
 }
 
-enum expo_format expo_negotiate(const char *accept)
+enum ocgc_expo_format ocgc_expo_negotiate(const char *accept)
 {
   double best[2] = {0, 0};
   const char *p = accept;
-  if (p == NULL) return EXPO_TEXT;
+  if (p == NULL) return OCGC_EXPO_TEXT;
   while (*p != '\0') {
     int f;
     double q;
@@ -119,12 +125,12 @@ enum expo_format expo_negotiate(const char *accept)
     if (f >= 0 && q > best[f]) best[f] = q;
     if (*p == ',') p++;
   }
-  return best[EXPO_OPENMETRICS] > 0 && best[EXPO_OPENMETRICS] >= best[EXPO_TEXT]
-             ? EXPO_OPENMETRICS : EXPO_TEXT;
+  return best[OCGC_EXPO_OPENMETRICS] > 0 && best[OCGC_EXPO_OPENMETRICS] >= best[OCGC_EXPO_TEXT]
+             ? OCGC_EXPO_OPENMETRICS : OCGC_EXPO_TEXT;
 }
 
 /* The character U+cp (below U+0800) in UTF-8. */
-static void put_cp2(struct expo *e, uint32_t cp)
+static void put_cp2(struct ocgc_expo *e, uint32_t cp)
 {
   char b[2] = {(char)(0xc0 | cp >> 6), (char)(0x80 | (cp & 0x3f))};
   put(e, b, 2);
@@ -132,16 +138,16 @@ static void put_cp2(struct expo *e, uint32_t cp)
 
 /* One character or escape of a label value at [s]; returns the bytes it
  * took.  [help]: a HELP text, where '"' is not escaped. */
-static size_t put_char(struct expo *e, const unsigned char *s, int help)
+static size_t put_char(struct ocgc_expo *e, const unsigned char *s, int help)
 {
   uint32_t cp;
   size_t n;
   if (*s == '\\') { puts_(e, "\\\\"); return 1; }
   if (*s == '\n') { puts_(e, "\\n"); return 1; }
-  if (*s == '"' && (!help || e->format == EXPO_OPENMETRICS)) { puts_(e, "\\\""); return 1; }
+  if (*s == '"' && (!help || e->format == OCGC_EXPO_OPENMETRICS)) { puts_(e, "\\\""); return 1; }
   if (*s < 0x20 || *s == 0x7f) { puts_(e, "\xef\xbf\xbd"); return 1; }
   if (*s < 0x80) { put(e, (const char *)s, 1); return 1; }
-  n = tool_utf8_len(s, &cp);
+  n = cm_utf8_len(s, &cp);
   if (n == 0) {
     /* Not UTF-8: the byte as U+00XX, but 0x80-0x9f, which would be a C1
      * control, as U+FFFD like the others. */
@@ -154,7 +160,7 @@ static size_t put_char(struct expo *e, const unsigned char *s, int help)
   return n;
 }
 
-static void put_escaped(struct expo *e, const char *str, int help)
+static void put_escaped(struct ocgc_expo *e, const char *str, int help)
 {
   const unsigned char *p = (const unsigned char *)str;
   while (*p != '\0') {
@@ -173,9 +179,9 @@ static size_t family_len(const char *name, const char *suffix)
   return n > k && strcmp(name + n - k, suffix) == 0 ? n - k : n;
 }
 
-void expo_family(struct expo *e, const char *name, const char *type, const char *help)
+void ocgc_expo_family(struct ocgc_expo *e, const char *name, const char *type, const char *help)
 {
-  int om = e->format == EXPO_OPENMETRICS, info = strcmp(type, "info") == 0;
+  int om = e->format == OCGC_EXPO_OPENMETRICS, info = strcmp(type, "info") == 0;
   size_t n = !om ? strlen(name)
              : info ? family_len(name, "_info")
              : strcmp(type, "counter") == 0 ? family_len(name, "_total") : strlen(name);
@@ -191,14 +197,14 @@ void expo_family(struct expo *e, const char *name, const char *type, const char 
   puts_(e, "\n");
 }
 
-void expo_finish(struct expo *e)
+void ocgc_expo_finish(struct ocgc_expo *e)
 {
-  if (e->format == EXPO_OPENMETRICS) puts_(e, "# EOF\n");
+  if (e->format == OCGC_EXPO_OPENMETRICS) puts_(e, "# EOF\n");
 }
 
 /* "name{a="x",b="y"} " (no braces without labels). */
-static void put_head(struct expo *e, const char *name, const char *suffix,
-                     const struct expo_label *labels, size_t nlabels)
+static void put_head(struct ocgc_expo *e, const char *name, const char *suffix,
+                     const struct ocgc_expo_label *labels, size_t nlabels)
 {
   size_t i, shown = 0;
   puts_(e, name);
@@ -214,15 +220,15 @@ static void put_head(struct expo *e, const char *name, const char *suffix,
   puts_(e, shown > 0 ? "} " : " ");
 }
 
-static void put_line(struct expo *e, const char *name, const char *suffix,
-                     const struct expo_label *labels, size_t nlabels, const char *value)
+static void put_line(struct ocgc_expo *e, const char *name, const char *suffix,
+                     const struct ocgc_expo_label *labels, size_t nlabels, const char *value)
 {
   put_head(e, name, suffix, labels, nlabels);
   puts_(e, value);
   puts_(e, "\n");
 }
 
-void expo_u64(struct expo *e, const char *name, const struct expo_label *labels,
+void ocgc_expo_u64(struct ocgc_expo *e, const char *name, const struct ocgc_expo_label *labels,
               size_t nlabels, uint64_t v)
 {
   char b[24];
@@ -230,7 +236,7 @@ void expo_u64(struct expo *e, const char *name, const struct expo_label *labels,
   put_line(e, name, "", labels, nlabels, b);
 }
 
-void expo_double(struct expo *e, const char *name, const struct expo_label *labels,
+void ocgc_expo_double(struct ocgc_expo *e, const char *name, const struct ocgc_expo_label *labels,
                  size_t nlabels, double v)
 {
   char b[40];
@@ -240,7 +246,7 @@ void expo_double(struct expo *e, const char *name, const struct expo_label *labe
   put_line(e, name, "", labels, nlabels, b);
 }
 
-const char *expo_seconds(uint64_t ns, char *buf, size_t n)
+const char *ocgc_expo_seconds(uint64_t ns, char *buf, size_t n)
 {
   uint64_t frac = ns % 1000000000u;
   int digits = 9;
@@ -253,44 +259,45 @@ const char *expo_seconds(uint64_t ns, char *buf, size_t n)
   return buf;
 }
 
-void expo_ns(struct expo *e, const char *name, const struct expo_label *labels,
+void ocgc_expo_ns(struct ocgc_expo *e, const char *name, const struct ocgc_expo_label *labels,
              size_t nlabels, uint64_t ns)
 {
   char b[32];
-  put_line(e, name, "", labels, nlabels, expo_seconds(ns, b, sizeof b));
+  put_line(e, name, "", labels, nlabels, ocgc_expo_seconds(ns, b, sizeof b));
 }
 
-/* The lines of a histogram: cumulative [counts] at expo_buckets_ns, then
+/* The lines of a histogram: cumulative [counts] at bounds_ns, then
  * +Inf ([count]), _sum ([sum_ns] as seconds) and _count. */
-static void put_hist(struct expo *e, const char *name, const struct expo_label *labels,
-                     size_t nlabels, const uint64_t counts[EXPO_NBUCKETS], uint64_t count,
+static void put_hist(struct ocgc_expo *e, const char *name, const struct ocgc_expo_label *labels,
+                     size_t nlabels, const uint64_t counts[OCGC_EXPO_NBUCKETS], uint64_t count,
                      uint64_t sum_ns)
 {
-  struct expo_label l[EXPO_MAX_LABELS];
+  struct ocgc_expo_label l[OCGC_EXPO_MAX_LABELS];
   char le[32], v[32];
-  size_t i, n = nlabels < EXPO_MAX_LABELS - 1 ? nlabels : EXPO_MAX_LABELS - 1;
+  size_t i, n = nlabels < OCGC_EXPO_MAX_LABELS - 1 ? nlabels : OCGC_EXPO_MAX_LABELS - 1;
   if (n > 0) memcpy(l, labels, n * sizeof *l);
   l[n].name = "le";
-  for (i = 0; i < EXPO_NBUCKETS; i++) {
-    l[n].value = expo_seconds(expo_buckets_ns[i], le, sizeof le);
+  for (i = 0; i < OCGC_EXPO_NBUCKETS; i++) {
+    l[n].value = ocgc_expo_seconds(bounds_ns[i], le, sizeof le);
     snprintf(v, sizeof v, "%" PRIu64, counts[i]);
     put_line(e, name, "_bucket", l, n + 1, v);
   }
   l[n].value = "+Inf";
   snprintf(v, sizeof v, "%" PRIu64, count);
   put_line(e, name, "_bucket", l, n + 1, v);
-  put_line(e, name, "_sum", l, n, expo_seconds(sum_ns, v, sizeof v));
+  put_line(e, name, "_sum", l, n, ocgc_expo_seconds(sum_ns, v, sizeof v));
   snprintf(v, sizeof v, "%" PRIu64, count);
   put_line(e, name, "_count", l, n, v);
 }
 
-void expo_buckets(struct expo *e, const char *name, const struct expo_label *labels,
+void ocgc_expo_buckets(struct ocgc_expo *e, const char *name, const struct ocgc_expo_label *labels,
                   size_t nlabels, const struct ocgc_bucket_counts *b)
 {
-  uint64_t counts[EXPO_NBUCKETS];
+  uint64_t counts[OCGC_EXPO_NBUCKETS];
   size_t i;
-  /* Counted at expo_buckets_ns (the caller's aggregator had them as its
+  if (b == NULL || b->nbounds != OCGC_EXPO_NBUCKETS) return; /* not counted at our bounds */
+  /* Counted at bounds_ns (the caller's aggregator had them as its
    * bounds): le[] is already cumulative. */
-  for (i = 0; i < EXPO_NBUCKETS; i++) counts[i] = i < b->nbounds ? b->le[i] : b->count;
+  for (i = 0; i < OCGC_EXPO_NBUCKETS; i++) counts[i] = b->le[i];
   put_hist(e, name, labels, nlabels, counts, b->count, b->sum_ns);
 }

@@ -1,36 +1,35 @@
-/* serve_byprog.c - `ocgc serve --by program` (serve.h): the figures of
- * the watched processes summed by program, so that the series count is
- * fixed by the programs, not by the processes that come and go.
+/* programs.c - a watch's processes summed by program (programs.h), for a
+ * watch made with by_program.
  *
  * What a program's series are: its counters (collections by kind and
  * cause, cycles, GC time, bytes allocated and promoted, events, CPU time,
  * context switches, page faults) summed over its processes, living and
  * gone; its pause and collection histograms merged from their bucket
- * counts (every process counts at the same bounds, expo_buckets_ns); its
- * gauges (heap, resident memory, threads, descriptors) summed over the
+ * counts (every process counts at the same bounds, ocgc_expo_bounds_ns());
+ * its gauges (heap, resident memory, threads, descriptors) summed over the
  * living ones, the top of the heap the highest of them.
  *
  * Invariants: a process that goes leaves its last figures in its
- * program's gone sums (serve_byprog_retire, called by serve_set.c before
- * it frees one), read once more first so that an exit is counted whole;
- * if the same process (pid and start time) is watched again, its
- * figures are taken back out (serve_byprog_revive), so nothing is counted
- * twice; every counter and bucket served is at least what was served
- * before (shown: an element-wise maximum, which keeps cumulative buckets
- * cumulative), so a scraper never sees a reset while the program has
- * series; at most SERVE_MAX_PROGRAMS programs have series of their own: a
- * new one takes the place of the one whose processes all went the longest
- * ago (a crowd of names that come and go cannot push out a program that
- * runs), else it shares the one labelled SERVE_OTHER_PROGRAMS; so a host's
- * names cannot grow the series or the memory without bound.  The poll
- * thread alone uses it. */
+ * program's gone sums (programs_retire, called by watch.c before it frees
+ * one), read once more first so that an exit is counted whole; if the
+ * same process (pid and start time) is watched again, its figures are
+ * taken back out (programs_revive), so nothing is counted twice; every
+ * counter and bucket exposed is at least what was exposed before (shown:
+ * an element-wise maximum, which keeps cumulative buckets cumulative), so
+ * a scraper never sees a reset while the program has series; at most
+ * PROGRAMS_MAX programs have series of their own: a new one takes the
+ * place of the one whose processes all went the longest ago (a crowd of
+ * names that come and go cannot push out a program that runs), else it
+ * shares the one labelled PROGRAMS_OTHER; so a host's names cannot grow
+ * the series or the memory without bound. */
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "common.h"
-#include "serve.h"
+#include "common/clock.h"
+#include "common/utf8.h"
+#include "programs.h"
 
 /* Element-wise a += b (add) or a = max(a, b). */
 static void counts_add(struct ocgc_bucket_counts *a, const struct ocgc_bucket_counts *b)
@@ -63,9 +62,9 @@ static void counts_max(struct ocgc_bucket_counts *a, const struct ocgc_bucket_co
 
 /* The counters of a sum, as one array: what add, sub and max go over. */
 #define SUM_WORDS(s) ((uint64_t *)&(s)->w)
-#define NWORDS (sizeof(((struct serve_sums *)0)->w) / sizeof(uint64_t))
+#define NWORDS (sizeof(((struct sums *)0)->w) / sizeof(uint64_t))
 
-static void sums_add(struct serve_sums *a, const struct serve_sums *b)
+static void sums_add(struct sums *a, const struct sums *b)
 {
   unsigned k;
   size_t i;
@@ -75,7 +74,7 @@ static void sums_add(struct serve_sums *a, const struct serve_sums *b)
   a->has_ext |= b->has_ext;
 }
 
-static void sums_sub(struct serve_sums *a, const struct serve_sums *b)
+static void sums_sub(struct sums *a, const struct sums *b)
 {
   unsigned k;
   size_t i;
@@ -87,7 +86,7 @@ static void sums_sub(struct serve_sums *a, const struct serve_sums *b)
   for (k = 0; k < OCGC_KIND_COUNT; k++) counts_sub(&a->kinds[k], &b->kinds[k]);
 }
 
-static void sums_max(struct serve_sums *a, const struct serve_sums *b)
+static void sums_max(struct sums *a, const struct sums *b)
 {
   unsigned k;
   size_t i;
@@ -98,7 +97,7 @@ static void sums_max(struct serve_sums *a, const struct serve_sums *b)
 }
 
 /* [p]'s counters, as the per-process series show them. */
-static void sums_of(const struct ocgc_watched *p, struct serve_sums *s)
+static void sums_of(const struct ocgc_watched *p, struct sums *s)
 {
   const struct ocgc_counters *c = &p->counters;
   unsigned k, cause;
@@ -133,10 +132,10 @@ static void sums_of(const struct ocgc_watched *p, struct serve_sums *s)
 /* Of the programs, the one whose processes all went the longest ago (not
  * the shared one), or NULL if every one had a living process at the last
  * update (the counts of the update under way are not whole yet). */
-static struct serve_prog *longest_gone(const struct serve_set *s)
+static struct program *longest_gone(const struct programs *s)
 {
-  struct serve_prog *g, *best = NULL;
-  for (g = s->progs; g != NULL; g = g->next)
+  struct program *g, *best = NULL;
+  for (g = s->list; g != NULL; g = g->next)
     if (!g->other && g->last_processes == 0 && (best == NULL || g->live_ns < best->live_ns))
       best = g;
   return best;
@@ -145,13 +144,13 @@ static struct serve_prog *longest_gone(const struct serve_set *s)
 /* [label]'s program, made if need be: past the bound, in the place of the
  * program whose processes all went the longest ago (its series leave, as
  * a process's do by pid), else the shared one; NULL out of memory. */
-static struct serve_prog *prog_of(struct serve_set *s, const char *label)
+static struct program *prog_of(struct programs *s, const char *label)
 {
-  struct serve_prog *g;
-  for (g = s->progs; g != NULL; g = g->next)
+  struct program *g;
+  for (g = s->list; g != NULL; g = g->next)
     if (strcmp(g->label, label) == 0) return g;
-  if (s->nprogs >= SERVE_MAX_PROGRAMS) {
-    struct serve_prog *next;
+  if (s->n >= PROGRAMS_MAX) {
+    struct program *next;
     if ((g = longest_gone(s)) != NULL) {
       next = g->next;
       memset(g, 0, sizeof *g);
@@ -161,30 +160,30 @@ static struct serve_prog *prog_of(struct serve_set *s, const char *label)
       g->last_processes = 1; /* until an update counts them */
       return g;
     }
-    for (g = s->progs; g != NULL; g = g->next)
+    for (g = s->list; g != NULL; g = g->next)
       if (g->other) return g;
-    label = SERVE_OTHER_PROGRAMS;
+    label = PROGRAMS_OTHER;
   }
   if ((g = calloc(1, sizeof *g)) == NULL) return NULL;
   snprintf(g->label, sizeof g->label, "%s", label);
   g->live_ns = cm_mono_ns();
   g->last_processes = 1; /* until an update counts them */
-  g->other = s->nprogs >= SERVE_MAX_PROGRAMS;
-  g->next = s->progs;
-  s->progs = g;
-  s->nprogs++;
+  g->other = s->n >= PROGRAMS_MAX;
+  g->next = s->list;
+  s->list = g;
+  s->n++;
   return g;
 }
 
-void serve_byprog_retire(struct serve_set *s, const struct ocgc_watched *p)
+void programs_retire(struct programs *s, const struct ocgc_watched *p)
 {
-  struct serve_prog *g;
-  struct serve_retired *r;
-  char label[SERVE_LABEL_MAX + 4];
-  serve_label(p, label);
-  if (!s->by_program || p->snap == NULL || (g = prog_of(s, label)) == NULL) return;
+  struct program *g;
+  struct retired *r;
+  char label[OCGC_EXPO_LABEL_MAX + 4];
+  watched_label(p, label);
+  if (p->snap == NULL || (g = prog_of(s, label)) == NULL) return;
   r = &g->retired[g->next_retired];
-  g->next_retired = (g->next_retired + 1) % SERVE_RETIRED_KEPT;
+  g->next_retired = (g->next_retired + 1) % PROGRAMS_RETIRED_KEPT;
   /* The oldest one remembered is forgotten: its figures stay counted. */
   r->pid = p->pid;
   r->start_ticks = p->start_ticks;
@@ -193,14 +192,13 @@ void serve_byprog_retire(struct serve_set *s, const struct ocgc_watched *p)
   sums_add(&g->gone, &r->s);
 }
 
-void serve_byprog_revive(struct serve_set *s, const struct ocgc_watched *p)
+void programs_revive(struct programs *s, const struct ocgc_watched *p)
 {
-  struct serve_prog *g;
+  struct program *g;
   unsigned i;
-  if (!s->by_program) return;
-  for (g = s->progs; g != NULL; g = g->next)
-    for (i = 0; i < SERVE_RETIRED_KEPT; i++) {
-      struct serve_retired *r = &g->retired[i];
+  for (g = s->list; g != NULL; g = g->next)
+    for (i = 0; i < PROGRAMS_RETIRED_KEPT; i++) {
+      struct retired *r = &g->retired[i];
       if (!r->used || r->pid != p->pid || r->start_ticks != p->start_ticks) continue;
       sums_sub(&g->gone, &r->s);
       r->used = 0;
@@ -210,7 +208,7 @@ void serve_byprog_revive(struct serve_set *s, const struct ocgc_watched *p)
 
 /* The GC settings of a program: its living processes', when they all say
  * the same (one binary, one OCAMLRUNPARAM), else none. */
-static void live_config(struct serve_prog *g, const struct ocgc_watched *p)
+static void live_config(struct program *g, const struct ocgc_watched *p)
 {
   const struct ocgc_gc_config *a = &g->live.config, *b = &p->config;
   if (g->live.config_state == 0 && p->have_config) {
@@ -224,32 +222,31 @@ static void live_config(struct serve_prog *g, const struct ocgc_watched *p)
 }
 
 /* The runtimes of a program's living processes, each distinct one once
- * (ocaml_runtime_info, as serve_metrics.c labels it). */
-static void live_info(struct serve_prog *g, const struct ocgc_watched *p)
+ * (ocaml_runtime_info, as metrics.c labels it). */
+static void live_info(struct program *g, const struct ocgc_watched *p)
 {
-  struct serve_prog_info in;
+  struct runtime_label in;
   unsigned i;
   memset(&in, 0, sizeof in);
-  serve_proc_runtime(p, in.version, in.variant, in.ocgc_version, sizeof in.version);
+  watched_runtime(p, &in);
   for (i = 0; i < g->live.ninfos; i++)
     if (memcmp(&g->live.infos[i], &in, sizeof in) == 0) return;
   if (g->live.ninfos < sizeof g->live.infos / sizeof g->live.infos[0])
     g->live.infos[g->live.ninfos++] = in;
 }
 
-void serve_byprog_update(struct serve_set *s)
+void programs_update(struct programs *s, const struct ocgc_watch *w)
 {
-  struct serve_prog *g;
+  struct program *g;
   const struct ocgc_watched *p;
-  if (!s->by_program) return;
-  for (g = s->progs; g != NULL; g = g->next) {
+  for (g = s->list; g != NULL; g = g->next) {
     g->now = g->gone;
     memset(&g->live, 0, sizeof g->live);
   }
-  for (p = ocgc_watch_next(s->watch, NULL); p != NULL; p = ocgc_watch_next(s->watch, p)) {
-    struct serve_sums one;
-    char label[SERVE_LABEL_MAX + 4];
-    serve_label(p, label);
+  for (p = ocgc_watch_next(w, NULL); p != NULL; p = ocgc_watch_next(w, p)) {
+    struct sums one;
+    char label[OCGC_EXPO_LABEL_MAX + 4];
+    watched_label(p, label);
     if (p->snap == NULL || (g = prog_of(s, label)) == NULL) continue;
     sums_of(p, &one);
     sums_add(&g->now, &one);
@@ -268,7 +265,7 @@ void serve_byprog_update(struct serve_set *s)
     live_config(g, p);
     live_info(g, p);
   }
-  for (g = s->progs; g != NULL; g = g->next) {
+  for (g = s->list; g != NULL; g = g->next) {
     sums_max(&g->shown, &g->now);
     g->shown_ever = 1;
     if (g->live.processes > 0) g->live_ns = cm_mono_ns();
@@ -276,12 +273,27 @@ void serve_byprog_update(struct serve_set *s)
   }
 }
 
-void serve_byprog_free(struct serve_set *s)
+void programs_free(struct programs *s)
 {
-  while (s->progs != NULL) {
-    struct serve_prog *g = s->progs;
-    s->progs = g->next;
+  while (s->list != NULL) {
+    struct program *g = s->list;
+    s->list = g->next;
     free(g);
   }
-  s->nprogs = 0;
+  s->n = 0;
+}
+
+void watched_label(const struct ocgc_watched *p, char *out)
+{
+  cm_utf8_cut(p->program, OCGC_EXPO_LABEL_MAX, out);
+}
+
+void watched_runtime(const struct ocgc_watched *p, struct runtime_label *out)
+{
+  const struct ocgc_source_info *in = &p->info;
+  memset(out, 0, sizeof *out);
+  snprintf(out->version, sizeof out->version, "%s", in->has_ext ? in->ocaml_version : "5");
+  snprintf(out->variant, sizeof out->variant, "%s",
+           !in->has_ext ? "stock" : in->flags & OCGC_EXT_NATIVE ? "native" : "bytecode");
+  snprintf(out->ocgc_version, sizeof out->ocgc_version, "%s", in->has_ext ? in->ocgc_version : "");
 }

@@ -1,0 +1,90 @@
+/* programs.h - a watch's processes summed by program (private; code in
+ * programs.c), for a watch made with by_program, so that the series count
+ * of an exposition is fixed by the programs, not by the processes that come
+ * and go; and the two things both groupings say of a process (its label,
+ * its runtime). */
+#ifndef OCGC_PROGRAMS_H
+#define OCGC_PROGRAMS_H
+
+#include "ocgc/expo.h"
+#include "ocgc/watch.h"
+
+/* Programs with series of their own, at most; the rest share one. */
+#define PROGRAMS_MAX 512
+#define PROGRAMS_OTHER "(other programs)"
+/* Processes that went, per program, whose figures are remembered so that
+ * one watched again is not counted twice. */
+#define PROGRAMS_RETIRED_KEPT 4
+
+/* The counters of a process, or summed over a program's: what a program's
+ * series add up and hold. */
+struct sums {
+  struct {
+    uint64_t by_cause[OCGC_KIND_COUNT][OCGC_CAUSE_COUNT];
+    uint64_t major_cycles, gc_time_ns, allocated_bytes, direct_major_bytes, promoted_bytes;
+    uint64_t events, events_lost;
+    uint64_t utime_ns, stime_ns, voluntary_ctxt, involuntary_ctxt, minflt, majflt;
+  } w;                        /* counters only: summed, held word by word */
+  struct ocgc_bucket_counts pauses, kinds[OCGC_KIND_COUNT];
+  int has_ext;
+};
+
+/* A process's runtime, as ocaml_runtime_info labels it. */
+struct runtime_label {
+  char version[16], variant[16], ocgc_version[16];
+};
+
+struct retired {
+  int used, pid;
+  uint64_t start_ticks;
+  struct sums s;
+};
+
+struct program {
+  struct program *next;
+  char label[OCGC_EXPO_LABEL_MAX + 4];
+  int other;                  /* PROGRAMS_OTHER */
+  struct sums gone;           /* of its processes that went */
+  struct sums now;            /* gone + the living ones, at the last update */
+  struct sums shown;          /* what is exposed: never less than before */
+  int shown_ever;
+  uint64_t live_ns;           /* cm_mono_ns() when it last had a living process */
+  unsigned last_processes;    /* living processes at the last update */
+  struct {                    /* its living processes' gauges, summed */
+    unsigned processes;
+    int has_ext, have_fds;
+    uint64_t heap_bytes, top_heap_bytes, heap_chunks, rss_bytes, vsize_bytes, threads, open_fds;
+    int config_state;         /* 0: none yet; 1: every one's read, all equal; 2: not */
+    struct ocgc_gc_config config;
+    struct runtime_label infos[4]; /* their runtimes, each distinct one (at most 4) */
+    unsigned ninfos;
+  } live;
+  struct retired retired[PROGRAMS_RETIRED_KEPT];
+  unsigned next_retired;
+};
+
+struct programs {
+  struct program *list;       /* every program seen */
+  unsigned n;
+};
+
+/* [p] goes (its figures read one last time): they stay in its program's
+ * sums. */
+void programs_retire(struct programs *g, const struct ocgc_watched *p);
+/* [p] is watched (again?): if it went before, its figures leave the gone
+ * sums, for it counts them itself. */
+void programs_revive(struct programs *g, const struct ocgc_watched *p);
+/* The programs' sums, from the processes of [w] as refreshed. */
+void programs_update(struct programs *g, const struct ocgc_watch *w);
+void programs_free(struct programs *g);
+
+/* The programs of [w], or NULL if it was not made by_program (watch.c). */
+const struct programs *watch_programs(const struct ocgc_watch *w);
+
+/* [p]'s program cut to a label (OCGC_EXPO_LABEL_MAX + 4 bytes). */
+void watched_label(const struct ocgc_watched *p, char *out);
+/* [p]'s runtime: version ("5" for stock rings), variant (native,
+ * bytecode, stock), ocgc_version ("" for stock). */
+void watched_runtime(const struct ocgc_watched *p, struct runtime_label *out);
+
+#endif /* OCGC_PROGRAMS_H */
