@@ -302,13 +302,9 @@ int html_finish(struct html_file *hf, const struct html_in *in)
   return TOOL_EXIT_ERROR;
 }
 
-void html_sample(struct timeline *tl, int pid)
+void html_sample(struct ocgc_timeline *tl, int pid)
 {
   struct ocgc_process_figures ps = OCGC_OPTS_INIT(struct ocgc_process_figures);
-  struct tl_proc p;
-  if (tl == NULL || ocgc_process_figures(pid, &ps) != 0) return;
-  p.cpu_ns = ps.utime_ns + ps.stime_ns;
-  p.ctx_switches = ps.have_ctxt ? ps.voluntary_ctxt + ps.involuntary_ctxt : 0;
-  p.faults = ps.minflt + ps.majflt;
-  tl_proc_sample(tl, cm_mono_ns(), &p);
+  if (tl != NULL && ocgc_process_figures(pid, &ps) == 0)
+    ocgc_timeline_proc_sample(tl, cm_mono_ns(), &ps);
 }

@@ -15,14 +15,13 @@
 #include <stdio.h>
 
 #include "report.h"
-#include "timeline.h"
 
 /* What a document is made of. */
 struct html_in {
   const struct rep_meta *m;
   const struct ocgc_source *src;
   const struct ocgc_snapshot *base, *snap; /* as rep_print() takes them */
-  const struct timeline *tl;               /* may be NULL: no pauses drawn */
+  const struct ocgc_timeline *tl;               /* may be NULL: no pauses drawn */
 };
 
 /* The document into [f].  0, or a negative errno (writing failed). */
@@ -63,7 +62,7 @@ int html_begin(struct html_file *hf, const char *path);
 int html_finish(struct html_file *hf, const struct html_in *in);
 
 /* A /proc sample of live process [pid] into [tl] (nothing if it is gone). */
-void html_sample(struct timeline *tl, int pid);
+void html_sample(struct ocgc_timeline *tl, int pid);
 
 /* ---- between html.c and html_svg.c ------------------------------------------------ */
 
@@ -71,7 +70,7 @@ struct html_ctx {
   FILE *f;
   const struct rep_figures *x;
   const struct ocgc_snapshot *snap;
-  const struct timeline *tl;
+  const struct ocgc_timeline *tl;
   uint64_t t0, span;   /* the window: start (producer clock) and length, ns */
 };
 

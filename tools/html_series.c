@@ -7,7 +7,7 @@
  *   polls' for /proc's), so no rate is made up for time nobody sampled;
  * - gc_share is each bucket's pause time over its width (0 where there was
  *   no pause: that is a fact, not a gap);
- * - every series has at most TL_BUCKETS points; /proc series are written
+ * - every series has at most OCGC_TIMELINE_BUCKETS points; /proc series are written
  *   only when the run was live (the timeline got /proc samples). */
 
 #include <inttypes.h>
@@ -35,7 +35,7 @@ static uint64_t rel(const struct html_ctx *c, uint64_t t)
 }
 
 /* The count of bucket [b] a rate series is made of. */
-static double count_of(const struct series *s, const struct tl_bucket *b)
+static double count_of(const struct series *s, const struct ocgc_timeline_bucket *b)
 {
   switch (s->what) {
   case ALLOC: return (double)b->alloc / CM_MIB;
@@ -48,19 +48,20 @@ static double count_of(const struct series *s, const struct tl_bucket *b)
   }
 }
 
-/* Points of a series into p[0..TL_BUCKETS): how many. */
+/* Points of a series into p[0..OCGC_TIMELINE_BUCKETS): how many. */
 static unsigned points(const struct html_ctx *c, const struct series *s, struct point *p)
 {
-  const struct timeline *tl = c->tl;
-  unsigned i, n = 0, nb = tl_nbuckets(tl);
+  struct ocgc_timeline_info tl = OCGC_OPTS_INIT(struct ocgc_timeline_info);
+  unsigned i, n = 0;
   int proc = s->what >= CPU;
   uint64_t prev = 0;
-  for (i = 0; i < nb; i++) {
-    const struct tl_bucket *b = &tl->b[i];
+  ocgc_timeline_info(c->tl, &tl);
+  for (i = 0; i < tl.nbuckets; i++) {
+    const struct ocgc_timeline_bucket *b = ocgc_timeline_bucket(c->tl, i);
     uint64_t t = proc ? b->proc_t : b->sample_t;
     if (s->what == SHARE) {
-      p[n].t = rel(c, tl->origin + tl->width * i + tl->width / 2);
-      p[n++].v = (double)b->pause_ns / (double)tl->width;
+      p[n].t = rel(c, tl.origin + tl.width * i + tl.width / 2);
+      p[n++].v = (double)b->pause_ns / (double)tl.width;
       continue;
     }
     if (t == 0) continue;
@@ -122,11 +123,13 @@ void html_series(const struct html_ctx *c)
     {"ctx_switches_per_s", "context switches/s", CTX, 0},
     {"faults_per_s", "page faults/s", FAULTS, 0},
   };
-  struct point *p = malloc(sizeof *p * TL_BUCKETS);
+  struct point *p = malloc(sizeof *p * OCGC_TIMELINE_BUCKETS);
+  struct ocgc_timeline_info tl = OCGC_OPTS_INIT(struct ocgc_timeline_info);
   unsigned i;
   fputs("<h2>Rates over time</h2>\n<p class=\"note\">from the events' own times (the counts "
         "each pause carries); CPU, context switches and faults from /proc while live</p>\n", c->f);
   for (i = 0; p != NULL && i < sizeof gc / sizeof gc[0]; i++)
-    if (gc[i].what < CPU || (c->tl != NULL && c->tl->live)) series_one(c, &gc[i], p);
+    if (gc[i].what < CPU || (ocgc_timeline_info(c->tl, &tl) == 0 && tl.live))
+      series_one(c, &gc[i], p);
   free(p);
 }

@@ -12,7 +12,7 @@
  * - names come from libocgc's tables (kinds, causes): no string of the
  *   target's reaches an attribute here, yet they go through html_text()
  *   like the rest, so a new name could not break out;
- * - output is bounded: at most TL_MAX_MARKS marks, TL_BUCKETS points a
+ * - output is bounded: at most OCGC_TIMELINE_MAX_MARKS marks, OCGC_TIMELINE_BUCKETS points a
  *   series, 6 buckets a decade over at most 13 decades a histogram. */
 
 #include <inttypes.h>
@@ -104,7 +104,7 @@ static void log_axis(FILE *f, const struct frame *fr, double lo, double hi)
 }
 
 static void mark(const struct html_ctx *c, const struct frame *fr, double lo, double hi,
-                 const struct tl_mark *m)
+                 const struct ocgc_timeline_mark *m)
 {
   char cb[32], d[32], t[32];
   const char *cause = cause_of(m->cause, cb, sizeof cb);
@@ -126,7 +126,7 @@ static void losses(const struct html_ctx *c, const struct frame *fr)
 {
   uint64_t lf, lt;
   unsigned i;
-  for (i = 0; c->tl != NULL && tl_loss(c->tl, i, &lf, &lt); i++) {
+  for (i = 0; c->tl != NULL && ocgc_timeline_loss(c->tl, i, &lf, &lt); i++) {
     uint64_t from = rel(c, lf), to = rel(c, lt);
     double x0 = x_time(c, fr, from), x1 = x_time(c, fr, to);
     fprintf(c->f, "<rect class=\"loss\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
@@ -150,8 +150,8 @@ void html_timeline(const struct html_ctx *c)
 {
   static const struct frame fr = {960, 300, 64, 12, 10, 26};
   const struct ocgc_hist *p = ocgc_snapshot_pauses(c->snap);
-  struct tl_mark *marks = c->tl != NULL ? malloc(sizeof *marks * TL_MAX_MARKS) : NULL;
-  unsigned n = marks != NULL ? tl_marks(c->tl, marks) : 0, i;
+  struct ocgc_timeline_mark *marks = c->tl != NULL ? malloc(sizeof *marks * OCGC_TIMELINE_MAX_MARKS) : NULL;
+  unsigned n = marks != NULL ? ocgc_timeline_marks(c->tl, marks) : 0, i;
   uint64_t min = UINT64_MAX;
   double lo, hi;
   for (i = 0; i < n; i++) if (marks[i].ns < min) min = marks[i].ns;
@@ -170,7 +170,7 @@ void html_timeline(const struct html_ctx *c)
     fprintf(c->f, "<p class=\"note\">%u of %" PRIu64 " pauses drawn: every pause while there are "
             "at most %u; past that the %u longest, the longest of each of %u time slices "
             "(so the maximum and the tail are always there) and a uniform sample of %u.</p>\n",
-            n, ocgc_hist_count(p), TL_EXACT, TL_TOP, TL_BUCKETS, TL_SAMPLE);
+            n, ocgc_hist_count(p), OCGC_TIMELINE_EXACT, OCGC_TIMELINE_TOP, OCGC_TIMELINE_BUCKETS, OCGC_TIMELINE_SAMPLE);
   free(marks);
 }
 

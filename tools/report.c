@@ -78,7 +78,7 @@ static void report_usage(FILE *f)
 /* Follow the process for the window; sets m->ended_early and its reason.
  * Ctrl-C ends the window early, with a report. */
 static int follow_window(struct ocgc_agg *agg, const struct ocgc_source *src,
-                         struct rep_meta *m, struct timeline *tl)
+                         struct rep_meta *m, struct ocgc_timeline *tl)
 {
   struct tool_signals sig;
   uint64_t t0 = cm_mono_ns(), now, duration = m->requested_ns;
@@ -147,19 +147,19 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 }
 
 /* Where the timeline's time starts: the window's start if known now. */
-static void timeline_origin(struct timeline *tl, const struct ocgc_source *src, int live)
+static void timeline_origin(struct ocgc_timeline *tl, const struct ocgc_source *src, int live)
 {
   struct ocgc_source_info info = OCGC_OPTS_INIT(struct ocgc_source_info);
   if (tl == NULL) return;
-  if (live) tl_origin(tl, cm_mono_ns());
+  if (live) ocgc_timeline_origin(tl, cm_mono_ns());
   else if (ocgc_source_info(src, &info) == 0 && info.has_ext && info.created_ns != 0)
-    tl_origin(tl, info.created_ns);
+    ocgc_timeline_origin(tl, info.created_ns);
 }
 
 /* Read the target into [agg]: the window of a process, or a whole file;
  * then finish it (the last pauses go to the timeline) and snapshot. */
 static int read_target(const struct report_opts *o, struct ocgc_source *src, struct rep_meta *m,
-                       struct ocgc_agg *agg, struct timeline *tl, struct ocgc_snapshot **base,
+                       struct ocgc_agg *agg, struct ocgc_timeline *tl, struct ocgc_snapshot **base,
                        struct ocgc_snapshot **snap)
 {
   struct ocgc_counters c = OCGC_OPTS_INIT(struct ocgc_counters);
@@ -177,7 +177,7 @@ static int read_target(const struct report_opts *o, struct ocgc_source *src, str
   if (err == 0) err = ocgc_agg_snapshot(agg, snap);
   if (err == 0 && tl != NULL) {
     ocgc_snapshot_counters(*snap, &c);
-    tl_end(tl, c.last_event_ns);
+    ocgc_timeline_end(tl, c.last_event_ns);
   }
   return err;
 }
@@ -188,8 +188,8 @@ static int report(const struct report_opts *o, struct ocgc_source *src, struct r
 {
   struct ocgc_agg *agg = NULL;
   struct ocgc_snapshot *base = NULL, *snap = NULL;
-  struct timeline *tl = hf->f != NULL ? tl_new() : NULL;
-  int err = hf->f != NULL && tl == NULL ? -ENOMEM : 0;
+  struct ocgc_timeline *tl = NULL;
+  int err = hf->f != NULL ? ocgc_timeline_new(&tl) : 0;
   if (err == 0)
     err = rep_agg_new(src, m->mode == REP_PID ? OCGC_START_NOW : OCGC_START_OLDEST, tl, &agg);
   if (err == 0) err = read_target(o, src, m, agg, tl, &base, &snap);
@@ -203,7 +203,7 @@ static int report(const struct report_opts *o, struct ocgc_source *src, struct r
     struct html_in in = {m, src, base, snap, tl};
     err = html_finish(hf, &in);
   }
-  tl_free(tl);
+  ocgc_timeline_free(tl);
   ocgc_snapshot_free(snap);
   ocgc_snapshot_free(base);
   ocgc_agg_free(agg);

@@ -16,13 +16,12 @@
 
 #include "common.h"
 #include "ocgc/consumer.h"
-#include "timeline.h"
 
 #define REPORT_SCHEMA_VERSION 1
 
 /* The aggregator a report reads [src] with, from [start], giving its
  * pauses and losses to [tl] (NULL: none).  0 or an error. */
-int rep_agg_new(struct ocgc_source *src, enum ocgc_cursor_start start, struct timeline *tl,
+int rep_agg_new(struct ocgc_source *src, enum ocgc_cursor_start start, struct ocgc_timeline *tl,
                 struct ocgc_agg **out);
 
 /* What the report says about where its figures come from. */

@@ -25,14 +25,14 @@
 #include "common.h"
 #include "report.h"
 
-int rep_agg_new(struct ocgc_source *src, enum ocgc_cursor_start start, struct timeline *tl,
+int rep_agg_new(struct ocgc_source *src, enum ocgc_cursor_start start, struct ocgc_timeline *tl,
                 struct ocgc_agg **out)
 {
   struct ocgc_agg_opts ao = OCGC_OPTS_INIT(struct ocgc_agg_opts);
   ao.start = start;
   if (tl != NULL) { /* the HTML report keeps each pause and loss */
-    ao.on_pause = tl_on_pause;
-    ao.on_lost = tl_on_lost;
+    ao.on_pause = ocgc_timeline_on_pause;
+    ao.on_lost = ocgc_timeline_on_lost;
     ao.ctx = tl;
   }
   return ocgc_agg_new(src, &ao, out);

@@ -152,7 +152,7 @@ struct run {
   struct ocgc_source *src;
   struct ocgc_agg *agg;        /* non-NULL: we follow the ring */
   char ring[4200];
-  struct timeline *tl;         /* --html: what is drawn over time, else NULL */
+  struct ocgc_timeline *tl;         /* --html: what is drawn over time, else NULL */
   struct html_file hf;         /* --html: the file (hf.f NULL: none) */
   int said_noring;             /* the "no GC ring" line was written */
   int seen_ring;               /* its ring's name appeared in r->dir */
@@ -172,7 +172,7 @@ static int try_attach(struct run *r)
   }
   if (err == 0 && r->tl != NULL) {
     struct ocgc_source_info info = OCGC_OPTS_INIT(struct ocgc_source_info);
-    if (ocgc_source_info(r->src, &info) == 0 && info.created_ns != 0) tl_origin(r->tl, info.created_ns);
+    if (ocgc_source_info(r->src, &info) == 0 && info.created_ns != 0) ocgc_timeline_origin(r->tl, info.created_ns);
   }
   /* ENOENT: it came and went (a child that exited without PRESERVE): look
    * again next time */
@@ -319,7 +319,7 @@ static int html_report(struct run *r, const struct rep_meta *m, const struct ocg
   struct html_in in = {m, r->src, NULL, snap, r->tl};
   if (r->hf.f == NULL) return 0;
   ocgc_snapshot_counters(snap, &c);
-  tl_end(r->tl, c.last_event_ns);
+  ocgc_timeline_end(r->tl, c.last_event_ns);
   return html_finish(&r->hf, &in);
 }
 
@@ -414,7 +414,7 @@ int cmd_run(int argc, char **argv)
   if (code != 0) return code;
   memset(&r, 0, sizeof r);
   if (html != NULL && (code = html_begin(&r.hf, html)) != 0) return code;
-  if (html != NULL && (r.tl = tl_new()) == NULL) {
+  if (html != NULL && ocgc_timeline_new(&r.tl) != 0) {
     html_file_abort(&r.hf);
     tool_say("out of memory");
     return TOOL_EXIT_ERROR;
@@ -423,7 +423,7 @@ int cmd_run(int argc, char **argv)
     int e = errno;
     tool_say("%s: %s", output, strerror(e));
     html_file_abort(&r.hf);
-    tl_free(r.tl);
+    ocgc_timeline_free(r.tl);
     return tool_exit_code(-e);
   }
   if ((r.dir = make_ring_dir()) == NULL) {
@@ -434,7 +434,7 @@ int cmd_run(int argc, char **argv)
     code = run(&r, argv + optind, out, json);
   }
   ocgc_agg_free(r.agg);
-  tl_free(r.tl);
+  ocgc_timeline_free(r.tl);
   html_file_abort(&r.hf); /* nothing if it was written */
   ocgc_source_close(r.src);
   if (r.dir != NULL) remove_ring_dir(r.dir);

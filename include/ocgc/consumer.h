@@ -24,5 +24,6 @@
 #include <ocgc/process.h>
 #include <ocgc/watch.h>
 #include <ocgc/expo.h>
+#include <ocgc/timeline.h>
 
 #endif /* OCGC_CONSUMER_H */

@@ -2,7 +2,7 @@
  * libocgc's aggregator gives it (ocgc_agg_opts.on_pause, ocgc_agg_finish):
  * escaping of hostile strings and of the JSON block, the timeline's
  * downsampling (the maximum and every pause above p99 kept, at most
- * TL_MAX_MARKS marks, every pause while there are few), and a whole
+ * OCGC_TIMELINE_MAX_MARKS marks, every pause while there are few), and a whole
  * document from a ring: one script element (the data), the CSP, no
  * control character, marks and counts that agree with the snapshot. */
 
@@ -91,7 +91,7 @@ END_TEST
 
 /* ---- the timeline ---------------------------------------------------------- */
 
-static void pause_at(struct timeline *tl, uint64_t t, uint64_t ns, int kind)
+static void pause_at(struct ocgc_timeline *tl, uint64_t t, uint64_t ns, int kind)
 {
   struct ocgc_agg_pause p;
   memset(&p, 0, sizeof p);
@@ -101,7 +101,7 @@ static void pause_at(struct timeline *tl, uint64_t t, uint64_t ns, int kind)
   p.kind = kind;
   p.cause = OCGC_CAUSE_MINOR_HEAP_FULL;
   p.counts.allocated_bytes = t; /* one byte a ns */
-  tl_on_pause(&p, tl);
+  ocgc_timeline_on_pause(&p, tl);
 }
 
 static int by_ns(const void *a, const void *b)
@@ -115,9 +115,11 @@ static int by_ns(const void *a, const void *b)
 START_TEST(downsampling_keeps_max_and_tail)
 {
   enum { N = 200000 };
-  struct timeline *tl = tl_new();
-  struct tl_mark *m = malloc(sizeof *m * TL_MAX_MARKS);
+  struct ocgc_timeline *tl = NULL;
+  ck_assert_int_eq(ocgc_timeline_new(&tl), 0);
+  struct ocgc_timeline_mark *m = malloc(sizeof *m * OCGC_TIMELINE_MAX_MARKS);
   uint64_t *ns = malloc(sizeof *ns * N), x = 88172645463325252u, p99, above = 0, sum = 0;
+  struct ocgc_timeline_info ti = OCGC_OPTS_INIT(struct ocgc_timeline_info);
   unsigned i, n, kept = 0;
   ck_assert_ptr_nonnull(tl);
   for (i = 0; i < N; i++) {
@@ -125,16 +127,17 @@ START_TEST(downsampling_keeps_max_and_tail)
     ns[i] = 1000 + x % 1000000 + (x % 997 == 0 ? 50000000 : 0);
     pause_at(tl, UINT64_C(1000000000) + UINT64_C(18000000) * i, ns[i], (int)(i % 4));
   }
-  ck_assert_uint_eq(tl->total, N);
-  n = tl_marks(tl, m);
-  ck_assert_uint_le(n, TL_MAX_MARKS);
-  ck_assert_uint_gt(n, TL_TOP);
-  for (i = 0; i < n; i++) if (m[i].ns == tl->max_ns) kept++;
+  ocgc_timeline_info(tl, &ti);
+  ck_assert_uint_eq(ti.pauses, N);
+  n = ocgc_timeline_marks(tl, m);
+  ck_assert_uint_le(n, OCGC_TIMELINE_MAX_MARKS);
+  ck_assert_uint_gt(n, OCGC_TIMELINE_TOP);
+  for (i = 0; i < n; i++) if (m[i].ns == ti.max_ns) kept++;
   ck_assert_uint_ge(kept, 1);
-  for (i = 0; i < TL_BUCKETS; i++) sum += tl->b[i].pauses;
+  for (i = 0; i < OCGC_TIMELINE_BUCKETS; i++) sum += ocgc_timeline_bucket(tl, i)->pauses;
   ck_assert_uint_eq(sum, N);
   qsort(ns, N, sizeof ns[0], by_ns);
-  ck_assert_uint_eq(ns[N - 1], tl->max_ns);
+  ck_assert_uint_eq(ns[N - 1], ti.max_ns);
   p99 = ns[N - N / 100];
   for (i = 0; i < N; i++) above += ns[i] > p99;
   for (i = 0, kept = 0; i < n; i++) kept += m[i].ns > p99;
@@ -142,39 +145,43 @@ START_TEST(downsampling_keeps_max_and_tail)
   for (i = 1; i < n; i++) ck_assert_uint_le(m[i - 1].t, m[i].t);
   free(ns);
   free(m);
-  tl_free(tl);
+  ocgc_timeline_free(tl);
 }
 END_TEST
 
-/* Up to TL_EXACT pauses, every one is drawn as it was. */
+/* Up to OCGC_TIMELINE_EXACT pauses, every one is drawn as it was. */
 START_TEST(few_pauses_all_drawn)
 {
-  struct timeline *tl = tl_new();
-  struct tl_mark *m = malloc(sizeof *m * TL_MAX_MARKS);
+  struct ocgc_timeline *tl = NULL;
+  ck_assert_int_eq(ocgc_timeline_new(&tl), 0);
+  struct ocgc_timeline_mark *m = malloc(sizeof *m * OCGC_TIMELINE_MAX_MARKS);
   unsigned i;
-  for (i = 0; i < TL_EXACT; i++) pause_at(tl, 5000 + 1000 * i, 10 + i, 0);
-  ck_assert_uint_eq(tl_marks(tl, m), TL_EXACT);
-  for (i = 0; i < TL_EXACT; i++) ck_assert_uint_eq(m[i].ns, 10 + i);
+  for (i = 0; i < OCGC_TIMELINE_EXACT; i++) pause_at(tl, 5000 + 1000 * i, 10 + i, 0);
+  ck_assert_uint_eq(ocgc_timeline_marks(tl, m), OCGC_TIMELINE_EXACT);
+  for (i = 0; i < OCGC_TIMELINE_EXACT; i++) ck_assert_uint_eq(m[i].ns, 10 + i);
   pause_at(tl, 5000 + 1000 * i, 1, 0);
-  ck_assert_uint_lt(tl_marks(tl, m), TL_EXACT + 1);
+  ck_assert_uint_lt(ocgc_timeline_marks(tl, m), OCGC_TIMELINE_EXACT + 1);
   free(m);
-  tl_free(tl);
+  ocgc_timeline_free(tl);
 }
 END_TEST
 
 /* Rates come from the counts each pause carries, as differences. */
 START_TEST(counts_are_differences)
 {
-  struct timeline *tl = tl_new();
+  struct ocgc_timeline *tl = NULL;
+  ck_assert_int_eq(ocgc_timeline_new(&tl), 0);
+  struct ocgc_timeline_info ti = OCGC_OPTS_INIT(struct ocgc_timeline_info);
   uint64_t alloc = 0;
   unsigned i;
-  tl_origin(tl, 1000);
+  ocgc_timeline_origin(tl, 1000);
   for (i = 0; i < 100; i++) pause_at(tl, 1000 + UINT64_C(100000000) * i, 10, 0);
-  for (i = 0; i < TL_BUCKETS; i++) alloc += tl->b[i].alloc;
+  for (i = 0; i < OCGC_TIMELINE_BUCKETS; i++) alloc += ocgc_timeline_bucket(tl, i)->alloc;
   /* the first pause is the baseline */
   ck_assert_uint_eq(alloc, UINT64_C(100000000) * 99);
-  ck_assert_uint_ge(tl->width, UINT64_C(100000000) * 99 / TL_BUCKETS);
-  tl_free(tl);
+  ocgc_timeline_info(tl, &ti);
+  ck_assert_uint_ge(ti.width, UINT64_C(100000000) * 99 / OCGC_TIMELINE_BUCKETS);
+  ocgc_timeline_free(tl);
 }
 END_TEST
 
@@ -183,29 +190,30 @@ END_TEST
  * bounded by the buckets. */
 START_TEST(losses_in_buckets)
 {
-  struct timeline *tl = tl_new();
+  struct ocgc_timeline *tl = NULL;
+  ck_assert_int_eq(ocgc_timeline_new(&tl), 0);
   uint64_t from = 0, to = 0, s = UINT64_C(1000000000);
   unsigned i;
-  tl_origin(tl, 0);
+  ocgc_timeline_origin(tl, 0);
   pause_at(tl, s / 2, 10, 0);
-  tl_on_lost(0, 5, 1, s, tl);
+  ocgc_timeline_on_lost(0, 5, 1, s, tl);
   pause_at(tl, s + s / 10, 10, 0);
-  tl_on_lost(0, 5, 1, 50 * s, tl);
+  ocgc_timeline_on_lost(0, 5, 1, 50 * s, tl);
   pause_at(tl, 50 * s + s / 10, 10, 0);
-  ck_assert_int_eq(tl_loss(tl, 0, &from, &to), 1);
+  ck_assert_int_eq(ocgc_timeline_loss(tl, 0, &from, &to), 1);
   ck_assert_uint_eq(from, s);
   ck_assert_uint_eq(to, s + s / 10);
-  ck_assert_int_eq(tl_loss(tl, 1, &from, &to), 1);
+  ck_assert_int_eq(ocgc_timeline_loss(tl, 1, &from, &to), 1);
   ck_assert_uint_eq(from, 50 * s);
   ck_assert_uint_eq(to, 50 * s + s / 10);
-  ck_assert_int_eq(tl_loss(tl, 2, &from, &to), 0);
+  ck_assert_int_eq(ocgc_timeline_loss(tl, 2, &from, &to), 0);
   for (i = 0; i < 100000; i++) {
-    tl_on_lost(0, 1, 1, 60 * s + i * (s / 100), tl);
+    ocgc_timeline_on_lost(0, 1, 1, 60 * s + i * (s / 100), tl);
     pause_at(tl, 60 * s + i * (s / 100) + s / 1000, 10, 0);
   }
-  for (i = 0; tl_loss(tl, i, &from, &to); i++) ck_assert_uint_le(from, to);
-  ck_assert_uint_le(i, TL_BUCKETS / 2 + 1);
-  tl_free(tl);
+  for (i = 0; ocgc_timeline_loss(tl, i, &from, &to); i++) ck_assert_uint_le(from, to);
+  ck_assert_uint_le(i, OCGC_TIMELINE_BUCKETS / 2 + 1);
+  ocgc_timeline_free(tl);
 }
 END_TEST
 
@@ -300,7 +308,8 @@ static char *document(const char *path)
   struct ocgc_source *src;
   struct ocgc_agg *agg;
   struct ocgc_snapshot *s;
-  struct timeline *tl = tl_new();
+  struct ocgc_timeline *tl = NULL;
+  ck_assert_int_eq(ocgc_timeline_new(&tl), 0);
   char *out = NULL;
   size_t n = 0;
   memset(&m, 0, sizeof m);
@@ -318,7 +327,7 @@ static char *document(const char *path)
   ocgc_snapshot_free(s);
   ocgc_agg_free(agg);
   ocgc_source_close(src);
-  tl_free(tl);
+  ocgc_timeline_free(tl);
   return out;
 }
 

@@ -1,5 +1,5 @@
-/* timeline.c - the pauses and rates the HTML report draws over time
- * (timeline.h), in memory fixed at tl_new().
+/* timeline.c - a window's history (ocgc/timeline.h): the pauses and the
+ * rates over time, in memory fixed at ocgc_timeline_new().
  *
  * Why here and how: libocgc's aggregator answers what each pause is (its
  * kind and cause, on_pause) and what the events had counted by then; this
@@ -29,33 +29,67 @@
  * - a stop-the-world member (stock OCaml 5) grows the pause it joins, found
  *   among the TL_RECENT latest by its duration before. */
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "timeline.h"
+#include "ocgc/interval.h"
+#include "ocgc/timeline.h"
+#include "opts.h"
+
+#define TL_BUCKETS OCGC_TIMELINE_BUCKETS
+#define TL_EXACT OCGC_TIMELINE_EXACT
+#define TL_TOP OCGC_TIMELINE_TOP
+#define TL_SAMPLE OCGC_TIMELINE_SAMPLE
+#define TL_RECENT 16u   /* pauses a stop-the-world member may still grow */
+
+/* A /proc sample's figures. */
+struct proc_sample {
+  uint64_t cpu_ns, ctx_switches, faults;
+};
+
+struct ocgc_timeline {
+  uint64_t origin, width;     /* width 0: nothing recorded yet */
+  struct ocgc_timeline_bucket b[TL_BUCKETS];
+  uint64_t total;             /* pauses recorded (stop-the-world members not) */
+  uint64_t max_ns;
+  struct ocgc_timeline_mark exact[TL_EXACT];
+  struct ocgc_timeline_mark top[TL_TOP]; /* a min-heap on ns */
+  unsigned ntop;
+  struct ocgc_timeline_mark sample[TL_SAMPLE]; /* reservoir sample (algorithm R) */
+  uint64_t rng;               /* its xorshift state, fixed seed: reproducible */
+  struct ocgc_timeline_mark recent[TL_RECENT];
+  unsigned nrecent;
+  uint64_t loss_from;         /* with loss_open: a loss since then */
+  int loss_open;              /* events were lost: the next event ends the gap */
+  int have_counts, have_proc, live;
+  struct ocgc_agg_pause last; /* the previous pause's counts */
+  struct proc_sample last_proc;
+};
 
 #define TL_WIDTH0 UINT64_C(1000000) /* 1 ms: 1 s in 1024 buckets at first */
 
-struct timeline *tl_new(void)
+int ocgc_timeline_new(struct ocgc_timeline **out)
 {
-  return calloc(1, sizeof(struct timeline));
+  if (out == NULL) return -EINVAL;
+  return (*out = calloc(1, sizeof **out)) != NULL ? 0 : -ENOMEM;
 }
 
-void tl_free(struct timeline *tl)
+void ocgc_timeline_free(struct ocgc_timeline *tl)
 {
   free(tl);
 }
 
-void tl_origin(struct timeline *tl, uint64_t t)
+void ocgc_timeline_origin(struct ocgc_timeline *tl, uint64_t t)
 {
   if (tl->width != 0) return;
   tl->origin = t;
   tl->width = TL_WIDTH0;
 }
 
-static void merge_bucket(struct tl_bucket *d, const struct tl_bucket *a, const struct tl_bucket *b)
+static void merge_bucket(struct ocgc_timeline_bucket *d, const struct ocgc_timeline_bucket *a, const struct ocgc_timeline_bucket *b)
 {
-  struct tl_bucket m = *a;
+  struct ocgc_timeline_bucket m = *a;
   unsigned k;
   m.pauses += b->pauses;
   m.pause_ns += b->pause_ns;
@@ -77,7 +111,7 @@ static void merge_bucket(struct tl_bucket *d, const struct tl_bucket *a, const s
 }
 
 /* Halve the resolution: pairs of buckets into one, width doubled. */
-static void coarsen(struct timeline *tl)
+static void coarsen(struct ocgc_timeline *tl)
 {
   unsigned i;
   for (i = 0; i < TL_BUCKETS / 2; i++) merge_bucket(&tl->b[i], &tl->b[2 * i], &tl->b[2 * i + 1]);
@@ -86,9 +120,9 @@ static void coarsen(struct timeline *tl)
 }
 
 /* The bucket of time [t], coarsening as needed. */
-static struct tl_bucket *bucket_at(struct timeline *tl, uint64_t t)
+static struct ocgc_timeline_bucket *bucket_at(struct ocgc_timeline *tl, uint64_t t)
 {
-  tl_origin(tl, t);
+  ocgc_timeline_origin(tl, t);
   if (t < tl->origin) return &tl->b[0];
   while ((t - tl->origin) / tl->width >= TL_BUCKETS) coarsen(tl);
   return &tl->b[(t - tl->origin) / tl->width];
@@ -96,14 +130,14 @@ static struct tl_bucket *bucket_at(struct timeline *tl, uint64_t t)
 
 /* ---- the longest pauses: a min-heap on duration ------------------------- */
 
-static void heap_swap(struct tl_mark *a, struct tl_mark *b)
+static void heap_swap(struct ocgc_timeline_mark *a, struct ocgc_timeline_mark *b)
 {
-  struct tl_mark t = *a;
+  struct ocgc_timeline_mark t = *a;
   *a = *b;
   *b = t;
 }
 
-static void heap_down(struct tl_mark *h, unsigned n, unsigned i)
+static void heap_down(struct ocgc_timeline_mark *h, unsigned n, unsigned i)
 {
   for (;;) {
     unsigned l = 2 * i + 1, r = l + 1, m = i;
@@ -115,7 +149,7 @@ static void heap_down(struct tl_mark *h, unsigned n, unsigned i)
   }
 }
 
-static void top_add(struct timeline *tl, const struct tl_mark *m)
+static void top_add(struct ocgc_timeline *tl, const struct ocgc_timeline_mark *m)
 {
   unsigned i;
   if (tl->ntop == TL_TOP) {
@@ -140,7 +174,7 @@ static uint64_t diff(uint64_t now, uint64_t before)
 }
 
 /* The counts [p] carries into [b], as differences from the last ones. */
-static void take_counts(struct timeline *tl, struct tl_bucket *b, const struct ocgc_agg_pause *p)
+static void take_counts(struct ocgc_timeline *tl, struct ocgc_timeline_bucket *b, const struct ocgc_agg_pause *p)
 {
   struct ocgc_counters g = OCGC_OPTS_INIT(struct ocgc_counters);
   unsigned k;
@@ -158,7 +192,7 @@ static void take_counts(struct timeline *tl, struct tl_bucket *b, const struct o
 }
 
 /* The gap since tl->loss_from ends at [t]: into every bucket it covers. */
-static void close_loss(struct timeline *tl, uint64_t t)
+static void close_loss(struct ocgc_timeline *tl, uint64_t t)
 {
   uint64_t from = tl->loss_from, i, last;
   if (!tl->loss_open) return;
@@ -166,7 +200,7 @@ static void close_loss(struct timeline *tl, uint64_t t)
   if (t < from) t = from;
   last = (uint64_t)(bucket_at(tl, t) - tl->b);  /* first: it may coarsen */
   for (i = (uint64_t)(bucket_at(tl, from) - tl->b); i <= last; i++) {
-    struct tl_bucket *b = &tl->b[i];
+    struct ocgc_timeline_bucket *b = &tl->b[i];
     uint64_t start = tl->origin + i * tl->width, end = start + tl->width;
     uint64_t lf = from > start ? from : start, lt = t < end ? t : end;
     if (lt == 0) lt = 1;
@@ -176,10 +210,10 @@ static void close_loss(struct timeline *tl, uint64_t t)
 }
 
 /* A stop-the-world member: the pause it joins grows from prev to ns. */
-static void grow(struct timeline *tl, const struct ocgc_pause *p)
+static void grow(struct ocgc_timeline *tl, const struct ocgc_pause *p)
 {
   unsigned i = tl->nrecent, j;
-  struct tl_mark *m = NULL;
+  struct ocgc_timeline_mark *m = NULL;
   while (i > 0 && m == NULL)
     if (tl->recent[--i].ns == p->stw_prev_ns) m = &tl->recent[i];
   if (m == NULL) return;
@@ -190,7 +224,7 @@ static void grow(struct timeline *tl, const struct ocgc_pause *p)
   for (j = 0; j < tl->ntop; j++)
     if (tl->top[j].seq == m->seq) { tl->top[j].ns = m->ns; heap_down(tl->top, tl->ntop, j); break; }
   {
-    struct tl_bucket *b = bucket_at(tl, m->t);
+    struct ocgc_timeline_bucket *b = bucket_at(tl, m->t);
     b->pause_ns += p->duration_ns - p->stw_prev_ns;
     if (m->ns > b->max_ns) b->max_ns = m->ns;
     if (b->top.seq == m->seq) b->top.ns = m->ns;
@@ -198,7 +232,7 @@ static void grow(struct timeline *tl, const struct ocgc_pause *p)
   if (m->ns > tl->max_ns) tl->max_ns = m->ns;
 }
 
-static void sample_add(struct timeline *tl, const struct tl_mark *m)
+static void sample_add(struct ocgc_timeline *tl, const struct ocgc_timeline_mark *m)
 {
   uint64_t j;
   if (m->seq < TL_SAMPLE) { tl->sample[m->seq] = *m; return; }
@@ -209,7 +243,7 @@ static void sample_add(struct timeline *tl, const struct tl_mark *m)
   if ((j = tl->rng % (m->seq + 1)) < TL_SAMPLE) tl->sample[j] = *m;
 }
 
-static void remember(struct timeline *tl, const struct tl_mark *m)
+static void remember(struct ocgc_timeline *tl, const struct ocgc_timeline_mark *m)
 {
   if (tl->nrecent == TL_RECENT) {
     memmove(tl->recent, tl->recent + 1, sizeof tl->recent[0] * (TL_RECENT - 1));
@@ -218,11 +252,11 @@ static void remember(struct timeline *tl, const struct tl_mark *m)
   tl->recent[tl->nrecent++] = *m;
 }
 
-void tl_on_pause(const struct ocgc_agg_pause *p, void *ctx)
+void ocgc_timeline_on_pause(const struct ocgc_agg_pause *p, void *ctx)
 {
-  struct timeline *tl = ctx;
-  struct tl_mark m = {p->pause.begin, p->pause.duration_ns, tl->total, p->kind, p->cause};
-  struct tl_bucket *b;
+  struct ocgc_timeline *tl = ctx;
+  struct ocgc_timeline_mark m = {p->pause.begin, p->pause.duration_ns, tl->total, p->kind, p->cause};
+  struct ocgc_timeline_bucket *b;
   close_loss(tl, p->pause.begin);
   take_counts(tl, bucket_at(tl, p->pause.end), p);
   if (p->pause.stw_member) {
@@ -242,32 +276,37 @@ void tl_on_pause(const struct ocgc_agg_pause *p, void *ctx)
   tl->total++;
 }
 
-void tl_on_lost(unsigned ring, uint64_t lost, int exact, uint64_t after_ns, void *ctx)
+void ocgc_timeline_on_lost(unsigned ring, uint64_t lost, int exact, uint64_t after_ns, void *ctx)
 {
-  struct timeline *tl = ctx;
+  struct ocgc_timeline *tl = ctx;
   (void)ring;
   (void)exact;
   if (lost == 0 || tl->loss_open) return;
-  tl_origin(tl, after_ns);
+  ocgc_timeline_origin(tl, after_ns);
   tl->loss_from = after_ns;
   tl->loss_open = 1;
 }
 
-void tl_proc_sample(struct timeline *tl, uint64_t t, const struct tl_proc *p)
+void ocgc_timeline_proc_sample(struct ocgc_timeline *tl, uint64_t t,
+                               const struct ocgc_process_figures *f)
 {
-  struct tl_bucket *b = bucket_at(tl, t);
+  struct ocgc_timeline_bucket *b = bucket_at(tl, t);
+  struct proc_sample p;
+  p.cpu_ns = f->utime_ns + f->stime_ns;
+  p.ctx_switches = f->have_ctxt ? f->voluntary_ctxt + f->involuntary_ctxt : 0;
+  p.faults = f->minflt + f->majflt;
   tl->live = 1;
   if (tl->have_proc) {
-    b->cpu_ns += diff(p->cpu_ns, tl->last_proc.cpu_ns);
-    b->ctx += diff(p->ctx_switches, tl->last_proc.ctx_switches);
-    b->faults += diff(p->faults, tl->last_proc.faults);
+    b->cpu_ns += diff(p.cpu_ns, tl->last_proc.cpu_ns);
+    b->ctx += diff(p.ctx_switches, tl->last_proc.ctx_switches);
+    b->faults += diff(p.faults, tl->last_proc.faults);
     b->proc_t = t;
   }
-  tl->last_proc = *p;
+  tl->last_proc = p;
   tl->have_proc = 1;
 }
 
-void tl_end(struct timeline *tl, uint64_t t)
+void ocgc_timeline_end(struct ocgc_timeline *tl, uint64_t t)
 {
   close_loss(tl, t);
 }
@@ -276,18 +315,18 @@ void tl_end(struct timeline *tl, uint64_t t)
 
 static int by_time(const void *a, const void *b)
 {
-  const struct tl_mark *x = a, *y = b;
+  const struct ocgc_timeline_mark *x = a, *y = b;
   if (x->t != y->t) return x->t < y->t ? -1 : 1;
   return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
 static int by_seq(const void *a, const void *b)
 {
-  const struct tl_mark *x = a, *y = b;
+  const struct ocgc_timeline_mark *x = a, *y = b;
   return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-unsigned tl_marks(const struct timeline *tl, struct tl_mark *out)
+unsigned ocgc_timeline_marks(const struct ocgc_timeline *tl, struct ocgc_timeline_mark *out)
 {
   unsigned n = 0, i, u;
   if (tl->total <= TL_EXACT) {
@@ -309,7 +348,7 @@ unsigned tl_marks(const struct timeline *tl, struct tl_mark *out)
   return n;
 }
 
-unsigned tl_nbuckets(const struct timeline *tl)
+static unsigned nbuckets(const struct ocgc_timeline *tl)
 {
   unsigned n = TL_BUCKETS;
   while (n > 0 && tl->b[n - 1].pauses == 0 && tl->b[n - 1].sample_t == 0 &&
@@ -318,7 +357,27 @@ unsigned tl_nbuckets(const struct timeline *tl)
   return n;
 }
 
-int tl_loss(const struct timeline *tl, unsigned i, uint64_t *from, uint64_t *to)
+int ocgc_timeline_info(const struct ocgc_timeline *tl, struct ocgc_timeline_info *out)
+{
+  struct ocgc_timeline_info o;
+  if (tl == NULL) return -EINVAL;
+  memset(&o, 0, sizeof o);
+  o.sz = sizeof o;
+  o.origin = tl->origin;
+  o.width = tl->width;
+  o.nbuckets = nbuckets(tl);
+  o.pauses = tl->total;
+  o.max_ns = tl->max_ns;
+  o.live = tl->live;
+  return opts_write(out, &o, sizeof o);
+}
+
+const struct ocgc_timeline_bucket *ocgc_timeline_bucket(const struct ocgc_timeline *tl, unsigned i)
+{
+  return tl != NULL && i < TL_BUCKETS ? &tl->b[i] : NULL;
+}
+
+int ocgc_timeline_loss(const struct ocgc_timeline *tl, unsigned i, uint64_t *from, uint64_t *to)
 {
   unsigned k = 0, run = 0;
   while (k < TL_BUCKETS) {
