@@ -322,19 +322,21 @@ static void sleep_ms(unsigned ms)
 }
 
 /* Whether the ring described by [info] (an ocgc file) is still written by
- * the live process it names: 0, OCGC_E_STALE, or another error. */
-static int ident_matches(const struct ocgc_source_info *info)
+ * the live process it names, which is process [here] in our pid namespace
+ * (its pid in its own namespace is info->pid: the same unless it lives in
+ * a container): 0, OCGC_E_STALE, or another error. */
+static int ident_matches(const struct ocgc_source_info *info, uint64_t here)
 {
   struct ocgc_proc_ident id;
   char boot[64];
   int err;
 
   if (info->state != OCGC_STATE_RUNNING) return OCGC_E_STALE;
-  if (info->pid == 0 || info->pid > INT_MAX) return OCGC_E_STALE;
+  if (here == 0 || here > INT_MAX) return OCGC_E_STALE;
   /* Boot first: after a reboot pid and start time mean nothing. */
   if (ocgc_proc_boot_id(boot, sizeof boot) == 0 && strcmp(boot, info->boot_id) != 0)
     return OCGC_E_STALE;
-  err = ocgc_proc_ident((int)info->pid, &id);
+  err = ocgc_proc_ident((int)here, &id);
   if (err == -ESRCH) return OCGC_E_STALE;
   if (err != 0) return err;
   return id.start_time == info->start_time ? 0 : OCGC_E_STALE;
@@ -390,14 +392,26 @@ static int still_mapped(const struct ocgc_source *src)
   return 0;
 }
 
+/* Whether the ocgc file [info] names process [pid] (of our namespace) as
+ * its producer: by its pid here, or, for a producer in a container (a pid
+ * namespace below ours), by its pid in its own namespace.  0 or
+ * OCGC_E_STALE. */
+static int names_process(const struct ocgc_source_info *info, int pid)
+{
+  uint64_t own;
+  if (info->pid == (uint64_t)pid) return 0;
+  return ocgc_proc_ns_pid(pid, &own) == 0 && own != (uint64_t)pid && own == info->pid
+             ? 0 : OCGC_E_STALE;
+}
+
 int ocgc_source_check_owner(const struct ocgc_source *src, int pid)
 {
   struct ocgc_source_info info = OCGC_OPTS_INIT(struct ocgc_source_info);
   int err = ocgc_source_info(src, &info);
   if (err != 0) return err;
   if (!info.has_ext) return src->pid == pid ? stock_alive(src) : OCGC_E_STALE;
-  if (info.pid != (uint64_t)pid) return OCGC_E_STALE;
-  return ident_matches(&info);
+  if ((err = names_process(&info, pid)) != 0) return err;
+  return ident_matches(&info, (uint64_t)pid);
 }
 
 /* One attempt to open the ring of [pid].  Returns 0 (and *out), or an
@@ -499,10 +513,14 @@ int ocgc_source_check_alive(const struct ocgc_source *src)
   err = ocgc_source_info(src, &info);
   if (err != 0) return err;
   if (info.has_ext) {
-    if ((err = ident_matches(&info)) != 0) return err;
-    /* The pid named is the one opened from (ocgc_source_open_pid checked
-     * it): its mapping tells an exec. */
-    return info.pid == (uint64_t)src->pid ? still_mapped(src) : 0;
+    /* Opened by pid: that process, whose own pid the file names
+     * (ocgc_source_open_pid checked it, in a container too); its mapping
+     * tells an exec.  Opened by path: the pid the file names, read here. */
+    if (src->pid > 0) {
+      if ((err = ident_matches(&info, (uint64_t)src->pid)) != 0) return err;
+      return still_mapped(src);
+    }
+    return ident_matches(&info, info.pid);
   }
   return src->pid > 0 ? stock_alive(src) : -ENODATA;
 }

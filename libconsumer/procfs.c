@@ -92,6 +92,30 @@ int ocgc_proc_boot_id(char *out, size_t n)
   return out[0] != '\0' ? 0 : -EIO;
 }
 
+int ocgc_proc_ns_pid(int pid, uint64_t *out)
+{
+  char path[64], buf[4096], *p, *end;
+  ssize_t len;
+  uint64_t v = (uint64_t)pid;
+  snprintf(path, sizeof path, "/proc/%d/status", pid);
+  if ((len = ocgc_proc_read_small(path, buf, sizeof buf)) < 0) return len == -ENOENT ? -ESRCH : (int)len;
+  if ((p = strstr(buf, "\nNSpid:")) != NULL) {
+    p += strlen("\nNSpid:");
+    /* The pids from the outermost namespace (ours, or one above) in: the
+     * last on the line is the process's own. */
+    for (;;) {
+      unsigned long long n;
+      while (*p == ' ' || *p == '\t') p++;
+      if (*p < '0' || *p > '9') break;
+      n = strtoull(p, &end, 10);
+      v = (uint64_t)n;
+      p = end;
+    }
+  }
+  *out = v;
+  return 0;
+}
+
 void ocgc_proc_comm(int pid, char *out, size_t n)
 {
   char path[64];

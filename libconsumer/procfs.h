@@ -23,6 +23,12 @@ ssize_t ocgc_proc_read_small(const char *path, char *buf, size_t n);
  * never write again), or another -errno. */
 int ocgc_proc_ident(int pid, struct ocgc_proc_ident *out);
 
+/* The pid of [pid] in its own (innermost) pid namespace: the last field of
+ * NSpid in /proc/PID/status, [pid] itself on a kernel without that line
+ * (before 4.1, where namespaces cannot be told).  Returns 0 or -errno
+ * (-ESRCH: no such process). */
+int ocgc_proc_ns_pid(int pid, uint64_t *out);
+
 /* The current boot id, without its newline.  Returns 0 or -errno. */
 int ocgc_proc_boot_id(char *out, size_t n);
 

@@ -61,7 +61,14 @@ OCGC_API int ocgc_source_open_pid(int pid, const struct ocgc_attach_opts *opts,
  *   ocgc_source_open_pid(), which still maps the ring where it did (one
  *   look at /proc/PID/map_files: an exec keeps pid and start time but
  *   drops the ring, whose runtime never wrote its exit; when another
- *   user's process may not be looked into, the identity alone tells);
+ *   user's process may not be looked into, the identity alone tells).
+ *   The block names its producer by its pid in its own pid namespace:
+ *   opened by pid, a producer in a container (a namespace below the
+ *   caller's) is that process, its own pid read from /proc/PID/status
+ *   (NSpid); opened by path, the pid is read in the caller's namespace, so
+ *   a producer in a container whose folder is shared may read as
+ *   OCGC_E_STALE: only a look at what the host's processes map proves it
+ *   gone (ocgc_rings_scan() makes it);
  * - stock OCaml 5 files opened by ocgc_source_open_pid(): the very process
  *   it was opened from (same pid and start time) still maps that very file
  *   (device and inode in its /proc/PID/maps; if its maps may not be read,
