@@ -103,19 +103,14 @@ static int score_line(char *line, int pid, struct ring_map *m)
 {
   struct ocgc_maps_line f;
   char own[32], *name, *base;
-  size_t len;
 
-  if (ocgc_maps_parse_line(line, &f) != 0) return 0;
-  if (f.perms[1] != 'w' || f.perms[3] != 's') return 0;
-  if (f.path == NULL || *f.path != '/') return 0; /* anonymous, [heap], [stack], ... */
+  if (ocgc_maps_parse_line(line, &f) != 0 || !ocgc_maps_ring_like(&f)) return 0;
   m->start = f.start;
   m->end = f.end;
   m->dev = makedev(f.dev_major, f.dev_minor);
   m->ino = (ino_t)f.inode;
   m->deleted = f.deleted;
   name = f.path;
-  len = f.path_len;
-  if (!has_suffix(name, len, EVENTS_SUFFIX) || len == strlen(EVENTS_SUFFIX)) return 0;
   if (strncmp(name, MEMFD_PREFIX, strlen(MEMFD_PREFIX)) == 0) {
     /* ocgc's memfd: "/memfd:ocgc:<pid>.events" */
     base = strrchr(name, ':') + 1;
@@ -517,7 +512,9 @@ int ocgc_source_check_alive(const struct ocgc_source *src)
      * (ocgc_source_open_pid checked it, in a container too); its mapping
      * tells an exec.  Opened by path: the pid the file names, read here. */
     if (src->pid > 0) {
-      if ((err = ident_matches(&info, (uint64_t)src->pid)) != 0) return err;
+      if ((err = names_process(&info, src->pid)) != 0 ||
+          (err = ident_matches(&info, (uint64_t)src->pid)) != 0)
+        return err;
       return still_mapped(src);
     }
     return ident_matches(&info, info.pid);

@@ -15,9 +15,10 @@
  *
  * Invariants:
  * - Every maps file is hostile text (the names in it are chosen by the
- *   process).  Nothing named in a line is ever opened or stat'ed; only the
- *   device, the inode and the name of a line are parsed, each strictly, and
- *   a line that does not parse is skipped.  A name may hold any byte but a
+ *   process).  Nothing named in a line is ever opened or stat'ed; a line is
+ *   split by mapsline.c (the one parser of maps lines, whose rule of what
+ *   a producer's ring mapping is attach.c follows too), and a line that
+ *   does not parse is skipped.  A name may hold any byte but a
  *   newline (the kernel writes it as \012), so a name can never start a
  *   line: lines are split on '\n' only.
  * - Bounded: at most LINE_KEEP bytes of a line are kept (a longer one only
@@ -44,6 +45,8 @@
 #include <unistd.h>
 
 #include "hostmaps.h"
+#include "mapsline.h"
+#include "procfs.h"
 
 /* Defaults: far above any real host (vm.max_map_count is 65530 by default,
  * 262144 where databases ask for more), yet a few seconds of reading at
@@ -58,9 +61,6 @@
  * bytes after "/memfd:", plus " (deleted)". */
 #define LINE_KEEP 1024
 
-#define MEMFD_PREFIX "/memfd:ocgc:"
-#define EVENTS_SUFFIX ".events"
-#define DELETED_SUFFIX " (deleted)"
 
 /* A set of (a, b) keys, each with the pid that was first seen holding it;
  * open addressing, pid 0 marks an empty slot. */
@@ -136,93 +136,33 @@ static int set_add(struct set *s, uint64_t a, uint64_t b, int pid)
 
 /* ---- one maps line ------------------------------------------------------------- */
 
-/* Digits [p, e) in [base] (10 or 16), at most [maxd] of them, into *out.
- * Returns the end of the number, or NULL if there is none or it is too
- * long. */
-static const char *parse_num(const char *p, const char *e, int base, int maxd, uint64_t *out)
+/* Record what line [s] (NUL-terminated, no newline; [cut]: its end was
+ * dropped) of [pid]'s maps says: the file it maps (mapsline.c splits it),
+ * whether it maps a ring as a producer does, and ocgc's memory ring it
+ * names.  Returns 0, or -ENOMEM. */
+static int take_line(struct hostmaps *h, char *s, int cut, int pid)
 {
-  uint64_t v = 0;
-  int n = 0;
-  for (; p < e; p++, n++) {
-    int d;
-    if (*p >= '0' && *p <= '9') d = *p - '0';
-    else if (base == 16 && *p >= 'a' && *p <= 'f') d = *p - 'a' + 10;
-    else if (base == 16 && *p >= 'A' && *p <= 'F') d = *p - 'A' + 10;
-    else break;
-    if (n == maxd || v > (UINT64_MAX - (uint64_t)d) / (uint64_t)base) return NULL;
-    v = v * (uint64_t)base + (uint64_t)d;
-  }
-  if (n == 0) return NULL;
-  *out = v;
-  return p;
-}
-
-/* The P of a name "/memfd:ocgc:<P>.events" (with or without the kernel's
- * " (deleted)"), or 0.  P is a pid: 1..INT_MAX, no leading zero. */
-static long memfd_pid(const char *name, size_t n)
-{
-  size_t pl = strlen(MEMFD_PREFIX), sl = strlen(EVENTS_SUFFIX), dl = strlen(DELETED_SUFFIX);
-  const char *end;
-  uint64_t v;
-  if (n >= dl && memcmp(name + n - dl, DELETED_SUFFIX, dl) == 0) n -= dl;
-  if (n <= pl + sl || memcmp(name, MEMFD_PREFIX, pl) != 0 ||
-      memcmp(name + n - sl, EVENTS_SUFFIX, sl) != 0 || name[pl] == '0')
-    return 0;
-  end = parse_num(name + pl, name + n - sl, 10, 10, &v);
-  if (end != name + n - sl || v == 0 || v > INT_MAX) return 0;
-  return (long)v;
-}
-
-/* Whether a mapping named [name] (n bytes) with [perms] is one a producer
- * makes of its ring, as attach.c finds them: shared and writable, of a
- * *.events file (maybe deleted) or of ocgc's memory ring. */
-static int producer_mapping(const char *perms, const char *name, size_t n)
-{
-  size_t sl = strlen(EVENTS_SUFFIX), dl = strlen(DELETED_SUFFIX);
-  if (perms[1] != 'w' || perms[3] != 's') return 0;
-  if (n >= dl && memcmp(name + n - dl, DELETED_SUFFIX, dl) == 0) n -= dl;
-  return n > sl && memcmp(name + n - sl, EVENTS_SUFFIX, sl) == 0;
-}
-
-/* Record what line [s] (len bytes, no newline; [cut]: its end was dropped)
- * of [pid]'s maps says:
- *   start-end perms offset major:minor inode [padding name]
- * Returns 0, or -ENOMEM. */
-static int take_line(struct hostmaps *h, const char *s, size_t len, int cut, int pid)
-{
-  const char *p = s, *e = s + len, *perms = NULL;
-  uint64_t major, minor, ino;
-  int f, r;
-  for (f = 0; f < 3; f++) { /* address, perms, offset */
-    p = memchr(p, ' ', (size_t)(e - p));
-    if (p == NULL) return 0;
-    p++;
-    if (f == 0) perms = p;
-  }
-  if (perms + 4 > e) return 0;
-  if ((p = parse_num(p, e, 16, 8, &major)) == NULL || p == e || *p != ':') return 0;
-  if ((p = parse_num(p + 1, e, 16, 8, &minor)) == NULL || p == e || *p != ' ') return 0;
-  if ((p = parse_num(p + 1, e, 10, 20, &ino)) == NULL || (p != e && *p != ' ')) return 0;
-  if (ino != 0 && major <= UINT_MAX && minor <= UINT_MAX) {
-    uint64_t dev = (uint64_t)makedev((unsigned)major, (unsigned)minor);
-    r = set_add(&h->files, dev, ino, pid);
+  struct ocgc_maps_line m;
+  long memfd;
+  int r;
+  if (ocgc_maps_parse_line(s, &m) != 0) return 0;
+  if (m.inode != 0 && m.dev_major <= UINT_MAX && m.dev_minor <= UINT_MAX) {
+    uint64_t dev = (uint64_t)makedev((unsigned)m.dev_major, (unsigned)m.dev_minor);
+    r = set_add(&h->files, dev, m.inode, pid);
     if (r < 0) return r;
     if (r > 0) h->incomplete = 1;
   }
-  while (p < e && *p == ' ') p++;
+  if (m.path == NULL) return 0;
   /* A cut name may hide a producer's ring: its process is a candidate. */
-  if (p < e && (cut || producer_mapping(perms, p, (size_t)(e - p)))) {
+  if (cut || ocgc_maps_ring_like(&m)) {
     r = set_add(&h->producers, (uint64_t)pid, 0, pid);
     if (r < 0) return r;
     if (r > 0) h->incomplete = 1;
   }
-  if (!cut && p < e) {
-    long m = memfd_pid(p, (size_t)(e - p));
-    if (m > 0) {
-      r = set_add(&h->memfds, (uint64_t)m, 0, pid);
-      if (r < 0) return r;
-      if (r > 0) h->incomplete = 1;
-    }
+  if (!cut && (memfd = ocgc_maps_memfd_pid(&m)) > 0) {
+    r = set_add(&h->memfds, (uint64_t)memfd, 0, pid);
+    if (r < 0) return r;
+    if (r > 0) h->incomplete = 1;
   }
   return 0;
 }
@@ -264,7 +204,8 @@ static int scan_proc(struct hostmaps *h, int dfd, int pid)
       memcpy(line + ll, p, n);
       ll += n;
       if (nl == NULL) break; /* the line goes on in the next read */
-      err = take_line(h, line, ll, cut, pid);
+      line[ll] = '\0';
+      err = take_line(h, line, cut, pid);
       ll = 0;
       cut = 0;
       h->lines++;
@@ -313,11 +254,9 @@ int hostmaps_scan(const char *proc, const struct hostmaps_limits *lim, struct ho
     return err;
   }
   while (err == 0 && (de = readdir(d)) != NULL) {
-    uint64_t pid;
-    const char *end = parse_num(de->d_name, de->d_name + strlen(de->d_name), 10, 10, &pid);
-    if (end == NULL || *end != '\0' || de->d_name[0] == '0' || pid > INT_MAX || (int)pid == self)
-      continue;
-    err = scan_proc(h, dirfd(d), (int)pid);
+    int pid = ocgc_proc_pid_name(de->d_name);
+    if (pid == 0 || pid == self) continue;
+    err = scan_proc(h, dirfd(d), pid);
   }
   closedir(d);
   if (err < 0) {

@@ -32,17 +32,6 @@
 #include "procfs.h"
 #include "source.h"
 
-/* A /proc entry's pid, or 0 if the name is not one. */
-static int pid_of(const char *name)
-{
-  char *end;
-  unsigned long v;
-  if (*name < '1' || *name > '9') return 0;
-  errno = 0;
-  v = strtoul(name, &end, 10);
-  return errno == 0 && *end == '\0' && v <= INT_MAX ? (int)v : 0;
-}
-
 /* What the ring [src] of [pid] is (e: has_ext, state, err, program). */
 static void judge(struct ocgc_list_entry *e, struct ocgc_source *src, char *program, size_t n)
 {
@@ -147,7 +136,7 @@ int ocgc_list_opts(const struct ocgc_list_opts *opts, ocgc_list_fn fn, void *ctx
   if (fn == NULL || opts_read(&o, sizeof o, opts) != 0) return -EINVAL;
   if ((d = opendir("/proc")) == NULL) return -errno;
   while (err == 0 && (de = readdir(d)) != NULL) {
-    int pid = pid_of(de->d_name);
+    int pid = ocgc_proc_pid_name(de->d_name);
     if (pid == 0) continue;
     st.processes++;
     err = list_one(pid, &o, fn, ctx, &st);

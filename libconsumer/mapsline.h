@@ -27,6 +27,16 @@ struct ocgc_maps_line {
  * only newlines in it come from "\012". */
 int ocgc_maps_parse_line(char *line, struct ocgc_maps_line *out);
 
+/* Whether [f] maps a file as a producer maps its ring: shared and
+ * writable, an absolute path whose last name ends in ".events" after at
+ * least one byte (a file, maybe deleted, or ocgc's memory ring
+ * "/memfd:ocgc:<P>.events").  Whose ring it is, is the caller's question. */
+int ocgc_maps_ring_like(const struct ocgc_maps_line *f);
+
+/* The P of ocgc's memory ring "/memfd:ocgc:<P>.events" that [f] maps (P a
+ * pid: 1 to INT_MAX, no leading zero), or 0. */
+long ocgc_maps_memfd_pid(const struct ocgc_maps_line *f);
+
 /* Undo the kernel's "\012" escape of '\n' in [s], in place.  Returns the
  * new length. */
 size_t ocgc_maps_unescape(char *s);

@@ -18,6 +18,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,6 +93,18 @@ int ocgc_proc_boot_id(char *out, size_t n)
   return out[0] != '\0' ? 0 : -EIO;
 }
 
+int ocgc_proc_pid_name(const char *name)
+{
+  unsigned long v = 0;
+  size_t i;
+  if (name[0] < '1' || name[0] > '9') return 0;
+  for (i = 0; name[i] != '\0'; i++) {
+    if (name[i] < '0' || name[i] > '9' || i >= 10) return 0;
+    v = v * 10 + (unsigned long)(name[i] - '0');
+  }
+  return v <= INT_MAX ? (int)v : 0;
+}
+
 int ocgc_proc_ns_pid(int pid, uint64_t *out)
 {
   char path[64], buf[4096], *p, *end;
@@ -114,6 +127,14 @@ int ocgc_proc_ns_pid(int pid, uint64_t *out)
   }
   *out = v;
   return 0;
+}
+
+unsigned ocgc_proc_uid(int pid)
+{
+  char path[32];
+  struct stat st;
+  snprintf(path, sizeof path, "/proc/%d", pid);
+  return stat(path, &st) == 0 ? (unsigned)st.st_uid : 0;
 }
 
 void ocgc_proc_comm(int pid, char *out, size_t n)

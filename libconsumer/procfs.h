@@ -19,6 +19,10 @@ struct ocgc_proc_ident {
  * Returns the length, or -errno. */
 ssize_t ocgc_proc_read_small(const char *path, char *buf, size_t n);
 
+/* The pid a /proc entry's [name] is (1 to INT_MAX, decimal, no sign, no
+ * leading zero), or 0 if it names no process. */
+int ocgc_proc_pid_name(const char *name);
+
 /* Returns 0, -ESRCH (no such process, or a zombie or dead one: it will
  * never write again), or another -errno. */
 int ocgc_proc_ident(int pid, struct ocgc_proc_ident *out);
@@ -28,6 +32,10 @@ int ocgc_proc_ident(int pid, struct ocgc_proc_ident *out);
  * (before 4.1, where namespaces cannot be told).  Returns 0 or -errno
  * (-ESRCH: no such process). */
 int ocgc_proc_ns_pid(int pid, uint64_t *out);
+
+/* The owner of /proc/PID (the process's real uid), or 0 if it cannot be
+ * read. */
+unsigned ocgc_proc_uid(int pid);
 
 /* The current boot id, without its newline.  Returns 0 or -errno. */
 int ocgc_proc_boot_id(char *out, size_t n);

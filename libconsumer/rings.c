@@ -554,3 +554,56 @@ int ocgc_ring_still_gone(const struct ocgc_ring *e, const char *path)
   if (e->link) return S_ISLNK(st.st_mode) && stat(path, &st) != 0 && errno == ENOENT;
   return S_ISREG(st.st_mode) && !ring_alive(path);
 }
+
+/* A memory ring's alias <P>.events leads to its identity link
+ * .ocgc-ring.<ns>.<P> (the producer's ocgc_file.c): once the alias at
+ * [path] is removed, remove the identity [ident] too if it is of our own
+ * pid namespace (another's pids mean other processes here) and leads
+ * nowhere. */
+static void remove_ident(const char *path, const char *ident)
+{
+  char self[64], want[48], full[PATH_MAX];
+  const char *slash = strrchr(path, '/');
+  ssize_t n = readlink("/proc/self/ns/pid", self, sizeof self - 1);
+  struct stat st;
+  int len;
+  if (n <= 0 || strchr(ident, '/') != NULL) return;
+  self[n] = '\0';
+  if (strncmp(self, "pid:[", 5) != 0) return;
+  snprintf(want, sizeof want, ".ocgc-ring.%.*s.", (int)strcspn(self + 5, "]"), self + 5);
+  if (strncmp(ident, want, strlen(want)) != 0) return;
+  if (slash == NULL) len = snprintf(full, sizeof full, "%s", ident);
+  else len = snprintf(full, sizeof full, "%.*s/%s", (int)(slash - path), path, ident);
+  if (len < 0 || (size_t)len >= sizeof full) return;
+  if (lstat(full, &st) == 0 && S_ISLNK(st.st_mode) && stat(full, &st) != 0 && errno == ENOENT)
+    (void)unlink(full);
+}
+
+int ocgc_ring_remove(const struct ocgc_ring *e, char *aside, size_t n)
+{
+  char tmp[PATH_MAX], ident[128];
+  const char *slash;
+  ssize_t len;
+  int k;
+  if (e == NULL || !e->removable) return -EINVAL;
+  slash = strrchr(e->path, '/');
+  if (slash == NULL) k = snprintf(tmp, sizeof tmp, ".ocgc-prune.%d.%s", (int)getpid(), e->path);
+  else k = snprintf(tmp, sizeof tmp, "%.*s/.ocgc-prune.%d.%s", (int)(slash - e->path), e->path,
+                    (int)getpid(), slash + 1);
+  if (k < 0 || (size_t)k >= sizeof tmp) return -ENAMETOOLONG;
+  if (rename(e->path, tmp) != 0) return -errno;
+  if (ocgc_ring_still_gone(e, tmp)) {
+    len = e->link ? readlink(tmp, ident, sizeof ident - 1) : -1;
+    if (unlink(tmp) != 0) return -errno;
+    if (len > 0) {
+      ident[len] = '\0';
+      remove_ident(e->path, ident);
+    }
+    return 0;
+  }
+  /* Another entry took the name, or this one lives again: give it back,
+   * replacing nothing. */
+  if (renameat2(AT_FDCWD, tmp, AT_FDCWD, e->path, RENAME_NOREPLACE) == 0) return 1;
+  if (aside != NULL && n > 0) snprintf(aside, n, "%s", tmp);
+  return 2;
+}

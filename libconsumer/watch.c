@@ -106,15 +106,6 @@ static void proc_free(struct proc *p)
   free(p);
 }
 
-/* The owner of /proc/PID (its real uid; 0 if it cannot be read). */
-static unsigned proc_uid(int pid)
-{
-  char path[32];
-  struct stat st;
-  snprintf(path, sizeof path, "/proc/%d", pid);
-  return stat(path, &st) == 0 ? (unsigned)st.st_uid : 0;
-}
-
 /* Follow [src], the ring of [pid] (taken over, closed on failure): 0 or
  * libocgc's error. */
 static int proc_add(struct ocgc_watch *w, struct ocgc_source *src, int pid, uint64_t start_ticks,
@@ -205,7 +196,7 @@ static int skip_known(int pid, uint64_t start_time, void *ctx)
   struct ocgc_watch *w = ctx;
   const struct ident *m;
   if (watched(w, pid, start_time)) return 1;
-  if (w->o.only_uid && proc_uid(pid) != w->o.uid) return 1;
+  if (w->o.only_uid && ocgc_proc_uid(pid) != w->o.uid) return 1;
   if ((m = memo_of(w, pid, start_time)) == NULL) return 0;
   if (!m->unselected) w->listing_refused++;
   return 1;
@@ -281,7 +272,7 @@ int ocgc_watch_add_pid(struct ocgc_watch *w, int pid)
   if ((err = ocgc_source_open_pid(pid, &ao, &src)) != 0) return err;
   if (ocgc_proc_ident(pid, &id) != 0) id.start_time = 0;
   if (watched(w, pid, id.start_time)) { ocgc_source_close(src); return 0; } /* given twice */
-  return proc_add(w, src, pid, id.start_time, proc_uid(pid));
+  return proc_add(w, src, pid, id.start_time, ocgc_proc_uid(pid));
 }
 
 static int list_one(const struct ocgc_list_entry *e, void *ctx)
@@ -298,7 +289,7 @@ static int list_one(const struct ocgc_list_entry *e, void *ctx)
     return 0;
   }
   ao.dir = w->o.dir;
-  uid = proc_uid(e->pid);
+  uid = ocgc_proc_uid(e->pid);
   /* Opened first: only a ring that opens as valid takes a failing one's
    * place.  One that does not open is counted, not remembered: it may be
    * a ring being made, which the next listing opens. */

@@ -5,13 +5,9 @@
  *
  * What it owns: its options, the printing (a table sorted by pid then
  * path, or a JSON object a line, every target string escaped) and the act
- * of pruning: an entry the library calls removable is first renamed to a
- * private name, checked to still be the one that was judged and still gone
- * (ocgc_ring_still_gone: the name may have been taken over meanwhile by a
- * new process with the same pid, since the producer replaces a stale entry
- * by renaming its new one over it), and only then unlinked; if it is not,
- * it is renamed back, replacing nothing.  It says on stderr what it
- * removed, and why it kept what looked gone.
+ * of asking: --prune removes what the library calls removable
+ * (ocgc_ring_remove: moved aside, judged again, unlinked or put back), and
+ * says on stderr what it removed, and why it kept what looked gone.
  *
  * Other users' processes whose maps we may not read are left out silently,
  * as ps leaves out what it cannot see; `ocgc ls` run as root sees them. */
@@ -48,59 +44,6 @@ static void on_dir_error(const char *dir, int err, void *ctx)
 
 /* ---- --prune -------------------------------------------------------------------- */
 
-/* A memfd ring's alias <P>.events leads to its identity link
- * .ocgc-ring.<ns>.<P> (ocgc_entries.c in the producer): once the alias at
- * [path] is pruned, prune the identity [ident] too if it is of our own pid
- * namespace (another's pids mean other processes here) and leads nowhere.
- * Silent: the alias's removal was said. */
-static void prune_ident(const char *path, const char *ident)
-{
-  char self[64], want[48], full[PATH_MAX];
-  const char *slash = strrchr(path, '/');
-  ssize_t n = readlink("/proc/self/ns/pid", self, sizeof self - 1);
-  struct stat st;
-  int len;
-  if (n <= 0 || strchr(ident, '/') != NULL) return;
-  self[n] = '\0';
-  if (strncmp(self, "pid:[", 5) != 0) return;
-  snprintf(want, sizeof want, ".ocgc-ring.%.*s.", (int)strcspn(self + 5, "]"), self + 5);
-  if (strncmp(ident, want, strlen(want)) != 0) return;
-  if (slash == NULL) len = snprintf(full, sizeof full, "%s", ident);
-  else len = snprintf(full, sizeof full, "%.*s/%s", (int)(slash - path), path, ident);
-  if (len < 0 || (size_t)len >= sizeof full) return;
-  if (lstat(full, &st) == 0 && S_ISLNK(st.st_mode) && stat(full, &st) != 0 && errno == ENOENT)
-    (void)unlink(full);
-}
-
-/* Remove [e]'s entry if its name still holds it: 0 (removed), 1 (not: the
- * name now holds another entry, or it is no longer gone) or -errno. */
-static int prune_file(const struct ocgc_ring *e)
-{
-  char tmp[PATH_MAX], esc[TOOL_ESC_SIZE(PATH_MAX)], esc2[TOOL_ESC_SIZE(PATH_MAX)];
-  const char *slash = strrchr(e->path, '/');
-  int n;
-  if (slash == NULL) n = snprintf(tmp, sizeof tmp, ".ocgc-prune.%d.%s", (int)getpid(), e->path);
-  else n = snprintf(tmp, sizeof tmp, "%.*s/.ocgc-prune.%d.%s", (int)(slash - e->path), e->path,
-                    (int)getpid(), slash + 1);
-  if (n < 0 || (size_t)n >= sizeof tmp) return -ENAMETOOLONG;
-  if (rename(e->path, tmp) != 0) return -errno;
-  if (ocgc_ring_still_gone(e, tmp)) {
-    char ident[128];
-    ssize_t len = e->link ? readlink(tmp, ident, sizeof ident - 1) : -1;
-    if (unlink(tmp) != 0) return -errno;
-    if (len > 0) {
-      ident[len] = '\0';
-      prune_ident(e->path, ident);
-    }
-    return 0;
-  }
-  /* Another entry took the name: give it back, replacing nothing. */
-  if (renameat2(AT_FDCWD, tmp, AT_FDCWD, e->path, RENAME_NOREPLACE) != 0)
-    tool_say("%s: a new file took the name while pruning; it is now %s",
-             tool_esc(e->path, esc, sizeof esc), tool_esc(tmp, esc2, sizeof esc2));
-  return 1;
-}
-
 /* Say why an entry that looked gone is kept. */
 static void say_kept(const struct ocgc_ring *e)
 {
@@ -119,6 +62,7 @@ static void say_kept(const struct ocgc_ring *e)
 static void prune(const struct ocgc_rings *r, char *removed, int *rc)
 {
   char path[TOOL_ESC_SIZE(PATH_MAX)]; /* e->path, escaped, for messages */
+  char aside[PATH_MAX];
   size_t i;
   int herr;
   /* Unless every process's maps was read, any file may be in use. */
@@ -139,10 +83,14 @@ static void prune(const struct ocgc_rings *r, char *removed, int *rc)
       tool_say("not removing %s: it belongs to uid %" PRId64 ", not to you",
                tool_esc(e->path, path, sizeof path), e->uid);
     if (!e->removable) continue;
-    if ((err = prune_file(e)) == 0) {
+    if ((err = ocgc_ring_remove(e, aside, sizeof aside)) == 0) {
       tool_say("removed %s (process %d, %s)", tool_esc(e->path, path, sizeof path), e->pid,
                ocgc_ring_state_name(e->state));
       removed[i] = 1;
+    } else if (err == 2) {
+      char esc2[TOOL_ESC_SIZE(PATH_MAX)];
+      tool_say("%s: a new file took the name while pruning; it is now %s",
+               tool_esc(e->path, path, sizeof path), tool_esc(aside, esc2, sizeof esc2));
     } else if (err < 0) {
       tool_say("cannot remove %s: %s", tool_esc(e->path, path, sizeof path), strerror(-err));
       note_rc(rc, err == -EACCES || err == -EPERM ? TOOL_EXIT_DENIED : TOOL_EXIT_ERROR);

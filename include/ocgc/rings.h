@@ -129,11 +129,23 @@ OCGC_API int ocgc_rings_proc_error(const struct ocgc_rings *r);
  * everywhere. */
 OCGC_API int ocgc_rings_host_complete(const struct ocgc_rings *r, int *err);
 
-/** Whether the entry now at [path] (where the caller moved [ring] to
- * remove it) is still that very entry and still gone: the same inode, and
- * a link that still leads nowhere or a file whose producer is still dead.
- * 1 yes, 0 no (remove nothing). */
+/** Whether the entry now at [path] (where it was moved to remove it) is
+ * still [ring]'s very entry and still gone: the same inode, and a link
+ * that still leads nowhere or a file whose producer is still dead.  1 yes,
+ * 0 no (remove nothing). */
 OCGC_API int ocgc_ring_still_gone(const struct ocgc_ring *ring, const char *path);
+
+/** Remove the entry of [ring], one ocgc_rings_scan() called removable, as
+ * docs/design.md says ("Which ring entries are gone", rule 5): rename it
+ * to a private name beside it, judge it gone again there
+ * (ocgc_ring_still_gone(): a new producer with the same pid may have
+ * taken the name meanwhile), and only then unlink it, with, for a memory
+ * ring's alias, its identity link when that is of the caller's pid
+ * namespace and leads nowhere; else rename it back, replacing nothing.
+ * Returns 0 (removed), 1 (kept: no longer gone), 2 (kept, but a new entry
+ * took the name meanwhile: it stays under the private name, written into
+ * aside, n bytes, when aside is not NULL), or -errno. */
+OCGC_API int ocgc_ring_remove(const struct ocgc_ring *ring, char *aside, size_t n);
 
 #ifdef __cplusplus
 }

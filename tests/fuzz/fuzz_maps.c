@@ -13,7 +13,8 @@
  *   when the parser cut that off, gives back the line's text from where the
  *   path starts (so the only newlines in a path are unescaped "\012");
  *   the perms are the line's own characters.  Any line parses or fails
- *   cleanly: numbers out of range saturate, nothing reads past the NUL. */
+ *   cleanly: a number out of range, or not ending its field, fails the
+ *   line; nothing reads past the NUL. */
 
 #include <stdint.h>
 #include <stdio.h>
