@@ -80,6 +80,44 @@ static double per_s(uint64_t newer, uint64_t older, double seconds)
   return newer >= older ? (double)(newer - older) / seconds : 0.0;
 }
 
+int ocgc_snapshot_coverage(const struct ocgc_source *src, const struct ocgc_snapshot *base,
+                           const struct ocgc_snapshot *snap, uint64_t ended_ns,
+                           struct ocgc_coverage *out)
+{
+  struct ocgc_source_info info = OCGC_OPTS_INIT(struct ocgc_source_info);
+  struct ocgc_coverage o;
+  const struct ocgc_counters *c = &o.counts;
+  int ext;
+  if (src == NULL || snap == NULL) return -EINVAL;
+  memset(&o, 0, sizeof o);
+  o.sz = sizeof o;
+  o.counts.sz = sizeof o.counts;
+  ext = ocgc_source_info(src, &info) == 0 && info.has_ext;
+  ocgc_snapshot_counters(snap, &o.counts);
+  if (base != NULL) {
+    struct ocgc_counters b = OCGC_OPTS_INIT(struct ocgc_counters);
+    ocgc_snapshot_counters(base, &b);
+    ocgc_counters_growth(&b, &o.counts, &o.counts);
+    o.start_ns = b.time_ns;
+    o.end_ns = c->time_ns;
+    o.known = 1;
+  } else if (ext && info.created_ns != 0) {
+    o.start_ns = info.created_ns;
+    o.end_ns = c->time_ns > c->last_event_ns ? c->time_ns : c->last_event_ns;
+    /* No exit written: the counters' time is "now", so end when the
+     * caller saw it gone instead. */
+    if (ended_ns != 0 && info.state != OCGC_STATE_EXITED && ended_ns < o.end_ns)
+      o.end_ns = ended_ns > c->last_event_ns ? ended_ns : c->last_event_ns;
+    o.known = 1;
+  } else if (c->first_event_ns != 0) {
+    o.start_ns = c->first_event_ns;
+    o.end_ns = c->last_event_ns;
+    o.known = 1;
+  }
+  o.wall_ns = o.end_ns > o.start_ns ? o.end_ns - o.start_ns : 0;
+  return opts_write(out, &o, sizeof o);
+}
+
 int agg_rates(const struct ocgc_counters *o, const struct ocgc_counters *n, struct ocgc_rates *out)
 {
   double secs;

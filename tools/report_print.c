@@ -46,49 +46,22 @@ const char *const rep_pct_json[REP_NPCTS] = {"p50_ns", "p75_ns", "p90_ns", "p95_
 static const char *const pct_text[REP_NPCTS] = {"p50", "p75", "p90", "p95", "p99", "p99.9",
                                                 "p99.99"};
 
-static uint64_t sub0(uint64_t a, uint64_t b) { return a > b ? a - b : 0; }
-
-/* The counts of the window: [c]'s growth since the snapshot at its start.
- * Returns when that snapshot was (producer clock). */
-static uint64_t window_counts(struct ocgc_counters *c, const struct ocgc_snapshot *base)
-{
-  struct ocgc_counters b = OCGC_OPTS_INIT(struct ocgc_counters);
-  ocgc_snapshot_counters(base, &b);
-  ocgc_counters_growth(&b, c, c);
-  return b.time_ns;
-}
-
 void rep_figures_get(struct rep_figures *x, const struct rep_meta *m,
                     const struct ocgc_source *src, const struct ocgc_snapshot *base,
                     const struct ocgc_snapshot *snap)
 {
+  struct ocgc_coverage cov = OCGC_OPTS_INIT(struct ocgc_coverage);
   memset(x, 0, sizeof *x);
   x->info.sz = sizeof x->info;
-  x->c.sz = sizeof x->c;
   x->have_info = ocgc_source_info(src, &x->info) == 0;
   x->ext = x->have_info && x->info.has_ext;
   tool_ids(src, &x->ids);
-  ocgc_snapshot_counters(snap, &x->c);
-  if (m->mode == REP_PID && base != NULL) {
-    x->start_ns = window_counts(&x->c, base);
-    x->end_ns = x->c.time_ns;
-    x->wall_known = 1;
-  } else if (x->ext && x->info.created_ns != 0) {
-    /* the whole life of the producer, up to its exit or now */
-    x->start_ns = x->info.created_ns;
-    x->end_ns = x->c.time_ns > x->c.last_event_ns ? x->c.time_ns : x->c.last_event_ns;
-    /* a producer that did not exit normally has no exit time: the counters'
-     * time is "now", so end when ocgc saw it die instead */
-    if (m->ended_ns != 0 && x->info.state != OCGC_STATE_EXITED && m->ended_ns < x->end_ns)
-      x->end_ns = m->ended_ns > x->c.last_event_ns ? m->ended_ns : x->c.last_event_ns;
-    x->wall_known = 1;
-  } else if (x->c.first_event_ns != 0) {
-    /* stock files: all we know of time is what the events say */
-    x->start_ns = x->c.first_event_ns;
-    x->end_ns = x->c.last_event_ns;
-    x->wall_known = 1;
-  }
-  x->wall_ns = sub0(x->end_ns, x->start_ns);
+  ocgc_snapshot_coverage(src, m->mode == REP_PID ? base : NULL, snap, m->ended_ns, &cov);
+  x->c = cov.counts;
+  x->start_ns = cov.start_ns;
+  x->end_ns = cov.end_ns;
+  x->wall_ns = cov.wall_ns;
+  x->wall_known = cov.known;
 }
 
 const char *rep_state_name(const struct rep_meta *m, const struct rep_figures *x)

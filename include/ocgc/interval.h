@@ -21,6 +21,28 @@ OCGC_API void ocgc_counters_growth(const struct ocgc_counters *older,
                                    const struct ocgc_counters *newer,
                                    struct ocgc_counters *out);
 
+/** The time a snapshot's counters cover, and those counters. */
+struct ocgc_coverage {
+  size_t sz;                  /**< set by the caller: sizeof(struct ocgc_coverage) */
+  int known;                  /**< 0: nothing says when (a stock file without events) */
+  uint64_t start_ns, end_ns;  /**< producer clock */
+  uint64_t wall_ns;           /**< end - start (0 if not later) */
+  struct ocgc_counters counts; /**< the counters, grown since [base] when it is given */
+};
+
+/** What [snap] of [src] covers.  With [base] (an earlier snapshot of the
+ * same aggregator): the window between the two, and the counters' growth
+ * over it (ocgc_counters_growth).  Else the producer's whole life, from its
+ * ring's making to its exit, or to now while it runs; a producer that died
+ * without marking its ring (killed) has no exit time, so it ends at
+ * [ended_ns] (when the caller saw it gone, producer clock; 0: unknown) or
+ * at its last event if that is later; a stock OCaml 5 file, which says
+ * nothing of time, from its first event to its last.  Fills *out as far
+ * as out->sz says: 0, or -EINVAL. */
+OCGC_API int ocgc_snapshot_coverage(const struct ocgc_source *src, const struct ocgc_snapshot *base,
+                                    const struct ocgc_snapshot *snap, uint64_t ended_ns,
+                                    struct ocgc_coverage *out);
+
 /* ---- intervals: what happened in the last second ------------------------------ */
 
 /** An interval recorder over an aggregator: each call to
