@@ -13,7 +13,7 @@
 #include "json.h"
 #include "ocgc/consumer.h"
 
-#define TRACE_MAX_HELD_DEFAULT 65536u   /* spans held back in all rings (32 B each) */
+#define TRACE_MAX_HELD_DEFAULT OCGC_SPAN_ORDER_MAX_HELD /* spans held back in all rings (32 B each) */
 #define TRACE_MAX_HELD_LIMIT (1u << 24) /* the most --max-held takes: 512 MiB */
 #define TRACE_MAX_SIZE_DEFAULT (UINT64_C(256) << 20) /* --max-size */
 
@@ -49,7 +49,7 @@ struct trace {
   uint64_t skipped;           /* the cursor's count at the end (trace_end) */
   uint64_t early;             /* early writes of held spans */
   size_t max_held;            /* --max-held */
-  size_t held;                /* closed spans held back, all rings */
+  struct ocgc_span_order *order; /* holds spans back, gives them sorted */
   int oom;                    /* an allocation failed: the trace is not whole */
   int warned;                 /* the stderr line about early writes was written */
   int closing;                /* cutting every span: no early write meanwhile */

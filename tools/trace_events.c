@@ -9,34 +9,19 @@
  *   to which collection, is libocgc's collection stream's to say (the rules
  *   every consumer shares: consumer.h): it hands each span over as it
  *   closes, cut or not, with its depth and its begin order on its ring.
- * - The spans of one outermost span are held back until it ends and then
- *   written sorted by start, parents before children (then in begin
- *   order), because viewers nest same-timestamp events in the order they
- *   read them.  Invariant: every X has a non-negative dur, and the X events
- *   of a ring nest properly.
- * - What is held back is bounded, whatever the target writes (an outer
- *   span begun and never ended would otherwise hold every span after it):
- *   at most --max-held spans (default TRACE_MAX_HELD_DEFAULT, 64 Ki, 2 MiB)
- *   in all rings together.  When an event would pass that, the ring holding
- *   the most is written early: its held spans, sorted as above, as X
- *   events, and the spans still open around them (ocgc_stream_open_span)
- *   as "B" events merged into that order (args.early = true); each of those
- *   gets its "E" when it ends (or is cut: args.cut on the E).  Nothing is
- *   cut or split, the nesting stays proper and the same-timestamp order
- *   too.  A thread instant "slices written early" (args: spans, open,
- *   max_held) marks the place, stderr says so once, and
- *   otherData.written_early counts them.  Invariant: the open spans
- *   [0, nopen) of a ring are written as B (their E pending), the rest not
- *   yet; while the ring's depth is nopen nothing is held, so the spans of
- *   an open span written early stream out as their own subtrees end.
- *   Memory: each ring's array holds at most max_held + 1 +
- *   OCGC_STREAM_MAX_DEPTH spans, is freed after a flush when larger than
- *   KEEP_CAP, and grows by doubling: at most about 2 x max_held + KEEP_CAP
- *   x rings spans are allocated in all, and qsort's buffer for one ring's.
- *   Nothing else here grows with what the target writes: per ring a fixed
- *   state (at most 4096 rings; the stream's is fixed too), names and
- *   counter tracks written as they come, metadata one line per ring, a
- *   fixed user-event table (OCGC_WIRE_USER_EVENTS bytes).
+ * - The spans come in the order viewers want (libocgc's span orderer,
+ *   ocgc/order.h: each tree parents first, same-timestamp siblings in
+ *   begin order, at most --max-held spans held, default
+ *   TRACE_MAX_HELD_DEFAULT, 64 Ki, 2 MiB).  When the orderer gives a ring
+ *   early, the spans still open are "B" events (args.early = true), each
+ *   with its "E" when it ends (or is cut: args.cut on the E); a thread
+ *   instant "slices written early" (args: spans, open, max_held) marks the
+ *   place, stderr says so once, and otherData.written_early counts them.
+ *   Invariant: every X has a non-negative dur, and the events of a ring
+ *   nest properly.  Nothing else here grows with what the target writes:
+ *   per ring a fixed state (at most 4096 rings; the stream's is fixed
+ *   too), names and counter tracks written as they come, metadata one line
+ *   per ring, a fixed user-event table (OCGC_WIRE_USER_EVENTS bytes).
  * - A loss (on_lost, or events overwritten before a --file read began)
  *   makes the stream cut the ring's open spans at its last timestamp
  *   (args.cut = "events lost") and puts a global instant "events lost" at
@@ -61,7 +46,6 @@
 
 #include "trace.h"
 
-#define KEEP_CAP 16     /* a ring's array at most this big outlives a flush */
 #define MAX_RINGS 4096u /* rings traced at most */
 
 /* ---- the output ------------------------------------------------------------------ */
@@ -102,22 +86,7 @@ void trace_out_put(void *ctx, const char *s, size_t n)
 
 /* ---- trace events ------------------------------------------------------------------ */
 
-/* A held span: what its X (or B) event needs, in 32 bytes. */
-struct span {
-  uint64_t ts, end;
-  uint64_t seq;           /* begin order on its ring: orders same-start siblings */
-  int16_t cause;          /* enum ocgc_cause, or -1: no argument */
-  uint16_t id;            /* 13 bits in the header (OCGC_EV_ID) */
-  uint8_t depth;          /* < OCGC_STREAM_MAX_DEPTH */
-  uint8_t user;
-  uint8_t cut;            /* enum ocgc_span_cut */
-  uint8_t open;           /* still open: written as a B event (flush_early) */
-};
-
 struct trace_ring {
-  unsigned nopen;             /* open spans [0, nopen) written as B, E pending */
-  struct span *done;          /* closed spans held back (not written yet) */
-  size_t ndone, cap;
   uint64_t last_ts;
   int seen;                   /* any event on this ring */
   uint64_t lost_pending;      /* loss not yet marked */
@@ -150,7 +119,7 @@ static void ev_start(struct trace *t, const char *name, const char *cat, const c
   json_kv_u64(j, "pid", t->pid);
 }
 
-static const char *span_name(const struct trace *t, const struct span *s, char *buf, size_t n)
+static const char *span_name(const struct trace *t, const struct ocgc_span *s, char *buf, size_t n)
 {
   const char *name;
   if (s->user) {
@@ -163,25 +132,28 @@ static const char *span_name(const struct trace *t, const struct span *s, char *
   return buf;
 }
 
-/* An X event, or a B event for a span still open (s->open). */
-static void emit_span(struct trace *t, unsigned ring, const struct span *s)
+/* An X event, or a B event for a span still open (ocgc_ordered_fn); a
+ * collection's cause is its argument unless none was announced. */
+static void emit_span(const struct ocgc_span *s, int open, void *ctx)
 {
+  struct trace *t = ctx;
   struct json *j = &t->j;
+  int cause = s->kind >= 0 && s->cause > OCGC_CAUSE_UNKNOWN;
   char buf[32];
-  ev_start(t, span_name(t, s, buf, sizeof buf), s->user ? "user" : "gc", s->open ? "B" : "X",
-           s->ts);
-  json_kv_u64(j, "tid", ring);
-  if (!s->open) {
+  ev_start(t, span_name(t, s, buf, sizeof buf), s->user ? "user" : "gc", open ? "B" : "X",
+           s->begin);
+  json_kv_u64(j, "tid", s->ring);
+  if (!open) {
     json_key(j, "dur");
-    json_milli(j, s->end >= s->ts ? s->end - s->ts : 0);
+    json_milli(j, s->end - s->begin);
   }
-  if (s->cause >= 0 || s->cut != OCGC_CUT_NONE || s->open) {
-    const char *c = s->cause >= 0 ? ocgc_cause_name((unsigned)s->cause) : NULL;
+  if (cause || s->cut != OCGC_CUT_NONE || open) {
+    const char *c = cause ? ocgc_cause_name((unsigned)s->cause) : NULL;
     json_key(j, "args");
     json_obj(j, JSON_INLINE);
-    if (s->cause >= 0) json_kv_str(j, "cause", c ? c : "unknown");
+    if (cause) json_kv_str(j, "cause", c ? c : "unknown");
     if (s->cut != OCGC_CUT_NONE) json_kv_str(j, "cut", cut_name(s->cut));
-    if (s->open) json_kv_bool(j, "early", 1);
+    if (open) json_kv_bool(j, "early", 1);
     json_obj_end(j);
   }
   json_obj_end(j);
@@ -189,12 +161,13 @@ static void emit_span(struct trace *t, unsigned ring, const struct span *s)
 }
 
 /* The E event of a span written as B. */
-static void emit_end(struct trace *t, unsigned ring, const struct span *s)
+static void emit_end(const struct ocgc_span *s, void *ctx)
 {
+  struct trace *t = ctx;
   struct json *j = &t->j;
   char buf[32];
   ev_start(t, span_name(t, s, buf, sizeof buf), s->user ? "user" : "gc", "E", s->end);
-  json_kv_u64(j, "tid", ring);
+  json_kv_u64(j, "tid", s->ring);
   if (s->cut != OCGC_CUT_NONE) {
     json_key(j, "args");
     json_obj(j, JSON_INLINE);
@@ -250,97 +223,23 @@ static void emit_lost(struct trace *t, unsigned ring, uint64_t ts, uint64_t n, i
   json_obj_end(j);
 }
 
-/* ---- holding spans back ------------------------------------------------------------ */
+/* ---- spans, in order (libocgc's orderer holds them back) ----------------------------- */
 
-static int span_order(const void *a, const void *b)
+/* Ring [ring] wrote [held] held spans and [open] open ones early: an
+ * instant marks the place, stderr says so once. */
+static void on_early(unsigned ring, size_t held, unsigned open, void *ctx)
 {
-  const struct span *x = a, *y = b;
-  if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
-  if (x->depth != y->depth) return x->depth < y->depth ? -1 : 1;
-  if (x->seq != y->seq) return x->seq < y->seq ? -1 : 1;
-  return 0;
-}
-
-/* Room for [extra] more spans in ring r's array.  Returns 0, or -1 with
- * t->oom set. */
-static int hold_room(struct trace *t, struct trace_ring *r, size_t extra)
-{
-  size_t need = r->ndone + extra, cap = r->cap ? r->cap : KEEP_CAP;
-  size_t most = t->max_held + 1 + OCGC_STREAM_MAX_DEPTH;
-  struct span *p;
-  if (need <= r->cap) return 0;
-  while (cap < need) cap *= 2;
-  /* held <= max_held + 1 and the open spans of a flush_early: no more */
-  if (cap > most && need <= most) cap = most;
-  p = realloc(r->done, cap * sizeof *p);
-  if (p == NULL) { t->oom = 1; return -1; }
-  r->done = p;
-  r->cap = cap;
-  return 0;
-}
-
-/* Write what ring [ring] holds, sorted: parents first, same-start
- * siblings in begin order. */
-static void flush_held(struct trace *t, unsigned ring)
-{
-  struct trace_ring *r = &t->rings[ring];
-  size_t i;
-  if (r->ndone == 0) return; /* (done may still be NULL: qsort wants a pointer) */
-  qsort(r->done, r->ndone, sizeof r->done[0], span_order);
-  for (i = 0; i < r->ndone; i++) {
-    emit_span(t, ring, &r->done[i]);
-    if (!r->done[i].open) t->held--;
-  }
-  r->ndone = 0;
-  if (r->cap > KEEP_CAP) {
-    /* Only a long tree needed it: give it back, so that the arrays of
-     * all rings together stay within about twice max_held. */
-    free(r->done);
-    r->done = NULL;
-    r->cap = 0;
-  }
-}
-
-static void to_span(const struct ocgc_span *os, struct span *s)
-{
-  memset(s, 0, sizeof *s);
-  s->ts = os->begin;
-  s->end = os->end >= os->begin ? os->end : os->begin;
-  s->seq = os->seq;
-  s->cause = os->kind >= 0 && os->cause > OCGC_CAUSE_UNKNOWN && os->cause <= INT16_MAX
-               ? (int16_t)os->cause : -1;
-  s->id = (uint16_t)os->id;
-  s->depth = (uint8_t)os->depth;
-  s->user = os->user != 0;
-  s->cut = (uint8_t)os->cut;
-}
-
-/* Too much is held: write ring [ring]'s held spans now, and the spans
- * still open around them as B events (their E comes when they end). */
-static void flush_early(struct trace *t, unsigned ring)
-{
-  struct trace_ring *r = &t->rings[ring];
-  struct ocgc_span os;
-  size_t nheld = r->ndone;
-  unsigned k, depth = ocgc_stream_depth(t->stream, ring);
-  if (depth < r->nopen || hold_room(t, r, depth - r->nopen) != 0) return;
-  for (k = r->nopen; k < depth; k++) {
-    if (ocgc_stream_open_span(t->stream, ring, k, &os) != 0) break;
-    to_span(&os, &r->done[r->ndone]);
-    r->done[r->ndone++].open = 1;
-  }
-  flush_held(t, ring);
-  ev_start(t, "slices written early", "ocgc", "i", r->last_ts);
+  struct trace *t = ctx;
+  ev_start(t, "slices written early", "ocgc", "i", t->rings[ring].last_ts);
   json_kv_u64(&t->j, "tid", ring);
   json_kv_str(&t->j, "s", "t");
   json_key(&t->j, "args");
   json_obj(&t->j, JSON_INLINE);
-  json_kv_u64(&t->j, "spans", nheld);
-  json_kv_u64(&t->j, "open", depth - r->nopen);
+  json_kv_u64(&t->j, "spans", held);
+  json_kv_u64(&t->j, "open", open);
   json_kv_u64(&t->j, "max_held", t->max_held);
   json_obj_end(&t->j);
   json_obj_end(&t->j);
-  r->nopen = depth;
   t->early++;
   if (!t->warned) {
     t->warned = 1;
@@ -350,37 +249,11 @@ static void flush_early(struct trace *t, unsigned ring)
   }
 }
 
-/* The ring holding the most (there is one: t->held > 0). */
-static unsigned fullest_ring(const struct trace *t)
-{
-  unsigned i, best = 0;
-  for (i = 1; i < t->nrings; i++)
-    if (t->rings[i].ndone > t->rings[best].ndone) best = i;
-  return best;
-}
-
-/* The stream closed a span (its depth: the spans still open around it). */
+/* The stream closed a span: to the orderer. */
 static void on_span(const struct ocgc_span *os, void *ctx)
 {
   struct trace *t = ctx;
-  struct trace_ring *r;
-  struct span s;
-  if (os->ring >= t->nrings) return;
-  r = &t->rings[os->ring];
-  to_span(os, &s);
-  if (s.depth < r->nopen) {
-    /* Written as B: nothing is held inside it (depth was nopen), but
-     * should something be, it must come before the E. */
-    flush_held(t, os->ring);
-    emit_end(t, os->ring, &s);
-    r->nopen = s.depth;
-    return;
-  }
-  if (hold_room(t, r, 1) != 0) return;
-  r->done[r->ndone++] = s;
-  t->held++;
-  if (s.depth == r->nopen) flush_held(t, os->ring); /* its whole tree is here */
-  else if (t->held > t->max_held && !t->closing) flush_early(t, fullest_ring(t));
+  if (ocgc_span_order_add(t->order, t->stream, os, t->closing) != 0) t->oom = 1;
 }
 
 /* ---- events ------------------------------------------------------------------------ */
@@ -490,7 +363,7 @@ void trace_on_lost(unsigned ring, uint64_t lost, int exact, void *ctx)
   t->closing = 1;
   ocgc_stream_lost(t->stream, ring);
   t->closing = 0;
-  flush_held(t, ring);
+  ocgc_span_order_flush(t->order, ring);
   if (r->lost_pending == 0) r->lost_exact = 1;
   r->lost_pending += lost;
   if (!exact) r->lost_exact = 0;
@@ -509,6 +382,7 @@ int trace_start(struct trace *t, struct trace_out *out, const struct ocgc_source
                 uint64_t pid, size_t max_held)
 {
   struct ocgc_stream_opts so = OCGC_OPTS_INIT(struct ocgc_stream_opts);
+  struct ocgc_span_order_opts oo = OCGC_OPTS_INIT(struct ocgc_span_order_opts);
   struct ocgc_source_info info = OCGC_OPTS_INIT(struct ocgc_source_info);
   int err;
   memset(t, 0, sizeof *t);
@@ -520,6 +394,12 @@ int trace_start(struct trace *t, struct trace_out *out, const struct ocgc_source
   t->nrings = info.max_domains > MAX_RINGS ? MAX_RINGS : (unsigned)info.max_domains;
   t->rings = calloc(t->nrings ? t->nrings : 1, sizeof *t->rings);
   if (t->rings == NULL) return -ENOMEM;
+  oo.max_held = max_held;
+  oo.on_span = emit_span;
+  oo.on_end = emit_end;
+  oo.on_early = on_early;
+  oo.ctx = t;
+  if ((err = ocgc_span_order_new(t->nrings ? t->nrings : 1, &oo, &t->order)) != 0) return err;
   so.on_span = on_span;
   so.ctx = t;
   if ((err = ocgc_stream_new(src, &so, &t->stream)) != 0) return err;
@@ -576,7 +456,7 @@ void trace_end(struct trace *t, const struct ocgc_cursor_stats *st, const char *
   t->closing = 0;
   for (i = 0; i < t->nrings; i++) {
     struct trace_ring *r = &t->rings[i];
-    flush_held(t, i);
+    ocgc_span_order_flush(t->order, i);
     if (r->lost_pending)
       emit_lost(t, i, r->last_ts ? r->last_ts : t->last_ts, r->lost_pending, r->lost_exact, 0);
   }
@@ -601,9 +481,7 @@ void trace_end(struct trace *t, const struct ocgc_cursor_stats *st, const char *
 
 void trace_free(struct trace *t)
 {
-  unsigned i;
   ocgc_stream_free(t->stream);
-  if (t->rings != NULL)
-    for (i = 0; i < t->nrings; i++) free(t->rings[i].done);
+  ocgc_span_order_free(t->order);
   free(t->rings);
 }

@@ -25,5 +25,6 @@
 #include <ocgc/watch.h>
 #include <ocgc/expo.h>
 #include <ocgc/timeline.h>
+#include <ocgc/order.h>
 
 #endif /* OCGC_CONSUMER_H */

@@ -414,6 +414,68 @@ START_TEST(fixtures)
 }
 END_TEST
 
+/* ---- the span orderer ---------------------------------------------------- */
+
+struct given {
+  unsigned n;
+  uint64_t seq[8], begin[8], end[8];
+  int open[8];
+};
+
+static void give(const struct ocgc_span *sp, int open, void *ctx)
+{
+  struct given *g = ctx;
+  ck_assert_uint_lt(g->n, 8);
+  g->seq[g->n] = sp->seq;
+  g->begin[g->n] = sp->begin;
+  g->end[g->n] = sp->end;
+  g->open[g->n++] = open;
+}
+
+static struct ocgc_span span_at(uint64_t begin, uint64_t end, unsigned depth, uint64_t seq)
+{
+  struct ocgc_span sp;
+  memset(&sp, 0, sizeof sp);
+  sp.begin = begin;
+  sp.end = end;
+  sp.depth = depth;
+  sp.seq = seq;
+  sp.kind = OCGC_KIND_NONE;
+  sp.cause = OCGC_CAUSE_NONE;
+  return sp;
+}
+
+/* Spans close children first; a tree is given whole once its outermost
+ * span closes, parents first and same-start siblings in begin order; an
+ * end before its begin is given as the begin. */
+START_TEST(order_tree)
+{
+  struct ocgc_span_order_opts o = OCGC_OPTS_INIT(struct ocgc_span_order_opts);
+  struct ocgc_span_order *ord;
+  struct given g;
+  struct ocgc_span a = span_at(10, 20, 1, 2), b = span_at(10, 5, 1, 1), p = span_at(10, 30, 0, 0);
+  memset(&g, 0, sizeof g);
+  o.on_span = give;
+  o.ctx = &g;
+  ck_assert_int_eq(ocgc_span_order_new(0, &o, &ord), -EINVAL);
+  o.on_span = NULL;
+  ck_assert_int_eq(ocgc_span_order_new(1, &o, &ord), -EINVAL);
+  o.on_span = give;
+  ck_assert_int_eq(ocgc_span_order_new(1, &o, &ord), 0);
+  ck_assert_int_eq(ocgc_span_order_add(ord, NULL, &a, 0), 0);
+  ck_assert_int_eq(ocgc_span_order_add(ord, NULL, &b, 0), 0);
+  ck_assert_uint_eq(g.n, 0); /* held: their parent is open */
+  ck_assert_int_eq(ocgc_span_order_add(ord, NULL, &p, 0), 0);
+  ck_assert_uint_eq(g.n, 3);
+  ck_assert_uint_eq(g.seq[0], 0);
+  ck_assert_uint_eq(g.seq[1], 1);
+  ck_assert_uint_eq(g.seq[2], 2);
+  ck_assert_uint_eq(g.end[1], 10);
+  ck_assert_int_eq(g.open[0] | g.open[1] | g.open[2], 0);
+  ocgc_span_order_free(ord);
+}
+END_TEST
+
 static Suite *stream_suite(void)
 {
   Suite *s = suite_create("stream");
@@ -428,6 +490,7 @@ static Suite *stream_suite(void)
   tcase_add_test(tc, end_before_begin);
   tcase_add_test(tc, too_deep);
   tcase_add_test(tc, ring_out_of_range);
+  tcase_add_test(tc, order_tree);
   suite_add_tcase(s, tc);
   tc = tcase_create("fixtures");
   tcase_add_checked_fixture(tc, setup, teardown);
