@@ -39,7 +39,7 @@ if ! (cd "$WORK" && $OCAMLFIND ocamlopt -package unix -linkpkg lifetime.ml -o li
   exit 0
 fi
 CONFIGS="stock off on"
-o5lib=${BENCH_SRCDIR%/benchmarks}/tests/integration/ocaml5_lib.sh
+o5lib=${BENCH_SRCDIR%/benchmarks}/tests/lib/ocaml5_lib.sh
 if test "${BENCH_OCAML5:-1}" != 0 && test -f "$o5lib" && (
      say() { printf '%s\n' "$*"; }
      hard_error() { say "error: $*"; exit 1; }

@@ -3,7 +3,7 @@
 #
 # The same workload sources (alloc.ml, promote.ml) are compiled with stock
 # OCaml 5, found and compiled exactly as the tests do it
-# (tests/integration/ocaml5_lib.sh: $OCGC_OCAML5_BIN or OCaml 5 on PATH,
+# (tests/lib/ocaml5_lib.sh: $OCGC_OCAML5_BIN or OCaml 5 on PATH,
 # else the trixie root at $OCGC_OCAML5_ROOT, else $OCGC_BUILDDIR/ocaml5-root,
 # whose static binaries run here).  The library exits the shell when it
 # finds nothing, so it runs in a subshell whose output says why.
@@ -31,7 +31,7 @@ O5_XPARAM=
 # o5_setup: find OCaml 5 and build $WORK/alloc.o5 and $WORK/promote.o5
 o5_setup() {
   if test "${BENCH_OCAML5:-1}" = 0; then WHY_O5="skipped (BENCH_OCAML5=0)"; return; fi
-  o5lib=${BENCH_SRCDIR%/benchmarks}/tests/integration/ocaml5_lib.sh
+  o5lib=${BENCH_SRCDIR%/benchmarks}/tests/lib/ocaml5_lib.sh
   if ! test -f "$o5lib"; then WHY_O5="$o5lib is missing"; return; fi
   (
     say() { printf '%s\n' "$*"; }

@@ -14,7 +14,7 @@
 #   scripts/dev.sh demo-run BUILDDIR
 #                          only the demo's last part (compile the workload,
 #                          run it, attach ocgc), against a build that exists;
-#                          tests/integration/quickstart_demo.sh runs it
+#                          tests/cmd/quickstart_demo.sh runs it
 #
 # Output: one line per step with the time it took, and the figures the demo
 # shows.  What the tools say goes into log files (BUILDDIR/logs/*.log, or
@@ -250,7 +250,7 @@ check() {
   deps
   build "$b" --enable-sanitizers
 
-  # The OCaml 5 root before the suite that uses it (tests/integration/
+  # The OCaml 5 root before the suite that uses it (tests/ocaml5/
   # ocaml5*.sh); `make ocaml5-root` says in one line why when it cannot.
   step "a Debian trixie root with stock OCaml 5.3, for the OCaml 5 tests (make ocaml5-root)" \
     "$logs/ocaml5-root.log" make -C "$b" ocaml5-root || failed_step

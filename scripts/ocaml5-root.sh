@@ -2,7 +2,7 @@
 # ocaml5-root.sh DIR - a Debian trixie root holding stock OCaml 5.3 (the
 # ocaml-nox and ocaml-findlib packages, gcc, libc6-dev), able to compile
 # native programs inside `chroot DIR`; the OCaml 5 tests
-# (tests/integration/ocaml5_lib.sh) compile with it.
+# (tests/lib/ocaml5_lib.sh) compile with it.
 #
 # A cache: a finished root holds DIR/.ocgc-ready (its OCaml version) and a
 # second run returns at once.  The root is built in DIR.tmp and renamed to

@@ -13,7 +13,7 @@
 #                           absolute path (the tests put /usr/bin first)
 #     prefix-ocgc/          a whole 4.14.1 compiler built from patched
 #                           sources (scripts/ocgc-compiler.sh), which
-#                           tests/integration/whole_compiler.sh tests
+#                           tests/producer/whole_compiler.sh tests
 #                           (OCGC_WHOLE_COMPILER)
 #   BUILDDIR/check-4.14/    ocgc configured against that compiler (its
 #                           ocamlfind first in PATH, --with-ocaml-source=

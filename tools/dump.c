@@ -14,7 +14,7 @@
  * file), every cause.KIND.CAUSE line equals agg.cause.KIND.CAUSE.count, and
  * cause.KIND.none equals agg.cause.KIND.unknown.count (0 when absent):
  * both count the collections that ended, by the cause the stream gave
- * them (tests/integration/dump_agree.sh).  A live producer keeps writing
+ * them (tests/cmd/dump_agree.sh).  A live producer keeps writing
  * while we read, so the number of polls is bounded: the dump is of the
  * ring as it was about when we came. */
 

@@ -8,7 +8,7 @@
 #   the traps work);
 # - --disable-werror: no -Werror in the compiler's command lines, which
 #   have it by default.
-. "$OCGC_SRCDIR/tests/integration/lib.sh"
+. "$OCGC_SRCDIR/tests/lib/lib.sh"
 ocgc_init
 
 traps=$WORK/traps

@@ -8,7 +8,7 @@
 # with a line naming the problem; unpacking takes only the top folder, and
 # applies Debian's patches only to Debian's tarball.  The real builds from
 # each kind are `make` (Debian's) and `make check-4.14` (npm's).
-. "$OCGC_SRCDIR/tests/integration/lib.sh"
+. "$OCGC_SRCDIR/tests/lib/lib.sh"
 ocgc_init
 need_runtime
 src=$OCGC_SRCDIR/runtime_patch/source.sh

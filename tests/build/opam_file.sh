@@ -7,7 +7,7 @@
 # installing, the install is OCaml's own `make install` in the build folder
 # the script names).  Building it through opam needs the opam repository,
 # which this test does not reach.
-. "$OCGC_SRCDIR/tests/integration/lib.sh"
+. "$OCGC_SRCDIR/tests/lib/lib.sh"
 ocgc_init
 f=$OCGC_SRCDIR/opam/ocaml-variants.opam
 test -r "$f" || hard_error "$f is missing"

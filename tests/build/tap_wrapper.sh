@@ -5,10 +5,10 @@
 # reason), a test that stops "Bail out!", a line of output that happens to
 # start with "ok" no result at all; and it runs the test with make's
 # shell, whatever the caller's login shell ($SHELL) is.
-. "$OCGC_SRCDIR/tests/integration/lib.sh"
+. "$OCGC_SRCDIR/tests/lib/lib.sh"
 ocgc_init
 TAP="$OCGC_SRCDIR/tests/tap.sh"
-LIB="$OCGC_SRCDIR/tests/integration/lib.sh"
+LIB="$OCGC_SRCDIR/tests/lib/lib.sh"
 
 # tap NAME BODY: the TAP tests/tap.sh makes of a test whose body is BODY.
 tap() {

@@ -8,7 +8,7 @@
 # in order, and nothing a string holds makes another item or element; a
 # string of printable ASCII (quotes, backslashes, braces and '<' included)
 # comes back as it was.  Three seeds, 2,000 strings each.
-. "$OCGC_SRCDIR/tests/integration/lib.sh"
+. "$OCGC_SRCDIR/tests/lib/lib.sh"
 ocgc_init
 GEN="$OCGC_BUILDDIR/tests/fuzz/writer_gen"
 test -x "$GEN" || hard_error "$GEN is missing (run 'make check')"

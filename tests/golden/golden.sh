@@ -17,7 +17,7 @@
 #                                        say in the commit why it changed
 # To see what an old build printed where a hash differs, run this script
 # with OCGC set to the old build's tools/ocgc and --write into a copy.
-. "$OCGC_SRCDIR/tests/integration/lib.sh"
+. "$OCGC_SRCDIR/tests/lib/lib.sh"
 ocgc_init
 
 write=no

@@ -10,8 +10,8 @@
 # (traced with strace).  The reader used to open the path with O_NOFOLLOW,
 # which guards only its last component: it opened the FIFO (or /dev/zero,
 # or a terminal) before checking what it was.
-. "$OCGC_SRCDIR/tests/integration/lib.sh"
-. "$OCGC_SRCDIR/tests/integration/attach_lib.sh"
+. "$OCGC_SRCDIR/tests/lib/lib.sh"
+. "$OCGC_SRCDIR/tests/lib/attach_lib.sh"
 attach_init
 
 test "`id -u`" = 0 || { echo "SKIP: needs root (a mount namespace of the attacker's own)"; exit 77; }

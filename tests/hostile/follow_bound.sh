@@ -14,7 +14,7 @@
 # sanitizer build on a loaded machine (the loop itself adds 10 ms a poll);
 # a run killed at 40 s counts as over it.  Each command must also report
 # the collections of the moving ring: bounded, not blind.
-. "$OCGC_SRCDIR/tests/hostile/serve_hostile_lib.sh"
+. "$OCGC_SRCDIR/tests/lib/serve_hostile_lib.sh"
 command -v python3 >/dev/null 2>&1 || { echo "SKIP: python3 is missing"; exit 77; }
 command -v timeout >/dev/null 2>&1 || { echo "SKIP: timeout (coreutils) is missing"; exit 77; }
 

@@ -40,8 +40,8 @@
 # By hand: HOSTILE_MODES and HOSTILE_CONSUMERS choose a subset (for
 # instance HOSTILE_MODES=scribble:10, one lie: see hostile_producer.c),
 # HOSTILE_AFTER_MS the time before the SIGINT, HOSTILE_MAX_KB the bound.
-. "$OCGC_SRCDIR/tests/integration/lib.sh"
-. "$OCGC_SRCDIR/tests/integration/attach_lib.sh"
+. "$OCGC_SRCDIR/tests/lib/lib.sh"
+. "$OCGC_SRCDIR/tests/lib/attach_lib.sh"
 attach_init
 
 HBIN="$OCGC_BUILDDIR/tests/hostile"

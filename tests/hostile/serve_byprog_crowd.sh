@@ -8,7 +8,7 @@
 # its own (in the place of a program whose processes all went), with
 # figures equal to its Gc.quick_stat; it is not merged into the shared
 # group.  Before, the first 512 names kept their places for good.
-. "$OCGC_SRCDIR/tests/hostile/serve_hostile_lib.sh"
+. "$OCGC_SRCDIR/tests/lib/serve_hostile_lib.sh"
 N=520
 MAXP=512 # tools/serve.h SERVE_MAX_PROGRAMS
 

@@ -17,7 +17,7 @@
 # times the stated 0.5 s, for a loaded machine).  The exporter used to keep
 # the soft limit (rings past it never watched: the real program never
 # appeared), and to write each name whole.
-. "$OCGC_SRCDIR/tests/hostile/serve_hostile_lib.sh"
+. "$OCGC_SRCDIR/tests/lib/serve_hostile_lib.sh"
 N=300
 QUOTA=280
 LABEL_MAX=32 # tools/serve.h SERVE_LABEL_MAX

@@ -7,7 +7,7 @@
 # one's: its minor collections equal to the new image's Gc.quick_stat.  It
 # used to keep the old ring for good (pid and start time still matched,
 # its state still said running) and never look at the new one.
-. "$OCGC_SRCDIR/tests/hostile/serve_hostile_lib.sh"
+. "$OCGC_SRCDIR/tests/lib/serve_hostile_lib.sh"
 
 compile_native prog ocgc_test.ml exec_watch.ml
 start_bg prog ./prog first "$WORK/prog.go" "$WORK/prog.stop"

@@ -9,7 +9,7 @@
 # 200 as fast.  The exporter used to read every ring for each scrape with
 # its one lock held, retrying the frozen ones: scrapes took seconds, and
 # /-/healthy waited behind them.
-. "$OCGC_SRCDIR/tests/hostile/serve_hostile_lib.sh"
+. "$OCGC_SRCDIR/tests/lib/serve_hostile_lib.sh"
 compile_native target ocgc_test.ml attach_target.ml
 N=40
 

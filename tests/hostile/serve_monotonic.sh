@@ -9,7 +9,7 @@
 # restart and make a rate out of nothing).  Between the scrapes the
 # producer must have told lies (the exporter says "corrupt" or "truncated"
 # once on stderr), and it must keep answering.
-. "$OCGC_SRCDIR/tests/hostile/serve_hostile_lib.sh"
+. "$OCGC_SRCDIR/tests/lib/serve_hostile_lib.sh"
 : >"$WORK/prod.out"
 start_bg prod nice -n 10 "$HBIN/hostile_producer" "$EVDIR" scribble 300
 pid=$BGPID

@@ -10,7 +10,7 @@
 # once they stop, 127.0.0.1 is served again.  The exporter used to hold all
 # 512 for as long as they trickled (each line reset its idle timeout), and
 # every other client waited in the listen backlog.
-. "$OCGC_SRCDIR/tests/hostile/serve_hostile_lib.sh"
+. "$OCGC_SRCDIR/tests/lib/serve_hostile_lib.sh"
 command -v python3 >/dev/null 2>&1 || { echo "SKIP: python3 is missing"; exit 77; }
 N=512
 PER_ADDRESS=128

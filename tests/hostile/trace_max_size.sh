@@ -6,7 +6,7 @@
 # 0, and the file is a whole, valid trace (the slices held back and the
 # end follow the limit: a little over it, far below what the flood would
 # have written); --max-size junk or 0 is a usage error.
-. "$OCGC_SRCDIR/tests/hostile/serve_hostile_lib.sh"
+. "$OCGC_SRCDIR/tests/lib/serve_hostile_lib.sh"
 command -v python3 >/dev/null 2>&1 || { echo "SKIP: python3 is missing"; exit 77; }
 
 : >"$WORK/prod.out"

@@ -1,6 +1,6 @@
 (* ocgc_test.ml - shared by the integration test programs: print the
    process's own Gc.quick_stat as "key value" lines that
-   tests/integration/lib.sh reads (check_stat_agrees).
+   tests/lib/lib.sh reads (check_stat_agrees).
 
    [report ()] first empties the minor heap with Gc.minor (), so that
    quick_stat's minor_words (which counts the words still in the minor heap)

@@ -1,5 +1,5 @@
 (* multidomain.ml - a stock OCaml 5 program with two domains, one of
-   them forking, for tests/integration/ocaml5_live.sh.
+   them forking, for tests/ocaml5/ocaml5_live.sh.
 
    multidomain DIR ROUNDS: the main domain forks first (OCaml 5 forks only
    while one domain runs); parent and child then each, in DIR:

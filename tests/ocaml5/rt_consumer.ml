@@ -1,7 +1,7 @@
 (* rt_consumer.ml - a consumer built with stock OCaml 5 (its own
    Runtime_events library, nothing of ocgc) that reads the ring of process
    PID in folder DIR to its end and prints what it saw as "key value" lines
-   (tests/integration/ocaml5_consumer.sh compares them with the producer's
+   (tests/ocaml5/ocaml5_consumer.sh compares them with the producer's
    Gc.quick_stat and with `ocgc dump`):
      phase.NAME.begin / .end      runtime phase events, by OCaml 5's names
      phase.NAME.spans / .mean_ns / .max_ns

@@ -3,7 +3,7 @@
 # per concept) compiles on its own, first in a file, as C11 and as C++11
 # where there is a C++ compiler, with -Wall -Wextra -Wpedantic: an agent
 # may include only the headers it uses, in any order.
-. "$OCGC_SRCDIR/tests/integration/lib.sh"
+. "$OCGC_SRCDIR/tests/lib/lib.sh"
 ocgc_init
 cc=${CC:-cc}
 cxx=

@@ -1,0 +1,55 @@
+#!/bin/sh
+# ls_as_user.sh - `ocgc ls` of a folder, run by the user whose program
+# writes the ring, not by root.  A memfd ring's name leads through
+# /proc/PID/map_files, which only root may follow: a user's
+# stat(2) of his own ring's name gets EPERM.  ls used to list such a ring
+# as "denied", with nothing of it; it now reads the links' texts (never
+# following them) and matches the name to the ring it found in that
+# process's memory map: program, sizes, state running, the folder's path.
+# Run as uid 65534 (nobody); skipped where that cannot be (not root, no
+# setpriv, / not searchable by all).
+. "$OCGC_SRCDIR/tests/lib/lib.sh"
+ocgc_init
+why=`nobody_why`
+if test -n "$why"; then echo "SKIP: cannot run as another user: $why"; exit 77; fi
+compile_native lifecycle ocgc_test.ml lifecycle.ml
+
+# What nobody runs: copies of this build's ocgc and libocgc, and the
+# program, in a folder all may read (the build may be under /root).
+chmod 0711 "$WORK" && mkdir -m 0755 "$WORK/pub" || hard_error "cannot make $WORK/pub"
+if test -x "$OCGC_BUILDDIR/tools/.libs/ocgc"; then
+  cp "$OCGC_BUILDDIR/tools/.libs/ocgc" "$WORK/pub/" &&
+    cp -P "$OCGC_BUILDDIR"/.libs/libocgc.so* "$WORK/pub/"
+else
+  cp "$OCGC" "$WORK/pub/"
+fi || hard_error "cannot copy ocgc"
+cp "$WORK/lifecycle" "$WORK/pub/" && chmod -R a+rX "$WORK/pub" || hard_error "cannot copy the program"
+mkdir -m 0700 "$WORK/nev" && chown 65534 "$WORK/nev" || hard_error "cannot make nobody's folder"
+as_nobody() {
+  setpriv --reuid=65534 --regid=65534 --clear-groups env -u XDG_RUNTIME_DIR \
+    LD_LIBRARY_PATH="$WORK/pub" OCAML_RUNTIME_EVENTS_DIR="$WORK/nev" "$@"
+}
+
+# The program sleeps a minute once it has reported (lifecycle.ml "sleep").
+(cd "$WORK/pub" && as_nobody ./lifecycle "" 0 sleep >"$WORK/prog.out" 2>"$WORK/prog.err") &
+bg=$!
+n=0
+while test -z "`outkey prog pid_again`"; do
+  kill -0 $bg 2>/dev/null || { cat "$WORK/prog.err"; hard_error "the program ended before reporting"; }
+  sleep 0.05
+done
+pid=`outkey prog pid`
+test -L "$WORK/nev/$pid.events" || hard_error "no name $WORK/nev/$pid.events"
+check_false "nobody cannot follow the name (map_files is root's)" \
+  as_nobody sh -c "test -e '$WORK/nev/$pid.events'"
+as_nobody "$WORK/pub/ocgc" ls --no-default-dirs --dir "$WORK/nev" >"$WORK/ls.out" 2>"$WORK/ls.err"
+check_eq "ls: exit status (`head -n 1 "$WORK/ls.err"`)" 0 "$?"
+cat "$WORK/ls.out"
+row=`awk -v p="$pid" '$1 == p' "$WORK/ls.out"`
+check_eq "ls: one row for the program" 1 "`printf '%s\n' "$row" | grep -c .`"
+check_eq "ls: its program" lifecycle "`printf '%s\n' "$row" | awk '{ print $2 }'`"
+check_eq "ls: its state" running "`printf '%s\n' "$row" | awk '{ print $(NF - 1) }'`"
+check_eq "ls: its path, the folder's name" "$WORK/nev/$pid.events" "`printf '%s\n' "$row" | awk '{ print $NF }'`"
+kill $bg 2>/dev/null; kill `outkey prog pid` 2>/dev/null
+wait
+finish
