@@ -154,14 +154,16 @@ void ocgc_span_order_flush(struct ocgc_span_order *o, unsigned ring)
 }
 
 /* Too much is held: give ring [ring]'s held spans now, and the spans
- * still open around them as begins (their ends come when they close). */
-static void give_early(struct ocgc_span_order *o, const struct ocgc_stream *stream, unsigned ring)
+ * still open around them as begins (their ends come when they close).
+ * 0, or -ENOMEM (nothing given: they stay held). */
+static int give_early(struct ocgc_span_order *o, const struct ocgc_stream *stream, unsigned ring)
 {
   struct ring *r = &o->rings[ring];
   struct ocgc_span os;
   size_t nheld = r->ndone;
   unsigned k, depth = ocgc_stream_depth(stream, ring);
-  if (depth < r->nopen || room(o, r, depth - r->nopen) != 0) return;
+  if (depth < r->nopen) return 0;
+  if (room(o, r, depth - r->nopen) != 0) return -ENOMEM;
   for (k = r->nopen; k < depth; k++) {
     if (ocgc_stream_open_span(stream, ring, k, &os) != 0) break;
     to_held(&os, &r->done[r->ndone]);
@@ -170,6 +172,7 @@ static void give_early(struct ocgc_span_order *o, const struct ocgc_stream *stre
   ocgc_span_order_flush(o, ring);
   if (o->o.on_early != NULL) o->o.on_early(ring, nheld, depth - r->nopen, o->o.ctx);
   r->nopen = depth;
+  return 0;
 }
 
 /* The ring holding the most (there is one: held > 0). */
@@ -203,6 +206,6 @@ int ocgc_span_order_add(struct ocgc_span_order *o, const struct ocgc_stream *str
   r->done[r->ndone++] = h;
   o->held++;
   if (h.depth == r->nopen) ocgc_span_order_flush(o, span->ring); /* its whole tree is here */
-  else if (o->held > o->o.max_held && !no_early) give_early(o, stream, fullest(o));
+  else if (o->held > o->o.max_held && !no_early) return give_early(o, stream, fullest(o));
   return 0;
 }

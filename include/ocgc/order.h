@@ -58,7 +58,8 @@ OCGC_API void ocgc_span_order_free(struct ocgc_span_order *o); /**< NULL: nothin
  * nothing is given early (the caller is cutting every span, as at
  * ocgc_stream_lost() or ocgc_stream_finish(), and flushes after).  The
  * stream is asked for the spans still open when a ring gives early.
- * Returns 0, or -ENOMEM (the span is dropped: the trace is not whole). */
+ * Returns 0, or -ENOMEM (the span is dropped, or an early give could not
+ * be made: the trace is not whole). */
 OCGC_API int ocgc_span_order_add(struct ocgc_span_order *o, const struct ocgc_stream *stream,
                                  const struct ocgc_span *span, int no_early);
 

@@ -138,9 +138,10 @@ struct ocgc_watch_stats {
 OCGC_API int ocgc_watch_new(const struct ocgc_watch_opts *opts, struct ocgc_watch **out);
 
 /** Watch process [pid], its ring found as opts.dir says, from the oldest
- * event it holds.  Returns 0 (also when it is watched already), the
- * attach error (ocgc_source_open_pid()), or -ENOSPC over the bounds.  It
- * has figures after the next ocgc_watch_refresh(). */
+ * event it holds (a pid the caller names is watched whatever the bounds,
+ * which are for the processes opts.all finds).  Returns 0 (also when it is
+ * watched already), the attach error (ocgc_source_open_pid()), or
+ * -ENOMEM.  It has figures after the next ocgc_watch_refresh(). */
 OCGC_API int ocgc_watch_add_pid(struct ocgc_watch *w, int pid);
 
 /** Drain the rings whose turn has come at [now_ns] (CLOCK_MONOTONIC), look
