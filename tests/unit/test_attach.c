@@ -1322,6 +1322,33 @@ static void on_gone(const struct ocgc_watched *w, void *ctx)
   n->gone_events = w->counters.events_seen;
 }
 
+/* What a watch exposes of the producer it follows (ringgen's: N_EVENTS
+ * events, program "ringgen"), in both formats. */
+static void watch_exposes(const struct ocgc_watch *w, pid_t pid)
+{
+  static struct tu_buf b;
+  struct ocgc_expo e;
+  char want[128];
+  memset(&b, 0, sizeof b);
+  ocgc_expo_init(&e, tu_buf_put, &b, OCGC_EXPO_TEXT);
+  ocgc_watch_expose(w, &e);
+  ocgc_expo_finish(&e);
+  snprintf(want, sizeof want, "\nocgc_ring_events_total{pid=\"%d\",program=\"ringgen\"} %d\n",
+           (int)pid, N_EVENTS);
+  ck_assert_msg(strstr(b.s, want) != NULL, "no '%s' in:\n%s", want, b.s);
+  ck_assert_ptr_nonnull(strstr(b.s, "# TYPE ocaml_runtime_info gauge\n"));
+  ck_assert_ptr_null(strstr(b.s, "# EOF"));
+  memset(&b, 0, sizeof b);
+  ocgc_expo_init(&e, tu_buf_put, &b, OCGC_EXPO_OPENMETRICS);
+  ocgc_watch_expose(w, &e);
+  ocgc_expo_finish(&e);
+  ck_assert_msg(strstr(b.s, want) != NULL, "no '%s' in:\n%s", want, b.s);
+  ck_assert_ptr_nonnull(strstr(b.s, "# TYPE ocgc_ring_events counter\n"));
+  ck_assert_ptr_nonnull(strstr(b.s, "# TYPE ocaml_runtime info\n"));
+  ck_assert_uint_ge(b.n, 7);
+  ck_assert_str_eq(b.s + b.n - 6, "# EOF\n");
+}
+
 /* A watch follows a live producer given by pid (once, however often it is
  * given), reads its ring whole at a refresh with its identity and /proc
  * figures, and lets it go, with its last figures told, once it is
@@ -1368,6 +1395,7 @@ START_TEST(watch_follows_and_lets_go)
   ck_assert_uint_eq(st.processes, 1);
   ck_assert_uint_eq(st.errors, 0);
   ck_assert_uint_ge(st.polls, 1);
+  watch_exposes(w, c.pid);
 
   pid = c.pid;
   stop(&c);
