@@ -140,6 +140,18 @@ static void heap_top(struct ocgc_expo *e, const struct family *f, const struct v
            v->g != NULL ? v->g->live.top_heap_bytes : v->p->counters.top_heap_bytes);
 }
 
+/* The heap after the last major cycle: a program's, its living
+ * processes' summed (those that have ended a cycle). */
+static void heap_live(struct ocgc_expo *e, const struct family *f, const struct view *v,
+                      struct ocgc_expo_label *l, unsigned nl)
+{
+  if (v->g != NULL) {
+    if (v->g->live.have_live) ocgc_expo_u64(e, f->name, l, nl, v->g->live.live_bytes);
+  } else if (v->p->have_totals && v->p->totals.live_words != 0) {
+    ocgc_expo_u64(e, f->name, l, nl, v->p->totals.live_words * 8);
+  }
+}
+
 static void heap_chunks(struct ocgc_expo *e, const struct family *f, const struct view *v,
                         struct ocgc_expo_label *l, unsigned nl)
 {
@@ -307,6 +319,9 @@ static const struct family families[] = {
   {"ocaml_gc_heap_top_bytes", "gauge", "Largest size the major heap has had (by program: the "
    "largest of its living processes').", heap_top, 0, BOTH},
   {"ocaml_gc_heap_chunks", "gauge", "Chunks in the major heap.", heap_chunks, 0, BOTH},
+  {"ocaml_gc_heap_live_bytes", "gauge", "The major heap not free when the last major cycle "
+   "ended (live blocks and fragments): the heap after GC (by program: summed over its living "
+   "processes that ended a cycle).", heap_live, 0, BOTH},
   {"ocaml_gc_config_minor_heap_size_bytes", "gauge", "Size of the minor heap (Gc minor_heap_size), "
    "as of the last collection or Gc.set (by program: when its processes agree).", config,
    offsetof(struct ocgc_gc_config, minor_heap_words), BOTH},

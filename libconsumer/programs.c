@@ -255,6 +255,10 @@ void programs_update(struct programs *s, const struct ocgc_watch *w)
     g->live.heap_bytes += p->counters.heap_bytes;
     g->live.top_heap_bytes = MAXU(g->live.top_heap_bytes, p->counters.top_heap_bytes);
     if (p->have_totals) g->live.heap_chunks += p->totals.heap_chunks;
+    if (p->have_totals && p->totals.live_words != 0) {
+      g->live.live_bytes += p->totals.live_words * 8;
+      g->live.have_live = 1;
+    }
     g->live.rss_bytes += p->proc.rss_bytes;
     g->live.vsize_bytes += p->proc.vsize_bytes;
     g->live.threads += p->proc.threads;

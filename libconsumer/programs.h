@@ -54,6 +54,8 @@ struct program {
     unsigned processes;
     int has_ext, have_fds;
     uint64_t heap_bytes, top_heap_bytes, heap_chunks, rss_bytes, vsize_bytes, threads, open_fds;
+    int have_live;            /* one of them ended a major cycle */
+    uint64_t live_bytes;      /* the heap after its last cycle, summed */
     int config_state;         /* 0: none yet; 1: every one's read, all equal; 2: not */
     struct ocgc_gc_config config;
     struct runtime_label infos[4]; /* their runtimes, each distinct one (at most 4) */

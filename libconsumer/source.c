@@ -264,6 +264,7 @@ static int copy_totals(const struct ocgc_source *s, struct ocgc_totals *out)
   OCGC_TOTALS_WORDS(COPY_WORD)
 #undef COPY_WORD
   for (k = 0; k < OCGC_KIND_COUNT; k++) out->kind_time_ns[k] = t.kind_time_ns[k];
+  out->live_words = t.live_words;
   memset(out->by_cause, 0, sizeof out->by_cause);
   for (k = 0; k < OCGC_KIND_COUNT; k++)
     memcpy(out->by_cause[k], w + fixed + k * s->l.cause_slots, cols * 8);

@@ -276,6 +276,7 @@ static void print_totals(const struct dump *d)
   printf("totals.heap_words %" PRIu64 "\n", t.heap_words);
   printf("totals.top_heap_words %" PRIu64 "\n", t.top_heap_words);
   printf("totals.heap_chunks %" PRIu64 "\n", t.heap_chunks);
+  if (t.live_words != 0) printf("totals.live_words %" PRIu64 "\n", t.live_words);
   printf("totals.gc_time_ns %" PRIu64 "\n", t.gc_time_ns);
   for (k = 0; k < OCGC_KIND_COUNT; k++)
     printf("totals.%s_time_ns %" PRIu64 "\n", ocgc_kind_name(k), t.kind_time_ns[k]);

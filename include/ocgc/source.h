@@ -104,6 +104,11 @@ struct ocgc_totals {
   uint64_t heap_words, top_heap_words, heap_chunks;
   uint64_t gc_time_ns, kind_time_ns[OCGC_KIND_COUNT], updated_ns;
   uint64_t by_cause[OCGC_KIND_COUNT][OCGC_CAUSE_SLOTS];
+  /** Words of the major heap not on its free list when the last major
+   * cycle ended (Gc.stat's heap_words - free_words then: live words and
+   * fragments), the heap after GC; 0 until a cycle ends, and in files
+   * older than ext_version 4. */
+  uint64_t live_words;
 };
 /** Fill *out with [src]'s totals as described above: 0, -EINVAL (a NULL
  * argument), -ENODATA, -EAGAIN, or OCGC_E_TRUNCATED. */

@@ -344,8 +344,10 @@ static inline const char *ocgc_cause_name(unsigned cause) {
 #define OCGC_EXT_MAGIC UINT64_C(0x005458454347434f)
 /* 2: the totals carry the GC settings (struct ocgc_wire_totals).
  * 3: flags say which clock timed the events and which sub-phase spans
- *    were written (OCGC_EXT_CLOCK_TSC, OCGC_EXT_PHASES_*). */
-#define OCGC_EXT_VERSION 3u
+ *    were written (OCGC_EXT_CLOCK_TSC, OCGC_EXT_PHASES_*).
+ * 4: the totals carry live_words, the heap when the last major cycle
+ *    ended. */
+#define OCGC_EXT_VERSION 4u
 
 enum ocgc_ext_state {
   OCGC_STATE_RUNNING = 1, /* the producer is live */
@@ -506,7 +508,13 @@ struct ocgc_wire_totals {
   uint64_t space_overhead;           /* Gc space_overhead (percent) */
   uint64_t max_overhead;             /* Gc max_overhead (percent; 1000000: never compact) */
   uint64_t allocation_policy;        /* Gc allocation_policy (0 next, 1 first, 2 best fit) */
-  uint64_t reserved[9];
+  /* The words of the major heap not on its free list when the last major
+   * cycle ended (its sweep done): Gc.stat's heap_words - free_words at that
+   * moment, i.e. its live words and fragments; the heap after GC, what an
+   * operator watches for a leak.  0: no cycle has ended yet (and in files
+   * of ext_version < 4, which left the word zero). */
+  uint64_t live_words;
+  uint64_t reserved[8];
   uint64_t by_cause[OCGC_KIND_COUNT][OCGC_CAUSE_SLOTS]; /* collections */
 };
 OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_totals, minor_collections) == 8, "t.minor");
@@ -526,6 +534,7 @@ OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_totals, kind_time_ns) == 112, "t.ki
 OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_totals, updated_ns) == 144, "t.updated");
 OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_totals, minor_heap_words) == 152, "t.minor_heap");
 OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_totals, allocation_policy) == 176, "t.policy");
+OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_totals, live_words) == 184, "t.live");
 OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_totals, by_cause) == 256, "t.by_cause");
 OCGC_STATIC_ASSERT(sizeof(struct ocgc_wire_totals) == 256 + 8 * OCGC_KIND_COUNT * OCGC_CAUSE_SLOTS,
                "totals size");

@@ -27,6 +27,7 @@
 
 #include "caml/domain_state.h"
 #include "caml/eventlog.h"
+#include "caml/freelist.h"
 #include "caml/major_gc.h"
 #include "caml/minor_gc.h"
 #include "caml/ocgc.h"
@@ -178,6 +179,7 @@ static void publish_totals(void)
   OCGC_TOTALS_WORDS(STORE_WORD)
   OCGC_CONFIG_WORDS(STORE_WORD)
 #undef STORE_WORD
+  store(&m->live_words, t->live_words);
   for (k = 0; k < OCGC_KIND_COUNT; k++) store(&m->kind_time_ns[k], t->kind_time_ns[k]);
   if (totals.ndirty > DIRTY_MAX) {
     for (k = 0; k < OCGC_KIND_COUNT; k++)
@@ -788,6 +790,11 @@ void caml_ocgc_cycle_start(void)
 
 void caml_ocgc_cycle_end(void)
 {
+  /* The sweep is done: every block is either free (on the free list) or
+   * live, so this is Gc.stat's heap_words - free_words now.  Published in
+   * full by the collection this cycle end is part of. */
+  totals.t.live_words = (uint64_t)(Caml_state->stat_heap_wsz - caml_fl_cur_wsz);
+  totals.full = 1;
   emit_point(CAML_OCGC_UEV_CYCLE_END, (uint64_t)Caml_state->stat_major_collections);
   /* sweep_slice asks for a minor collection so the next cycle can start. */
   caml_ocgc_request(OCGC_KIND_MINOR, OCGC_CAUSE_MAJOR_CYCLE_START);

@@ -440,7 +440,7 @@ START_TEST(ext_magic_bytes)
   unsigned i;
   for (i = 0; i < 8; i++) b[i] = (unsigned char)(m >> (8 * i));
   ck_assert_int_eq(memcmp(b, "OCGCEXT", 8), 0);
-  ck_assert_uint_eq(OCGC_EXT_VERSION, 3);
+  ck_assert_uint_eq(OCGC_EXT_VERSION, 4);
   ck_assert_uint_eq(OCGC_WIRE_VERSION, 1);
 }
 END_TEST
