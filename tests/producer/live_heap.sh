@@ -4,8 +4,9 @@
 # and fragments).  A program that keeps a known 200,200 words, makes
 # garbage and ends its cycles (Gc.full_major) prints Gc.stat right after;
 # its ring's totals.live_words must equal Gc.stat's heap_words -
-# free_words exactly, hold what it keeps, and `ocgc serve` must export it
-# as ocaml_gc_heap_live_bytes.  No compaction (O=1000000): one would move
+# free_words exactly, hold what it keeps; `ocgc report` says it (JSON
+# heap.live_bytes, and a line of the text), and `ocgc serve` exports it as
+# ocaml_gc_heap_live_bytes.  No compaction (O=1000000): one would move
 # the heap after the recorded cycle end.
 . "$OCGC_SRCDIR/tests/lib/lib.sh"
 . "$OCGC_SRCDIR/tests/lib/attach_lib.sh"
@@ -28,6 +29,13 @@ check_ge "the heap after GC holds what the program keeps (200,200 words)" 200200
   "`dkey d totals.live_words`"
 check_eq "live words and fragments = heap - free (Gc.stat's own sum)" $((heap - free)) \
   $((`outkey live stat.live_words` + `outkey live stat.fragments`))
+
+"$OCGC" report "$pid" --duration 0.2s --json >"$WORK/r.json" 2>"$WORK/r.err"
+check_eq "ocgc report --json: exit status" 0 $?
+check_eq "ocgc report --json: heap.live_bytes" $(((heap - free) * 8)) \
+  "`python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["heap"].get("live_bytes", ""))' "$WORK/r.json"`"
+"$OCGC" report "$pid" --duration 0.2s >"$WORK/r.txt" 2>"$WORK/r2.err"
+check_eq "ocgc report: a line says the heap after GC" 1 "`grep -c '^  heap after GC  ' "$WORK/r.txt"`"
 
 serve srv --listen 127.0.0.1:0 "$pid"
 check_eq "GET /metrics" 200 "`get m1 /metrics`"
