@@ -265,6 +265,8 @@ static int copy_totals(const struct ocgc_source *s, struct ocgc_totals *out)
 #undef COPY_WORD
   for (k = 0; k < OCGC_KIND_COUNT; k++) out->kind_time_ns[k] = t.kind_time_ns[k];
   out->live_words = t.live_words;
+  out->program_memprof = s->l.ext_version < 4 ? OCGC_MEMPROF_UNKNOWN
+                         : t.program_memprof != 0 ? OCGC_MEMPROF_RUNNING : OCGC_MEMPROF_OFF;
   memset(out->by_cause, 0, sizeof out->by_cause);
   for (k = 0; k < OCGC_KIND_COUNT; k++)
     memcpy(out->by_cause[k], w + fixed + k * s->l.cause_slots, cols * 8);

@@ -277,6 +277,8 @@ static void print_totals(const struct dump *d)
   printf("totals.top_heap_words %" PRIu64 "\n", t.top_heap_words);
   printf("totals.heap_chunks %" PRIu64 "\n", t.heap_chunks);
   if (t.live_words != 0) printf("totals.live_words %" PRIu64 "\n", t.live_words);
+  if (t.program_memprof != OCGC_MEMPROF_UNKNOWN)
+    printf("totals.program_memprof %d\n", t.program_memprof == OCGC_MEMPROF_RUNNING);
   printf("totals.gc_time_ns %" PRIu64 "\n", t.gc_time_ns);
   for (k = 0; k < OCGC_KIND_COUNT; k++)
     printf("totals.%s_time_ns %" PRIu64 "\n", ocgc_kind_name(k), t.kind_time_ns[k]);

@@ -109,6 +109,15 @@ struct ocgc_totals {
    * fragments), the heap after GC; 0 until a cycle ends, and in files
    * older than ext_version 4. */
   uint64_t live_words;
+  /** Whether the program's own Gc.Memprof runs (enum ocgc_memprof_state). */
+  int program_memprof;
+};
+/** What a producer says of the program's own statistical memory profiler
+ * (Gc.Memprof), which ocgc's own sampling stands aside for. */
+enum ocgc_memprof_state {
+  OCGC_MEMPROF_UNKNOWN = 0, /**< the file does not say (ext_version < 4) */
+  OCGC_MEMPROF_OFF = 1,     /**< not running */
+  OCGC_MEMPROF_RUNNING = 2, /**< Gc.Memprof.start was called and not stopped */
 };
 /** Fill *out with [src]'s totals as described above: 0, -EINVAL (a NULL
  * argument), -ENODATA, -EAGAIN, or OCGC_E_TRUNCATED. */

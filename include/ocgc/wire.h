@@ -346,7 +346,7 @@ static inline const char *ocgc_cause_name(unsigned cause) {
  * 3: flags say which clock timed the events and which sub-phase spans
  *    were written (OCGC_EXT_CLOCK_TSC, OCGC_EXT_PHASES_*).
  * 4: the totals carry live_words, the heap when the last major cycle
- *    ended. */
+ *    ended, and program_memprof. */
 #define OCGC_EXT_VERSION 4u
 
 enum ocgc_ext_state {
@@ -514,7 +514,10 @@ struct ocgc_wire_totals {
    * operator watches for a leak.  0: no cycle has ended yet (and in files
    * of ext_version < 4, which left the word zero). */
   uint64_t live_words;
-  uint64_t reserved[8];
+  /* 1 while the program's own statistical memory profiler (Gc.Memprof)
+   * runs, else 0 (ext_version >= 4). */
+  uint64_t program_memprof;
+  uint64_t reserved[7];
   uint64_t by_cause[OCGC_KIND_COUNT][OCGC_CAUSE_SLOTS]; /* collections */
 };
 OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_totals, minor_collections) == 8, "t.minor");
@@ -535,6 +538,7 @@ OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_totals, updated_ns) == 144, "t.upda
 OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_totals, minor_heap_words) == 152, "t.minor_heap");
 OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_totals, allocation_policy) == 176, "t.policy");
 OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_totals, live_words) == 184, "t.live");
+OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_totals, program_memprof) == 192, "t.memprof");
 OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_totals, by_cause) == 256, "t.by_cause");
 OCGC_STATIC_ASSERT(sizeof(struct ocgc_wire_totals) == 256 + 8 * OCGC_KIND_COUNT * OCGC_CAUSE_SLOTS,
                "totals size");

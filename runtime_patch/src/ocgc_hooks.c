@@ -180,6 +180,7 @@ static void publish_totals(void)
   OCGC_CONFIG_WORDS(STORE_WORD)
 #undef STORE_WORD
   store(&m->live_words, t->live_words);
+  store(&m->program_memprof, t->program_memprof);
   for (k = 0; k < OCGC_KIND_COUNT; k++) store(&m->kind_time_ns[k], t->kind_time_ns[k]);
   if (totals.ndirty > DIRTY_MAX) {
     for (k = 0; k < OCGC_KIND_COUNT; k++)
@@ -814,6 +815,14 @@ void caml_ocgc_heap_change(int grew)
   caml_ocgc_emit_user_int(grew ? CAML_OCGC_UEV_HEAP_GROW : CAML_OCGC_UEV_HEAP_SHRINK, now,
                           (uint64_t)Caml_state->stat_heap_wsz);
   sync_totals(now);
+  leave();
+}
+
+void caml_ocgc_memprof(int started)
+{
+  totals.t.program_memprof = started != 0;
+  if (!enter()) return;
+  sync_totals(event_now());
   leave();
 }
 

@@ -125,6 +125,9 @@ void caml_ocgc_cycle_start(void);
 void caml_ocgc_cycle_end(void);
 void caml_ocgc_forced_major(void);
 void caml_ocgc_heap_change(int grew);
+/* The program's own Gc.Memprof was started (1) or stopped (0): said in the
+ * totals at once (memprof.c). */
+void caml_ocgc_memprof(int started);
 void caml_ocgc_direct_alloc(uintptr_t wosize);
 
 #endif /* CAML_INTERNALS */
