@@ -51,6 +51,7 @@ static void counters_from_totals(struct ocgc_counters *c, const struct ocgc_tota
   c->direct_major_bytes = t->direct_major_words * 8;
   c->heap_bytes = t->heap_words * 8;
   c->top_heap_bytes = t->top_heap_words * 8;
+  c->live_bytes = t->live_words * 8;
   c->gc_time_ns = t->gc_time_ns;
   c->exact = 1;
 }

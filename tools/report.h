@@ -73,7 +73,6 @@ struct rep_figures {
   int ext;                     /* have_info and an ocgc file */
   struct tool_ids ids;         /* the event numbering and why (ids.ids NULL: unknown) */
   struct ocgc_counters c;      /* newest, with counts made relative */
-  uint64_t live_bytes;         /* the heap after the last major cycle (0: unknown) */
   uint64_t start_ns, end_ns;   /* the time the report covers, producer clock */
   uint64_t wall_ns;
   int wall_known;

@@ -125,7 +125,7 @@ static void counts(struct json *j, const struct rep_figures *x, const struct ocg
   json_obj(j, JSON_INLINE);
   json_kv_u64(j, "heap_bytes", c->heap_bytes);
   json_kv_u64(j, "top_heap_bytes", c->top_heap_bytes);
-  if (x->live_bytes != 0) json_kv_u64(j, "live_bytes", x->live_bytes);
+  if (c->live_bytes != 0) json_kv_u64(j, "live_bytes", c->live_bytes);
   json_obj_end(j);
 }
 

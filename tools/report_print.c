@@ -62,10 +62,6 @@ void rep_figures_get(struct rep_figures *x, const struct rep_meta *m,
   x->end_ns = cov.end_ns;
   x->wall_ns = cov.wall_ns;
   x->wall_known = cov.known;
-  {
-    struct ocgc_totals t = OCGC_OPTS_INIT(struct ocgc_totals);
-    if (x->ext && ocgc_source_totals(src, &t) == 0) x->live_bytes = t.live_words * 8;
-  }
 }
 
 const char *rep_state_name(const struct rep_meta *m, const struct rep_figures *x)
@@ -187,8 +183,8 @@ static void text_counts(FILE *out, const struct rep_figures *x, const struct ocg
   fprintf(out, "  %-24s %12s\n", "allocated (major heap)", cm_fmt_bytes(b, sizeof b, c->direct_major_bytes));
   fprintf(out, "  %-24s %12s\n", "heap", cm_fmt_bytes(b, sizeof b, c->heap_bytes));
   fprintf(out, "  %-24s %12s\n", "top heap", cm_fmt_bytes(b, sizeof b, c->top_heap_bytes));
-  if (x->live_bytes != 0)
-    fprintf(out, "  %-24s %12s\n", "heap after GC", cm_fmt_bytes(b, sizeof b, x->live_bytes));
+  if (c->live_bytes != 0)
+    fprintf(out, "  %-24s %12s\n", "heap after GC", cm_fmt_bytes(b, sizeof b, c->live_bytes));
   fprintf(out, "  (%s)\n", c->exact ? "exact: the producer's own counters"
                                     : "counted from the events: no producer totals");
 }

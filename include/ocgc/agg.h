@@ -47,6 +47,10 @@ struct ocgc_counters {
   uint64_t first_event_ns, last_event_ns;
   /** How the pauses were told apart (enum ocgc_pause_rule). */
   int pause_rule;
+  /** The heap after GC: the major heap not free when the last major cycle
+   * ended (the producer's totals, live_words x 8), a gauge; 0 until a cycle
+   * ends, and for stock files and producers before ext_version 4. */
+  uint64_t live_bytes;
 };
 
 /** A pause as the aggregator records it (ocgc_agg_opts.on_pause), with
