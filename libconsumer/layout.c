@@ -2,7 +2,7 @@
  *
  * Invariant: ocgc_layout_parse() accepts a file only if every region the
  * reader will touch (ring headers, rings, name table, ext ring records,
- * totals) lies inside the file, computed with overflow-checked arithmetic
+ * totals, the allocation profile's header) lies inside the file, computed with overflow-checked arithmetic
  * from one read of each field. */
 
 #include <string.h>
@@ -55,6 +55,12 @@ static int parse_ext(const uint64_t *w, struct ocgc_layout *l)
       !span_ok(l->totals_offset + offsetof(struct ocgc_wire_totals, by_cause),
                l->kind_count * 8, l->cause_slots, ext_end, &end))
     return OCGC_E_CORRUPT;
+  l->ext_end = ext_end;
+  /* the allocation profile follows the totals; a file too short for its
+   * header has none (its rows are checked where they are read) */
+  if (l->ext_version >= 5 &&
+      span_ok(end, 1, sizeof(struct ocgc_wire_mp), ext_end, &(uint64_t){0}))
+    l->mp_offset = end;
   l->has_ext = 1;
   return 0;
 }

@@ -23,6 +23,9 @@ struct ocgc_layout {
   uint64_t cause_slots;    /* by_cause columns */
   uint64_t kind_count;     /* by_cause rows */
   uint64_t ext_ids;        /* enum ocgc_ext_ids, or 0 (files before it: 5.2) */
+  uint64_t ext_end;        /* first byte past the extension block */
+  uint64_t mp_offset;      /* the allocation profile's header (ext_version >= 5,
+                              its 256 bytes inside the block), or 0 */
 };
 
 /* Limits beyond which a file is called corrupt rather than mapped. */

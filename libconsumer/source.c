@@ -273,34 +273,45 @@ static int copy_totals(const struct ocgc_source *s, struct ocgc_totals *out)
   return 0;
 }
 
-static int read_totals(const struct ocgc_source *s, struct ocgc_totals *out)
+int src_seqlock_read(const struct ocgc_source *s, uint64_t seq_off,
+                     int (*copy)(const struct ocgc_source *s, void *ctx), void *ctx)
 {
-  const uint64_t seq = s->l.totals_offset + offsetof(struct ocgc_wire_totals, seq);
   unsigned tries;
   uint64_t deadline = 0;
   int err;
   for (tries = 0; tries < 10000; tries++) {
     uint64_t s1, s2;
-    /* Seqlock read.  Acquire: pairs with the producer's release store of
-     * the even seq that ends an update. */
-    if ((err = src_seq_acquire(s, seq, &s1)) != 0) return err;
+    /* Acquire: pairs with the producer's release store of the even seq
+     * that ends an update. */
+    if ((err = src_seq_acquire(s, seq_off, &s1)) != 0) return err;
     if ((s1 & 1) && !s->gone) {
       /* A producer preempted mid-update: let it run, for SRC_SEQ_WAIT_NS
        * at most (a live liar may keep seq odd for ever; callers keep the
-       * last totals they read). */
+       * last figures they read). */
       if (tries == 100) deadline = cm_mono_ns() + SRC_SEQ_WAIT_NS;
       if (tries > 100) sched_yield();
       if (tries % 64 == 63 && tries > 100 && cm_mono_ns() > deadline) break;
       continue;
     }
-    if ((err = copy_totals(s, out)) != 0) return err;
+    if ((err = copy(s, ctx)) != 0) return err;
     /* The copy completes before seq is re-read (pairs with the producer's
      * release fence after it makes seq odd). */
     src_fence_acquire(s);
-    if ((err = src_copy(s, seq, &s2, 8)) != 0) return err;
+    if ((err = src_copy(s, seq_off, &s2, 8)) != 0) return err;
     if (s1 == s2 || s->gone) return 0;
   }
   return -EAGAIN;
+}
+
+static int copy_totals_ctx(const struct ocgc_source *s, void *out)
+{
+  return copy_totals(s, out);
+}
+
+static int read_totals(const struct ocgc_source *s, struct ocgc_totals *out)
+{
+  return src_seqlock_read(s, s->l.totals_offset + offsetof(struct ocgc_wire_totals, seq),
+                          copy_totals_ctx, out);
 }
 
 static int read_config(const struct ocgc_source *s, struct ocgc_gc_config *out)

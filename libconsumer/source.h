@@ -100,6 +100,14 @@ int src_seq_acquire(const struct ocgc_source *s, uint64_t off, uint64_t *v);
  * the caller comes back later (its next poll, its next read). */
 #define SRC_SEQ_WAIT_NS 2000000u /* 2 ms */
 
+/* A consistent copy under the seqlock whose seq is at [seq_off]: calls
+ * copy(s, ctx) until seq was even and unchanged around it (or the
+ * producer is gone: what it left is final), waiting SRC_SEQ_WAIT_NS at most
+ * on a seq held odd.  Returns 0, copy's error, or -EAGAIN.  The one
+ * seqlock reader: the totals and the allocation profile use it. */
+int src_seqlock_read(const struct ocgc_source *s, uint64_t seq_off,
+                     int (*copy)(const struct ocgc_source *s, void *ctx), void *ctx);
+
 /* Between the reads of a seqlock's data and its seq re-read: an acquire
  * fence for loads from the mapping; a full one for copies, whose string
  * moves x86 orders more weakly than plain loads. */

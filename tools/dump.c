@@ -289,6 +289,75 @@ static void print_totals(const struct dump *d)
                t.by_cause[k][c]);
 }
 
+/* ---- the allocation profile ------------------------------------------------------- */
+
+static const char *mp_state_name(enum ocgc_mp_state st)
+{
+  switch (st) {
+  case OCGC_MP_ON: return "on";
+  case OCGC_MP_ASIDE: return "aside";
+  case OCGC_MP_UNAVAILABLE: return "unavailable";
+  default: return "off";
+  }
+}
+
+static const char *mp_kind_name(unsigned kind)
+{
+  static const char *const names[] = {"minor", "major", "custom", "marshal"};
+  return kind < 4 ? names[kind] : "unknown";
+}
+
+static void print_counts3(const char *name, const struct ocgc_memprof_counts *c)
+{
+  printf(" %s=%" PRIu64 ",%" PRIu64 ",%" PRIu64, name, c->samples, c->words, c->blocks_x1024);
+}
+
+/* memprof.* keys: one copy of the table, its summary, and with --stacks a
+ * line per row: 'memprof.stack I KIND depth=D cut=C index=X
+ * alloc=S,W,B promoted=S,W,B freed=S,W,B frames=A,A,...' (samples, words,
+ * blocks x1024; return addresses in hex, innermost first). */
+static void print_memprof(const struct dump *d, int stacks)
+{
+  struct ocgc_memprof *p;
+  uint64_t inuse = 0, promoted = 0;
+  size_t i;
+  unsigned f;
+  if (ocgc_memprof_read(d->src, &p) != 0) return;
+  for (i = 0; i < p->nstacks; i++) {
+    inuse += p->stack[i].alloc.words - p->stack[i].freed.words;
+    promoted += p->stack[i].promoted.words;
+  }
+  printf("memprof.state %s\n", mp_state_name(p->state));
+  printf("memprof.rate_bytes %" PRIu64 "\n", p->rate_bytes);
+  printf("memprof.rate_changes %" PRIu64 "\n", p->rate_changes);
+  printf("memprof.samples %" PRIu64 "\n", p->samples);
+  printf("memprof.words %" PRIu64 "\n", p->words);
+  printf("memprof.inuse_words %" PRIu64 "\n", inuse);
+  printf("memprof.promoted_words %" PRIu64 "\n", promoted);
+  printf("memprof.stacks %zu\n", p->nstacks - 1);
+  printf("memprof.table_rows %" PRIu64 "\n", p->table_rows);
+  printf("memprof.overflow %" PRIu64 "\n", p->overflow_samples);
+  printf("memprof.cut %" PRIu64 "\n", p->cut_samples);
+  printf("memprof.followed %" PRIu64 "\n", p->followed);
+  printf("memprof.unfollowed %" PRIu64 "\n", p->unfollowed);
+  printf("memprof.control_seen %" PRIu64 "\n", p->control_seen);
+  printf("memprof.control_result %d\n", (int)p->control_result);
+  printf("memprof.control_refused %" PRIu64 "\n", p->control_refused);
+  for (i = 0; stacks && i < p->nstacks; i++) {
+    const struct ocgc_memprof_stack *st = &p->stack[i];
+    printf("memprof.stack %zu %s depth=%u cut=%d index=%u", i,
+           st->overflow ? "overflow" : mp_kind_name(st->kind), st->depth, st->cut,
+           st->alloc_index);
+    print_counts3("alloc", &st->alloc);
+    print_counts3("promoted", &st->promoted);
+    print_counts3("freed", &st->freed);
+    printf(" frames=");
+    for (f = 0; f < st->depth; f++) printf("%s%" PRIx64, f ? "," : "", st->frames[f]);
+    printf("\n");
+  }
+  ocgc_memprof_free(p);
+}
+
 /* ---- the aggregate ---------------------------------------------------------------- */
 
 static void print_agg_counters(const struct ocgc_snapshot *snap)
@@ -358,15 +427,17 @@ static int print_aggregate(struct ocgc_source *src)
 static void dump_usage(FILE *f)
 {
   fprintf(f,
-          "usage: ocgc dump [--events] [--ids 5.2|5.3] FILE\n"
-          "       ocgc dump [--events] [--ids 5.2|5.3] --pid PID [--dir DIR]\n\n"
+          "usage: ocgc dump [--events] [--stacks] [--ids 5.2|5.3] FILE\n"
+          "       ocgc dump [--events] [--stacks] [--ids 5.2|5.3] --pid PID [--dir DIR]\n\n"
           "Decode the ring file FILE (a <pid>.events file written by the ocgc\n"
           "runtime or by OCaml 5), or the ring of the running process PID, and\n"
           "print a summary: one 'key value' line per fact.  --events prints every\n"
           "event first, one per line: 'timestamp ring kind name value'.  --ids says\n"
           "which OCaml numbered a stock file's events (default: for --pid, read from\n"
           "the process's executable; for a FILE, 5.2, assumed); file.ids_from says\n"
-          "where the numbering came from (executable, option, assumed).\n\n"
+          "where the numbering came from (executable, option, assumed).  The\n"
+          "memprof.* keys summarise the allocation profile (a file of ocgc 0.x with\n"
+          "one); --stacks adds a 'memprof.stack' line per call stack.\n\n"
           "--pid PID finds the ring that process PID has mapped (in any folder),\n"
           "and checks that the ring is that very process's and that it still runs\n"
           "(pid, start time and boot in the ring's header); --dir DIR looks for\n"
@@ -377,10 +448,11 @@ static void dump_usage(FILE *f)
 }
 
 /* The options and operands into t and *events: 0, or the exit code. */
-static int parse_args(int argc, char **argv, struct tool_target *t, int *events)
+static int parse_args(int argc, char **argv, struct tool_target *t, int *events, int *stacks)
 {
   static const struct option longopts[] = {
     {"events", no_argument, NULL, 'e'},
+    {"stacks", no_argument, NULL, 's'},
     TOOL_LONGOPT_IDS,
     {"pid", required_argument, NULL, 'p'},
     TOOL_LONGOPT_DIR,
@@ -396,6 +468,7 @@ static int parse_args(int argc, char **argv, struct tool_target *t, int *events)
     }
     switch (opt) {
     case 'e': *events = 1; break;
+    case 's': *stacks = 1; break;
     case 'p':
       if (tool_parse_pid(optarg) < 0)
         return tool_usage_error("--pid takes a process id, not '%s'", optarg);
@@ -432,9 +505,9 @@ int cmd_dump(int argc, char **argv)
   struct ocgc_cursor_stats st = OCGC_OPTS_INIT(struct ocgc_cursor_stats);
   struct tool_target t;
   struct dump *d;
-  int err, rc, events = 0;
+  int err, rc, events = 0, stacks = 0;
   memset(&t, 0, sizeof t);
-  if ((rc = parse_args(argc, argv, &t, &events)) != 0) return rc;
+  if ((rc = parse_args(argc, argv, &t, &events, &stacks)) != 0) return rc;
   if ((d = calloc(1, sizeof *d)) == NULL) {
     tool_say("out of memory");
     return TOOL_EXIT_ERROR;
@@ -451,6 +524,7 @@ int cmd_dump(int argc, char **argv)
       print_counts(d, &st);
       print_causes(d);
       print_totals(d);
+      print_memprof(d, stacks);
       err = print_aggregate(d->src);
     }
     if (err) rc = tool_target_error(&t, err);

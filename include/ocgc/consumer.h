@@ -26,5 +26,6 @@
 #include <ocgc/expo.h>
 #include <ocgc/timeline.h>
 #include <ocgc/order.h>
+#include <ocgc/memprof.h>
 
 #endif /* OCGC_CONSUMER_H */

@@ -346,8 +346,9 @@ static inline const char *ocgc_cause_name(unsigned cause) {
  * 3: flags say which clock timed the events and which sub-phase spans
  *    were written (OCGC_EXT_CLOCK_TSC, OCGC_EXT_PHASES_*).
  * 4: the totals carry live_words, the heap when the last major cycle
- *    ended, and program_memprof. */
-#define OCGC_EXT_VERSION 4u
+ *    ended, and program_memprof.
+ * 5: the allocation profile follows the totals (struct ocgc_wire_mp). */
+#define OCGC_EXT_VERSION 5u
 
 enum ocgc_ext_state {
   OCGC_STATE_RUNNING = 1, /* the producer is live */
@@ -560,11 +561,134 @@ OCGC_STATIC_ASSERT((0 OCGC_TOTALS_WORDS(OCGC_ROW_WORD_)) ==
                         offsetof(struct ocgc_wire_totals, minor_collections)) / 8 + 1,
                    "OCGC_TOTALS_WORDS lists every one-word field");
 
+/* ---------------------------------------------------------------------- */
+/* The allocation profile (ext_version >= 5)                               */
+/* ---------------------------------------------------------------------- */
+
+/* Right after the totals (at totals_offset + sizeof(struct ocgc_wire_totals),
+ * inside ext_size): a header, then mp.rows rows of mp.row_size bytes.  Row 0
+ * is the overflow row; stack rows are used in order from row 1, so the rows
+ * in use are rows 0 .. stacks.  Only the producer writes, but for `control`,
+ * which a permitted process writes to change the rate (docs/wire-format.md,
+ * "The allocation profile").  Everything but control is under the seqlock
+ * seq, as the totals are. */
+#define OCGC_MP_MAGIC UINT64_C(0x464f52504347434f) /* "OCGCPROF" read as a little-endian word */
+#define OCGC_MP_DEPTH 32u   /* frames kept per stack, innermost first */
+#define OCGC_MP_ROWS 2048u  /* rows, the overflow row included */
+
+/* What a sampled block is. */
+enum ocgc_mp_kind {
+  OCGC_MP_MINOR = 0,   /* allocated in the minor heap */
+  OCGC_MP_MAJOR = 1,   /* allocated straight in the major heap */
+  OCGC_MP_CUSTOM = 2,  /* a custom block's memory outside the heap */
+  OCGC_MP_MARSHAL = 3  /* made by unmarshalling */
+};
+
+/* Whether and how the producer samples (mp.state). */
+enum ocgc_mp_state {
+  OCGC_MP_OFF = 0,         /* no sampling (rate_bytes 0) */
+  OCGC_MP_ON = 1,          /* sampling at rate_bytes */
+  OCGC_MP_ASIDE = 2,       /* rate set, but the program's own Gc.Memprof runs:
+                              ocgc takes no sample meanwhile */
+  OCGC_MP_UNAVAILABLE = 3  /* a bytecode program: never sampled */
+};
+
+/* What the producer did with the last control word it read (mp.control_result). */
+enum ocgc_mp_control_result {
+  OCGC_MP_CONTROL_NONE = 0,      /* no control word read yet */
+  OCGC_MP_CONTROL_APPLIED = 1,   /* its rate is in force */
+  OCGC_MP_CONTROL_REFUSED = 2,   /* its rate is out of bounds: nothing changed */
+  OCGC_MP_CONTROL_BYTECODE = 3   /* a bytecode program: nothing changed */
+};
+
+/* The control word: bits 0..39 the rate in bytes (0: off), bits 40..63 a
+ * request number the writer bumps, so that asking again for the rate in
+ * force is a new request.  The producer reads it at the end of each minor
+ * collection and acts when it differs from control_seen. */
+#define OCGC_MP_CONTROL_RATE_MASK ((UINT64_C(1) << 40) - 1)
+#define OCGC_MP_CONTROL_REQ_SHIFT 40
+#define OCGC_MP_RATE_MIN 64u                  /* bytes: smaller is refused */
+#define OCGC_MP_RATE_MAX (UINT64_C(1) << 30)  /* bytes: larger is refused */
+#define OCGC_MP_RATE_DEFAULT (512u * 1024u)   /* OCGC_MEMPROF=on: Go's MemProfileRate */
+
+/* Row meta word: bits 0..7 frames used, bit 8 the stack was cut (deeper than
+ * OCGC_MP_DEPTH), bit 9 the overflow row, bits 16..19 enum ocgc_mp_kind,
+ * bits 24..31 the allocation's index in a combined allocation (several
+ * blocks that one allocation point makes at once share a return address). */
+#define OCGC_MP_META_DEPTH(m) ((unsigned)((m) & 0xffu))
+#define OCGC_MP_META_CUT (UINT64_C(1) << 8)
+#define OCGC_MP_META_OVERFLOW (UINT64_C(1) << 9)
+#define OCGC_MP_META_KIND(m) ((unsigned)(((m) >> 16) & 0xfu))
+#define OCGC_MP_META_INDEX(m) ((unsigned)(((m) >> 24) & 0xffu))
+#define OCGC_MP_META(depth, cut, kind, index)                                   \
+  ((uint64_t)(depth) | ((cut) ? OCGC_MP_META_CUT : 0) | ((uint64_t)(kind) << 16) | \
+   ((uint64_t)(index) << 24))
+
+/* Sampled figures, each only growing.  A block of h words (header
+ * included) drawn n times at a rate of W words per sample stands for n * W
+ * words and n * W / h blocks (each word is drawn with probability 1/W). */
+struct ocgc_wire_mp_counts {
+  uint64_t samples;       /* sum of n */
+  uint64_t words;         /* sum of n * W: the estimate of words */
+  uint64_t blocks_x1024;  /* sum of n * W * 1024 / h: the estimate of blocks, x1024 */
+};
+
+struct ocgc_wire_mp_row {
+  uint64_t meta;                        /* 0: not in use */
+  uint64_t reserved0;
+  struct ocgc_wire_mp_counts alloc;     /* allocated */
+  struct ocgc_wire_mp_counts promoted;  /* minor samples that reached the major heap */
+  struct ocgc_wire_mp_counts freed;     /* found dead: in use = alloc - freed */
+  uint64_t reserved[5];
+  uint64_t frames[OCGC_MP_DEPTH];       /* return addresses, innermost first */
+};
+OCGC_STATIC_ASSERT(sizeof(struct ocgc_wire_mp_row) == 384, "profile row is 384 bytes");
+OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_mp_row, alloc) == 16, "row.alloc");
+OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_mp_row, promoted) == 40, "row.promoted");
+OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_mp_row, freed) == 64, "row.freed");
+OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_mp_row, frames) == 128, "row.frames");
+
+struct ocgc_wire_mp {
+  uint64_t magic;          /* OCGC_MP_MAGIC */
+  uint64_t size;           /* bytes: this header and the rows */
+  uint64_t rows;           /* rows (OCGC_MP_ROWS), the overflow row included */
+  uint64_t row_size;       /* bytes per row */
+  uint64_t depth;          /* frames per row (OCGC_MP_DEPTH) */
+  uint64_t seq;            /* seqlock: odd while the producer updates */
+  uint64_t state;          /* enum ocgc_mp_state */
+  uint64_t rate_bytes;     /* mean bytes between samples in force, 0: off */
+  uint64_t rate_since_ns;  /* CLOCK_MONOTONIC when rate_bytes took its value */
+  uint64_t rate_changes;   /* times the rate changed */
+  uint64_t stacks;         /* stack rows in use (rows 1 .. stacks) */
+  uint64_t samples;        /* all samples, the overflow row's included */
+  uint64_t words;          /* their estimate of words */
+  uint64_t overflow_samples; /* samples counted in row 0: the table was full */
+  uint64_t cut_samples;    /* samples whose stack was cut */
+  uint64_t unfollowed;     /* sampled blocks not followed (too many at once):
+                              their promotion and death are never counted */
+  uint64_t followed;       /* sampled blocks followed now */
+  uint64_t control;        /* written by others (OCGC_MP_CONTROL_*), never by
+                              the producer */
+  uint64_t control_seen;   /* the last control word the producer acted on */
+  uint64_t control_result; /* enum ocgc_mp_control_result */
+  uint64_t control_refused; /* control words refused */
+  uint64_t reserved[11];
+};
+OCGC_STATIC_ASSERT(sizeof(struct ocgc_wire_mp) == 256, "profile header is 256 bytes");
+OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_mp, seq) == 40, "mp.seq");
+OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_mp, stacks) == 80, "mp.stacks");
+OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_mp, control) == 136, "mp.control");
+OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_mp, control_refused) == 160, "mp.refused");
+
+/* Bytes of the profile: header and rows. */
+#define OCGC_WIRE_MP_SIZE                                                       \
+  ((uint64_t)sizeof(struct ocgc_wire_mp) + (uint64_t)OCGC_MP_ROWS * sizeof(struct ocgc_wire_mp_row))
+
 /* Size of the extension block for a given number of rings: fixed part, ring
- * records, totals; a multiple of 64 bytes. */
+ * records, totals, the allocation profile; a multiple of 64 bytes. */
 static inline uint64_t ocgc_wire_ext_size(uint64_t max_domains) {
   return sizeof(struct ocgc_wire_ext) + max_domains * sizeof(struct ocgc_wire_ext_ring) +
-         sizeof(struct ocgc_wire_totals);
+         sizeof(struct ocgc_wire_totals) + OCGC_WIRE_MP_SIZE;
 }
 
 /* The geometry of a file as the ocgc producer lays it out: the header,

@@ -257,6 +257,7 @@ static void copy_str(char *dst, size_t n, const char *src)
  * fixed part, the totals after it. */
 #define EXT_RING_OFFSET ((uint64_t)OCGC_WIRE_HEADER_SIZE + sizeof(struct ocgc_wire_ext))
 #define TOTALS_OFFSET (EXT_RING_OFFSET + sizeof(struct ocgc_wire_ext_ring))
+#define MP_OFFSET (TOTALS_OFFSET + sizeof(struct ocgc_wire_totals))
 
 /* Fill the new (zeroed) mapping: header (a copy of [geometry]), extension,
  * names. */
@@ -503,9 +504,11 @@ static void use_file(char *map, const struct ocgc_wire_header *geometry, uint64_
   f->memfd = memfd;
   f->ext = (struct ocgc_wire_ext *)(map + OCGC_WIRE_HEADER_SIZE);
   f->totals = (struct ocgc_wire_totals *)(map + TOTALS_OFFSET);
+  f->mp = (struct ocgc_wire_mp *)(map + MP_OFFSET);
   f->pid = pid;
   f->lazy = 0;
   caml_ocgc_clock.flags = &f->ext->flags;
+  caml_ocgc_mp_attach(f->mp, caml_ocgc_now());
 }
 
 /* Create, fill and publish the ring in the folder [dfd], for a process of
@@ -725,7 +728,9 @@ static void in_child(void)
     f->map = NULL;
     f->ext = NULL;
     f->totals = NULL;
+    f->mp = NULL;
   }
+  caml_ocgc_mp_forked();
   caml_ocgc_clock.flags = NULL;
   caml_ocgc_ring_detach();
   if (ours) close(f->memfd); /* the parent's ring: it is not ours to keep open */
@@ -838,4 +843,6 @@ void caml_ocgc_init(void)
   }
   __atomic_store_n(&caml_ocgc_enabled, 1, __ATOMIC_RELAXED);
   caml_ocgc_started(0, caml_ocgc_now());
+  /* sampling only with a file to keep its table in */
+  caml_ocgc_mp_init(caml_secure_getenv("OCGC_MEMPROF"));
 }

@@ -24,6 +24,7 @@ struct caml_ocgc_file {
                                       program took the number: forgotten) */
   struct ocgc_wire_ext *ext;       /* inside map */
   struct ocgc_wire_totals *totals; /* inside map */
+  struct ocgc_wire_mp *mp;         /* inside map: the allocation profile */
   pid_t pid;                       /* the process the mapping belongs to */
   pid_t parent_pid;                /* in a forked child: the parent */
   int lazy;                        /* forked child: make a file on first use */

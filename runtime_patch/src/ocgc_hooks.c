@@ -123,6 +123,9 @@ static inline void leave(void)
   caml_ocgc_hook_leave();
 }
 
+int caml_ocgc_writer_enter(void) { return enter(); }
+void caml_ocgc_writer_leave(void) { leave(); }
+
 /* The time of the event a hook writes: now, or, for the first hook of a
  * forked child's file, when that hook was entered. */
 static inline uint64_t event_now(void)
@@ -675,6 +678,7 @@ void caml_ocgc_minor_end(uintptr_t promoted_words)
   now = event_now();
   collection_end(OCGC_KIND_MINOR, now, CAML_OCGC_COUNTER_HEADER(OCGC_CT_MINOR_PROMOTED),
                  (uint64_t)promoted_words * 8);
+  caml_ocgc_mp_poll(now);
   leave();
 }
 
@@ -821,6 +825,7 @@ void caml_ocgc_heap_change(int grew)
 void caml_ocgc_memprof(int started)
 {
   totals.t.program_memprof = started != 0;
+  caml_ocgc_mp_program(started);
   if (!enter()) return;
   sync_totals(event_now());
   leave();

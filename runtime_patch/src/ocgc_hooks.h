@@ -6,6 +6,8 @@
 
 #include <stdint.h>
 
+#include "ocgc/wire.h"
+
 /* The first events of a new ring (RING_START, and FORK_CHILD with the
  * parent's pid when parent_pid != 0) and its first totals, at time [at]. */
 void caml_ocgc_started(uint64_t parent_pid, uint64_t at);
@@ -13,5 +15,26 @@ void caml_ocgc_started(uint64_t parent_pid, uint64_t at);
 /* The last: RING_STOP, the final totals, state EXITED.  Called by the exit
  * handler once it is the ring's only writer. */
 void caml_ocgc_stop(void);
+
+/* The hooks' way into the mapping, for ocgc_memprof.c: nonzero when there
+ * is a file to write (in a forked child, made now) and the exit handler has
+ * not taken it over; a nonzero return must be paired with
+ * caml_ocgc_writer_leave(). */
+int caml_ocgc_writer_enter(void);
+void caml_ocgc_writer_leave(void);
+
+/* ocgc_memprof.c, as the rest of the producer sees it.
+ *   mp_init: OCGC_MEMPROF's value (or NULL), at start, before the file;
+ *   mp_attach: a new file's table [mp] (at creation, in a forked child
+ *     too): filled, empty, saying the rate in force;
+ *   mp_forked: in a forked child: the parent's table is not ours;
+ *   mp_poll: at the end of each minor collection, inside a writing hook:
+ *     the control word, acted on when new;
+ *   mp_program: the program's own Gc.Memprof started (1) or stopped (0). */
+void caml_ocgc_mp_init(const char *env);
+void caml_ocgc_mp_attach(struct ocgc_wire_mp *mp, uint64_t now);
+void caml_ocgc_mp_forked(void);
+void caml_ocgc_mp_poll(uint64_t now);
+void caml_ocgc_mp_program(int started);
 
 #endif /* CAML_OCGC_HOOKS_H */

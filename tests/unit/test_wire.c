@@ -402,14 +402,16 @@ START_TEST(ext_size_values)
 {
   uint64_t d;
   ck_assert_uint_eq(sizeof(struct ocgc_wire_totals), 1280);
-  ck_assert_uint_eq(ocgc_wire_ext_size(0), 256 + 1280);
-  ck_assert_uint_eq(ocgc_wire_ext_size(1), 1600);    /* the producer's: 1 ring */
-  ck_assert_uint_eq(ocgc_wire_ext_size(128), 256 + 128 * 64 + 1280);
+  /* the allocation profile: a 256-byte header and 2,048 rows of 384 */
+  ck_assert_uint_eq(OCGC_WIRE_MP_SIZE, 256 + 2048 * 384);
+  ck_assert_uint_eq(ocgc_wire_ext_size(0), 256 + 1280 + OCGC_WIRE_MP_SIZE);
+  ck_assert_uint_eq(ocgc_wire_ext_size(1), 1600 + OCGC_WIRE_MP_SIZE); /* the producer's: 1 ring */
+  ck_assert_uint_eq(ocgc_wire_ext_size(128), 256 + 128 * 64 + 1280 + OCGC_WIRE_MP_SIZE);
   for (d = 0; d <= 4096; d++) {
     uint64_t s = ocgc_wire_ext_size(d);
     TU_CHECK(s % 64 == 0 && s == sizeof(struct ocgc_wire_ext) +
                                      d * sizeof(struct ocgc_wire_ext_ring) +
-                                     sizeof(struct ocgc_wire_totals),
+                                     sizeof(struct ocgc_wire_totals) + OCGC_WIRE_MP_SIZE,
              "ext size for %u rings: %llu", (unsigned)d, (unsigned long long)s);
   }
 }
@@ -423,10 +425,12 @@ START_TEST(ext_layout_of_producer_file)
   uint64_t headers_offset = OCGC_WIRE_HEADER_SIZE + ext_size;
   uint64_t rings_offset = OCGC_WIRE_HEADER_SIZE + sizeof(struct ocgc_wire_ext);
   uint64_t totals_offset = rings_offset + sizeof(struct ocgc_wire_ext_ring);
-  ck_assert_uint_eq(headers_offset, 1664);
+  ck_assert_uint_eq(headers_offset, 1664 + OCGC_WIRE_MP_SIZE);
   ck_assert_uint_eq(rings_offset, 320);
   ck_assert_uint_eq(totals_offset, 384);
-  ck_assert_uint_eq(totals_offset + sizeof(struct ocgc_wire_totals), headers_offset);
+  /* the profile right after the totals, ending the block */
+  ck_assert_uint_eq(totals_offset + sizeof(struct ocgc_wire_totals) + OCGC_WIRE_MP_SIZE,
+                    headers_offset);
   ck_assert_uint_eq(headers_offset % 64, 0);
   ck_assert_uint_ge(OCGC_CAUSE_SLOTS, OCGC_CAUSE_COUNT);
 }
@@ -440,7 +444,7 @@ START_TEST(ext_magic_bytes)
   unsigned i;
   for (i = 0; i < 8; i++) b[i] = (unsigned char)(m >> (8 * i));
   ck_assert_int_eq(memcmp(b, "OCGCEXT", 8), 0);
-  ck_assert_uint_eq(OCGC_EXT_VERSION, 4);
+  ck_assert_uint_eq(OCGC_EXT_VERSION, 5);
   ck_assert_uint_eq(OCGC_WIRE_VERSION, 1);
 }
 END_TEST

@@ -130,6 +130,37 @@ void caml_ocgc_heap_change(int grew);
 void caml_ocgc_memprof(int started);
 void caml_ocgc_direct_alloc(uintptr_t wosize);
 
+/* ocgc's own allocation sampling (ocgc_memprof.c), called by memprof.c
+ * only while the program's own Gc.Memprof is not started (its lambda 0 and
+ * its [started] 0), so that a program running Gc.Memprof sees a stock
+ * runtime.  caml_ocgc_mp_on is nonzero while ocgc samples (its rate not
+ * 0); only the runtime lock's holder writes it.
+ *   young_trigger: where in the minor heap the next sampled word lies, for
+ *     caml_memprof_renew_minor_sample;
+ *   young: the allocation that crossed that trigger (from
+ *     caml_memprof_track_young, before the blocks are initialised);
+ *   block: a block made outside the minor heap's fast path ([words]: its
+ *     words, header included, or a custom block's bytes outside the heap in
+ *     words; kind CAML_OCGC_MP_*);
+ *   interned: the blocks unmarshalled into [block, blockend);
+ *   minor_update, clean_phase, invert: what the collector tells
+ *     statmemprof's tracked blocks, told to ocgc's too. */
+#include "mlvalues.h"
+extern int caml_ocgc_mp_on;
+#define CAML_OCGC_MP(call)                                                     \
+  do {                                                                         \
+    if (caml_ocgc_mp_on) call;                                                 \
+  } while (0)
+#define CAML_OCGC_MP_MAJOR OCGC_MP_MAJOR
+#define CAML_OCGC_MP_CUSTOM OCGC_MP_CUSTOM
+value *caml_ocgc_mp_young_trigger(void);
+void caml_ocgc_mp_young(uintnat wosize, int nallocs, unsigned char *encoded_alloc_lens);
+void caml_ocgc_mp_block(value block, uintnat words, int kind);
+void caml_ocgc_mp_interned(header_t *block, header_t *blockend);
+void caml_ocgc_mp_minor_update(void);
+void caml_ocgc_mp_clean_phase(void);
+void caml_ocgc_mp_invert(void);
+
 #endif /* CAML_INTERNALS */
 
 #endif /* CAML_OCGC_H */

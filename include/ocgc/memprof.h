@@ -1,0 +1,101 @@
+/* ocgc/memprof.h - a process's allocation profile: what the patched runtime
+ * samples, per call stack (allocated, promoted, freed), read from its ring
+ * as one consistent copy, and the control that switches sampling on, off or
+ * to another rate from outside.
+ *
+ * The producer samples each allocated word (headers included) with
+ * probability 1 / W, W = rate_bytes / 8, and keeps for each call stack the
+ * samples drawn and what they stand for (docs/wire-format.md, "The
+ * allocation profile"): a figure's words are an unbiased estimate of the
+ * words allocated (promoted, freed) there, with a standard deviation of
+ * sqrt(words * W) words.  Counts only grow, from when sampling began in
+ * the process: a window is the difference of two copies (as Go's memory
+ * profile). */
+#ifndef OCGC_PUBLIC_MEMPROF_H
+#define OCGC_PUBLIC_MEMPROF_H
+
+#include <ocgc/api.h>
+#include <ocgc/source.h>
+#include <ocgc/wire.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Frames a stack of the copy holds at most (a producer's rows may hold
+ * fewer: OCGC_MP_DEPTH today). */
+#define OCGC_MEMPROF_MAX_DEPTH 64u
+
+/** Sampled figures of one stack, as the producer counts them. */
+struct ocgc_memprof_counts {
+  uint64_t samples;      /**< draws */
+  uint64_t words;        /**< the words they stand for (samples x W at each draw's rate) */
+  uint64_t blocks_x1024; /**< the blocks they stand for, x 1024 */
+};
+
+/** One call stack of the copy. */
+struct ocgc_memprof_stack {
+  unsigned kind;        /**< enum ocgc_mp_kind: minor, major, custom, marshal */
+  unsigned depth;       /**< frames[0 .. depth): return addresses, innermost first */
+  unsigned alloc_index; /**< the block's place in a combined allocation */
+  int cut;              /**< the stack was deeper than the producer keeps */
+  int overflow;         /**< the overflow row: samples of stacks the full table
+                             had no row for (no frames) */
+  uint64_t frames[OCGC_MEMPROF_MAX_DEPTH];
+  struct ocgc_memprof_counts alloc;    /**< allocated */
+  struct ocgc_memprof_counts promoted; /**< minor samples that reached the major heap */
+  struct ocgc_memprof_counts freed;    /**< found dead; in use = alloc - freed */
+};
+
+/** A consistent copy of a process's profile. */
+struct ocgc_memprof {
+  enum ocgc_mp_state state;  /**< off, on, aside (the program's Gc.Memprof runs),
+                                  unavailable (bytecode) */
+  uint64_t rate_bytes;       /**< mean bytes between samples in force, 0: off */
+  uint64_t rate_since_ns;    /**< CLOCK_MONOTONIC when it took that value */
+  uint64_t rate_changes;     /**< times the rate changed (OCGC_MEMPROF's included) */
+  uint64_t samples, words;   /**< all samples and their words, the overflow row's included */
+  uint64_t overflow_samples; /**< samples counted in the overflow row */
+  uint64_t cut_samples;      /**< samples whose stack was cut */
+  uint64_t unfollowed;       /**< sampled blocks never followed (too many at once):
+                                  their promotion and death are not counted */
+  uint64_t followed;         /**< sampled blocks followed now */
+  uint64_t table_rows;       /**< the producer's table: rows, the overflow row included */
+  uint64_t control_seen;     /**< the last control word the producer acted on */
+  enum ocgc_mp_control_result control_result; /**< what it did with it */
+  uint64_t control_refused;  /**< control words refused (out of bounds) */
+  size_t nstacks;            /**< stack[0] is the overflow row, then one per stack */
+  struct ocgc_memprof_stack *stack;
+};
+
+/** Copy [src]'s profile into a new *out (free with ocgc_memprof_free).
+ * Returns 0; -ENODATA when the file has none (a stock OCaml 5 file, or one
+ * of ext_version < 5); OCGC_E_CORRUPT when its table's geometry is not one
+ * a producer writes (more than 65,536 rows, rows too small for their
+ * frames); -EAGAIN when the producer kept it busy (it died or stopped
+ * mid-update: try again later); -ENOMEM; OCGC_E_TRUNCATED.  At most 16 MiB
+ * are copied, in at most a few milliseconds of retries. */
+OCGC_API int ocgc_memprof_read(const struct ocgc_source *src, struct ocgc_memprof **out);
+
+/** Free a copy.  NULL is accepted. */
+OCGC_API void ocgc_memprof_free(struct ocgc_memprof *p);
+
+/** Ask the producer of [src] to sample at [rate_bytes] (0: stop; else from
+ * OCGC_MP_RATE_MIN to OCGC_MP_RATE_MAX): writes the control word, which
+ * the producer reads at the end of its next minor collection and answers
+ * in control_seen and control_result.  Only a process that may write the
+ * ring file may ask: its owner (the program's own user) or root; the file
+ * is reopened for writing through this process's own descriptor, never by
+ * a path the target names.  *word (may be NULL) receives the control word
+ * written: the request is answered once a copy's control_seen equals it.
+ * Returns 0; -ERANGE (a rate out of bounds); -ENODATA (no profile);
+ * -EACCES or -EPERM (not allowed); OCGC_E_STALE (the file is not the one
+ * opened any more); -errno. */
+OCGC_API int ocgc_memprof_request(const struct ocgc_source *src, uint64_t rate_bytes,
+                                  uint64_t *word);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* OCGC_PUBLIC_MEMPROF_H */

@@ -1,0 +1,210 @@
+/* memprof.c - a process's allocation profile, read from its ring: one
+ * consistent copy of the table (ocgc_memprof_read), and the control word
+ * that asks the producer for another rate (ocgc_memprof_request).
+ *
+ * Invariants: the table's geometry is read once and checked against the
+ * extension block (layout.c put the header inside it) and against fixed
+ * bounds before anything is allocated or copied; the rows in use are
+ * copied under the table's seqlock by the one seqlock reader
+ * (src_seqlock_read), their count clamped to the geometry; every frame
+ * count is clamped to what both the row and the caller's struct hold.  The
+ * control word is written through a descriptor reopened from our own
+ * (/proc/self/fd), proved to be the file opened, never through a path the
+ * target names. */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ocgc/memprof.h"
+#include "source.h"
+
+#define MAX_ROWS 65536u
+#define MAX_ROW_SIZE 4096u
+#define MAX_COPY (UINT64_C(16) << 20)
+
+struct geometry {
+  uint64_t off;      /* the header's file offset */
+  uint64_t rows, row_size, depth;
+};
+
+/* The table's constants, checked: 0, -ENODATA or OCGC_E_CORRUPT. */
+static int read_geometry(const struct ocgc_source *s, struct geometry *g)
+{
+  struct ocgc_wire_mp h;
+  uint64_t bytes;
+  int err;
+  if (!s->l.has_ext || s->l.mp_offset == 0) return -ENODATA;
+  g->off = s->l.mp_offset;
+  if ((err = src_word_acquire(s, g->off + offsetof(struct ocgc_wire_mp, magic), &h.magic)) != 0)
+    return err;
+  /* a producer fills the table and then stores the magic (release) */
+  if (h.magic != OCGC_MP_MAGIC) return -ENODATA;
+  if ((err = src_copy(s, g->off, &h, sizeof h)) != 0) return err;
+  g->rows = h.rows;
+  g->row_size = h.row_size;
+  g->depth = h.depth;
+  if (g->rows == 0 || g->rows > MAX_ROWS || g->row_size % 8 || g->row_size > MAX_ROW_SIZE ||
+      g->depth > (MAX_ROW_SIZE - offsetof(struct ocgc_wire_mp_row, frames)) / 8 ||
+      g->row_size < offsetof(struct ocgc_wire_mp_row, frames) + g->depth * 8)
+    return OCGC_E_CORRUPT;
+  bytes = g->rows * g->row_size; /* bounded above: no overflow */
+  if (bytes > MAX_COPY || g->off + sizeof h > s->l.ext_end ||
+      bytes > s->l.ext_end - g->off - sizeof h)
+    return OCGC_E_CORRUPT;
+  return 0;
+}
+
+struct copy_ctx {
+  const struct geometry *g;
+  struct ocgc_wire_mp head;
+  unsigned char *rows;
+  uint64_t used; /* rows copied: the overflow row and the stacks */
+};
+
+static int copy_table(const struct ocgc_source *s, void *v)
+{
+  struct copy_ctx *c = v;
+  int err;
+  if ((err = src_copy(s, c->g->off, &c->head, sizeof c->head)) != 0) return err;
+  c->used = (c->head.stacks < c->g->rows - 1 ? c->head.stacks : c->g->rows - 1) + 1;
+  return src_copy(s, c->g->off + sizeof c->head, c->rows, c->used * c->g->row_size);
+}
+
+static void take_counts(struct ocgc_memprof_counts *out, const struct ocgc_wire_mp_counts *in)
+{
+  out->samples = in->samples;
+  out->words = in->words;
+  out->blocks_x1024 = in->blocks_x1024;
+}
+
+static void take_row(struct ocgc_memprof_stack *out, const unsigned char *row,
+                     const struct geometry *g)
+{
+  struct ocgc_wire_mp_row r;
+  uint64_t depth;
+  memcpy(&r, row, offsetof(struct ocgc_wire_mp_row, frames));
+  memset(out, 0, sizeof *out);
+  out->kind = OCGC_MP_META_KIND(r.meta);
+  out->alloc_index = OCGC_MP_META_INDEX(r.meta);
+  out->cut = (r.meta & OCGC_MP_META_CUT) != 0;
+  out->overflow = (r.meta & OCGC_MP_META_OVERFLOW) != 0;
+  depth = OCGC_MP_META_DEPTH(r.meta);
+  if (depth > g->depth) depth = g->depth;
+  if (depth > OCGC_MEMPROF_MAX_DEPTH) {
+    depth = OCGC_MEMPROF_MAX_DEPTH;
+    out->cut = 1;
+  }
+  out->depth = (unsigned)depth;
+  memcpy(out->frames, row + offsetof(struct ocgc_wire_mp_row, frames), depth * 8);
+  take_counts(&out->alloc, &r.alloc);
+  take_counts(&out->promoted, &r.promoted);
+  take_counts(&out->freed, &r.freed);
+}
+
+int ocgc_memprof_read(const struct ocgc_source *src, struct ocgc_memprof **out)
+{
+  struct geometry g;
+  struct copy_ctx c;
+  struct ocgc_memprof *p;
+  uint64_t i;
+  int err;
+
+  if (src == NULL || out == NULL) return -EINVAL;
+  *out = NULL;
+  if ((err = ocgc_source_check_size(src)) != 0) return err;
+  if ((err = read_geometry(src, &g)) != 0) return err;
+  memset(&c, 0, sizeof c);
+  c.g = &g;
+  c.rows = malloc(g.rows * g.row_size);
+  if (c.rows == NULL) return -ENOMEM;
+  err = src_seqlock_read(src, g.off + offsetof(struct ocgc_wire_mp, seq), copy_table, &c);
+  /* a producer that died mid-update left the seq odd: what it left is final */
+  if (err == -EAGAIN && ocgc_source_seq_stuck((struct ocgc_source *)src))
+    err = src_seqlock_read(src, g.off + offsetof(struct ocgc_wire_mp, seq), copy_table, &c);
+  if (err != 0) {
+    free(c.rows);
+    return err;
+  }
+  p = calloc(1, sizeof *p);
+  if (p != NULL) p->stack = calloc(c.used, sizeof *p->stack);
+  if (p == NULL || p->stack == NULL) {
+    free(p);
+    free(c.rows);
+    return -ENOMEM;
+  }
+  p->state = c.head.state <= OCGC_MP_UNAVAILABLE ? (enum ocgc_mp_state)c.head.state : OCGC_MP_OFF;
+  p->rate_bytes = c.head.rate_bytes;
+  p->rate_since_ns = c.head.rate_since_ns;
+  p->rate_changes = c.head.rate_changes;
+  p->samples = c.head.samples;
+  p->words = c.head.words;
+  p->overflow_samples = c.head.overflow_samples;
+  p->cut_samples = c.head.cut_samples;
+  p->unfollowed = c.head.unfollowed;
+  p->followed = c.head.followed;
+  p->table_rows = g.rows;
+  p->control_seen = c.head.control_seen;
+  p->control_result = c.head.control_result <= OCGC_MP_CONTROL_BYTECODE
+                          ? (enum ocgc_mp_control_result)c.head.control_result
+                          : OCGC_MP_CONTROL_NONE;
+  p->control_refused = c.head.control_refused;
+  p->nstacks = (size_t)c.used;
+  for (i = 0; i < c.used; i++) take_row(&p->stack[i], c.rows + i * g.row_size, &g);
+  free(c.rows);
+  *out = p;
+  return 0;
+}
+
+void ocgc_memprof_free(struct ocgc_memprof *p)
+{
+  if (p == NULL) return;
+  free(p->stack);
+  free(p);
+}
+
+int ocgc_memprof_request(const struct ocgc_source *src, uint64_t rate_bytes, uint64_t *word)
+{
+  struct geometry g;
+  struct stat st;
+  char self[64];
+  uint64_t old, req, w;
+  uint64_t off;
+  int fd, err;
+  ssize_t n;
+
+  if (src == NULL) return -EINVAL;
+  if (rate_bytes != 0 && (rate_bytes < OCGC_MP_RATE_MIN || rate_bytes > OCGC_MP_RATE_MAX))
+    return -ERANGE;
+  if ((err = ocgc_source_check_size(src)) != 0) return err;
+  if ((err = read_geometry(src, &g)) != 0) return err;
+  off = g.off + offsetof(struct ocgc_wire_mp, control);
+  /* The file we hold, opened again for writing: the kernel checks that we
+   * may (the file's owner or root), and no name is resolved. */
+  snprintf(self, sizeof self, "/proc/self/fd/%d", src->fd);
+  fd = open(self, O_RDWR | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+  if (fd < 0) return -errno;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_dev != src->dev ||
+      (uint64_t)st.st_ino != src->ino) {
+    close(fd);
+    return OCGC_E_STALE;
+  }
+  if ((err = src_copy(src, off, &old, 8)) != 0) {
+    close(fd);
+    return err;
+  }
+  req = ((old >> OCGC_MP_CONTROL_REQ_SHIFT) + 1) & ((UINT64_C(1) << (64 - OCGC_MP_CONTROL_REQ_SHIFT)) - 1);
+  if (req == 0) req = 1;
+  w = req << OCGC_MP_CONTROL_REQ_SHIFT | rate_bytes;
+  /* One aligned 8-byte write: the producer's acquire load sees the old
+   * word or this one. */
+  n = pwrite(fd, &w, 8, (off_t)off);
+  err = n == 8 ? 0 : n < 0 ? -errno : -EIO;
+  close(fd);
+  if (err == 0 && word != NULL) *word = w;
+  return err;
+}

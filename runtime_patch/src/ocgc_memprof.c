@@ -1,0 +1,657 @@
+/* ocgc_memprof.c - ocgc's own allocation sampling: which call stacks
+ * allocate, promote and free, kept in the ring's allocation profile
+ * (struct ocgc_wire_mp), beside the runtime's statmemprof (memprof.c),
+ * whose trigger and tracking points it shares (patch 0002).
+ *
+ * Invariants:
+ * - It samples only while its rate is not 0, the program is native code,
+ *   and the program's own Gc.Memprof is not started (memprof.c calls in
+ *   only then: its [started] is 0 and its lambda is 0), so a program that
+ *   runs Gc.Memprof sees exactly a stock runtime's behaviour: the same
+ *   callbacks, from the same untouched random generator.
+ * - A sample runs no OCaml code and allocates nothing: the stack is walked
+ *   into a fixed buffer, the row found in a private index, the figures
+ *   kept in private memory and copied into the shared table under its
+ *   seqlock.  Nothing is read back from the mapping but the control word,
+ *   which is bounded before use: what others write there (or anywhere in
+ *   the table) cannot steer the writer.
+ * - Each word allocated is sampled with probability 1/W (W = rate / 8):
+ *   the distances between sampled words are geometric draws, from a
+ *   generator of ocgc's own, as statmemprof's are from its own.  A block of
+ *   h words drawn n times counts n samples, n * W words and n * W / h
+ *   blocks, at the rate in force when it was drawn; its promotion and its
+ *   death count the same, so in-use figures stay right when the rate
+ *   changes.
+ * - At most FOLLOW_MAX sampled blocks are followed at once (a weak
+ *   reference each, as statmemprof's): blocks still young are those from
+ *   [young_from] on; a minor collection finds each promoted or dead, the
+ *   end of marking finds the major ones dead (still white), compaction
+ *   moves them (caml_invert_root).  A sample past the limit is counted, not
+ *   followed (mp.unfollowed).
+ * - Rows are used in order (shared rows 1 .. stacks are in use); a full
+ *   table counts further stacks in row 0, the overflow row.
+ * - A forked child starts with an empty table in its own file (made as
+ *   its first event is), nothing followed and a new generator state; its
+ *   parent's table is untouched.
+ * - Everything runs with the runtime lock held, inside the hooks' writer
+ *   guard (caml_ocgc_writer_enter) whenever the mapping is written: no
+ *   lock of its own, so none crosses a release of the runtime lock. */
+
+#define CAML_INTERNALS
+#include <math.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "caml/address_class.h"
+#include "caml/compact.h"
+#include "caml/domain_state.h"
+#include "caml/major_gc.h"
+#include "caml/memprof.h"
+#include "caml/minor_gc.h"
+#include "caml/mlvalues.h"
+#include "caml/ocgc.h"
+#include "caml/stack.h"
+#include "ocgc_clock.h"
+#include "ocgc_file.h"
+#include "ocgc_hooks.h"
+
+#define FOLLOW_MAX 32768u            /* sampled blocks followed at once */
+#define INDEX_SLOTS (2u * OCGC_MP_ROWS) /* private hash index: half full at most */
+
+int caml_ocgc_mp_on = 0;
+
+#ifdef NATIVE_CODE
+#define NATIVE 1 /* stacks can be walked */
+#else
+#define NATIVE 0 /* bytecode: never sampled */
+#endif
+
+struct followed {
+  value block;      /* weak: the sampled block, while it lives */
+  uint64_t words;   /* n * W */
+  uint64_t blocks;  /* n * W * 1024 / h */
+  uint32_t samples; /* n */
+  uint16_t row;
+  uint16_t young;   /* still in the minor heap */
+};
+
+struct key {
+  uint64_t hash; /* 0: free private row */
+  uint64_t meta;
+  uint64_t frames[OCGC_MP_DEPTH];
+};
+
+static struct {
+  uint64_t rate_bytes;    /* in force; 0: off */
+  uint64_t w;             /* words per sample: rate_bytes / 8 */
+  double log1m_p;         /* log(1 - 1/w) */
+  uint64_t to_next;       /* words to the next sampled word outside the minor heap */
+  uint64_t rng[4];        /* xoshiro256** */
+  int program;            /* the program's own Gc.Memprof is started */
+  int said_refused;       /* the one stderr line for a refused control word */
+  struct ocgc_wire_mp *shared;  /* the file's table, or NULL */
+  struct ocgc_wire_mp head;     /* our copy of the header's figures */
+  struct ocgc_wire_mp_row *rows; /* our copy of the rows' figures (OCGC_MP_ROWS) */
+  struct key *keys;             /* our copy of the rows' keys */
+  uint16_t *index;              /* INDEX_SLOTS: row, 0 free */
+  struct followed *follow;      /* FOLLOW_MAX */
+  uint32_t nfollow, young_from;
+  uint64_t seq;
+} mp;
+
+/* ---- random draws --------------------------------------------------------------- */
+
+static inline uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+
+static uint64_t rng_next(void)
+{
+  uint64_t *s = mp.rng, r = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
+  s[2] ^= s[0];
+  s[3] ^= s[1];
+  s[1] ^= s[2];
+  s[0] ^= s[3];
+  s[2] ^= t;
+  s[3] = rotl(s[3], 45);
+  return r;
+}
+
+static void rng_seed(void)
+{
+  struct timespec ts;
+  uint64_t x;
+  int i;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  x = (uint64_t)getpid() * UINT64_C(0x9E3779B97F4A7C15) ^ (uint64_t)ts.tv_nsec ^
+      ((uint64_t)ts.tv_sec << 32);
+  for (i = 0; i < 4; i++) { /* splitmix64 */
+    uint64_t z = (x += UINT64_C(0x9E3779B97F4A7C15));
+    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+    mp.rng[i] = z ^ (z >> 31);
+  }
+}
+
+/* Words from here to the next sampled word, this one included: a
+ * geometric draw of parameter 1/W, at least 1. */
+static uint64_t geom(void)
+{
+  double u = ((double)(rng_next() >> 11) + 1.0) * 0x1.0p-53; /* in (0, 1] */
+  double g;
+  if (mp.w <= 1) return 1;
+  g = floor(log(u) / mp.log1m_p) + 1.0;
+  return g >= 0x1.0p62 ? UINT64_C(1) << 62 : (uint64_t)g;
+}
+
+/* Samples among the next [words] words of the stream outside the minor heap. */
+static uint32_t binom(uint64_t words)
+{
+  uint32_t n = 0;
+  while (mp.to_next <= words) {
+    words -= mp.to_next;
+    mp.to_next = geom();
+    n++;
+  }
+  mp.to_next -= words;
+  return n;
+}
+
+/* ---- publication ------------------------------------------------------------- */
+
+static void store_words(uint64_t *dst, const uint64_t *src, size_t n)
+{
+  size_t i;
+  for (i = 0; i < n; i++) __atomic_store_n(&dst[i], src[i], __ATOMIC_RELAXED);
+}
+
+/* The seqlock around every change of the shared table (readers: libocgc's
+ * memprof.c): odd, then the words, then even with release (pairs with the
+ * reader's acquire fence before its second load of seq). */
+static void pub_begin(void)
+{
+  __atomic_store_n(&mp.shared->seq, ++mp.seq, __ATOMIC_RELAXED);
+  __atomic_thread_fence(__ATOMIC_RELEASE);
+}
+
+static void pub_end(void)
+{
+  __atomic_store_n(&mp.shared->seq, ++mp.seq, __ATOMIC_RELEASE);
+}
+
+#define HEAD_FIGURES_WORDS                                                      \
+  ((offsetof(struct ocgc_wire_mp, control) - offsetof(struct ocgc_wire_mp, state)) / 8)
+
+static void pub_head(void)
+{
+  store_words(&mp.shared->state, &mp.head.state, HEAD_FIGURES_WORDS);
+  __atomic_store_n(&mp.shared->control_seen, mp.head.control_seen, __ATOMIC_RELAXED);
+  __atomic_store_n(&mp.shared->control_result, mp.head.control_result, __ATOMIC_RELAXED);
+  __atomic_store_n(&mp.shared->control_refused, mp.head.control_refused, __ATOMIC_RELAXED);
+}
+
+static void pub_row_counts(unsigned r)
+{
+  store_words((uint64_t *)&((struct ocgc_wire_mp_row *)(mp.shared + 1))[r].alloc,
+              (const uint64_t *)&mp.rows[r].alloc, 9);
+}
+
+static void pub_row_key(unsigned r)
+{
+  struct ocgc_wire_mp_row *s = &((struct ocgc_wire_mp_row *)(mp.shared + 1))[r];
+  store_words(s->frames, mp.keys[r].frames, OCGC_MP_DEPTH);
+  __atomic_store_n(&s->meta, mp.keys[r].meta, __ATOMIC_RELAXED);
+}
+
+/* ---- the table --------------------------------------------------------------- */
+
+static int tables_ready(void)
+{
+  if (mp.rows != NULL) return 1;
+  mp.rows = calloc(OCGC_MP_ROWS, sizeof *mp.rows);
+  mp.keys = calloc(OCGC_MP_ROWS, sizeof *mp.keys);
+  mp.index = calloc(INDEX_SLOTS, sizeof *mp.index);
+  mp.follow = calloc(FOLLOW_MAX, sizeof *mp.follow);
+  if (mp.rows && mp.keys && mp.index && mp.follow) return 1;
+  free(mp.rows), free(mp.keys), free(mp.index), free(mp.follow);
+  mp.rows = NULL, mp.keys = NULL, mp.index = NULL, mp.follow = NULL;
+  return 0;
+}
+
+/* A new, empty table (a new file, or a forked child's). */
+static void tables_clear(void)
+{
+  uint64_t rate = mp.rate_bytes;
+  if (mp.rows != NULL) {
+    memset(mp.rows, 0, OCGC_MP_ROWS * sizeof *mp.rows);
+    memset(mp.keys, 0, OCGC_MP_ROWS * sizeof *mp.keys);
+    memset(mp.index, 0, INDEX_SLOTS * sizeof *mp.index);
+  }
+  mp.nfollow = mp.young_from = 0;
+  memset(&mp.head, 0, sizeof mp.head);
+  mp.head.rate_bytes = rate;
+  if (mp.keys != NULL) mp.keys[0].meta = OCGC_MP_META_OVERFLOW;
+}
+
+static uint64_t key_hash(const uint64_t *frames, unsigned depth, uint64_t meta)
+{
+  uint64_t h = meta * UINT64_C(0x9E3779B97F4A7C15) + 1;
+  unsigned i;
+  for (i = 0; i < depth; i++) {
+    h ^= frames[i];
+    h *= UINT64_C(0xff51afd7ed558ccd);
+    h ^= h >> 32;
+  }
+  return h | 1; /* never 0: 0 marks a free row */
+}
+
+/* The row of a stack: found, made (rows in order), or 0, the overflow row. */
+static unsigned row_of(const uint64_t *frames, unsigned depth, uint64_t meta)
+{
+  uint64_t h = key_hash(frames, depth, meta);
+  unsigned slot = (unsigned)h & (INDEX_SLOTS - 1), probes, r;
+  for (probes = 0; probes < INDEX_SLOTS; probes++, slot = (slot + 1) & (INDEX_SLOTS - 1)) {
+    r = mp.index[slot];
+    if (r == 0) break;
+    if (mp.keys[r].hash == h && mp.keys[r].meta == meta &&
+        memcmp(mp.keys[r].frames, frames, depth * sizeof *frames) == 0)
+      return r;
+  }
+  if (mp.head.stacks + 1 >= OCGC_MP_ROWS || probes == INDEX_SLOTS) return 0;
+  r = (unsigned)++mp.head.stacks;
+  mp.index[slot] = (uint16_t)r;
+  mp.keys[r].hash = h;
+  mp.keys[r].meta = meta;
+  memcpy(mp.keys[r].frames, frames, depth * sizeof *frames);
+  pub_row_key(r);
+  return r;
+}
+
+/* The call stack of the allocation being sampled: return addresses of the
+ * OCaml frames, innermost first, at most OCGC_MP_DEPTH (*cut set when
+ * there were more).  The walk is the runtime's own (the frame tables),
+ * from the last return to OCaml code, which the systhreads library keeps
+ * per thread. */
+static unsigned capture(uint64_t *frames, int *cut)
+{
+#ifdef NATIVE_CODE
+  uintnat pc = Caml_state->last_return_address;
+  char *sp = Caml_state->bottom_of_stack;
+#endif
+  unsigned n = 0;
+  *cut = 0;
+#ifdef NATIVE_CODE
+  for (;;) {
+    frame_descr *d = caml_next_frame_descriptor(&pc, &sp);
+    if (d == NULL) break;
+    if (n == OCGC_MP_DEPTH) {
+      *cut = 1;
+      break;
+    }
+    frames[n++] = (uint64_t)d->retaddr;
+  }
+#else
+  (void)frames;
+#endif
+  return n;
+}
+
+static void add(struct ocgc_wire_mp_counts *c, uint64_t samples, uint64_t words, uint64_t blocks)
+{
+  c->samples += samples;
+  c->words += words;
+  c->blocks_x1024 += blocks;
+}
+
+/* One sampled block: [n] draws in a block of [whsize] words (for custom
+ * memory, its words outside the heap), of [kind]; [idx] its place in a
+ * combined allocation. */
+static void record(value block, uint32_t n, uint64_t whsize, unsigned kind, unsigned idx,
+                   int young)
+{
+  uint64_t frames[OCGC_MP_DEPTH];
+  int cut;
+  unsigned depth, r;
+  uint64_t words = (uint64_t)n * mp.w;
+  uint64_t blocks = whsize == 0 ? 0 : words * 1024 / whsize;
+
+  if (!caml_ocgc_writer_enter()) return;
+  if (mp.shared == NULL) {
+    caml_ocgc_writer_leave();
+    return;
+  }
+  memset(frames, 0, sizeof frames);
+  depth = capture(frames, &cut);
+  pub_begin();
+  r = row_of(frames, depth, OCGC_MP_META(depth, cut, kind, idx & 0xffu));
+  add(&mp.rows[r].alloc, n, words, blocks);
+  pub_row_counts(r);
+  mp.head.samples += n;
+  mp.head.words += words;
+  if (r == 0) mp.head.overflow_samples += n;
+  if (cut) mp.head.cut_samples += n;
+  if (mp.nfollow < FOLLOW_MAX) {
+    struct followed *f = &mp.follow[mp.nfollow++];
+    f->block = block;
+    f->words = words;
+    f->blocks = blocks;
+    f->samples = n;
+    f->row = (uint16_t)r;
+    f->young = (uint16_t)(young != 0);
+  } else {
+    mp.head.unfollowed++;
+  }
+  mp.head.followed = mp.nfollow;
+  pub_head();
+  pub_end();
+  caml_ocgc_writer_leave();
+}
+
+/* ---- memprof.c's calls --------------------------------------------------------- */
+
+value *caml_ocgc_mp_young_trigger(void)
+{
+  uint64_t g = geom();
+  if ((uint64_t)(Caml_state->young_ptr - Caml_state->young_alloc_start) < g)
+    return Caml_state->young_alloc_start;
+  return Caml_state->young_ptr - (g - 1);
+}
+
+void caml_ocgc_mp_young(uintnat wosize, int nallocs, unsigned char *encoded_alloc_lens)
+{
+  intnat trigger_ofs = caml_memprof_young_trigger - Caml_state->young_ptr;
+  intnat alloc_ofs = (intnat)Whsize_wosize(wosize);
+  int idx;
+  if (!caml_ocgc_mp_on || mp.program) return;
+  /* The blocks of one allocation lie from young_ptr up, the last first;
+   * the sampled words from the trigger down (as memprof.c counts them). */
+  for (idx = nallocs - 1; idx >= 0; idx--) {
+    uintnat wosz = encoded_alloc_lens == NULL ? wosize
+                                              : Wosize_encoded_alloc_len(encoded_alloc_lens[idx]);
+    uint32_t n = 0;
+    alloc_ofs -= (intnat)Whsize_wosize(wosz);
+    while (alloc_ofs < trigger_ofs) {
+      n++;
+      trigger_ofs -= (intnat)geom();
+    }
+    if (n > 0)
+      record(Val_hp(Caml_state->young_ptr + alloc_ofs), n, Whsize_wosize(wosz), OCGC_MP_MINOR,
+             (unsigned)idx, 1);
+  }
+}
+
+void caml_ocgc_mp_block(value block, uintnat words, int kind)
+{
+  uint32_t n = binom(words);
+  if (n > 0) record(block, n, words, (unsigned)kind, 0, Is_young(block));
+}
+
+void caml_ocgc_mp_interned(header_t *block, header_t *blockend)
+{
+  header_t *p;
+  int young = Is_young(Val_hp(block));
+  if ((uint64_t)(blockend - block) < mp.to_next) { /* no sample in it: the usual case */
+    mp.to_next -= (uint64_t)(blockend - block);
+    return;
+  }
+  for (p = block; p < blockend; p += Whsize_hp(p)) {
+    uint32_t n = binom(Whsize_hp(p));
+    if (n > 0) record(Val_hp(p), n, Whsize_hp(p), OCGC_MP_MARSHAL, 0, young);
+  }
+}
+
+static void count_away(unsigned i, struct ocgc_wire_mp_counts *c)
+{
+  struct followed *f = &mp.follow[i];
+  add(c, f->samples, f->words, f->blocks);
+  pub_row_counts(f->row);
+}
+
+/* Forget entry [i], keeping the young ones together from young_from on:
+ * an old entry's place takes the last old one, whose place the last. */
+static void drop(unsigned i)
+{
+  if (i < mp.young_from) {
+    mp.follow[i] = mp.follow[--mp.young_from];
+    i = mp.young_from;
+  }
+  mp.follow[i] = mp.follow[--mp.nfollow];
+}
+
+/* Around a pass over the followed blocks: whether their figures can be
+ * published (a file to write, and the exit handler not in), and the
+ * publication of what the pass counted.  A pass that cannot publish still
+ * moves and forgets blocks: the array must stay true. */
+static int pass_begin(void)
+{
+  int w = caml_ocgc_writer_enter();
+  if (w && mp.shared == NULL) {
+    caml_ocgc_writer_leave();
+    w = 0;
+  }
+  if (w) pub_begin();
+  return w;
+}
+
+static void pass_end(int w)
+{
+  if (!w) return;
+  mp.head.followed = mp.nfollow;
+  pub_head();
+  pub_end();
+  caml_ocgc_writer_leave();
+}
+
+void caml_ocgc_mp_minor_update(void)
+{
+  unsigned i;
+  int w;
+  if (mp.young_from >= mp.nfollow) {
+    mp.young_from = mp.nfollow;
+    return;
+  }
+  w = pass_begin();
+  for (i = mp.young_from; i < mp.nfollow;) {
+    struct followed *f = &mp.follow[i];
+    if (!f->young || !Is_young(f->block)) {
+      f->young = 0;
+      i++;
+    } else if (Hd_val(f->block) == 0) { /* promoted: the first field is where to */
+      f->block = Field(f->block, 0);
+      f->young = 0;
+      if (w) count_away(i, &mp.rows[f->row].promoted);
+      i++;
+    } else { /* died young */
+      if (w) count_away(i, &mp.rows[f->row].freed);
+      drop(i);
+    }
+  }
+  mp.young_from = mp.nfollow;
+  pass_end(w);
+}
+
+void caml_ocgc_mp_clean_phase(void)
+{
+  unsigned i;
+  int w;
+  if (mp.nfollow == 0) return;
+  w = pass_begin();
+  for (i = 0; i < mp.nfollow;) {
+    struct followed *f = &mp.follow[i];
+    if (!Is_young(f->block) && Is_white_val(f->block)) {
+      if (w) count_away(i, &mp.rows[f->row].freed);
+      drop(i);
+    } else {
+      i++;
+    }
+  }
+  pass_end(w);
+}
+
+void caml_ocgc_mp_invert(void)
+{
+  unsigned i;
+  for (i = 0; i < mp.nfollow; i++) caml_invert_root(mp.follow[i].block, &mp.follow[i].block);
+}
+
+/* ---- the rate -------------------------------------------------------------------- */
+
+static void say(const char *line)
+{
+  /* never blocks: a line that stderr cannot take now is dropped */
+  struct pollfd pfd = {.fd = STDERR_FILENO, .events = POLLOUT};
+  if (poll(&pfd, 1, 0) == 1 && (pfd.revents & POLLOUT))
+    (void)!write(STDERR_FILENO, line, strlen(line));
+}
+
+static uint64_t state_now(void)
+{
+  if (!NATIVE) return OCGC_MP_UNAVAILABLE;
+  if (mp.rate_bytes == 0) return OCGC_MP_OFF;
+  return mp.program ? OCGC_MP_ASIDE : OCGC_MP_ON;
+}
+
+/* Put [bytes] (0: off, else within the bounds) in force from [now]. */
+static void set_rate(uint64_t bytes, uint64_t now)
+{
+  if (bytes != 0 && !tables_ready()) {
+    say("ocgc: no memory for the allocation profile's tables: sampling stays off\n");
+    bytes = 0;
+  }
+  if (bytes != mp.rate_bytes) {
+    mp.head.rate_changes++;
+    mp.head.rate_since_ns = now;
+  }
+  mp.rate_bytes = bytes;
+  mp.w = bytes / 8;
+  mp.log1m_p = mp.w > 1 ? log1p(-1.0 / (double)mp.w) : -1.0;
+  mp.to_next = bytes != 0 ? geom() : 0;
+  mp.head.rate_bytes = bytes;
+  mp.head.state = state_now();
+  caml_ocgc_mp_on = bytes != 0;
+  /* the minor heap's trigger, drawn anew (none yet at start) */
+  if (Caml_state != NULL && Caml_state->young_ptr != NULL) caml_memprof_renew_minor_sample();
+}
+
+/* OCGC_MEMPROF: off (or unset, or 0), on (OCGC_MP_RATE_DEFAULT), or the
+ * mean bytes between samples, with an optional k or m (KiB, MiB). */
+static int parse_rate(const char *v, uint64_t *out)
+{
+  uint64_t n = 0, mul = 1;
+  const char *p = v;
+  if (strcmp(v, "off") == 0 || strcmp(v, "0") == 0 || v[0] == '\0') return *out = 0, 0;
+  if (strcmp(v, "on") == 0) return *out = OCGC_MP_RATE_DEFAULT, 0;
+  for (; *p >= '0' && *p <= '9'; p++) {
+    n = n * 10 + (uint64_t)(*p - '0');
+    if (n > OCGC_MP_RATE_MAX) return -1;
+  }
+  if (p == v) return -1;
+  if (*p == 'k' || *p == 'K') mul = 1024, p++;
+  else if (*p == 'm' || *p == 'M') mul = 1024 * 1024, p++;
+  if (*p != '\0' || n * mul < OCGC_MP_RATE_MIN || n * mul > OCGC_MP_RATE_MAX) return -1;
+  *out = n * mul;
+  return 0;
+}
+
+void caml_ocgc_mp_init(const char *env)
+{
+  uint64_t rate = 0;
+  char line[256];
+  rng_seed();
+  if (env == NULL) return;
+  if (parse_rate(env, &rate) != 0) {
+    snprintf(line, sizeof line,
+             "ocgc: OCGC_MEMPROF=%.40s is not off, on, or a number of bytes from %u to %llu "
+             "(k and m allowed): allocation sampling stays off\n",
+             env, OCGC_MP_RATE_MIN, (unsigned long long)OCGC_MP_RATE_MAX);
+    say(line);
+    return;
+  }
+  if (rate != 0 && !NATIVE) {
+    say("ocgc: OCGC_MEMPROF: bytecode programs are not sampled (only native code is)\n");
+    return;
+  }
+  if (rate == 0) return;
+  set_rate(rate, caml_ocgc_now());
+  pass_end(pass_begin());
+}
+
+void caml_ocgc_mp_attach(struct ocgc_wire_mp *shared, uint64_t now)
+{
+  mp.shared = shared;
+  tables_clear();
+  /* the rate in force is the new table's first */
+  mp.head.rate_since_ns = mp.rate_bytes != 0 ? now : 0;
+  mp.head.rate_changes = mp.rate_bytes != 0;
+  mp.head.state = state_now();
+  mp.seq = 0;
+  /* a new file: the constants, then the figures */
+  shared->size = OCGC_WIRE_MP_SIZE;
+  shared->rows = OCGC_MP_ROWS;
+  shared->row_size = sizeof(struct ocgc_wire_mp_row);
+  shared->depth = OCGC_MP_DEPTH;
+  __atomic_store_n(&((struct ocgc_wire_mp_row *)(shared + 1))[0].meta, OCGC_MP_META_OVERFLOW,
+                   __ATOMIC_RELAXED);
+  pub_head();
+  __atomic_store_n(&shared->magic, OCGC_MP_MAGIC, __ATOMIC_RELEASE);
+}
+
+void caml_ocgc_mp_forked(void)
+{
+  mp.shared = NULL;
+  mp.nfollow = mp.young_from = 0;
+  rng_seed();
+  if (mp.rate_bytes != 0) mp.to_next = geom();
+}
+
+void caml_ocgc_mp_program(int started)
+{
+  mp.program = started != 0;
+  mp.head.state = state_now();
+  /* Gc.Memprof.stop drew the trigger while [started] was still 1: ocgc's,
+   * drawn now, from ocgc's generator.  Never at the start: that would draw
+   * from statmemprof's, which the program's profiler must find as a stock
+   * runtime leaves it (a trigger of ocgc's left by a start at rate 0 is
+   * passed by caml_ocgc_mp_young). */
+  if (!started && Caml_state != NULL && Caml_state->young_ptr != NULL)
+    caml_memprof_renew_minor_sample();
+  pass_end(pass_begin());
+}
+
+void caml_ocgc_mp_poll(uint64_t now)
+{
+  uint64_t c, rate;
+  char line[200];
+  if (mp.shared == NULL) return;
+  /* Acquire: pairs with the release of a writer that fills the word (a
+   * single store: libocgc's ocgc_memprof_set_rate). */
+  c = __atomic_load_n(&mp.shared->control, __ATOMIC_ACQUIRE);
+  if (c == mp.head.control_seen) return;
+  rate = c & OCGC_MP_CONTROL_RATE_MASK;
+  mp.head.control_seen = c;
+  if (!NATIVE) {
+    mp.head.control_result = OCGC_MP_CONTROL_BYTECODE;
+  } else if (rate != 0 && (rate < OCGC_MP_RATE_MIN || rate > OCGC_MP_RATE_MAX)) {
+    mp.head.control_result = OCGC_MP_CONTROL_REFUSED;
+    mp.head.control_refused++;
+    if (!mp.said_refused) {
+      mp.said_refused = 1;
+      snprintf(line, sizeof line,
+               "ocgc: process %d: a control word asked for a sampling rate of %llu bytes, "
+               "outside %u..%llu: refused (and any later one, silently)\n",
+               (int)getpid(), (unsigned long long)rate, OCGC_MP_RATE_MIN,
+               (unsigned long long)OCGC_MP_RATE_MAX);
+      say(line);
+    }
+  } else {
+    set_rate(rate, now);
+    /* (no memory for the tables: off, and said once on stderr) */
+    mp.head.control_result =
+        mp.rate_bytes == rate ? OCGC_MP_CONTROL_APPLIED : OCGC_MP_CONTROL_REFUSED;
+  }
+  pub_begin();
+  pub_head();
+  pub_end();
+}
