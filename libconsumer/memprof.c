@@ -2,6 +2,10 @@
  * consistent copy of the table (ocgc_memprof_read), and the control word
  * that asks the producer for another rate (ocgc_memprof_request).
  *
+ * ocgc_memprof_delta() makes a window of two copies, row by row: rows
+ * are used in order and never change their stack, so row i of the older
+ * copy is row i of the newer, which the delta checks rather than trusts.
+ *
  * Invariants: the table's geometry is read once and checked against the
  * extension block (layout.c put the header inside it) and against fixed
  * bounds before anything is allocated or copied; the rows in use are
@@ -207,4 +211,88 @@ int ocgc_memprof_request(const struct ocgc_source *src, uint64_t rate_bytes, uin
   close(fd);
   if (err == 0 && word != NULL) *word = w;
   return err;
+}
+
+static int same_stack(const struct ocgc_memprof_stack *a, const struct ocgc_memprof_stack *b)
+{
+  return a->kind == b->kind && a->depth == b->depth && a->alloc_index == b->alloc_index &&
+         a->cut == b->cut && a->overflow == b->overflow &&
+         memcmp(a->frames, b->frames, a->depth * sizeof a->frames[0]) == 0;
+}
+
+/* *d = n - o, each field; 0, or OCGC_E_STALE if a count went back. */
+static int sub_counts(struct ocgc_memprof_counts *d, const struct ocgc_memprof_counts *n,
+                      const struct ocgc_memprof_counts *o)
+{
+  if (n->samples < o->samples || n->words < o->words || n->blocks_x1024 < o->blocks_x1024)
+    return OCGC_E_STALE;
+  d->samples = n->samples - o->samples;
+  d->words = n->words - o->words;
+  d->blocks_x1024 = n->blocks_x1024 - o->blocks_x1024;
+  return 0;
+}
+
+static int counted(const struct ocgc_memprof_stack *s)
+{
+  return s->alloc.samples || s->promoted.samples || s->freed.samples;
+}
+
+/* *v = n - o for a header figure; 0, or OCGC_E_STALE. */
+static int sub_figure(uint64_t *v, uint64_t n, uint64_t o)
+{
+  if (n < o) return OCGC_E_STALE;
+  *v = n - o;
+  return 0;
+}
+
+int ocgc_memprof_delta(const struct ocgc_memprof *older, const struct ocgc_memprof *newer,
+                       struct ocgc_memprof **out)
+{
+  static const struct ocgc_memprof none;
+  struct ocgc_memprof *p;
+  struct ocgc_memprof_stack *stack;
+  size_t i, k = 0;
+  int err = 0;
+
+  if (newer == NULL || out == NULL || newer->nstacks == 0) return -EINVAL;
+  *out = NULL;
+  if (older == NULL) older = &none;
+  if (older->nstacks > newer->nstacks) return OCGC_E_STALE;
+  p = malloc(sizeof *p);
+  stack = calloc(newer->nstacks, sizeof *stack);
+  if (p == NULL || stack == NULL) {
+    free(p);
+    free(stack);
+    return -ENOMEM;
+  }
+  *p = *newer; /* the header as newer says it, then the differences */
+  p->stack = stack;
+  err = sub_figure(&p->samples, newer->samples, older->samples);
+  if (!err) err = sub_figure(&p->words, newer->words, older->words);
+  if (!err) err = sub_figure(&p->overflow_samples, newer->overflow_samples, older->overflow_samples);
+  if (!err) err = sub_figure(&p->cut_samples, newer->cut_samples, older->cut_samples);
+  if (!err) err = sub_figure(&p->unfollowed, newer->unfollowed, older->unfollowed);
+  if (!err) err = sub_figure(&p->rate_changes, newer->rate_changes, older->rate_changes);
+  for (i = 0; !err && i < newer->nstacks; i++) {
+    const struct ocgc_memprof_stack *n = &newer->stack[i];
+    struct ocgc_memprof_stack d = *n;
+    if (i < older->nstacks) {
+      const struct ocgc_memprof_stack *o = &older->stack[i];
+      if (!same_stack(o, n)) {
+        err = OCGC_E_STALE;
+        break;
+      }
+      err = sub_counts(&d.alloc, &n->alloc, &o->alloc);
+      if (!err) err = sub_counts(&d.promoted, &n->promoted, &o->promoted);
+      if (!err) err = sub_counts(&d.freed, &n->freed, &o->freed);
+    }
+    if (!err && (i == 0 || counted(&d))) p->stack[k++] = d;
+  }
+  p->nstacks = k;
+  if (err) {
+    ocgc_memprof_free(p);
+    return err;
+  }
+  *out = p;
+  return 0;
 }

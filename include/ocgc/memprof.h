@@ -80,6 +80,19 @@ OCGC_API int ocgc_memprof_read(const struct ocgc_source *src, struct ocgc_mempro
 /** Free a copy.  NULL is accepted. */
 OCGC_API void ocgc_memprof_free(struct ocgc_memprof *p);
 
+/** A window: what [newer] counted since [older], two copies of one
+ * process's table (older may be NULL: everything since sampling began).
+ * Into a new *out (free with ocgc_memprof_free): the header of [newer]
+ * with samples, words, overflow_samples, cut_samples, unfollowed and
+ * rate_changes made differences; the overflow row always, then the stacks
+ * with something counted in the window (alloc, promoted or freed), each
+ * with its three differences.  Returns 0; -EINVAL; -ENOMEM; OCGC_E_STALE
+ * when the copies are not of one table (a stack changed place, a count went
+ * back, older has more stacks: another process, or a forked child's new
+ * table). */
+OCGC_API int ocgc_memprof_delta(const struct ocgc_memprof *older,
+                                const struct ocgc_memprof *newer, struct ocgc_memprof **out);
+
 /** Ask the producer of [src] to sample at [rate_bytes] (0: stop; else from
  * OCGC_MP_RATE_MIN to OCGC_MP_RATE_MAX): writes the control word, which
  * the producer reads at the end of its next minor collection and answers

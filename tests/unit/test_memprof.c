@@ -7,7 +7,8 @@
  * beyond the rows, a row's depth beyond the table's) are clamped; a seq
  * held odd by a live producer is reported busy, by a dead one read as it
  * is; a request writes one control word with the next request number, and
- * a rate out of bounds is refused without a write. */
+ * a rate out of bounds is refused without a write; a window of two copies
+ * holds their differences, and two copies of different tables are told. */
 
 #include <check.h>
 #include <errno.h>
@@ -205,6 +206,53 @@ START_TEST(request_writes_one_word)
 }
 END_TEST
 
+/* A window of two copies: the differences, the stacks counted in it only. */
+START_TEST(delta_is_the_window)
+{
+  struct tf *t = producer_file();
+  struct ocgc_source *s = rf_open(t, OCGC_IDS_AUTO);
+  struct ocgc_memprof *a, *b, *d, *all;
+  ck_assert_int_eq(ocgc_memprof_read(s, &a), 0);
+  /* the producer counts more in row 2 and makes row 3 */
+  row(t, 2)->alloc.samples += 5;
+  row(t, 2)->alloc.words += 5 * 512;
+  row(t, 2)->freed.samples += 1;
+  row(t, 3)->alloc = (struct ocgc_wire_mp_counts){1, 512, 10};
+  table(t)->stacks = 3;
+  table(t)->samples += 6;
+  table(t)->words += 6 * 512;
+  ck_assert_int_eq(ocgc_memprof_read(s, &b), 0);
+  ck_assert_int_eq(ocgc_memprof_delta(a, b, &d), 0);
+  ck_assert_uint_eq(d->samples, 6);
+  ck_assert_uint_eq(d->words, 6 * 512);
+  ck_assert_uint_eq(d->rate_bytes, 4096);
+  ck_assert_uint_eq(d->nstacks, 3); /* the overflow row, rows 2 and 3; not row 1 */
+  ck_assert_int_eq(d->stack[0].overflow, 1);
+  ck_assert_uint_eq(d->stack[1].frames[OCGC_MP_DEPTH - 1], 0x3333);
+  ck_assert_uint_eq(d->stack[1].alloc.samples, 5);
+  ck_assert_uint_eq(d->stack[1].alloc.words, 5 * 512);
+  ck_assert_uint_eq(d->stack[1].freed.samples, 1);
+  ck_assert_uint_eq(d->stack[2].alloc.samples, 1);
+  ocgc_memprof_free(d);
+  /* from nothing: everything since sampling began */
+  ck_assert_int_eq(ocgc_memprof_delta(NULL, b, &all), 0);
+  ck_assert_uint_eq(all->nstacks, 4);
+  ck_assert_uint_eq(all->samples, 36);
+  ocgc_memprof_free(all);
+  /* not one table: a count went back, a stack changed place, fewer rows */
+  ck_assert_int_eq(ocgc_memprof_delta(b, a, &d), OCGC_E_STALE);
+  ck_assert_ptr_null(d);
+  b->stack[1].frames[0] ^= 1;
+  ck_assert_int_eq(ocgc_memprof_delta(a, b, &d), OCGC_E_STALE);
+  b->stack[1].frames[0] ^= 1;
+  b->stack[1].alloc.samples = 0;
+  ck_assert_int_eq(ocgc_memprof_delta(a, b, &d), OCGC_E_STALE);
+  ck_assert_int_eq(ocgc_memprof_delta(a, NULL, &d), -EINVAL);
+  ocgc_memprof_free(a);
+  ocgc_memprof_free(b);
+}
+END_TEST
+
 static Suite *memprof_suite(void)
 {
   Suite *s = suite_create("memprof");
@@ -215,6 +263,7 @@ static Suite *memprof_suite(void)
   tcase_add_test(tc, hostile_counts);
   tcase_add_test(tc, seq_held_odd);
   tcase_add_test(tc, request_writes_one_word);
+  tcase_add_test(tc, delta_is_the_window);
   return s;
 }
 
