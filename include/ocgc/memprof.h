@@ -73,8 +73,11 @@ struct ocgc_memprof {
  * of ext_version < 5); OCGC_E_CORRUPT when its table's geometry is not one
  * a producer writes (more than 65,536 rows, rows too small for their
  * frames); -EAGAIN when the producer kept it busy (it died or stopped
- * mid-update: try again later); -ENOMEM; OCGC_E_TRUNCATED.  At most 16 MiB
- * are copied, in at most a few milliseconds of retries. */
+ * mid-update, or samples so often that no copy completes between two of
+ * its samples: try again later); -ENOMEM; OCGC_E_TRUNCATED.  A copy is at
+ * most 16 MiB (the rows in use: 768 KiB for a producer's full table),
+ * tried at most 10,000 times, and a seq held odd is waited for 2 ms at
+ * most. */
 OCGC_API int ocgc_memprof_read(const struct ocgc_source *src, struct ocgc_memprof **out);
 
 /** Free a copy.  NULL is accepted. */
