@@ -322,7 +322,7 @@ static void record(value block, uint32_t n, uint64_t whsize, unsigned kind, unsi
     caml_ocgc_writer_leave();
     return;
   }
-  memset(frames, 0, sizeof frames);
+  /* (frames past depth are never read: the key is its first depth) */
   depth = capture(frames, &cut);
   pub_begin();
   r = row_of(frames, depth, OCGC_MP_META(depth, cut, kind, idx & 0xffu));

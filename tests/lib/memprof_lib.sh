@@ -55,6 +55,17 @@ mp_functions() {
   ' "$WORK/$1.syms" "$WORK/$1.dump" >"$WORK/$1.fn"
 }
 
+# mp_rows TAG I [KINDS]: the I-th figure (1 samples, 2 words, 3 blocks
+# x1024) of the allocated triples, summed over TAG's rows (every row, or
+# those whose kind is not "custom" with KINDS=heap: memory in the heap).
+mp_rows() {
+  awk -v i="$2" -v heap="${3:-}" '
+    $1 == "memprof.stack" && !(heap == "heap" && $3 == "custom") {
+      for (f = 3; f <= NF; f++) if ($f ~ /^alloc=/) { split(substr($f, 7), c, ","); t += c[i] }
+    }
+    END { printf "%d\n", t }' "$WORK/$1.dump"
+}
+
 # mp_fn TAG PREFIX FIELD: FIELD (2..7, as mp_functions lists them) summed
 # over the functions whose name starts with PREFIX (OCaml's names end in
 # a stamp: camlMod__f_123).

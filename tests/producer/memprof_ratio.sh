@@ -25,7 +25,7 @@ check_dkey r memprof.overflow 0
 check_dkey r memprof.unfollowed 0
 check_dkey r memprof.cut 0
 check_eq "memprof.samples is the rows' sum" "`dkey r memprof.samples`" \
-  "`awk '$1 == "memprof.stack" { for (i = 3; i <= NF; i++) if ($i ~ /^alloc=/) { split(substr($i, 7), c, ","); t += c[1] } } END { print t + 0 }' "$WORK/r.dump"`"
+  "`mp_rows r 1`"
 
 for f in a:1 b:2 c:4; do
   fn=camlMemprof_funs__alloc_${f%:*}_
@@ -44,7 +44,7 @@ check_eq "retain: every sample promoted" "`mp_fn r $fn 2`" "`mp_fn r $fn 4`"
 check_eq "the program kept its list" $K "`outkey r kept`"
 
 # All the words sampled in the heap, against the program's own count.
-heap=`awk '$1 == "memprof.stack" && $3 != "custom" { for (i = 3; i <= NF; i++) if ($i ~ /^alloc=/) { split(substr($i, 7), c, ","); t += c[2] } } END { printf "%d\n", t }' "$WORK/r.dump"`
+heap=`mp_rows r 2 heap`
 mp_within "all heap samples against Gc.quick_stat" "$heap" \
   "`awk -v a="\`outkey r gc.minor_words\`" -v b="\`outkey r gc.major_words\`" -v c="\`outkey r gc.promoted_words\`" 'BEGIN { printf "%d", a + b - c }'`" $W
 
