@@ -296,3 +296,39 @@ int ocgc_memprof_delta(const struct ocgc_memprof *older, const struct ocgc_mempr
   *out = p;
   return 0;
 }
+
+const char *ocgc_memprof_state_name(enum ocgc_mp_state state)
+{
+  switch (state) {
+  case OCGC_MP_ON: return "on";
+  case OCGC_MP_ASIDE: return "aside";
+  case OCGC_MP_UNAVAILABLE: return "unavailable";
+  default: return "off";
+  }
+}
+
+const char *ocgc_memprof_kind_name(unsigned kind)
+{
+  static const char *const names[] = {"minor", "major", "custom", "marshal"};
+  return kind < sizeof names / sizeof names[0] ? names[kind] : "unknown";
+}
+
+int ocgc_memprof_answer(const struct ocgc_memprof *p, uint64_t word)
+{
+  if (p == NULL) return -EINVAL;
+  if (p->control_seen != word) {
+    /* Request numbers only grow (mod 2^24): a later one read means ours
+     * was overwritten before the producer saw it. */
+    uint64_t seen = p->control_seen >> OCGC_MP_CONTROL_REQ_SHIFT;
+    uint64_t ours = word >> OCGC_MP_CONTROL_REQ_SHIFT;
+    uint64_t mask = (UINT64_C(1) << (64 - OCGC_MP_CONTROL_REQ_SHIFT)) - 1;
+    uint64_t ahead = (seen - ours) & mask;
+    return seen != 0 && ahead != 0 && ahead < mask / 2 ? OCGC_E_STALE : 0;
+  }
+  switch (p->control_result) {
+  case OCGC_MP_CONTROL_APPLIED: return 1;
+  case OCGC_MP_CONTROL_REFUSED: return -ERANGE;
+  case OCGC_MP_CONTROL_BYTECODE: return -ENOTSUP;
+  default: return 0;
+  }
+}

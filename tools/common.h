@@ -26,6 +26,7 @@ int cmd_report(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
+int cmd_profile(int argc, char **argv);
 
 /* The running subcommand's name ("stat"), for "ocgc stat: ..." lines; main()
  * sets it before the dispatch. */
@@ -43,6 +44,7 @@ enum {
   TOOL_EXIT_NORING = 6,   /* the process has no ring */
   TOOL_EXIT_STALE = 7,    /* the ring's process exited or is gone */
   TOOL_EXIT_DENIED = 8,   /* not allowed to read the process or file */
+  TOOL_EXIT_NOPROFILE = 9,/* no allocation profile to give (profile) */
 };
 
 /* Exit code for a libocgc error (0 for 0). */

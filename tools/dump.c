@@ -291,22 +291,6 @@ static void print_totals(const struct dump *d)
 
 /* ---- the allocation profile ------------------------------------------------------- */
 
-static const char *mp_state_name(enum ocgc_mp_state st)
-{
-  switch (st) {
-  case OCGC_MP_ON: return "on";
-  case OCGC_MP_ASIDE: return "aside";
-  case OCGC_MP_UNAVAILABLE: return "unavailable";
-  default: return "off";
-  }
-}
-
-static const char *mp_kind_name(unsigned kind)
-{
-  static const char *const names[] = {"minor", "major", "custom", "marshal"};
-  return kind < 4 ? names[kind] : "unknown";
-}
-
 static void print_counts3(const char *name, const struct ocgc_memprof_counts *c)
 {
   printf(" %s=%" PRIu64 ",%" PRIu64 ",%" PRIu64, name, c->samples, c->words, c->blocks_x1024);
@@ -327,7 +311,7 @@ static void print_memprof(const struct dump *d, int stacks)
     inuse += p->stack[i].alloc.words - p->stack[i].freed.words;
     promoted += p->stack[i].promoted.words;
   }
-  printf("memprof.state %s\n", mp_state_name(p->state));
+  printf("memprof.state %s\n", ocgc_memprof_state_name(p->state));
   printf("memprof.rate_bytes %" PRIu64 "\n", p->rate_bytes);
   printf("memprof.rate_changes %" PRIu64 "\n", p->rate_changes);
   printf("memprof.samples %" PRIu64 "\n", p->samples);
@@ -346,7 +330,7 @@ static void print_memprof(const struct dump *d, int stacks)
   for (i = 0; stacks && i < p->nstacks; i++) {
     const struct ocgc_memprof_stack *st = &p->stack[i];
     printf("memprof.stack %zu %s depth=%u cut=%d index=%u", i,
-           st->overflow ? "overflow" : mp_kind_name(st->kind), st->depth, st->cut,
+           st->overflow ? "overflow" : ocgc_memprof_kind_name(st->kind), st->depth, st->cut,
            st->alloc_index);
     print_counts3("alloc", &st->alloc);
     print_counts3("promoted", &st->promoted);

@@ -21,6 +21,7 @@ static const struct cmd cmds[] = {
   {"report", "GC summary of a process (for a while) or a ring file", cmd_report},
   {"run", "run a program with the ring on; report when it exits", cmd_run},
   {"trace", "write a Chrome/Perfetto JSON trace", cmd_trace},
+  {"profile", "the call stacks that allocate: pprof, folded stacks, JSON", cmd_profile},
   {"serve", "serve the GC figures of processes as Prometheus metrics (HTTP)", cmd_serve},
   {"dump", "decode a ring file: a summary of counts, or every event", cmd_dump},
 };
@@ -34,8 +35,9 @@ static void usage(FILE *f)
   fprintf(f, "\n'ocgc COMMAND --help' tells more.\n\nExit codes: 0 ok, %d bad arguments, "
           "%d no such file or process,\n%d corrupt or unsupported ring, %d other error, "
           "%d the process has no ring,\n%d the ring's process exited or is gone, "
-          "%d permission denied.\n", TOOL_EXIT_USAGE, TOOL_EXIT_NOTFOUND, TOOL_EXIT_CORRUPT,
-          TOOL_EXIT_ERROR, TOOL_EXIT_NORING, TOOL_EXIT_STALE, TOOL_EXIT_DENIED);
+          "%d permission denied,\n%d no allocation profile to give.\n", TOOL_EXIT_USAGE, TOOL_EXIT_NOTFOUND, TOOL_EXIT_CORRUPT,
+          TOOL_EXIT_ERROR, TOOL_EXIT_NORING, TOOL_EXIT_STALE, TOOL_EXIT_DENIED,
+          TOOL_EXIT_NOPROFILE);
 }
 
 int main(int argc, char **argv)

@@ -27,5 +27,7 @@
 #include <ocgc/timeline.h>
 #include <ocgc/order.h>
 #include <ocgc/memprof.h>
+#include <ocgc/symbols.h>
+#include <ocgc/profile.h>
 
 #endif /* OCGC_CONSUMER_H */

@@ -110,6 +110,24 @@ OCGC_API int ocgc_memprof_delta(const struct ocgc_memprof *older,
 OCGC_API int ocgc_memprof_request(const struct ocgc_source *src, uint64_t rate_bytes,
                                   uint64_t *word);
 
+/** How copy [p] answers the request that wrote control word [word]
+ * (ocgc_memprof_request's *word): 1 applied (its rate is in force; if
+ * p->state is OCGC_MP_ASIDE the program's own Gc.Memprof runs and no
+ * sample is taken until it stops); 0 not read yet (the producer reads the
+ * word at the end of its next minor collection: a program that allocates
+ * nothing may take long); -ERANGE refused (a rate out of bounds: nothing
+ * changed); -ENOTSUP (a bytecode program: never sampled); OCGC_E_STALE
+ * (another request was read since: [word] will never be answered). */
+OCGC_API int ocgc_memprof_answer(const struct ocgc_memprof *p, uint64_t word);
+
+/** "off", "on", "aside", "unavailable" (enum ocgc_mp_state); "off" for a
+ * value no producer writes. */
+OCGC_API const char *ocgc_memprof_state_name(enum ocgc_mp_state state);
+
+/** "minor", "major", "custom", "marshal" (enum ocgc_mp_kind): where a
+ * sampled block was made; "unknown" for a value no producer writes. */
+OCGC_API const char *ocgc_memprof_kind_name(unsigned kind);
+
 #ifdef __cplusplus
 }
 #endif

@@ -201,7 +201,8 @@ _copy_sources() {
 }
 
 # _compile OUT FLAVOUR FILE...: FLAVOUR is native, byte or byte_ocgc;
-# the findlib packages are $PACKAGES (default: unix).
+# the findlib packages are $PACKAGES (default: unix), more compiler flags
+# $OCAMLFLAGS ("-g").
 _compile() {
   _out=$1; _flavour=$2; shift 2
   need_runtime
@@ -221,7 +222,7 @@ _compile() {
         -I "$OCGC_STAGE" -runtime-variant _ocgc ;;
   esac
   say "compile ($_flavour) $_out:$_files"
-  if ! (cd "$WORK/src-$_out" && "$@" $_files -o "$WORK/$_out") >"$_log" 2>&1; then
+  if ! (cd "$WORK/src-$_out" && "$@" ${OCAMLFLAGS:-} $_files -o "$WORK/$_out") >"$_log" 2>&1; then
     cat "$_log"
     hard_error "compiling $_out ($_flavour) failed"
   fi

@@ -1,0 +1,395 @@
+/* pprof.c - a profile as pprof's profile.proto (ocgc_pprof_write), gzipped
+ * as `go tool pprof`, Pyroscope and Parca take it.
+ *
+ * The message (github.com/google/pprof, proto/profile.proto), written with
+ * a protobuf encoder of our own (varints and length-delimited fields, all
+ * this needs): sample_type 1, sample 2 (location_id 1, value 2, label 3),
+ * mapping 3, location 4 (id 1, mapping_id 2, address 3, line 4), function 5
+ * (id 1, name 2, system_name 3, filename 4), string_table 6, time_nanos 9,
+ * duration_nanos 10, period_type 11, period 12, comment 13,
+ * default_sample_type 14.  Fields may come in any order, so the strings,
+ * collected while the rest is written, go last.
+ *
+ * Invariants: ids are 1-based and each location, function and string is
+ * written once (hash tables keyed by address, by (name, file), by bytes);
+ * a string holds the target's bytes as they are (protobuf strings are
+ * bytes to pprof; presenters escape); the output stops at max_bytes. */
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "ocgc/profile.h"
+#include "opts.h"
+#include "profile.h"
+
+#define DEFAULT_MAX (UINT64_C(64) << 20)
+
+/* ---- a growing byte buffer ---------------------------------------------------- */
+
+struct buf {
+  unsigned char *p;
+  size_t len, cap, max;
+  int err;
+};
+
+static void b_put(struct buf *b, const void *s, size_t n)
+{
+  if (b->err) return;
+  if (n > b->max - b->len) { b->err = -EFBIG; return; }
+  if (b->len + n > b->cap) {
+    size_t cap = b->cap ? b->cap : 1024;
+    unsigned char *q;
+    while (cap < b->len + n) cap *= 2;
+    if ((q = realloc(b->p, cap)) == NULL) { b->err = -ENOMEM; return; }
+    b->p = q;
+    b->cap = cap;
+  }
+  memcpy(b->p + b->len, s, n);
+  b->len += n;
+}
+
+static void b_varint(struct buf *b, uint64_t v)
+{
+  unsigned char t[10];
+  size_t n = 0;
+  do {
+    t[n++] = (unsigned char)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
+    v >>= 7;
+  } while (v != 0);
+  b_put(b, t, n);
+}
+
+/* Field [f] as a varint (wire type 0); 0 is the default and not written. */
+static void f_uint(struct buf *b, unsigned f, uint64_t v)
+{
+  if (v == 0) return;
+  b_varint(b, (uint64_t)f << 3);
+  b_varint(b, v);
+}
+
+/* Field [f] as bytes (wire type 2): a string, or a message written whole. */
+static void f_bytes(struct buf *b, unsigned f, const void *s, size_t n)
+{
+  b_varint(b, (uint64_t)f << 3 | 2);
+  b_varint(b, n);
+  b_put(b, s, n);
+}
+
+static void f_msg(struct buf *b, unsigned f, struct buf *m)
+{
+  if (m->err) b->err = m->err;
+  f_bytes(b, f, m->p, m->len);
+  m->len = 0;
+}
+
+/* ---- interning ------------------------------------------------------------------- */
+
+/* An open-addressing table of 64-bit keys to ids, doubling at half full. */
+struct idmap {
+  uint64_t *key;
+  uint64_t *id;
+  size_t cap, n;
+};
+
+static uint64_t mix(uint64_t x)
+{
+  x ^= x >> 33;
+  x *= UINT64_C(0xff51afd7ed558ccd);
+  x ^= x >> 33;
+  return x;
+}
+
+/* The id of [k], or 0. */
+static uint64_t im_get(const struct idmap *m, uint64_t k)
+{
+  size_t i;
+  if (m->cap == 0) return 0;
+  for (i = mix(k) & (m->cap - 1); m->id[i] != 0; i = (i + 1) & (m->cap - 1))
+    if (m->key[i] == k) return m->id[i];
+  return 0;
+}
+
+static int im_put(struct idmap *m, uint64_t k, uint64_t id)
+{
+  size_t i;
+  if (2 * (m->n + 1) > m->cap) {
+    struct idmap g = {NULL, NULL, m->cap ? m->cap * 2 : 256, 0};
+    if ((g.key = calloc(g.cap, sizeof *g.key)) == NULL ||
+        (g.id = calloc(g.cap, sizeof *g.id)) == NULL) {
+      free(g.key);
+      return -ENOMEM;
+    }
+    for (i = 0; i < m->cap; i++)
+      if (m->id[i] != 0) im_put(&g, m->key[i], m->id[i]);
+    free(m->key);
+    free(m->id);
+    *m = g;
+  }
+  for (i = mix(k) & (m->cap - 1); m->id[i] != 0; i = (i + 1) & (m->cap - 1)) {}
+  m->key[i] = k;
+  m->id[i] = id;
+  m->n++;
+  return 0;
+}
+
+static void im_free(struct idmap *m)
+{
+  free(m->key);
+  free(m->id);
+}
+
+static uint64_t fnv(const char *s)
+{
+  uint64_t h = UINT64_C(14695981039346656037);
+  for (; *s != '\0'; s++) h = (h ^ (unsigned char)*s) * UINT64_C(1099511628211);
+  return h;
+}
+
+/* The string table: each string once, "" first. */
+struct strings {
+  struct idmap by_hash; /* hash -> index + 1 of the first string with it */
+  const char **s;       /* borrowed: the symbolizer's or ours, alive till the end */
+  size_t n, cap;
+  int err;
+};
+
+static uint64_t str_id(struct strings *t, const char *s)
+{
+  uint64_t h = fnv(s), i = im_get(&t->by_hash, h);
+  if (i != 0 && strcmp(t->s[i - 1], s) == 0) return i - 1;
+  if (i != 0) { /* a hash collision: scan (rare; correct either way) */
+    size_t k;
+    for (k = 0; k < t->n; k++)
+      if (strcmp(t->s[k], s) == 0) return k;
+  }
+  if (t->n == t->cap) {
+    size_t cap = t->cap ? t->cap * 2 : 256;
+    const char **q = realloc(t->s, cap * sizeof *q);
+    if (q == NULL) { t->err = -ENOMEM; return 0; }
+    t->s = q;
+    t->cap = cap;
+  }
+  t->s[t->n] = s;
+  if (i == 0 && im_put(&t->by_hash, h, t->n + 1) != 0) t->err = -ENOMEM;
+  return t->n++;
+}
+
+/* ---- the profile ------------------------------------------------------------------- */
+
+struct writer {
+  struct buf out, msg, sub;
+  struct strings str;
+  struct idmap loc_by_addr, fn_by_key;
+  struct ocgc_symbols *syms;
+  unsigned char *mapping_used; /* by mapping index */
+  size_t nmappings;
+  const struct ocgc_symbols_mapping *mappings;
+  uint64_t nloc, nfn;
+  uint64_t synthetic[2]; /* the location ids of the two made-up frames */
+};
+
+static uint64_t function_id(struct writer *w, const char *name, const char *system,
+                            const char *file)
+{
+  uint64_t n = str_id(&w->str, name), sys = str_id(&w->str, system);
+  uint64_t fl = file ? str_id(&w->str, file) : 0;
+  /* The key is the three string indexes, 21 bits each: exact, so two
+   * functions never share an id (past 2^21 strings, none is shared). */
+  int exact = n < (1u << 21) && fl < (1u << 21) && sys < (1u << 21);
+  uint64_t key = n | fl << 21 | sys << 42, id = exact ? im_get(&w->fn_by_key, key) : 0;
+  if (id != 0) return id;
+  id = ++w->nfn;
+  if (exact && im_put(&w->fn_by_key, key, id) != 0) w->out.err = -ENOMEM;
+  f_uint(&w->msg, 1, id);
+  f_uint(&w->msg, 2, n);
+  f_uint(&w->msg, 3, sys);
+  f_uint(&w->msg, 4, fl);
+  f_msg(&w->out, 5, &w->msg);
+  return id;
+}
+
+/* A location for [addr], with its line where named. */
+static uint64_t location_id(struct writer *w, uint64_t addr)
+{
+  struct ocgc_symbol sym;
+  uint64_t id = im_get(&w->loc_by_addr, addr);
+  if (id != 0) return id;
+  id = ++w->nloc;
+  if (im_put(&w->loc_by_addr, addr, id) != 0) w->out.err = -ENOMEM;
+  ocgc_symbols_lookup(w->syms, addr, 1, &sym);
+  if (sym.function != NULL) {
+    uint64_t fn = function_id(w, sym.function, sym.symbol, sym.file);
+    f_uint(&w->sub, 1, fn);
+    f_uint(&w->sub, 2, sym.line);
+  }
+  f_uint(&w->msg, 1, id);
+  if (sym.mapping != OCGC_SYMBOLS_NONE && sym.mapping < w->nmappings) {
+    f_uint(&w->msg, 2, (uint64_t)sym.mapping + 1);
+    w->mapping_used[sym.mapping] = 1;
+  }
+  f_uint(&w->msg, 3, addr);
+  if (sym.function != NULL) f_msg(&w->msg, 4, &w->sub);
+  f_msg(&w->out, 4, &w->msg);
+  return id;
+}
+
+/* A location of a frame that stands for what was not kept. */
+static uint64_t synthetic_id(struct writer *w, unsigned which, const char *name)
+{
+  uint64_t fn;
+  if (w->synthetic[which] != 0) return w->synthetic[which];
+  fn = function_id(w, name, name, NULL);
+  w->synthetic[which] = ++w->nloc;
+  f_uint(&w->sub, 1, fn);
+  f_uint(&w->msg, 1, w->synthetic[which]);
+  f_msg(&w->msg, 4, &w->sub);
+  f_msg(&w->out, 4, &w->msg);
+  return w->synthetic[which];
+}
+
+static void value_type(struct writer *w, unsigned field, const char *type, const char *unit)
+{
+  f_uint(&w->msg, 1, str_id(&w->str, type));
+  f_uint(&w->msg, 2, str_id(&w->str, unit));
+  f_msg(&w->out, field, &w->msg);
+}
+
+static void sample(struct writer *w, const struct ocgc_memprof_stack *s,
+                   const int64_t v[OCGC_PV_COUNT])
+{
+  struct buf ids = {NULL, 0, 0, SIZE_MAX, 0};
+  unsigned d, i;
+  if (s->overflow) {
+    b_varint(&ids, synthetic_id(w, 0, PROFILE_FRAME_FULL));
+  } else {
+    for (d = 0; d < s->depth; d++) b_varint(&ids, location_id(w, s->frames[d]));
+    if (s->cut) b_varint(&ids, synthetic_id(w, 1, PROFILE_FRAME_CUT));
+  }
+  f_msg(&w->msg, 1, &ids); /* packed location ids */
+  for (i = 0; i < OCGC_PV_COUNT; i++) b_varint(&ids, (uint64_t)v[i]);
+  f_msg(&w->msg, 2, &ids); /* packed values (int64 as two's complement varints) */
+  if (!s->overflow) {
+    f_uint(&w->sub, 1, str_id(&w->str, "kind"));
+    f_uint(&w->sub, 2, str_id(&w->str, ocgc_memprof_kind_name(s->kind)));
+    f_msg(&w->msg, 3, &w->sub);
+  }
+  if (ids.err) w->out.err = ids.err;
+  free(ids.p);
+  f_msg(&w->out, 2, &w->msg);
+}
+
+static void mappings(struct writer *w)
+{
+  size_t i;
+  /* A fresh copy: the lookups have read the files since the first. */
+  if (ocgc_symbols_mappings(w->syms, &w->mappings) != w->nmappings) return;
+  for (i = 0; i < w->nmappings; i++) {
+    const struct ocgc_symbols_mapping *m = &w->mappings[i];
+    if (!w->mapping_used[i]) continue;
+    f_uint(&w->msg, 1, i + 1);
+    f_uint(&w->msg, 2, m->start);
+    f_uint(&w->msg, 3, m->limit);
+    f_uint(&w->msg, 4, m->offset);
+    f_uint(&w->msg, 5, str_id(&w->str, m->path));
+    f_uint(&w->msg, 6, str_id(&w->str, m->build_id));
+    f_uint(&w->msg, 7, (uint64_t)(m->has_functions != 0));
+    f_uint(&w->msg, 8, (uint64_t)(m->has_lines != 0));
+    f_uint(&w->msg, 9, (uint64_t)(m->has_lines != 0));
+    f_msg(&w->out, 3, &w->msg);
+  }
+}
+
+/* gzip [in] into a new buffer (zlib's gzip wrapper: windowBits 15 + 16). */
+static int gzip(const unsigned char *in, size_t n, size_t max, unsigned char **out, size_t *len)
+{
+  z_stream z;
+  uLong bound;
+  unsigned char *p;
+  memset(&z, 0, sizeof z);
+  if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+    return -ENOMEM;
+  bound = deflateBound(&z, (uLong)n);
+  if (bound > max) bound = max;
+  if ((p = malloc(bound ? bound : 1)) == NULL) {
+    deflateEnd(&z);
+    return -ENOMEM;
+  }
+  z.next_in = (unsigned char *)in;
+  z.avail_in = (uInt)n;
+  z.next_out = p;
+  z.avail_out = (uInt)bound;
+  if (deflate(&z, Z_FINISH) != Z_STREAM_END) {
+    deflateEnd(&z);
+    free(p);
+    return -EFBIG;
+  }
+  *len = z.total_out;
+  deflateEnd(&z);
+  *out = p;
+  return 0;
+}
+
+int ocgc_pprof_write(const struct ocgc_memprof *p, struct ocgc_symbols *syms,
+                     const struct ocgc_pprof_opts *opts, unsigned char **out, size_t *len)
+{
+  struct ocgc_pprof_opts o;
+  struct writer w;
+  size_t i, max;
+  int err;
+  unsigned v;
+  if (p == NULL || out == NULL || len == NULL) return -EINVAL;
+  *out = NULL;
+  *len = 0;
+  if ((err = opts_read(&o, sizeof o, opts)) != 0) return err;
+  if (o.default_value_set && (unsigned)o.default_value >= OCGC_PV_COUNT) return -EINVAL;
+  max = o.max_bytes ? o.max_bytes : DEFAULT_MAX;
+  memset(&w, 0, sizeof w);
+  w.out.max = max;
+  w.msg.max = w.sub.max = SIZE_MAX;
+  w.syms = syms;
+  w.nmappings = ocgc_symbols_mappings(syms, &w.mappings);
+  if (w.nmappings > 0 && (w.mapping_used = calloc(w.nmappings, 1)) == NULL) return -ENOMEM;
+  str_id(&w.str, "");
+
+  for (v = 0; v < OCGC_PV_COUNT; v++) {
+    const char *name = ocgc_profile_value_name((enum ocgc_profile_value)v);
+    value_type(&w, 1, name, strstr(name, "space") ? "bytes" : "count");
+  }
+  for (i = 0; i < p->nstacks && !w.out.err; i++) {
+    int64_t vals[OCGC_PV_COUNT];
+    int any = 0;
+    ocgc_profile_values(&p->stack[i], vals);
+    for (v = 0; v < OCGC_PV_COUNT; v++) any |= vals[v] != 0;
+    if (any) sample(&w, &p->stack[i], vals);
+  }
+  mappings(&w);
+  f_uint(&w.out, 9, (uint64_t)o.time_ns);
+  f_uint(&w.out, 10, (uint64_t)o.duration_ns);
+  value_type(&w, 11, "space", "bytes");
+  f_uint(&w.out, 12, p->rate_bytes);
+  f_uint(&w.out, 13, str_id(&w.str, "ocgc: sampled by the OCaml runtime's ocgc patch; "
+                                    "figures are estimates (sd sqrt(bytes x period))"));
+  f_uint(&w.out, 14, str_id(&w.str, ocgc_profile_value_name(
+                                        o.default_value_set ? o.default_value : OCGC_PV_ALLOC_SPACE)));
+  for (i = 0; i < w.str.n && !w.str.err; i++) f_bytes(&w.out, 6, w.str.s[i], strlen(w.str.s[i]));
+
+  err = w.out.err ? w.out.err : w.msg.err ? w.msg.err : w.str.err;
+  if (err == 0 && o.no_gzip) {
+    *out = w.out.p;
+    *len = w.out.len;
+    w.out.p = NULL;
+  } else if (err == 0) {
+    err = gzip(w.out.p, w.out.len, max, out, len);
+  }
+  free(w.out.p);
+  free(w.msg.p);
+  free(w.sub.p);
+  free(w.str.s);
+  im_free(&w.str.by_hash);
+  im_free(&w.loc_by_addr);
+  im_free(&w.fn_by_key);
+  free(w.mapping_used);
+  return err;
+}

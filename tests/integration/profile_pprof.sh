@@ -1,0 +1,148 @@
+#!/bin/sh
+# profile_pprof.sh - `ocgc profile` of a live program of known allocations
+# (tests/ocaml/profile_live.ml, built with -g: alloc_a, alloc_b and alloc_c
+# allocate 1:2:4, retain keeps K arrays), read back by Debian's `go tool
+# pprof`:
+# 1. sampled from the start (OCGC_MEMPROF), the whole profile: each known
+#    function by its OCaml name within 5 standard deviations of its known
+#    bytes (pprof -top), the retained arrays in use within the bound,
+#    file and line of each (pprof -lines: memprof_funs.ml and the line of
+#    its definition), each sample's stack its callers (pprof -traces);
+#    folded and JSON forms summing to pprof's total exactly;
+# 2. started without sampling, a window with --rate: the rate switched on
+#    for the window only (the ring says on during it, off after), SIGINT
+#    ending it early and the profile still written, the known functions
+#    within the bound;
+# 3. one line and exit 9 for a program that does not sample.
+# Without go (golang-go) it is skipped with one line.
+. "$OCGC_SRCDIR/tests/lib/lib.sh"
+. "$OCGC_SRCDIR/tests/lib/attach_lib.sh"
+. "$OCGC_SRCDIR/tests/lib/memprof_lib.sh"
+if ! command -v go >/dev/null 2>&1 || ! go tool pprof -h >/dev/null 2>&1; then
+  echo "skipped: go tool pprof is missing (apt-get install golang-go)"
+  exit 77
+fi
+attach_init
+# go keeps a cache and pprof its settings under HOME: ours.
+HOME=$WORK GOCACHE=$WORK/gocache GOFLAGS= export HOME GOCACHE GOFLAGS
+
+N=500000 K=20000 RATE=4096
+W=$((RATE / 8))
+OCAMLFLAGS=-g compile_native pl memprof_funs.ml profile_live.ml
+
+# pprof_fn TAG SAMPLE FUNCTION: FUNCTION's flat SAMPLE bytes in TAG.pb.gz
+pprof_top() {
+  go tool pprof -top -unit=B -nodefraction=0 -nodecount=100000 -sample_index="$2" \
+    "$WORK/$1.pb.gz" >"$WORK/$1.$2.top" 2>"$WORK/$1.$2.top.err" ||
+    hard_error "go tool pprof -top $1: `cat "$WORK/$1.$2.top.err"`"
+}
+pprof_fn() {
+  awk -v f="$3" '$NF == f { v = $1; sub(/B$/, "", v); t += v } END { printf "%d\n", t }' \
+    "$WORK/$1.$2.top"
+}
+pprof_total() {
+  awk '/ total$/ { v = $(NF - 1); sub(/B$/, "", v); print v; exit }' "$WORK/$1.$2.top"
+}
+# within WHAT BYTES TRUE_WORDS: the bytes, as words, within 5 sd
+within() { mp_within "$1" $(($2 / 8)) "$3" $W; }
+
+# 1. The whole profile.
+start_bg whole env OCGC_MEMPROF=$RATE ./pl "$WORK/whole" $N $K
+pid=$BGPID
+mkdir -p "$WORK/whole"
+wait_key whole ready "$pid"
+: >"$WORK/whole/go"
+wait_key whole allocated "$pid"
+for f in pprof folded json; do
+  "$OCGC" profile "$pid" --format $f -o "$WORK/whole.$f" 2>"$WORK/whole.$f.err"
+  check_eq "profile --format $f: exit 0" 0 $?
+  check_eq "profile --format $f: nothing on stderr" "" "`cat "$WORK/whole.$f.err"`"
+done
+mv "$WORK/whole.pprof" "$WORK/whole.pb.gz"
+pprof_top whole alloc_space
+pprof_top whole inuse_space
+for f in a:1 b:2 c:4; do
+  name=Memprof_funs.alloc_${f%:*}
+  within "$name by its OCaml name (${f#*:} x $N tuples of 11 words)" \
+    "`pprof_fn whole alloc_space $name`" $((${f#*:} * N * 11))
+  check_eq "$name: nothing in use after the full major" 0 "`pprof_fn whole inuse_space $name`"
+done
+within "Memprof_funs.retain: in use ($K arrays of 101 words and their cells)" \
+  "`pprof_fn whole inuse_space Memprof_funs.retain`" $((K * 104))
+# file and line of a -g build
+go tool pprof -top -lines -nodefraction=0 -sample_index=alloc_space "$WORK/whole.pb.gz" \
+  >"$WORK/whole.lines" 2>&1
+for fn in alloc_a alloc_b alloc_c; do
+  line=`grep -n "^let\[@inline never\] $fn " "$OCAML_SRC/memprof_funs.ml" | cut -d: -f1`
+  check_true "pprof -lines: Memprof_funs.$fn at memprof_funs.ml:$line" \
+    grep -q "Memprof_funs\.$fn .*memprof_funs\.ml:$line\$" "$WORK/whole.lines"
+done
+# each known function's samples are called from the program's entry
+go tool pprof -traces -sample_index=alloc_space "$WORK/whole.pb.gz" >"$WORK/whole.traces" 2>&1
+check_true "pprof -traces: alloc_c called by Profile_live.entry" \
+  awk '/Memprof_funs.alloc_c$/ { getline; if ($1 == "Profile_live.entry") ok = 1 } END { exit !ok }' \
+  "$WORK/whole.traces"
+check_true "pprof: the build id of the executable" \
+  sh -c "go tool pprof -raw '$WORK/whole.pb.gz' 2>/dev/null | grep -q \"`LC_ALL=C readelf -n "$WORK/pl" | awk '/Build ID/ { print $3 }'`\""
+# the other forms: the same total
+total=`pprof_total whole alloc_space`
+check_gt "pprof's alloc_space total" 0 "$total"
+check_eq "folded lines sum to pprof's total" "$total" \
+  "`awk '{ t += $NF } END { printf "%d\n", t }' "$WORK/whole.folded"`"
+check_eq "JSON's stacks sum to pprof's total" "$total" \
+  "`python3 -c 'import json,sys; print(sum(s["alloc_space"] for s in json.load(open(sys.argv[1]))["stacks"]))' "$WORK/whole.json"`"
+check_true "folded: frames outermost first (caml_program;...;Memprof_funs.alloc_a)" \
+  grep -q "^caml_program;.*Profile_live\.entry;Memprof_funs\.alloc_a [0-9]*\$" "$WORK/whole.folded"
+: >"$WORK/whole/end"
+wait "$pid"
+check_eq "the program ran on" "$K" "`outkey whole kept`"
+
+# 2. A window with --rate, ended by SIGINT.
+start_bg win ./pl "$WORK/win" $N $K
+pid=$BGPID
+mkdir -p "$WORK/win"
+wait_key win ready "$pid"
+"$OCGC" profile "$pid" --rate $RATE --duration 1h -o "$WORK/win.pb.gz" \
+  >"$WORK/prof.out" 2>"$WORK/prof.err" &
+prof=$!
+# The window starts once the program has applied the rate.
+n=0
+until "$OCGC" dump --pid "$pid" 2>/dev/null | grep -q '^memprof.state on$'; do
+  kill -0 $prof 2>/dev/null || hard_error "ocgc profile ended before the rate was on: `cat "$WORK/prof.err"`"
+  n=$((n + 1)); test $n -le 1200 || hard_error "the rate was not on after 60 s"
+  sleep 0.05
+done
+: >"$WORK/win/go"
+wait_key win allocated "$pid"
+kill -INT $prof
+wait $prof
+check_eq "profile --rate, SIGINT: exit 0" 0 $?
+check_true "profile: says the window was cut short" grep -q "stopped: the window is" "$WORK/prof.err"
+"$OCGC" dump --pid "$pid" >"$WORK/after.dump" 2>&1
+check_dkey after memprof.state off
+check_dkey after memprof.rate_bytes 0
+check_dkey after memprof.rate_changes 2
+pprof_top win alloc_space
+for f in a:1 b:2 c:4; do
+  name=Memprof_funs.alloc_${f%:*}
+  within "window: $name" "`pprof_fn win alloc_space $name`" $((${f#*:} * N * 11))
+done
+: >"$WORK/win/end"
+wait "$pid"
+
+# 3. Not sampling, no --rate: one line, exit 9.
+start_bg off ./pl "$WORK/off" 1000 10
+pid=$BGPID
+mkdir -p "$WORK/off"
+wait_key off ready "$pid"
+"$OCGC" profile "$pid" -o "$WORK/off.pb.gz" 2>"$WORK/off.prof.err"
+check_eq "profile of a program that does not sample: exit 9" 9 $?
+check_eq "... one line" 1 "`wc -l <"$WORK/off.prof.err" | tr -d ' '`"
+check_false "... and no file" test -e "$WORK/off.pb.gz"
+"$OCGC" profile "$pid" --rate 12 2>"$WORK/bad.err" >/dev/null
+check_eq "--rate below 64 bytes: a usage error" 2 $?
+: >"$WORK/off/go"
+wait_key off allocated "$pid"
+: >"$WORK/off/end"
+wait "$pid"
+finish

@@ -1,0 +1,379 @@
+/* test_pprof.c - libocgc's profile forms (pprof.c, profile.c) on profiles
+ * made here, the pprof one decoded field by field by a protobuf reader of
+ * the test's own:
+ * - the figures of a stack: bytes = words x 8, objects = blocks_x1024 /
+ *   1024 rounded, in use = allocated - freed (negative in a window);
+ * - pprof: "" first in the string table, the six sample types in order,
+ *   one sample per stack with a figure, its values those figures, its
+ *   locations innermost first, one location per address (shared between
+ *   stacks), the overflow row and a cut stack with their made-up frames,
+ *   the "kind" label, period and period type, the default sample type;
+ *   gzip's bytes inflate to the plain ones; a bound that is too small
+ *   fails with -EFBIG;
+ * - folded: outermost frame first, only stacks above 0, the sum of the
+ *   lines the sum of the figures. */
+
+#include <check.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "ocgc/consumer.h"
+#include "testutil.h"
+
+/* ---- a protobuf reader ---------------------------------------------------------- */
+
+struct field {
+  unsigned num, wire;
+  uint64_t v;               /* wire 0 */
+  const unsigned char *p;   /* wire 2 */
+  size_t n;
+};
+
+static uint64_t varint(const unsigned char **p, const unsigned char *end)
+{
+  uint64_t v = 0;
+  unsigned s = 0;
+  for (;;) {
+    ck_assert_msg(*p < end && s < 64, "varint runs off");
+    v |= (uint64_t)(**p & 0x7f) << s;
+    if (!(*(*p)++ & 0x80)) return v;
+    s += 7;
+  }
+}
+
+/* The next field of [*p, end): 1, or 0 at the end. */
+static int next(const unsigned char **p, const unsigned char *end, struct field *f)
+{
+  uint64_t key;
+  if (*p >= end) return 0;
+  key = varint(p, end);
+  f->num = (unsigned)(key >> 3);
+  f->wire = (unsigned)(key & 7);
+  ck_assert_msg(f->wire == 0 || f->wire == 2, "wire type %u", f->wire);
+  if (f->wire == 0) {
+    f->v = varint(p, end);
+  } else {
+    f->n = (size_t)varint(p, end);
+    ck_assert_uint_le(f->n, (size_t)(end - *p));
+    f->p = *p;
+    *p += f->n;
+  }
+  return 1;
+}
+
+/* What the test reads back of a profile. */
+#define MAXN 64
+struct decoded {
+  char strings[MAXN][128];
+  unsigned nstrings;
+  unsigned sample_types[8][2], ntypes;
+  struct {
+    uint64_t loc[40];
+    unsigned nloc;
+    int64_t val[8];
+    unsigned nval;
+    uint64_t label_key, label_str;
+  } samples[MAXN];
+  unsigned nsamples;
+  struct { uint64_t id, address, fn; } locs[MAXN];
+  unsigned nlocs;
+  struct { uint64_t id, name; } fns[MAXN];
+  unsigned nfns;
+  uint64_t period, period_type[2], default_type;
+};
+
+static void packed(const struct field *f, uint64_t *out, unsigned *n, unsigned max)
+{
+  const unsigned char *p = f->p, *end = f->p + f->n;
+  while (p < end) {
+    ck_assert_uint_lt(*n, max);
+    out[(*n)++] = varint(&p, end);
+  }
+}
+
+static void decode(const unsigned char *b, size_t n, struct decoded *d)
+{
+  const unsigned char *p = b, *end = b + n;
+  struct field f, g, h;
+  memset(d, 0, sizeof *d);
+  while (next(&p, end, &f)) {
+    const unsigned char *q = f.p, *qe = f.p + f.n;
+    switch (f.num) {
+    case 1: case 11: {
+      unsigned *t = f.num == 1 ? d->sample_types[d->ntypes++] : (unsigned *)NULL;
+      uint64_t tv[2] = {0, 0};
+      while (next(&q, qe, &g)) tv[g.num - 1] = g.v;
+      if (t) { t[0] = (unsigned)tv[0]; t[1] = (unsigned)tv[1]; }
+      else { d->period_type[0] = tv[0]; d->period_type[1] = tv[1]; }
+      break;
+    }
+    case 2: {
+      unsigned s = d->nsamples++;
+      uint64_t vals[8];
+      unsigned nv = 0, i;
+      ck_assert_uint_lt(s, MAXN);
+      while (next(&q, qe, &g)) {
+        if (g.num == 1) packed(&g, d->samples[s].loc, &d->samples[s].nloc, 40);
+        if (g.num == 2) packed(&g, vals, &nv, 8);
+        if (g.num == 3) {
+          const unsigned char *r = g.p, *re = g.p + g.n;
+          while (next(&r, re, &h)) {
+            if (h.num == 1) d->samples[s].label_key = h.v;
+            if (h.num == 2) d->samples[s].label_str = h.v;
+          }
+        }
+      }
+      for (i = 0; i < nv; i++) d->samples[s].val[i] = (int64_t)vals[i];
+      d->samples[s].nval = nv;
+      break;
+    }
+    case 4: {
+      unsigned l = d->nlocs++;
+      ck_assert_uint_lt(l, MAXN);
+      while (next(&q, qe, &g)) {
+        if (g.num == 1) d->locs[l].id = g.v;
+        if (g.num == 3) d->locs[l].address = g.v;
+        if (g.num == 4) {
+          const unsigned char *r = g.p, *re = g.p + g.n;
+          while (next(&r, re, &h))
+            if (h.num == 1) d->locs[l].fn = h.v;
+        }
+      }
+      break;
+    }
+    case 5: {
+      unsigned k = d->nfns++;
+      ck_assert_uint_lt(k, MAXN);
+      while (next(&q, qe, &g)) {
+        if (g.num == 1) d->fns[k].id = g.v;
+        if (g.num == 2) d->fns[k].name = g.v;
+      }
+      break;
+    }
+    case 6:
+      ck_assert_uint_lt(d->nstrings, MAXN);
+      ck_assert_uint_lt(f.n, 128);
+      memcpy(d->strings[d->nstrings], f.p, f.n);
+      d->strings[d->nstrings++][f.n] = '\0';
+      break;
+    case 12: d->period = f.v; break;
+    case 14: d->default_type = f.v; break;
+    default: break;
+    }
+  }
+}
+
+static const char *str(const struct decoded *d, uint64_t i)
+{
+  ck_assert_uint_lt(i, d->nstrings);
+  return d->strings[i];
+}
+
+/* The function name of location id [id]. */
+static const char *loc_fn(const struct decoded *d, uint64_t id)
+{
+  unsigned i, k;
+  for (i = 0; i < d->nlocs; i++)
+    if (d->locs[i].id == id) {
+      for (k = 0; k < d->nfns; k++)
+        if (d->fns[k].id == d->locs[i].fn) return str(d, d->fns[k].name);
+      return NULL;
+    }
+  ck_abort_msg("no location %" PRIu64, id);
+  return NULL;
+}
+
+/* ---- the profile ------------------------------------------------------------------ */
+
+static void counts(struct ocgc_memprof_counts *c, uint64_t s, uint64_t w, uint64_t b)
+{
+  c->samples = s;
+  c->words = w;
+  c->blocks_x1024 = b;
+}
+
+/* The overflow row, two stacks sharing a frame, a cut one, an empty one. */
+static struct ocgc_memprof *made(void)
+{
+  struct ocgc_memprof *p = calloc(1, sizeof *p);
+  p->state = OCGC_MP_ON;
+  p->rate_bytes = 4096;
+  p->nstacks = 5;
+  p->stack = calloc(5, sizeof *p->stack);
+  p->stack[0].overflow = 1;
+  counts(&p->stack[0].alloc, 1, 512, 1024);
+  p->stack[1].depth = 2;
+  p->stack[1].frames[0] = 0x1000;
+  p->stack[1].frames[1] = 0x2000;
+  counts(&p->stack[1].alloc, 10, 5120, 10 * 1024 + 600);
+  counts(&p->stack[1].freed, 4, 2048, 4 * 1024);
+  counts(&p->stack[1].promoted, 2, 1024, 2 * 1024 + 100);
+  p->stack[2].kind = OCGC_MP_MAJOR;
+  p->stack[2].depth = 2;
+  p->stack[2].frames[0] = 0x3000;
+  p->stack[2].frames[1] = 0x2000;
+  counts(&p->stack[2].alloc, 3, 1536, 3 * 1024);
+  p->stack[3].cut = 1;
+  p->stack[3].depth = 1;
+  p->stack[3].frames[0] = 0x4000;
+  counts(&p->stack[3].alloc, 1, 512, 1024);
+  p->stack[4].depth = 1; /* nothing counted: no sample */
+  p->stack[4].frames[0] = 0x5000;
+  return p;
+}
+
+START_TEST(values)
+{
+  struct ocgc_memprof *p = made();
+  int64_t v[OCGC_PV_COUNT];
+  enum ocgc_profile_value e;
+  ocgc_profile_values(&p->stack[1], v);
+  ck_assert_int_eq(v[OCGC_PV_ALLOC_SPACE], 5120 * 8);
+  ck_assert_int_eq(v[OCGC_PV_ALLOC_OBJECTS], 11); /* 10 + 600/1024, rounded */
+  ck_assert_int_eq(v[OCGC_PV_INUSE_SPACE], (5120 - 2048) * 8);
+  ck_assert_int_eq(v[OCGC_PV_INUSE_OBJECTS], 7);
+  ck_assert_int_eq(v[OCGC_PV_PROMOTED_SPACE], 1024 * 8);
+  ck_assert_int_eq(v[OCGC_PV_PROMOTED_OBJECTS], 2);
+  /* A window's freed may pass its allocated: in use goes down. */
+  counts(&p->stack[2].freed, 5, 2560, 5 * 1024);
+  ocgc_profile_values(&p->stack[2], v);
+  ck_assert_int_eq(v[OCGC_PV_INUSE_SPACE], -1024 * 8);
+  ck_assert_int_eq(ocgc_profile_value_parse("inuse_space", &e), 0);
+  ck_assert_int_eq(e, OCGC_PV_INUSE_SPACE);
+  ck_assert_int_eq(ocgc_profile_value_parse("cpu", &e), -EINVAL);
+  ck_assert_ptr_null(ocgc_profile_value_name(OCGC_PV_COUNT));
+  ocgc_memprof_free(p);
+}
+END_TEST
+
+START_TEST(pprof_fields)
+{
+  struct ocgc_memprof *p = made();
+  struct ocgc_pprof_opts o = OCGC_OPTS_INIT(struct ocgc_pprof_opts);
+  unsigned char *plain, *gz, *back;
+  size_t nplain, ngz, i;
+  uLongf nback;
+  struct decoded *d = calloc(1, sizeof *d);
+  static const char *const types[] = {"alloc_objects", "alloc_space", "inuse_objects",
+                                      "inuse_space", "promoted_objects", "promoted_space"};
+  o.no_gzip = 1;
+  o.default_value_set = 1;
+  o.default_value = OCGC_PV_INUSE_SPACE;
+  ck_assert_int_eq(ocgc_pprof_write(p, NULL, &o, &plain, &nplain), 0);
+  decode(plain, nplain, d);
+  ck_assert_str_eq(d->strings[0], "");
+  ck_assert_uint_eq(d->ntypes, 6);
+  for (i = 0; i < 6; i++) {
+    ck_assert_str_eq(str(d, d->sample_types[i][0]), types[i]);
+    ck_assert_str_eq(str(d, d->sample_types[i][1]), i % 2 ? "bytes" : "count");
+  }
+  ck_assert_str_eq(str(d, d->default_type), "inuse_space");
+  ck_assert_uint_eq(d->period, 4096);
+  ck_assert_str_eq(str(d, d->period_type[0]), "space");
+  ck_assert_str_eq(str(d, d->period_type[1]), "bytes");
+  ck_assert_uint_eq(d->nsamples, 4); /* the empty stack has none */
+  for (i = 0; i < 4; i++) {
+    int64_t v[OCGC_PV_COUNT];
+    unsigned k;
+    ocgc_profile_values(&p->stack[i], v);
+    ck_assert_uint_eq(d->samples[i].nval, 6);
+    for (k = 0; k < 6; k++) ck_assert_int_eq(d->samples[i].val[k], v[k]);
+  }
+  /* the overflow row: one made-up frame, no label */
+  ck_assert_uint_eq(d->samples[0].nloc, 1);
+  ck_assert_str_eq(loc_fn(d, d->samples[0].loc[0]), "(ocgc-table-full)");
+  ck_assert_uint_eq(d->samples[0].label_key, 0);
+  /* two stacks share the location of 0x2000; unnamed: no function */
+  ck_assert_uint_eq(d->samples[1].nloc, 2);
+  ck_assert_uint_eq(d->samples[1].loc[1], d->samples[2].loc[1]);
+  ck_assert_uint_ne(d->samples[1].loc[0], d->samples[2].loc[0]);
+  ck_assert_ptr_null(loc_fn(d, d->samples[1].loc[0]));
+  for (i = 0; i < d->nlocs; i++)
+    if (d->locs[i].id == d->samples[1].loc[0]) ck_assert_uint_eq(d->locs[i].address, 0x1000);
+  ck_assert_str_eq(str(d, d->samples[1].label_key), "kind");
+  ck_assert_str_eq(str(d, d->samples[1].label_str), "minor");
+  ck_assert_str_eq(str(d, d->samples[2].label_str), "major");
+  /* the cut stack ends with its made-up outermost frame */
+  ck_assert_uint_eq(d->samples[3].nloc, 2);
+  ck_assert_str_eq(loc_fn(d, d->samples[3].loc[1]), "(deeper-frames-not-kept)");
+  ck_assert_uint_eq(d->nlocs, 6); /* 0x1000 0x2000 0x3000 0x4000 and the two made up */
+
+  /* gzip: the same bytes inside */
+  o.no_gzip = 0;
+  ck_assert_int_eq(ocgc_pprof_write(p, NULL, &o, &gz, &ngz), 0);
+  ck_assert_uint_ge(ngz, 18);
+  ck_assert_int_eq(gz[0], 0x1f);
+  ck_assert_int_eq(gz[1], 0x8b);
+  {
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    back = malloc(nplain + 16);
+    ck_assert_int_eq(inflateInit2(&z, 15 + 16), Z_OK);
+    z.next_in = gz;
+    z.avail_in = (uInt)ngz;
+    z.next_out = back;
+    z.avail_out = (uInt)(nplain + 16);
+    ck_assert_int_eq(inflate(&z, Z_FINISH), Z_STREAM_END);
+    nback = z.total_out;
+    inflateEnd(&z);
+  }
+  ck_assert_uint_eq(nback, nplain);
+  ck_assert_int_eq(memcmp(back, plain, nplain), 0);
+  o.max_bytes = 16;
+  free(gz);
+  ck_assert_int_eq(ocgc_pprof_write(p, NULL, &o, &gz, &ngz), -EFBIG);
+  ck_assert_ptr_null(gz);
+  free(plain);
+  free(back);
+  free(d);
+  ocgc_memprof_free(p);
+}
+END_TEST
+
+START_TEST(folded)
+{
+  struct ocgc_memprof *p = made();
+  char *out, *line;
+  size_t len;
+  int64_t sum = 0;
+  unsigned lines = 0;
+  ck_assert_int_eq(ocgc_profile_folded(p, NULL, OCGC_PV_ALLOC_SPACE, &out, &len), 0);
+  ck_assert_uint_eq(strlen(out), len);
+  ck_assert_ptr_nonnull(strstr(out, "(ocgc-table-full) 4096\n"));
+  ck_assert_ptr_nonnull(strstr(out, "0x2000;0x1000 40960\n"));
+  ck_assert_ptr_nonnull(strstr(out, "(deeper-frames-not-kept);0x4000 4096\n"));
+  for (line = out; *line != '\0'; line = strchr(line, '\n') + 1) {
+    char *one = strndup(line, (size_t)(strchr(line, '\n') - line));
+    sum += strtoll(strrchr(one, ' ') + 1, NULL, 10);
+    free(one);
+    lines++;
+  }
+  ck_assert_uint_eq(lines, 4);
+  ck_assert_int_eq(sum, (512 + 5120 + 1536 + 512) * 8);
+  free(out);
+  /* in use of a window may be negative: such a stack is left out */
+  counts(&p->stack[2].freed, 5, 2560, 5 * 1024);
+  ck_assert_int_eq(ocgc_profile_folded(p, NULL, OCGC_PV_INUSE_SPACE, &out, &len), 0);
+  ck_assert_ptr_null(strstr(out, "0x3000"));
+  free(out);
+  ck_assert_int_eq(ocgc_profile_folded(p, NULL, OCGC_PV_COUNT, &out, &len), -EINVAL);
+  ocgc_memprof_free(p);
+}
+END_TEST
+
+static Suite *pprof_suite(void)
+{
+  Suite *s = suite_create("pprof");
+  TCase *tc = tcase_create("pprof");
+  tcase_add_test(tc, values);
+  tcase_add_test(tc, pprof_fields);
+  tcase_add_test(tc, folded);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+TU_SUITE(pprof_suite);

@@ -1,0 +1,447 @@
+/* profile.c - `ocgc profile PID`: a process's allocation profile, of a
+ * window (--duration) or of everything since sampling began, named
+ * (libocgc's symbolizer) and written as pprof, folded stacks or JSON.
+ *
+ * What it owns: the command line, the rate switched for the window and put
+ * back, and the output file.  Every rule of the profile itself (copies,
+ * windows, answers to a request, figures, names, the forms) is libocgc's.
+ *
+ * Invariants:
+ * - a rate switched by --rate is put back to what was in force before
+ *   (0: off) on every way out after the switch was asked, SIGINT and
+ *   SIGTERM included (they end the window early: the profile so far is
+ *   written, and said to be short);
+ * - the window starts when the producer has applied the rate, not when it
+ *   was asked, and ends when the time asked for from the request is over:
+ *   no window holds samples at the old rate;
+ * - output goes whole or not at all to -o FILE (replaced atomically), or to
+ *   stdout; pprof, which is binary, never to a terminal;
+ * - every string of the target's goes through json.h (JSON) or libocgc's
+ *   folded writer (printable ASCII only). */
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "afile.h"
+#include "common.h"
+#include "json.h"
+
+#define POLL_NS UINT64_C(20000000)
+#define RESTORE_WAIT_NS UINT64_C(2000000000)
+
+enum format { FMT_PPROF, FMT_FOLDED, FMT_JSON };
+
+struct profile_args {
+  struct tool_target t;
+  uint64_t duration_ns, rate;
+  int has_duration, has_rate, no_lines;
+  enum format format;
+  enum ocgc_profile_value value;
+  int value_set;
+  const char *out;
+};
+
+static void profile_usage(FILE *f)
+{
+  fprintf(f,
+          "usage: ocgc profile PID [--duration D] [--rate BYTES] [--format pprof|folded|json]\n"
+          "                        [--sample NAME] [-o FILE] [--no-lines] [--dir DIR]\n"
+          "\n"
+          "The allocation profile of process PID (a program on the patched runtime):\n"
+          "the call stacks that allocated, what they allocated, promoted and hold.\n"
+          "Without --duration: everything since sampling began (in-use is what is\n"
+          "live now); with it: what a window of D added (Go's delta profiles).\n"
+          "\n"
+          "  --duration D     a window of D (\"30s\", \"2m\"); SIGINT ends it early\n"
+          "  --rate BYTES     sample every BYTES allocated on average (\"512k\") for the\n"
+          "                   window (default 10 s), then put back the rate before\n"
+          "  --format F       pprof (gzipped profile.proto, default; `go tool pprof`,\n"
+          "                   Pyroscope, Parca, speedscope), folded (\"a;b;c N\" lines for\n"
+          "                   flamegraph.pl and speedscope) or json\n"
+          "  --sample NAME    folded's figure: alloc_space (default), alloc_objects,\n"
+          "                   inuse_space, inuse_objects, promoted_space, promoted_objects;\n"
+          "                   pprof's default sample type\n"
+          "  -o FILE          write FILE (replaced whole) instead of stdout\n"
+          "  --no-lines       function names only: no DWARF read\n"
+          "  --dir DIR        the ring is DIR/PID.events (not searched)\n"
+          "\n"
+          "Exit codes as ocgc(1), and %d: the process has no profile to give (a stock\n"
+          "OCaml 5 or bytecode program, sampling off without --rate, its own Gc.Memprof\n"
+          "running, or a rate it refused).\n",
+          TOOL_EXIT_NOPROFILE);
+}
+
+static int parse_args(int argc, char **argv, struct profile_args *a)
+{
+  static const struct option longopts[] = {
+    {"duration", required_argument, NULL, 'd'},
+    {"rate", required_argument, NULL, 'r'},
+    {"format", required_argument, NULL, 'f'},
+    {"sample", required_argument, NULL, 's'},
+    {"output", required_argument, NULL, 'o'},
+    {"no-lines", no_argument, NULL, 'n'},
+    TOOL_LONGOPT_DIR,
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+  };
+  int opt, c;
+  optind = 1;
+  while ((opt = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
+    if ((c = tool_common_opt(opt, optarg, &a->t, NULL)) != 0) {
+      if (c != 1) return c;
+      continue;
+    }
+    switch (opt) {
+    case 'd':
+      if (tool_parse_duration(optarg, &a->duration_ns) != 0 || a->duration_ns == 0)
+        return tool_usage_error("--duration takes a duration (\"30s\"), not '%s'", optarg);
+      a->has_duration = 1;
+      break;
+    case 'r':
+      if (tool_parse_size(optarg, &a->rate) != 0 || a->rate < OCGC_MP_RATE_MIN ||
+          a->rate > OCGC_MP_RATE_MAX)
+        return tool_usage_error("--rate takes a size from %u bytes to 1G, not '%s'",
+                                OCGC_MP_RATE_MIN, optarg);
+      a->has_rate = 1;
+      break;
+    case 'f':
+      if (strcmp(optarg, "pprof") == 0) a->format = FMT_PPROF;
+      else if (strcmp(optarg, "folded") == 0) a->format = FMT_FOLDED;
+      else if (strcmp(optarg, "json") == 0) a->format = FMT_JSON;
+      else return tool_usage_error("--format is pprof, folded or json, not '%s'", optarg);
+      break;
+    case 's':
+      if (ocgc_profile_value_parse(optarg, &a->value) != 0)
+        return tool_usage_error("--sample is alloc_space, alloc_objects, inuse_space, "
+                                "inuse_objects, promoted_space or promoted_objects, not '%s'",
+                                optarg);
+      a->value_set = 1;
+      break;
+    case 'o': a->out = optarg; break;
+    case 'n': a->no_lines = 1; break;
+    case 'h': profile_usage(stdout); exit(0);
+    default: profile_usage(stderr); return TOOL_EXIT_USAGE;
+    }
+  }
+  if (optind != argc - 1) {
+    profile_usage(stderr);
+    return TOOL_EXIT_USAGE;
+  }
+  if ((c = tool_target_pid(&a->t, argv[optind], NULL)) != 0) return c;
+  if (a->has_rate && !a->has_duration) {
+    a->duration_ns = UINT64_C(10000000000);
+    a->has_duration = 1;
+  }
+  if (!a->value_set) a->value = OCGC_PV_ALLOC_SPACE;
+  if (a->format == FMT_PPROF && a->out == NULL && isatty(STDOUT_FILENO))
+    return tool_usage_error("pprof is binary: give -o FILE, or send stdout to a file or pipe");
+  return 0;
+}
+
+/* A copy of the profile, its errors said in one line. */
+static int read_copy(const struct profile_args *a, struct ocgc_source *src,
+                     struct ocgc_memprof **out)
+{
+  int err = ocgc_memprof_read(src, out);
+  if (err == -ENODATA) {
+    tool_say("%s has no allocation profile (a stock OCaml 5 runtime, or a patched "
+             "runtime older than ext_version 5)", tool_target_label(&a->t));
+    return TOOL_EXIT_NOPROFILE;
+  }
+  if (err != 0) return tool_target_error(&a->t, err);
+  if ((*out)->state == OCGC_MP_UNAVAILABLE) {
+    tool_say("%s is a bytecode program: its allocations are not sampled",
+             tool_target_label(&a->t));
+    ocgc_memprof_free(*out);
+    *out = NULL;
+    return TOOL_EXIT_NOPROFILE;
+  }
+  return 0;
+}
+
+/* Ask for [rate] and wait for the answer, at most [wait_ns] or until a
+ * stop signal.  0 when applied, 1 when not read by then (the producer
+ * reads the word at its next minor collection: a program that allocates
+ * nothing may never, and has nothing to sample meanwhile); else an exit
+ * code after a line. */
+static int switch_rate(const struct profile_args *a, struct ocgc_source *src, uint64_t rate,
+                       uint64_t wait_ns)
+{
+  uint64_t word, deadline = cm_mono_ns() + wait_ns;
+  int err = ocgc_memprof_request(src, rate, &word);
+  if (err == -EACCES || err == -EPERM) {
+    tool_say("%s: not allowed to switch its sampling (only its own user or root may)",
+             tool_target_label(&a->t));
+    return TOOL_EXIT_DENIED;
+  }
+  if (err != 0) return tool_target_error(&a->t, err);
+  for (;;) {
+    struct ocgc_memprof *p = NULL;
+    int ans;
+    if ((err = ocgc_memprof_read(src, &p)) != 0 && err != -EAGAIN)
+      return tool_target_error(&a->t, err);
+    ans = p ? ocgc_memprof_answer(p, word) : 0;
+    ocgc_memprof_free(p);
+    if (ans == 1) return 0;
+    if (ans == -ERANGE) {
+      tool_say("%s refused the rate %" PRIu64 " bytes", tool_target_label(&a->t), rate);
+      return TOOL_EXIT_NOPROFILE;
+    }
+    if (ans == -ENOTSUP) {
+      tool_say("%s is a bytecode program: its allocations are not sampled",
+               tool_target_label(&a->t));
+      return TOOL_EXIT_NOPROFILE;
+    }
+    if (ans == OCGC_E_STALE) {
+      tool_say("%s: another request for its sampling came after ours",
+               tool_target_label(&a->t));
+      return TOOL_EXIT_ERROR;
+    }
+    if (ocgc_source_gone(src)) return tool_target_error(&a->t, OCGC_E_STALE);
+    if (tool_stop || cm_mono_ns() >= deadline) return 1;
+    tool_sleep_ns(POLL_NS);
+  }
+}
+
+/* ---- the forms -------------------------------------------------------------------- */
+
+static void json_frames(struct json *j, struct ocgc_symbols *syms,
+                        const struct ocgc_memprof_stack *s)
+{
+  unsigned d;
+  json_key(j, "frames");
+  json_arr(j, JSON_INLINE);
+  for (d = 0; d < s->depth; d++) {
+    struct ocgc_symbol sym;
+    char hex[24];
+    snprintf(hex, sizeof hex, "0x%" PRIx64, s->frames[d]);
+    ocgc_symbols_lookup(syms, s->frames[d], 1, &sym);
+    json_obj(j, JSON_INLINE);
+    json_kv_str(j, "address", hex);
+    json_kv_str(j, "function", sym.function);
+    json_kv_str(j, "symbol", sym.symbol);
+    json_kv_str(j, "file", sym.file);
+    json_kv_u64_or_null(j, "line", sym.line != 0, sym.line);
+    json_obj_end(j);
+  }
+  json_arr_end(j);
+}
+
+static void write_json(FILE *f, const struct profile_args *a, const struct ocgc_memprof *p,
+                       struct ocgc_symbols *syms, uint64_t window_ns)
+{
+  struct json j;
+  size_t i;
+  unsigned v;
+  json_init_file(&j, f, 0);
+  json_obj(&j, JSON_LINES);
+  json_kv_u64(&j, "pid", (uint64_t)a->t.pid);
+  json_kv_str(&j, "state", ocgc_memprof_state_name(p->state));
+  json_kv_u64(&j, "rate_bytes", p->rate_bytes);
+  json_kv_u64_or_null(&j, "window_ns", window_ns != 0, window_ns);
+  json_kv_u64(&j, "samples", p->samples);
+  json_kv_u64(&j, "overflow_samples", p->overflow_samples);
+  json_kv_u64(&j, "cut_samples", p->cut_samples);
+  json_kv_u64(&j, "unfollowed", p->unfollowed);
+  json_key(&j, "stacks");
+  json_arr(&j, JSON_LINES);
+  for (i = 0; i < p->nstacks; i++) {
+    const struct ocgc_memprof_stack *s = &p->stack[i];
+    int64_t vals[OCGC_PV_COUNT];
+    int any = 0;
+    ocgc_profile_values(s, vals);
+    for (v = 0; v < OCGC_PV_COUNT; v++) any |= vals[v] != 0;
+    if (!any) continue;
+    json_obj(&j, JSON_INLINE);
+    json_kv_str(&j, "kind", s->overflow ? "overflow" : ocgc_memprof_kind_name(s->kind));
+    json_kv_bool(&j, "cut", s->cut);
+    for (v = 0; v < OCGC_PV_COUNT; v++) {
+      json_key(&j, ocgc_profile_value_name((enum ocgc_profile_value)v));
+      json_i64(&j, vals[v]);
+    }
+    json_frames(&j, syms, s);
+    json_obj_end(&j);
+  }
+  json_arr_end(&j);
+  json_obj_end(&j);
+  json_raw(&j, "\n");
+}
+
+/* The profile in its form, to the output. */
+static int emit(const struct profile_args *a, const struct ocgc_memprof *p,
+                struct ocgc_symbols *syms, uint64_t window_ns)
+{
+  struct cm_afile af;
+  FILE *f = stdout;
+  unsigned char *bytes = NULL;
+  size_t len = 0;
+  int err = 0, rc = 0;
+  if (a->format == FMT_PPROF) {
+    struct ocgc_pprof_opts o = OCGC_OPTS_INIT(struct ocgc_pprof_opts);
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    o.time_ns = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
+    o.duration_ns = (int64_t)window_ns;
+    o.default_value_set = a->value_set;
+    o.default_value = a->value;
+    err = ocgc_pprof_write(p, syms, &o, &bytes, &len);
+  } else if (a->format == FMT_FOLDED) {
+    err = ocgc_profile_folded(p, syms, a->value, (char **)&bytes, &len);
+  }
+  if (err != 0) {
+    tool_say("cannot write the profile: %s", ocgc_strerror(err));
+    return TOOL_EXIT_ERROR;
+  }
+  if (a->out != NULL) {
+    int fd;
+    if ((err = cm_afile_open(&af, a->out)) != 0 || (fd = dup(af.fd)) < 0 ||
+        (f = fdopen(fd, "w")) == NULL) {
+      tool_say("cannot write %s: %s", a->out, strerror(err ? -err : errno));
+      if (err == 0) cm_afile_abort(&af);
+      free(bytes);
+      return TOOL_EXIT_ERROR;
+    }
+  }
+  if (a->format == FMT_JSON) write_json(f, a, p, syms, window_ns);
+  else fwrite(bytes, 1, len, f);
+  free(bytes);
+  if (fflush(f) != 0 || ferror(f)) rc = TOOL_EXIT_ERROR;
+  if (a->out != NULL) {
+    const char *what = NULL;
+    if (fclose(f) != 0) rc = TOOL_EXIT_ERROR;
+    if (rc != 0) cm_afile_abort(&af);
+    else if ((err = cm_afile_commit(&af, &what)) != 0) rc = TOOL_EXIT_ERROR;
+    if (rc != 0) tool_say("cannot write %s", a->out);
+  } else if (rc != 0) {
+    tool_say("cannot write the profile to stdout");
+  }
+  return rc;
+}
+
+/* ---- the command ---------------------------------------------------------------------- */
+
+static struct ocgc_symbols *symbolizer(const struct profile_args *a, struct ocgc_source *src)
+{
+  struct ocgc_source_info info = OCGC_OPTS_INIT(struct ocgc_source_info);
+  struct ocgc_symbols_opts o = OCGC_OPTS_INIT(struct ocgc_symbols_opts);
+  struct ocgc_symbols *syms = NULL;
+  int err;
+  o.no_lines = a->no_lines;
+  if (ocgc_source_info(src, &info) != 0) info.start_time = 0;
+  if ((err = ocgc_symbols_open_pid(a->t.pid, info.start_time, &o, &syms)) != 0)
+    tool_say("%s: cannot read its memory map (%s): frames are left as addresses",
+             tool_target_label(&a->t), ocgc_strerror(err));
+  return syms;
+}
+
+/* The window: copies before and after, and the rate switched around it. */
+static int window(const struct profile_args *a, struct ocgc_source *src,
+                  struct ocgc_memprof **out, uint64_t *window_ns)
+{
+  struct ocgc_memprof *first = NULL, *last = NULL;
+  uint64_t old_rate = 0, t0;
+  int rc, switched = 0;
+  if ((rc = read_copy(a, src, &first)) != 0) return rc;
+  t0 = cm_mono_ns();
+  if (a->has_rate && !(first->state == OCGC_MP_ON && first->rate_bytes == a->rate)) {
+    old_rate = first->rate_bytes;
+    switched = 1;
+    /* The window begins when the rate is in force, within the time asked
+     * for the window (the samples of a program that did not collect
+     * meanwhile are none: it allocated nothing). */
+    rc = switch_rate(a, src, a->rate, a->duration_ns);
+    if (rc == 1) {
+      tool_say("%s did not read the request in %.1f s (a program reads it at a minor "
+               "collection): it allocated nothing to sample", tool_target_label(&a->t),
+               (double)(cm_mono_ns() - t0) / 1e9);
+      rc = TOOL_EXIT_NOPROFILE;
+    }
+    if (rc != 0) goto restore;
+    ocgc_memprof_free(first);
+    first = NULL;
+    if ((rc = read_copy(a, src, &first)) != 0) goto restore;
+  }
+  if (first->state == OCGC_MP_ASIDE) {
+    tool_say("%s runs its own Gc.Memprof: ocgc takes no sample meanwhile",
+             tool_target_label(&a->t));
+    rc = TOOL_EXIT_NOPROFILE;
+    goto restore;
+  }
+  if (first->state == OCGC_MP_OFF && !a->has_duration && first->samples == 0) {
+    tool_say("%s does not sample its allocations: 'ocgc profile %d --rate 512k' samples "
+             "them for 10 s", tool_target_label(&a->t), a->t.pid);
+    rc = TOOL_EXIT_NOPROFILE;
+    goto restore;
+  }
+  *window_ns = 0;
+  if (a->has_duration) {
+    uint64_t left = a->duration_ns - (cm_mono_ns() - t0 < a->duration_ns ? cm_mono_ns() - t0 : a->duration_ns);
+    t0 = cm_mono_ns();
+    while (!tool_stop && cm_mono_ns() - t0 < left && !ocgc_source_gone(src))
+      tool_sleep_ns(left - (cm_mono_ns() - t0) < POLL_NS * 10 ? left - (cm_mono_ns() - t0)
+                                                              : POLL_NS * 10);
+    *window_ns = cm_mono_ns() - t0;
+    if (tool_stop) tool_say("stopped: the window is %.1f s, not the %.1f s asked",
+                            (double)*window_ns / 1e9, (double)left / 1e9);
+    if ((rc = read_copy(a, src, &last)) != 0) goto restore;
+    if ((rc = ocgc_memprof_delta(first, last, out)) != 0) {
+      rc = rc == OCGC_E_STALE ? (tool_say("%s: its profile began anew during the window "
+                                          "(a new program in the process)",
+                                          tool_target_label(&a->t)),
+                                 TOOL_EXIT_STALE)
+                              : tool_target_error(&a->t, rc);
+      goto restore;
+    }
+  } else {
+    *out = first;
+    first = NULL;
+  }
+restore:
+  if (switched) {
+    /* Whatever happened, the rate goes back: the word written is the last
+     * one, applied at the program's next minor collection; waited for a
+     * while only to say if it is refused or overtaken.  A stop signal must
+     * not cut the write short: tool_stop is cleared for it. */
+    int back;
+    tool_stop = 0;
+    back = switch_rate(a, src, old_rate, RESTORE_WAIT_NS);
+    if (back > 1)
+      tool_say("%s: could not put its sampling rate back to %" PRIu64 " bytes (0: off)",
+               tool_target_label(&a->t), old_rate);
+    if (rc == 0 && back > 1) rc = back;
+  }
+  ocgc_memprof_free(first);
+  ocgc_memprof_free(last);
+  return rc;
+}
+
+int cmd_profile(int argc, char **argv)
+{
+  struct profile_args a;
+  struct tool_signals sig;
+  struct ocgc_source *src = NULL;
+  struct ocgc_memprof *p = NULL;
+  struct ocgc_symbols *syms;
+  uint64_t window_ns = 0;
+  int rc;
+  memset(&a, 0, sizeof a);
+  if ((rc = parse_args(argc, argv, &a)) != 0) return rc;
+  if ((rc = tool_target_open(&a.t, &src)) != 0) return tool_exit_code(rc);
+  tool_signals_catch(&sig);
+  rc = window(&a, src, &p, &window_ns);
+  tool_signals_restore(&sig);
+  if (rc == 0) {
+    syms = symbolizer(&a, src);
+    rc = emit(&a, p, syms, window_ns);
+    ocgc_symbols_close(syms);
+  }
+  ocgc_memprof_free(p);
+  ocgc_source_close(src);
+  return rc;
+}
