@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "ocgc/memprof.h"
+#include "opts.h"
 #include "source.h"
 
 #define MAX_ROWS 65536u
@@ -79,6 +80,30 @@ static int copy_table(const struct ocgc_source *s, void *v)
   return src_copy(s, c->g->off + sizeof c->head, c->rows, c->used * c->g->row_size);
 }
 
+/* The file's size checked and the table's geometry read, for a copy into
+ * [c]: 0, or the error of either. */
+static int begin_copy(const struct ocgc_source *src, struct geometry *g, struct copy_ctx *c)
+{
+  int err;
+  if ((err = ocgc_source_check_size(src)) != 0) return err;
+  if ((err = read_geometry(src, g)) != 0) return err;
+  memset(c, 0, sizeof *c);
+  c->g = g;
+  return 0;
+}
+
+/* [fn] under the table's seqlock; a producer that died mid-update left
+ * the seq odd, and what it left is final. */
+static int under_seqlock(const struct ocgc_source *src, const struct geometry *g,
+                         int (*fn)(const struct ocgc_source *, void *), struct copy_ctx *c)
+{
+  uint64_t seq = g->off + offsetof(struct ocgc_wire_mp, seq);
+  int err = src_seqlock_read(src, seq, fn, c);
+  if (err == -EAGAIN && ocgc_source_seq_stuck((struct ocgc_source *)src))
+    err = src_seqlock_read(src, seq, fn, c);
+  return err;
+}
+
 static void take_counts(struct ocgc_memprof_counts *out, const struct ocgc_wire_mp_counts *in)
 {
   out->samples = in->samples;
@@ -120,16 +145,10 @@ int ocgc_memprof_read(const struct ocgc_source *src, struct ocgc_memprof **out)
 
   if (src == NULL || out == NULL) return -EINVAL;
   *out = NULL;
-  if ((err = ocgc_source_check_size(src)) != 0) return err;
-  if ((err = read_geometry(src, &g)) != 0) return err;
-  memset(&c, 0, sizeof c);
-  c.g = &g;
+  if ((err = begin_copy(src, &g, &c)) != 0) return err;
   c.rows = malloc(g.rows * g.row_size);
   if (c.rows == NULL) return -ENOMEM;
-  err = src_seqlock_read(src, g.off + offsetof(struct ocgc_wire_mp, seq), copy_table, &c);
-  /* a producer that died mid-update left the seq odd: what it left is final */
-  if (err == -EAGAIN && ocgc_source_seq_stuck((struct ocgc_source *)src))
-    err = src_seqlock_read(src, g.off + offsetof(struct ocgc_wire_mp, seq), copy_table, &c);
+  err = under_seqlock(src, &g, copy_table, &c);
   if (err != 0) {
     free(c.rows);
     return err;
@@ -162,6 +181,36 @@ int ocgc_memprof_read(const struct ocgc_source *src, struct ocgc_memprof **out)
   free(c.rows);
   *out = p;
   return 0;
+}
+
+static int copy_head(const struct ocgc_source *s, void *v)
+{
+  struct copy_ctx *c = v;
+  return src_copy(s, c->g->off, &c->head, sizeof c->head);
+}
+
+int ocgc_memprof_summary(const struct ocgc_source *src, struct ocgc_memprof_summary *out)
+{
+  struct ocgc_memprof_summary m;
+  struct geometry g;
+  struct copy_ctx c;
+  int err;
+  if (src == NULL || out == NULL) return -EINVAL;
+  if ((err = begin_copy(src, &g, &c)) != 0) return err;
+  if ((err = under_seqlock(src, &g, copy_head, &c)) != 0) return err;
+  memset(&m, 0, sizeof m);
+  m.sz = sizeof m;
+  m.state = c.head.state <= OCGC_MP_UNAVAILABLE ? (enum ocgc_mp_state)c.head.state : OCGC_MP_OFF;
+  m.rate_bytes = c.head.rate_bytes;
+  m.rate_changes = c.head.rate_changes;
+  m.samples = c.head.samples;
+  m.words = c.head.words;
+  m.overflow_samples = c.head.overflow_samples;
+  m.cut_samples = c.head.cut_samples;
+  m.unfollowed = c.head.unfollowed;
+  m.stacks = c.head.stacks < g.rows - 1 ? c.head.stacks : g.rows - 1;
+  m.table_rows = g.rows;
+  return opts_write(out, &m, sizeof m);
 }
 
 void ocgc_memprof_free(struct ocgc_memprof *p)

@@ -37,7 +37,8 @@ enum scope { BOTH, PROCESS, PROGRAM }; /* the groupings a family has series in *
 struct family {
   const char *name, *type, *help;
   family_fn fn;
-  size_t off; /* config(): the field of struct ocgc_gc_config */
+  size_t off; /* config(): the field of struct ocgc_gc_config; memprof(): of
+                 struct ocgc_memprof_summary */
   enum scope scope;
 };
 
@@ -300,6 +301,27 @@ static void stale(struct ocgc_expo *e, const struct family *f, const struct view
   ocgc_expo_u64(e, f->name, l, nl, (uint64_t)(v->p->stale != 0));
 }
 
+/* A figure of the process's allocation profile (off: its field of struct
+ * ocgc_memprof_summary); none for a ring without one. */
+static void memprof(struct ocgc_expo *e, const struct family *f, const struct view *v,
+                    struct ocgc_expo_label *l, unsigned nl)
+{
+  uint64_t x;
+  if (!v->p->have_memprof) return;
+  memcpy(&x, (const char *)&v->p->memprof + f->off, sizeof x);
+  ocgc_expo_u64(e, f->name, l, nl, x);
+}
+
+/* The bytes the samples stand for: their words x 8 (the profile's rule,
+ * ocgc_profile_values). */
+static void memprof_bytes(struct ocgc_expo *e, const struct family *f, const struct view *v,
+                          struct ocgc_expo_label *l, unsigned nl)
+{
+  uint64_t w = v->p->memprof.words;
+  if (!v->p->have_memprof) return;
+  ocgc_expo_u64(e, f->name, l, nl, w > UINT64_MAX / 8 ? UINT64_MAX : w * 8);
+}
+
 static const struct family families[] = {
   {"ocaml_gc_pause_seconds", "histogram",
    "Stops of the mutator by the GC (one observation per pause), from the events read.", pauses,
@@ -346,6 +368,21 @@ static const struct family families[] = {
    "on its own schedule (shorter while it writes much).", poll_every, 0, PROCESS},
   {"ocgc_serve_stale", "gauge", "1 when the process's figures are not from this scrape's read "
    "(its ring was slow to read, or left alone for a while after that), else 0.", stale, 0, PROCESS},
+  {"ocaml_memprof_rate_bytes", "gauge", "Mean bytes allocated between two samples of the "
+   "runtime's allocation profile (ocgc profile, /debug/pprof/allocs); 0: sampling is off.",
+   memprof, offsetof(struct ocgc_memprof_summary, rate_bytes), PROCESS},
+  {"ocaml_memprof_sampled_bytes_total", "counter", "Bytes allocated since sampling began, as the "
+   "profile's samples estimate them (each sample stands for the rate's bytes).", memprof_bytes, 0,
+   PROCESS},
+  {"ocaml_memprof_samples_total", "counter", "Samples the allocation profile took.", memprof,
+   offsetof(struct ocgc_memprof_summary, samples), PROCESS},
+  {"ocaml_memprof_stacks", "gauge", "Call stacks in the allocation profile's table.", memprof,
+   offsetof(struct ocgc_memprof_summary, stacks), PROCESS},
+  {"ocaml_memprof_table_rows", "gauge", "Rows of the allocation profile's table (one is the "
+   "overflow row).", memprof, offsetof(struct ocgc_memprof_summary, table_rows), PROCESS},
+  {"ocaml_memprof_overflow_samples_total", "counter", "Samples whose call stack the full table "
+   "had no row for (counted in its overflow row).", memprof,
+   offsetof(struct ocgc_memprof_summary, overflow_samples), PROCESS},
   {"ocaml_process_cpu_seconds_total", "counter", "CPU time spent, by mode (user, system).", cpu, 0,
    BOTH},
   {"ocaml_process_resident_memory_bytes", "gauge", "Resident memory size.", rss, 0, BOTH},

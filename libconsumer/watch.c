@@ -522,6 +522,25 @@ static void read_written(struct proc *p)
   p->pub.have_written = 1;
 }
 
+/* The profile's figures, its counts never less than before (as
+ * read_counters); a ring without a profile has none. */
+static void read_memprof(struct proc *p)
+{
+  struct ocgc_memprof_summary m = OCGC_OPTS_INIT(struct ocgc_memprof_summary);
+  if (!p->pub.info.has_ext || ocgc_memprof_summary(p->src, &m) != 0) return;
+  if (p->pub.have_memprof) {
+    const struct ocgc_memprof_summary *o = &p->pub.memprof;
+    no_less(&m.samples, o->samples);
+    no_less(&m.words, o->words);
+    no_less(&m.overflow_samples, o->overflow_samples);
+    no_less(&m.cut_samples, o->cut_samples);
+    no_less(&m.unfollowed, o->unfollowed);
+    no_less(&m.rate_changes, o->rate_changes);
+  }
+  p->pub.memprof = m;
+  p->pub.have_memprof = 1;
+}
+
 /* Snapshot [p] and read what its ring says besides (a snapshot that fails
  * leaves the last one, or none before its first). */
 static void proc_figures(struct ocgc_watch *w, struct proc *p)
@@ -536,6 +555,7 @@ static void proc_figures(struct ocgc_watch *w, struct proc *p)
   p->pub.config.sz = sizeof p->pub.config;
   p->pub.have_config = ocgc_source_gc_config(p->src, &p->pub.config) == 0;
   read_written(p);
+  read_memprof(p);
 }
 
 /* Drain, snapshot and read one process: 0, or -1 if it is gone. */

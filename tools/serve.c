@@ -132,6 +132,7 @@ struct serve {
   regex_t program_re;         /* --program, compiled (set.program_re points to it) */
   struct web_config web;      /* what it says (all zero without one) */
   struct serve_textfile tf;   /* tf.path NULL: no --textfile */
+  struct serve_pprof pprof;   /* /debug/pprof: its worker and its queue */
 };
 
 /* serve_set's yield: a request waits.  Acquire: pairs with the release
@@ -275,6 +276,14 @@ static int serve_init(struct serve *sv)
     pthread_mutex_destroy(&sv->lock);
     return -1;
   }
+  if (serve_pprof_init(&sv->pprof, NULL) != 0) {
+    serve_body_writer_free(&sv->writer);
+    pthread_cond_destroy(&sv->ready);
+    pthread_cond_destroy(&sv->wake);
+    pthread_mutex_destroy(&sv->lock);
+    return -1;
+  }
+  sv->set.pprof = &sv->pprof;
   serve_conns_init(&sv->conns);
   sv->set.yield = ask_waiting;
   sv->set.yield_ctx = sv;
@@ -293,7 +302,9 @@ static void serve_usage(FILE *f)
           "                  (PID... | --all)\n\n"
           "Serve the GC figures of OCaml processes as Prometheus metrics over HTTP:\n"
           "/metrics (text format 0.0.4, or OpenMetrics when the scraper asks for it),\n"
-          "/ (the watched processes), /-/healthy.  Each ring is drained on its own\n"
+          "/ (the watched processes), /-/healthy, and their allocation profiles as\n"
+          "pprof: /debug/pprof/allocs?pid=N and /debug/pprof/heap?pid=N (&seconds=S:\n"
+          "the delta of a window, as Go's).  Each ring is drained on its own\n"
           "schedule (every 10 ms to 250 ms, as busy as it is), scraped or not.\n\n"
           "  --listen ADDR:PORT  where to listen (default " DEFAULT_LISTEN "; port 0: any\n"
           "                      free port; IPv6 as [::1]:PORT; unix:PATH: a unix socket)\n"
@@ -526,6 +537,44 @@ static enum MHD_Result admit(struct serve *sv, struct MHD_Connection *c, int *an
   return ret;
 }
 
+/* A request's con_cls: NULL before its head is whole, then &headers_seen,
+ * or a profile's job (serve_pprof_submit) once queued. */
+static int headers_seen;
+static int is_job(const void *con_cls) { return con_cls != NULL && con_cls != &headers_seen; }
+
+/* A request is done: the connections' sweep, and a profile's job freed
+ * by its last holder. */
+static void completed(void *cls, struct MHD_Connection *c, void **con_cls,
+                      enum MHD_RequestTerminationCode toe)
+{
+  struct serve *sv = cls;
+  serve_conns_completed(&sv->conns, c, con_cls, toe);
+  if (con_cls != NULL && is_job(*con_cls)) serve_pprof_completed(&sv->pprof, *con_cls);
+}
+
+/* /debug/pprof/...: the request queued for the profile worker (its
+ * connection suspended), or refused now. */
+static enum MHD_Result pprof(struct serve *sv, struct MHD_Connection *c, const char *url,
+                             void **con_cls)
+{
+  char why[160];
+  unsigned status;
+  void *job;
+  if (serve_pprof_submit(&sv->pprof, c, url, &job, &status, why, sizeof why) != 0)
+    return text(sv, c, status, why);
+  *con_cls = job;
+  return MHD_YES;
+}
+
+/* The answer of a profile's job, once the worker resumed its connection. */
+static enum MHD_Result pprof_answer(struct serve *sv, struct MHD_Connection *c, void *job)
+{
+  unsigned status;
+  struct MHD_Response *r = serve_pprof_take(&sv->pprof, job, &status);
+  if (r == NULL) return text(sv, c, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
+  return queue(sv, c, status, r);
+}
+
 static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url,
                               const char *method, const char *version, const char *upload,
                               size_t *upload_size, void **con_cls)
@@ -533,7 +582,6 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
   struct serve *sv = cls;
   struct serve_body *body;
   int metrics = strcmp(url, "/metrics") == 0;
-  static int headers_seen; /* its address marks a request whose headers are in */
   enum ocgc_expo_format f;
   (void)version, (void)upload;
   /* Another method is refused at once (its body unread: the connection
@@ -543,6 +591,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
    * open a new one each time. */
   if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
     return text(sv, c, MHD_HTTP_METHOD_NOT_ALLOWED, "method not allowed: GET or HEAD\n");
+  if (is_job(*con_cls)) return pprof_answer(sv, c, *con_cls);
   if (*con_cls == NULL) {
     *con_cls = &headers_seen;
     serve_conns_head_done(&sv->conns, c);
@@ -567,6 +616,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
     int ok = healthy(sv, why, sizeof why);
     return text(sv, c, ok ? MHD_HTTP_OK : MHD_HTTP_SERVICE_UNAVAILABLE, why);
   }
+  if (strncmp(url, "/debug/pprof/", 13) == 0) return pprof(sv, c, url, con_cls);
   if (!metrics && strcmp(url, "/") != 0) return text(sv, c, MHD_HTTP_NOT_FOUND, "not found\n");
   body = render(sv, !metrics ? BODY_INDEX : f == OCGC_EXPO_TEXT ? BODY_TEXT : BODY_OPENMETRICS);
   if (body == NULL)
@@ -617,7 +667,7 @@ static int parse_options(int argc, char **argv, struct serve *sv)
     switch (opt) {
     case 'l': sv->listen = optarg; break;
     case 'a': sv->set.all = 1; break;
-    case 'd': sv->set.dir = optarg; break;
+    case 'd': sv->set.dir = sv->pprof.dir = optarg; break;
     case 't': sv->tf.path = optarg; break;
     case 'i': interval = optarg; break;
     case 'w': sv->web_file = optarg; break;
@@ -733,13 +783,14 @@ static int http_start(struct serve *sv, struct MHD_Daemon **out)
   }
   opts[nt] = (struct MHD_OptionItem){MHD_OPTION_END, 0, NULL};
   *out = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL |
+                          MHD_ALLOW_SUSPEND_RESUME |
                           (sv->where.v6 ? MHD_USE_IPv6 : 0) |
                           (sv->web.tls ? MHD_USE_TLS | MHD_USE_NO_LISTEN_SOCKET | MHD_USE_ITC : 0),
                           0, NULL, NULL, handle, sv,
                           MHD_OPTION_CONNECTION_LIMIT, (unsigned)MAX_CONNECTIONS,
                           MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)PER_ADDRESS,
                           MHD_OPTION_NOTIFY_CONNECTION, serve_conns_notify, &sv->conns,
-                          MHD_OPTION_NOTIFY_COMPLETED, serve_conns_completed, &sv->conns,
+                          MHD_OPTION_NOTIFY_COMPLETED, completed, sv,
                           MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)TIMEOUT_S,
                           MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONN_MEMORY,
                           MHD_OPTION_ARRAY, opts,
@@ -801,8 +852,15 @@ static int run(struct serve *sv)
   struct MHD_Daemon *d = NULL;
   int rc = 0;
   tool_signals_catch(&sig);
+  if (sv->listen != NULL && (rc = serve_pprof_start(&sv->pprof)) != 0) {
+    tool_say("cannot start the profile worker: %s", strerror(rc));
+    tool_signals_restore(&sig);
+    return TOOL_EXIT_ERROR;
+  }
   if (sv->listen == NULL || (rc = http_start(sv, &d)) == 0) {
     main_loop(sv);
+    /* Its last answers (503) go out while the server still runs. */
+    serve_pprof_stop(&sv->pprof);
     if (d != NULL) {
       serve_frontdoor_stop(&sv->front);
       MHD_stop_daemon(d); /* closes its socket, if it had it */
@@ -811,6 +869,7 @@ static int run(struct serve *sv)
     }
     if (sv->tf.path != NULL) serve_textfile_remove(&sv->tf);
   }
+  serve_pprof_stop(&sv->pprof);
   tool_signals_restore(&sig);
   return rc;
 }
@@ -852,6 +911,7 @@ int cmd_serve(int argc, char **argv)
   web_config_free(&sv.web);
   for (i = 0; i < BODY_KINDS; i++) serve_body_unref(sv.body[i]);
   serve_body_writer_free(&sv.writer);
+  serve_pprof_free(&sv.pprof);
 
   pthread_cond_destroy(&sv.ready);
   pthread_cond_destroy(&sv.wake);

@@ -12,6 +12,8 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
+#include <microhttpd.h>
+
 #include "ocgc/consumer.h"
 #include "ocgc/expo.h"
 
@@ -56,6 +58,57 @@ long serve_body_read(struct serve_body_reader *r, char *buf, size_t max);
 void serve_body_reader_free(void *r); /* NULL: nothing */
 
 
+/* /debug/pprof/allocs and /debug/pprof/heap (serve_pprof.c): a worker
+ * thread of its own, fed by suspended requests. */
+#define SERVE_PPROF_CACHE 4         /* symbolizers kept (of the last processes asked) */
+struct pprof_job;
+struct serve_pprof_member {
+  int pid;
+  uint64_t start_ticks;
+};
+struct serve_pprof_cached {
+  int pid;
+  uint64_t start_ticks, used_ns;
+  struct ocgc_symbols *syms;
+};
+struct serve_pprof {
+  pthread_mutex_t lock;       /* guards jobs, njobs, members, stopping; never held
+                                 across a read of target memory */
+  pthread_cond_t wake;        /* the worker waits on it (CLOCK_MONOTONIC) */
+  pthread_t thread;
+  int running, stopping;
+  struct pprof_job *jobs;     /* not answered yet */
+  unsigned njobs;
+  unsigned live;              /* jobs not freed: answered ones not yet sent too */
+  struct serve_pprof_member *members; /* the processes watched: who may be asked for */
+  size_t nmembers, cap;
+  const char *dir;            /* --dir */
+  struct serve_pprof_cached cache[SERVE_PPROF_CACHE]; /* the worker's alone */
+  uint64_t served, busy;      /* profiles served, requests refused for want of room
+                                 (atomic: read by /metrics) */
+};
+/* 0, or -1 (a mutex or condition variable could not be made). */
+int serve_pprof_init(struct serve_pprof *p, const char *dir);
+int serve_pprof_start(struct serve_pprof *p); /* 0 or an errno */
+/* Answer every request left 503, and end the worker: before the HTTP
+ * server stops, so that it still sends those answers. */
+void serve_pprof_stop(struct serve_pprof *p);
+void serve_pprof_free(struct serve_pprof *p);
+/* Process [pid] (start time [start_ticks]) is watched, or not any more
+ * (watched 0): who may be asked for. */
+void serve_pprof_watched(struct serve_pprof *p, int pid, uint64_t start_ticks, int watched);
+/* A request for [url] on [c] (admitted, its head whole): 0 with *job the
+ * connection's new con_cls (the connection suspended until the answer is
+ * ready), or -1 with the answer to give now (*status, why). */
+int serve_pprof_submit(struct serve_pprof *p, struct MHD_Connection *c, const char *url,
+                       void **job, unsigned *status, char *why, size_t n);
+/* The answer of a resumed job (its status in *status): the response to
+ * queue, or NULL (out of memory: answer 500). */
+struct MHD_Response *serve_pprof_take(struct serve_pprof *p, void *con_cls, unsigned *status);
+/* The connection of a job is done with it (libmicrohttpd's completion). */
+void serve_pprof_completed(struct serve_pprof *p, void *con_cls);
+
+
 /* The processes watched: libocgc's watch, made from the options below
  * (serve_set.c), and what the HTTP side counts besides. */
 struct serve_set {
@@ -75,6 +128,7 @@ struct serve_set {
                                  thread, atomically) */
   uint64_t heads_cut;         /* connections cut for a head past its deadline
                                  (serve.c's main thread, atomically) */
+  struct serve_pprof *pprof;  /* told which processes are watched; may be NULL */
   /* Asked at every ring: nonzero when the caller wants the turn to end
    * (a scrape is waiting); may be NULL. */
   int (*yield)(void *ctx);

@@ -59,6 +59,14 @@ static void own(struct ocgc_expo *e, const struct serve_set *s)
           __atomic_load_n(&s->heads_cut, __ATOMIC_RELAXED));
   own_u64(e, "ocgc_serve_polls_total", "counter",
           "Drains of a watched ring, on its own schedule or for a scrape.", st.polls);
+  if (s->pprof != NULL) {
+    own_u64(e, "ocgc_serve_pprof_profiles_total", "counter",
+            "Allocation profiles served (/debug/pprof/allocs and /debug/pprof/heap).",
+            __atomic_load_n(&s->pprof->served, __ATOMIC_RELAXED));
+    own_u64(e, "ocgc_serve_pprof_busy_total", "counter",
+            "Profile requests answered 503 because 8 were being made already.",
+            __atomic_load_n(&s->pprof->busy, __ATOMIC_RELAXED));
+  }
   own_u64(e, "ocgc_serve_errors_total", "counter",
           "Rings that could not be opened or read, listings and --textfile writes that "
           "failed.",

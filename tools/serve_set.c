@@ -33,6 +33,19 @@ static void said_error(const struct ocgc_watched *p, int err, void *ctx)
            tool_esc(p->program, prog, sizeof prog), ocgc_strerror(err));
 }
 
+/* Who /debug/pprof may be asked about: the processes watched. */
+static void added(const struct ocgc_watched *p, void *ctx)
+{
+  const struct serve_set *s = ctx;
+  if (s->pprof != NULL) serve_pprof_watched(s->pprof, p->pid, p->start_ticks, 1);
+}
+
+static void gone(const struct ocgc_watched *p, void *ctx)
+{
+  const struct serve_set *s = ctx;
+  if (s->pprof != NULL) serve_pprof_watched(s->pprof, p->pid, p->start_ticks, 0);
+}
+
 int serve_set_start(struct serve_set *s)
 {
   struct ocgc_watch_opts o = OCGC_OPTS_INIT(struct ocgc_watch_opts);
@@ -51,6 +64,8 @@ int serve_set_start(struct serve_set *s)
   o.nbounds = OCGC_EXPO_NBUCKETS;
   o.yield = s->yield != NULL ? yield_asked : NULL;
   o.on_error = said_error;
+  o.on_added = added;
+  o.on_gone = gone;
   o.by_program = s->by_program;
   o.ctx = s;
   if ((err = ocgc_watch_new(&o, &s->watch)) != 0) {

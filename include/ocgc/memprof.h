@@ -80,6 +80,27 @@ struct ocgc_memprof {
  * most. */
 OCGC_API int ocgc_memprof_read(const struct ocgc_source *src, struct ocgc_memprof **out);
 
+/** The figures of a process's profile without its stacks: what a monitor
+ * reads at every scrape (a few hundred bytes, not the table). */
+struct ocgc_memprof_summary {
+  size_t sz;                 /**< set by the caller: OCGC_OPTS_INIT */
+  enum ocgc_mp_state state;
+  uint64_t rate_bytes;       /**< in force, 0: off */
+  uint64_t rate_changes;
+  uint64_t samples, words;   /**< all samples and their words, from when sampling began */
+  uint64_t overflow_samples; /**< samples the full table had no row for */
+  uint64_t cut_samples;
+  uint64_t unfollowed;
+  uint64_t stacks;           /**< stack rows in use */
+  uint64_t table_rows;       /**< the table's rows, the overflow row included */
+};
+
+/** Read [src]'s profile figures into *out, under the table's seqlock as
+ * ocgc_memprof_read (the same errors, and the same bounds on the
+ * geometry), copying its header only. */
+OCGC_API int ocgc_memprof_summary(const struct ocgc_source *src,
+                                  struct ocgc_memprof_summary *out);
+
 /** Free a copy.  NULL is accepted. */
 OCGC_API void ocgc_memprof_free(struct ocgc_memprof *p);
 

@@ -7,6 +7,7 @@
 #define OCGC_PUBLIC_WATCH_H
 
 #include <ocgc/agg.h>
+#include <ocgc/memprof.h>
 #include <ocgc/process.h>
 #include <ocgc/snapshot.h>
 #include <ocgc/source.h>
@@ -66,6 +67,11 @@ struct ocgc_watched {
    * read, or is left alone after that, or the refresh ran out of time). */
   int stale;
   uint64_t poll_every_ns;     /**< its schedule now: the time between two drains */
+  /** Its allocation profile's figures (ocgc rings of ext_version >= 5),
+   * read at each refresh; the counts (samples, words, overflow_samples,
+   * cut_samples, unfollowed, rate_changes) never less than before. */
+  int have_memprof;
+  struct ocgc_memprof_summary memprof;
 };
 
 /** How a set chooses and reads its processes. */

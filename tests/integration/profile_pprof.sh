@@ -18,33 +18,17 @@
 . "$OCGC_SRCDIR/tests/lib/lib.sh"
 . "$OCGC_SRCDIR/tests/lib/attach_lib.sh"
 . "$OCGC_SRCDIR/tests/lib/memprof_lib.sh"
-if ! command -v go >/dev/null 2>&1 || ! go tool pprof -h >/dev/null 2>&1; then
-  echo "skipped: go tool pprof is missing (apt-get install golang-go)"
-  exit 77
-fi
+. "$OCGC_SRCDIR/tests/lib/pprof_lib.sh"
 attach_init
-# go keeps a cache and pprof its settings under HOME: ours.
-HOME=$WORK GOCACHE=$WORK/gocache GOFLAGS= export HOME GOCACHE GOFLAGS
+pprof_init
 
 N=500000 K=20000 RATE=4096
 W=$((RATE / 8))
 OCAMLFLAGS=-g compile_native pl memprof_funs.ml profile_live.ml
 
-# pprof_fn TAG SAMPLE FUNCTION: FUNCTION's flat SAMPLE bytes in TAG.pb.gz
-pprof_top() {
-  go tool pprof -top -unit=B -nodefraction=0 -nodecount=100000 -sample_index="$2" \
-    "$WORK/$1.pb.gz" >"$WORK/$1.$2.top" 2>"$WORK/$1.$2.top.err" ||
-    hard_error "go tool pprof -top $1: `cat "$WORK/$1.$2.top.err"`"
-}
-pprof_fn() {
-  awk -v f="$3" '$NF == f { v = $1; sub(/B$/, "", v); t += v } END { printf "%d\n", t }' \
-    "$WORK/$1.$2.top"
-}
-pprof_total() {
-  awk '/ total$/ { v = $(NF - 1); sub(/B$/, "", v); print v; exit }' "$WORK/$1.$2.top"
-}
-# within WHAT BYTES TRUE_WORDS: the bytes, as words, within 5 sd
-within() { mp_within "$1" $(($2 / 8)) "$3" $W; }
+# top TAG SAMPLE: pprof -top of TAG.pb.gz by SAMPLE, into TAG.SAMPLE.top
+top() { cp "$WORK/$1.pb.gz" "$WORK/$1.$2.pb.gz" && pprof_top "$1.$2" -sample_index="$2"; }
+within() { pprof_within "$1" "$2" "$3" $W; }
 
 # 1. The whole profile.
 start_bg whole env OCGC_MEMPROF=$RATE ./pl "$WORK/whole" $N $K
@@ -59,16 +43,16 @@ for f in pprof folded json; do
   check_eq "profile --format $f: nothing on stderr" "" "`cat "$WORK/whole.$f.err"`"
 done
 mv "$WORK/whole.pprof" "$WORK/whole.pb.gz"
-pprof_top whole alloc_space
-pprof_top whole inuse_space
+top whole alloc_space
+top whole inuse_space
 for f in a:1 b:2 c:4; do
   name=Memprof_funs.alloc_${f%:*}
   within "$name by its OCaml name (${f#*:} x $N tuples of 11 words)" \
-    "`pprof_fn whole alloc_space $name`" $((${f#*:} * N * 11))
-  check_eq "$name: nothing in use after the full major" 0 "`pprof_fn whole inuse_space $name`"
+    "`pprof_fn whole.alloc_space $name`" $((${f#*:} * N * 11))
+  check_eq "$name: nothing in use after the full major" 0 "`pprof_fn whole.inuse_space $name`"
 done
 within "Memprof_funs.retain: in use ($K arrays of 101 words and their cells)" \
-  "`pprof_fn whole inuse_space Memprof_funs.retain`" $((K * 104))
+  "`pprof_fn whole.inuse_space Memprof_funs.retain`" $((K * 104))
 # file and line of a -g build
 go tool pprof -top -lines -nodefraction=0 -sample_index=alloc_space "$WORK/whole.pb.gz" \
   >"$WORK/whole.lines" 2>&1
@@ -85,7 +69,7 @@ check_true "pprof -traces: alloc_c called by Profile_live.entry" \
 check_true "pprof: the build id of the executable" \
   sh -c "go tool pprof -raw '$WORK/whole.pb.gz' 2>/dev/null | grep -q \"`LC_ALL=C readelf -n "$WORK/pl" | awk '/Build ID/ { print $3 }'`\""
 # the other forms: the same total
-total=`pprof_total whole alloc_space`
+total=`pprof_total whole.alloc_space`
 check_gt "pprof's alloc_space total" 0 "$total"
 check_eq "folded lines sum to pprof's total" "$total" \
   "`awk '{ t += $NF } END { printf "%d\n", t }' "$WORK/whole.folded"`"
@@ -122,10 +106,10 @@ check_true "profile: says the window was cut short" grep -q "stopped: the window
 check_dkey after memprof.state off
 check_dkey after memprof.rate_bytes 0
 check_dkey after memprof.rate_changes 2
-pprof_top win alloc_space
+top win alloc_space
 for f in a:1 b:2 c:4; do
   name=Memprof_funs.alloc_${f%:*}
-  within "window: $name" "`pprof_fn win alloc_space $name`" $((${f#*:} * N * 11))
+  within "window: $name" "`pprof_fn win.alloc_space $name`" $((${f#*:} * N * 11))
 done
 : >"$WORK/win/end"
 wait "$pid"

@@ -1,0 +1,452 @@
+/* serve_pprof.c - `ocgc serve`'s allocation profiles: /debug/pprof/allocs
+ * and /debug/pprof/heap?pid=N[&seconds=S], Go's names and meanings (the
+ * same profile, alloc_space or inuse_space its default sample type; with
+ * seconds, the delta of a window of S seconds), for Pyroscope's and
+ * Parca's scrapers and `go tool pprof http://...`.
+ *
+ * What it owns: the profile worker, a thread of its own, and its queue.
+ * A request is checked (a pid serve watches, the one it watches: start
+ * time), its connection suspended (libmicrohttpd's thread goes on with
+ * other requests, /metrics among them) and queued; the worker opens the
+ * process's ring itself, copies the profile (libocgc: bounded), names the
+ * frames through a small cache of symbolizers and writes pprof, then
+ * resumes the connection with the answer.
+ *
+ * Invariants:
+ * - only a process the watch holds is opened, and only if its start time
+ *   is the one watched (a pid reused is not followed); the worker opens
+ *   rings and executables through libocgc's rules (the kernel's links,
+ *   never a path a target wrote) and holds no lock while it reads them;
+ * - sampling is never switched: the profile is what the process samples
+ *   (an empty one while it does not);
+ * - bounded: at most PPROF_JOBS requests at once (then 503), seconds at
+ *   most PPROF_MAX_SECONDS, a copy as ocgc_memprof_read bounds it, naming
+ *   within PPROF_NAMES_NS and PPROF_READ_BYTES of a file, the body at most
+ *   SERVE_BUF_MAX, SERVE_PPROF_CACHE symbolizers kept; so an answer comes within
+ *   PPROF_JOBS x (PPROF_NAMES_NS + the copies) + seconds, whatever the
+ *   targets do, and /metrics is not slowed by it;
+ * - a job is freed by the last of its two holders (the worker, the
+ *   connection: libmicrohttpd's completion), under the lock; at stop,
+ *   every job not answered is answered 503 and its connection resumed. */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "clock.h"
+#include "serve.h"
+
+#define PPROF_JOBS 8
+#define PPROF_MAX_SECONDS 300
+#define PPROF_NAMES_NS UINT64_C(2000000000)     /* 2 s */
+#define PPROF_READ_BYTES (UINT64_C(256) << 20)  /* of one executable */
+#define PPROF_MAX_LINES (UINT64_C(2) << 20)
+#define PPROF_STOP_NS UINT64_C(2000000000)      /* the stop's answers sent, at most */
+
+enum job_state { JOB_NEW, JOB_WAITING, JOB_DONE };
+
+struct pprof_job {
+  struct pprof_job *next;
+  struct MHD_Connection *c;
+  int pid;
+  uint64_t start_ticks;
+  int heap;                    /* /heap: inuse_space by default, else alloc_space */
+  uint64_t seconds_ns, due_ns;
+  enum job_state state;
+  unsigned holders;            /* the worker and the connection */
+  struct ocgc_source *src;     /* the worker's, while it waits */
+  struct ocgc_memprof *first;
+  unsigned status;             /* once DONE */
+  struct MHD_Response *resp;   /* once DONE; taken by the connection */
+};
+
+static void job_free(struct serve_pprof *p, struct pprof_job *j)
+{
+  p->live--;
+  pthread_cond_broadcast(&p->wake);
+  ocgc_memprof_free(j->first);
+  ocgc_source_close(j->src);
+  if (j->resp != NULL) MHD_destroy_response(j->resp);
+  free(j);
+}
+
+/* Drop one holder of [j] (the lock held); the last frees it. */
+static void job_drop(struct serve_pprof *p, struct pprof_job *j)
+{
+  if (--j->holders == 0) job_free(p, j);
+}
+
+int serve_pprof_init(struct serve_pprof *p, const char *dir)
+{
+  memset(p, 0, sizeof *p);
+  p->dir = dir;
+  if (pthread_mutex_init(&p->lock, NULL) != 0) return -1;
+  {
+    pthread_condattr_t a;
+    pthread_condattr_init(&a);
+    pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
+    if (pthread_cond_init(&p->wake, &a) != 0) {
+      pthread_condattr_destroy(&a);
+      pthread_mutex_destroy(&p->lock);
+      return -1;
+    }
+    pthread_condattr_destroy(&a);
+  }
+  return 0;
+}
+
+/* ---- who may be asked for: the watched processes ------------------------------------- */
+
+void serve_pprof_watched(struct serve_pprof *p, int pid, uint64_t start_ticks, int watched)
+{
+  size_t i;
+  pthread_mutex_lock(&p->lock);
+  for (i = 0; i < p->nmembers; i++)
+    if (p->members[i].pid == pid) break;
+  if (!watched) {
+    if (i < p->nmembers) p->members[i] = p->members[--p->nmembers];
+  } else if (i < p->nmembers) {
+    p->members[i].start_ticks = start_ticks;
+  } else {
+    if (p->nmembers == p->cap) {
+      size_t cap = p->cap ? p->cap * 2 : 64;
+      struct serve_pprof_member *m = realloc(p->members, cap * sizeof *m);
+      if (m == NULL) goto out; /* not askable: a 404, never a crash */
+      p->members = m;
+      p->cap = cap;
+    }
+    p->members[p->nmembers].pid = pid;
+    p->members[p->nmembers++].start_ticks = start_ticks;
+  }
+out:
+  pthread_mutex_unlock(&p->lock);
+}
+
+/* ---- the requests -------------------------------------------------------------------- */
+
+/* [s] as a decimal in [lo, hi]: 0 and *v, or -1. */
+static int parse_bounded(const char *s, long lo, long hi, long *v)
+{
+  char *end;
+  long x;
+  if (s == NULL || *s < '0' || *s > '9') return -1;
+  errno = 0;
+  x = strtol(s, &end, 10);
+  if (errno != 0 || *end != '\0' || x < lo || x > hi) return -1;
+  *v = x;
+  return 0;
+}
+
+int serve_pprof_submit(struct serve_pprof *p, struct MHD_Connection *c, const char *url,
+                       void **job_out, unsigned *status, char *why, size_t n)
+{
+  const char *spid = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "pid");
+  const char *ssec = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "seconds");
+  struct pprof_job *j;
+  long pid, sec = 0;
+  size_t i;
+  int heap = strcmp(url, "/debug/pprof/heap") == 0;
+  *job_out = NULL;
+  if (!heap && strcmp(url, "/debug/pprof/allocs") != 0) {
+    *status = MHD_HTTP_NOT_FOUND;
+    snprintf(why, n, "not found: /debug/pprof/allocs and /debug/pprof/heap are served\n");
+    return -1;
+  }
+  if (parse_bounded(spid, 1, 0x7fffffff, &pid) != 0) {
+    *status = MHD_HTTP_BAD_REQUEST;
+    snprintf(why, n, "bad request: pid=N is required, a process this exporter watches (/ lists "
+                     "them)\n");
+    return -1;
+  }
+  if (ssec != NULL && parse_bounded(ssec, 1, PPROF_MAX_SECONDS, &sec) != 0) {
+    *status = MHD_HTTP_BAD_REQUEST;
+    snprintf(why, n, "bad request: seconds is a whole number from 1 to %d\n", PPROF_MAX_SECONDS);
+    return -1;
+  }
+  pthread_mutex_lock(&p->lock);
+  for (i = 0; i < p->nmembers; i++)
+    if (p->members[i].pid == (int)pid) break;
+  if (i == p->nmembers || p->stopping) {
+    pthread_mutex_unlock(&p->lock);
+    *status = p->stopping ? MHD_HTTP_SERVICE_UNAVAILABLE : MHD_HTTP_NOT_FOUND;
+    snprintf(why, n, p->stopping ? "stopping\n"
+                                 : "not found: this exporter watches no process %ld\n", pid);
+    return -1;
+  }
+  if (p->njobs >= PPROF_JOBS || (j = calloc(1, sizeof *j)) == NULL) {
+    pthread_mutex_unlock(&p->lock);
+    __atomic_add_fetch(&p->busy, 1, __ATOMIC_RELAXED);
+    *status = MHD_HTTP_SERVICE_UNAVAILABLE;
+    snprintf(why, n, "busy: %d profiles are being made; ask again\n", PPROF_JOBS);
+    return -1;
+  }
+  j->c = c;
+  j->pid = (int)pid;
+  j->start_ticks = p->members[i].start_ticks;
+  j->heap = heap;
+  j->seconds_ns = (uint64_t)sec * 1000000000u;
+  j->holders = 2;
+  /* Suspended before the worker can see it: its resume then always
+   * follows this suspend. */
+  MHD_suspend_connection(c);
+  j->next = p->jobs;
+  p->jobs = j;
+  p->njobs++;
+  p->live++;
+  pthread_cond_signal(&p->wake);
+  pthread_mutex_unlock(&p->lock);
+  *job_out = j;
+  return 0;
+}
+
+struct MHD_Response *serve_pprof_take(struct serve_pprof *p, void *con_cls, unsigned *status)
+{
+  struct pprof_job *j = con_cls;
+  struct MHD_Response *r;
+  pthread_mutex_lock(&p->lock);
+  r = j->state == JOB_DONE ? j->resp : NULL;
+  *status = j->status;
+  if (r != NULL) j->resp = NULL;
+  pthread_mutex_unlock(&p->lock);
+  return r;
+}
+
+void serve_pprof_completed(struct serve_pprof *p, void *con_cls)
+{
+  pthread_mutex_lock(&p->lock);
+  job_drop(p, con_cls);
+  pthread_mutex_unlock(&p->lock);
+}
+
+/* ---- the worker ------------------------------------------------------------------------- */
+
+/* The names of [pid] (that start time): cached, else read now. */
+static struct ocgc_symbols *names(struct serve_pprof *p, int pid, uint64_t start)
+{
+  struct ocgc_symbols_opts o = OCGC_OPTS_INIT(struct ocgc_symbols_opts);
+  struct serve_pprof_cached *oldest = &p->cache[0];
+  unsigned i;
+  for (i = 0; i < SERVE_PPROF_CACHE; i++) {
+    struct serve_pprof_cached *c = &p->cache[i];
+    if (c->syms != NULL && c->pid == pid && c->start_ticks == start) {
+      c->used_ns = cm_mono_ns();
+      return c->syms;
+    }
+    if (c->syms == NULL || c->used_ns < oldest->used_ns) oldest = c;
+  }
+  ocgc_symbols_close(oldest->syms);
+  memset(oldest, 0, sizeof *oldest);
+  o.max_ns = PPROF_NAMES_NS;
+  o.max_read_bytes = PPROF_READ_BYTES;
+  o.max_lines = PPROF_MAX_LINES;
+  if (ocgc_symbols_open_pid(pid, start, &o, &oldest->syms) != 0) return NULL;
+  oldest->pid = pid;
+  oldest->start_ticks = start;
+  oldest->used_ns = cm_mono_ns();
+  return oldest->syms;
+}
+
+/* A text answer of the job's. */
+static void answer_text(struct pprof_job *j, unsigned status, const char *s)
+{
+  j->status = status;
+  j->resp = MHD_create_response_from_buffer(strlen(s), (void *)(uintptr_t)s, MHD_RESPMEM_MUST_COPY);
+  if (j->resp != NULL)
+    MHD_add_response_header(j->resp, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
+}
+
+/* [prof] as the job's pprof answer. */
+static void answer_profile(struct serve_pprof *p, struct pprof_job *j,
+                           const struct ocgc_memprof *prof)
+{
+  struct ocgc_pprof_opts o = OCGC_OPTS_INIT(struct ocgc_pprof_opts);
+  struct timespec now;
+  unsigned char *buf;
+  size_t len;
+  int err;
+  clock_gettime(CLOCK_REALTIME, &now);
+  o.time_ns = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
+  o.duration_ns = (int64_t)j->seconds_ns;
+  o.default_value_set = 1;
+  o.default_value = j->heap ? OCGC_PV_INUSE_SPACE : OCGC_PV_ALLOC_SPACE;
+  o.max_bytes = SERVE_BUF_MAX;
+  if ((err = ocgc_pprof_write(prof, names(p, j->pid, j->start_ticks), &o, &buf, &len)) != 0) {
+    answer_text(j, MHD_HTTP_INTERNAL_SERVER_ERROR,
+                err == -EFBIG ? "the profile outgrew its bound (64 MiB)\n" : "out of memory\n");
+    return;
+  }
+  j->status = MHD_HTTP_OK;
+  j->resp = MHD_create_response_from_buffer_with_free_callback(len, buf, free);
+  if (j->resp == NULL) {
+    free(buf);
+    return;
+  }
+  MHD_add_response_header(j->resp, MHD_HTTP_HEADER_CONTENT_TYPE, "application/octet-stream");
+  MHD_add_response_header(j->resp, "Content-Disposition",
+                          j->heap ? "attachment; filename=\"heap\"" : "attachment; filename=\"allocs\"");
+  __atomic_add_fetch(&p->served, 1, __ATOMIC_RELAXED);
+}
+
+/* A copy of the job's profile, or an answer saying why there is none. */
+static struct ocgc_memprof *copy(struct pprof_job *j)
+{
+  struct ocgc_memprof *m = NULL;
+  int err = ocgc_memprof_read(j->src, &m);
+  if (err == 0) return m;
+  answer_text(j, err == -ENODATA ? MHD_HTTP_NOT_FOUND : MHD_HTTP_SERVICE_UNAVAILABLE,
+              err == -ENODATA ? "not found: the process's runtime keeps no allocation profile "
+                                "(a stock OCaml 5, or an older ocgc runtime)\n"
+                              : "the process's profile could not be read now; ask again\n");
+  return NULL;
+}
+
+/* One step of job [j], with no lock held. */
+static void step(struct serve_pprof *p, struct pprof_job *j)
+{
+  struct ocgc_memprof *last, *window = NULL;
+  if (j->state == JOB_NEW) {
+    struct ocgc_attach_opts oo = OCGC_OPTS_INIT(struct ocgc_attach_opts);
+    struct ocgc_source_info info = OCGC_OPTS_INIT(struct ocgc_source_info);
+    oo.dir = p->dir;
+    if (ocgc_source_open_pid(j->pid, &oo, &j->src) != 0 || ocgc_source_info(j->src, &info) != 0 ||
+        !info.has_ext || info.start_time != j->start_ticks) {
+      answer_text(j, MHD_HTTP_NOT_FOUND, "not found: the process watched is gone, or has no "
+                                         "allocation profile\n");
+      j->state = JOB_DONE;
+      return;
+    }
+    if ((j->first = copy(j)) == NULL) {
+      j->state = JOB_DONE;
+      return;
+    }
+    if (j->seconds_ns > 0) {
+      j->due_ns = cm_mono_ns() + j->seconds_ns;
+      j->state = JOB_WAITING;
+      return;
+    }
+    answer_profile(p, j, j->first);
+    j->state = JOB_DONE;
+    return;
+  }
+  /* the end of the window */
+  if ((last = copy(j)) != NULL) {
+    int err = ocgc_memprof_delta(j->first, last, &window);
+    if (err == 0) answer_profile(p, j, window);
+    else answer_text(j, MHD_HTTP_CONFLICT, "the process's profile began anew during the window "
+                                           "(a new program in it); ask again\n");
+  }
+  ocgc_memprof_free(last);
+  ocgc_memprof_free(window);
+  j->state = JOB_DONE;
+}
+
+/* The job to work on now (the lock held), or NULL and *until the time of
+ * the next one due (0: none). */
+static struct pprof_job *next_job(struct serve_pprof *p, uint64_t now, uint64_t *until)
+{
+  struct pprof_job *j;
+  *until = 0;
+  for (j = p->jobs; j != NULL; j = j->next) {
+    if (j->state == JOB_NEW) return j;
+    if (j->state == JOB_WAITING) {
+      if (j->due_ns <= now) return j;
+      if (*until == 0 || j->due_ns < *until) *until = j->due_ns;
+    }
+  }
+  return NULL;
+}
+
+/* Take [j] off the list, resume its connection, drop the worker's hold
+ * (the lock held). */
+static void finish(struct serve_pprof *p, struct pprof_job *j)
+{
+  struct pprof_job **pp;
+  for (pp = &p->jobs; *pp != NULL; pp = &(*pp)->next)
+    if (*pp == j) {
+      *pp = j->next;
+      break;
+    }
+  p->njobs--;
+  if (j->resp == NULL && j->status == 0) answer_text(j, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
+  ocgc_source_close(j->src);
+  j->src = NULL;
+  MHD_resume_connection(j->c);
+  job_drop(p, j);
+}
+
+static void *worker(void *arg)
+{
+  struct serve_pprof *p = arg;
+  pthread_mutex_lock(&p->lock);
+  while (!p->stopping) {
+    uint64_t until, now = cm_mono_ns();
+    struct pprof_job *j = next_job(p, now, &until);
+    if (j == NULL) {
+      if (until == 0) {
+        pthread_cond_wait(&p->wake, &p->lock);
+      } else {
+        struct timespec ts = {(time_t)(until / 1000000000u), (long)(until % 1000000000u)};
+        pthread_cond_timedwait(&p->wake, &p->lock, &ts);
+      }
+      continue;
+    }
+    /* The job is the worker's alone while it is NEW or WAITING: the
+     * connection only looks at a DONE one. */
+    pthread_mutex_unlock(&p->lock);
+    step(p, j);
+    pthread_mutex_lock(&p->lock);
+    if (j->state == JOB_DONE) finish(p, j);
+  }
+  /* Stopping: whatever is left is answered 503. */
+  while (p->jobs != NULL) {
+    struct pprof_job *j = p->jobs;
+    if (j->resp != NULL) MHD_destroy_response(j->resp);
+    j->resp = NULL;
+    answer_text(j, MHD_HTTP_SERVICE_UNAVAILABLE, "stopping\n");
+    j->state = JOB_DONE;
+    finish(p, j);
+  }
+  pthread_mutex_unlock(&p->lock);
+  return NULL;
+}
+
+int serve_pprof_start(struct serve_pprof *p)
+{
+  int err = pthread_create(&p->thread, NULL, worker, p);
+  p->running = err == 0;
+  return err;
+}
+
+void serve_pprof_stop(struct serve_pprof *p)
+{
+  uint64_t deadline;
+  if (!p->running) return;
+  pthread_mutex_lock(&p->lock);
+  p->stopping = 1;
+  pthread_cond_signal(&p->wake);
+  pthread_mutex_unlock(&p->lock);
+  pthread_join(p->thread, NULL);
+  p->running = 0;
+  /* The answers given at the stop are sent by libmicrohttpd's thread once
+   * it sees their connections resumed: the server must not stop before
+   * (each connection's completion frees its job), PPROF_STOP_NS at most. */
+  pthread_mutex_lock(&p->lock);
+  deadline = cm_mono_ns() + PPROF_STOP_NS;
+  while (p->live > 0 && cm_mono_ns() < deadline) {
+    struct timespec ts = {(time_t)(deadline / 1000000000u), (long)(deadline % 1000000000u)};
+    pthread_cond_timedwait(&p->wake, &p->lock, &ts);
+  }
+  pthread_mutex_unlock(&p->lock);
+}
+
+void serve_pprof_free(struct serve_pprof *p)
+{
+  unsigned i;
+  for (i = 0; i < SERVE_PPROF_CACHE; i++) ocgc_symbols_close(p->cache[i].syms);
+  free(p->members);
+  pthread_cond_destroy(&p->wake);
+  pthread_mutex_destroy(&p->lock);
+}
