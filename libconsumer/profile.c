@@ -90,16 +90,18 @@ static void put_name(struct text *t, const char *s)
   put(t, buf, n);
 }
 
-static void put_frame(struct text *t, struct ocgc_symbols *syms, uint64_t addr)
+const char *profile_frame_name(struct ocgc_symbols *syms, uint64_t addr, char *buf, size_t n)
 {
   struct ocgc_symbol sym;
+  if (ocgc_symbols_lookup(syms, addr, 1, &sym) && sym.function != NULL) return sym.function;
+  snprintf(buf, n, "0x%" PRIx64, addr);
+  return buf;
+}
+
+static void put_frame(struct text *t, struct ocgc_symbols *syms, uint64_t addr)
+{
   char hex[24];
-  if (ocgc_symbols_lookup(syms, addr, 1, &sym) && sym.function != NULL) {
-    put_name(t, sym.function);
-    return;
-  }
-  snprintf(hex, sizeof hex, "0x%" PRIx64, addr);
-  put(t, hex, strlen(hex));
+  put_name(t, profile_frame_name(syms, addr, hex, sizeof hex));
 }
 
 int ocgc_profile_folded(const struct ocgc_memprof *p, struct ocgc_symbols *syms,

@@ -10,4 +10,13 @@
 /* The outermost frame of a stack cut at the producer's depth. */
 #define PROFILE_FRAME_CUT "(deeper-frames-not-kept)"
 
+#include <stddef.h>
+#include <stdint.h>
+
+struct ocgc_symbols;
+
+/* The name of frame [addr] (a return address): its function's, else "0x"
+ * and the address in buf[0..n) (n >= 20).  The one rule for every form. */
+const char *profile_frame_name(struct ocgc_symbols *syms, uint64_t addr, char *buf, size_t n);
+
 #endif /* OCGC_PROFILE_PRIV_H */

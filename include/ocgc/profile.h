@@ -86,6 +86,57 @@ OCGC_API int ocgc_pprof_write(const struct ocgc_memprof *p, struct ocgc_symbols 
 OCGC_API int ocgc_profile_folded(const struct ocgc_memprof *p, struct ocgc_symbols *syms,
                                  enum ocgc_profile_value v, char **out, size_t *len);
 
+/** A function of a profile (by name: the frames it has at different
+ * addresses together). */
+struct ocgc_profile_function {
+  const char *name;                 /**< as in folded form ("0x..." unnamed), the target's
+                                         bytes: escape them */
+  int64_t flat[OCGC_PV_COUNT];      /**< of the stacks whose innermost frame it is */
+  int64_t cum[OCGC_PV_COUNT];       /**< of the stacks it is in (each stack once) */
+};
+
+/** The functions of a profile, by flat figure [by] (then by name). */
+struct ocgc_profile_functions {
+  size_t n;
+  struct ocgc_profile_function *fn;
+};
+
+/** [p]'s functions into a new *out (free with
+ * ocgc_profile_functions_free; its names are its own, valid after [syms]
+ * is closed).  The overflow row and cut stacks count under their made-up
+ * frames' names.  Returns 0, -EINVAL, -ENOMEM. */
+OCGC_API int ocgc_profile_functions(const struct ocgc_memprof *p, struct ocgc_symbols *syms,
+                                    enum ocgc_profile_value by,
+                                    struct ocgc_profile_functions **out);
+OCGC_API void ocgc_profile_functions_free(struct ocgc_profile_functions *f);
+
+/** A node of a call tree: a function called by its parent's (node 0, the
+ * root, is every stack together and has no name: ""). */
+struct ocgc_profile_node {
+  const char *name;
+  uint32_t parent;                  /**< node 0's is 0 */
+  uint32_t depth;                   /**< 0 for the root, 1 for outermost frames */
+  uint32_t first_child, next_sibling; /**< 0: none; children sorted by name */
+  int64_t value[OCGC_PV_COUNT];     /**< of the stacks through it */
+};
+
+/** The call tree of a profile: the stacks merged from the outermost frame
+ * in, a frame of the same function under the same parent one node (as
+ * flame graphs draw them), in depth-first order (a node's subtree follows
+ * it). */
+struct ocgc_profile_tree {
+  size_t n;
+  struct ocgc_profile_node *node;
+};
+
+/** [p]'s call tree into a new *out (free with ocgc_profile_tree_free; its
+ * names are its own), of the stacks whose figure [v] is above 0, with
+ * every figure summed.  At most 1 + stacks x (depth + 1) nodes.  Returns 0,
+ * -EINVAL, -ENOMEM. */
+OCGC_API int ocgc_profile_tree(const struct ocgc_memprof *p, struct ocgc_symbols *syms,
+                               enum ocgc_profile_value v, struct ocgc_profile_tree **out);
+OCGC_API void ocgc_profile_tree_free(struct ocgc_profile_tree *t);
+
 #ifdef __cplusplus
 }
 #endif

@@ -11,7 +11,11 @@
  *   gzip's bytes inflate to the plain ones; a bound that is too small
  *   fails with -EFBIG;
  * - folded: outermost frame first, only stacks above 0, the sum of the
- *   lines the sum of the figures. */
+ *   lines the sum of the figures;
+ * - by function: flat (innermost frame) and cumulative (once per stack,
+ *   even in a recursion), sorted; the call tree: merged by name from the
+ *   outermost frame, children by name, depth-first, a parent at least the
+ *   sum of its children. */
 
 #include <check.h>
 #include <errno.h>
@@ -365,6 +369,88 @@ START_TEST(folded)
 }
 END_TEST
 
+/* The function named [name] of [f], or NULL. */
+static const struct ocgc_profile_function *fn_named(const struct ocgc_profile_functions *f,
+                                                    const char *name)
+{
+  size_t i;
+  for (i = 0; i < f->n; i++)
+    if (strcmp(f->fn[i].name, name) == 0) return &f->fn[i];
+  return NULL;
+}
+
+START_TEST(functions)
+{
+  struct ocgc_memprof *p = made();
+  struct ocgc_profile_functions *f;
+  const struct ocgc_profile_function *x;
+  size_t i;
+  /* a recursive stack: 0x1000 called by 0x1000 called by 0x6000 */
+  p->stack[4].depth = 3;
+  p->stack[4].frames[0] = 0x1000;
+  p->stack[4].frames[1] = 0x1000;
+  p->stack[4].frames[2] = 0x6000;
+  counts(&p->stack[4].alloc, 1, 100, 1024);
+  ck_assert_int_eq(ocgc_profile_functions(p, NULL, OCGC_PV_ALLOC_SPACE, &f), 0);
+  ck_assert_uint_eq(f->n, 7); /* 0x1000 0x2000 0x3000 0x4000 0x6000 and the two made up */
+  for (i = 1; i < f->n; i++)
+    ck_assert_int_ge(f->fn[i - 1].flat[OCGC_PV_ALLOC_SPACE], f->fn[i].flat[OCGC_PV_ALLOC_SPACE]);
+  ck_assert_ptr_nonnull(x = fn_named(f, "0x1000"));
+  ck_assert_int_eq(x->flat[OCGC_PV_ALLOC_SPACE], (5120 + 100) * 8);
+  ck_assert_int_eq(x->cum[OCGC_PV_ALLOC_SPACE], (5120 + 100) * 8); /* once per stack */
+  ck_assert_ptr_nonnull(x = fn_named(f, "0x2000"));
+  ck_assert_int_eq(x->flat[OCGC_PV_ALLOC_SPACE], 0);
+  ck_assert_int_eq(x->cum[OCGC_PV_ALLOC_SPACE], (5120 + 1536) * 8);
+  ck_assert_ptr_nonnull(x = fn_named(f, "(deeper-frames-not-kept)"));
+  ck_assert_int_eq(x->flat[OCGC_PV_ALLOC_SPACE], 0);
+  ck_assert_int_eq(x->cum[OCGC_PV_ALLOC_SPACE], 512 * 8);
+  ck_assert_ptr_nonnull(x = fn_named(f, "(ocgc-table-full)"));
+  ck_assert_int_eq(x->flat[OCGC_PV_ALLOC_SPACE], 512 * 8);
+  ck_assert_str_eq(f->fn[0].name, "0x1000"); /* the largest flat first */
+  ocgc_profile_functions_free(f);
+  ocgc_memprof_free(p);
+}
+END_TEST
+
+START_TEST(tree)
+{
+  struct ocgc_memprof *p = made();
+  struct ocgc_profile_tree *t;
+  size_t i;
+  ck_assert_int_eq(ocgc_profile_tree(p, NULL, OCGC_PV_ALLOC_SPACE, &t), 0);
+  /* root; (deeper...) > 0x4000; (ocgc-table-full); 0x2000 > 0x1000, 0x3000 */
+  ck_assert_uint_eq(t->n, 7);
+  ck_assert_str_eq(t->node[0].name, "");
+  ck_assert_int_eq(t->node[0].value[OCGC_PV_ALLOC_SPACE], (512 + 5120 + 1536 + 512) * 8);
+  ck_assert_uint_eq(t->node[0].first_child, 1);
+  /* children of the root by name: "(deeper...", "(ocgc...", "0x2000" */
+  ck_assert_str_eq(t->node[1].name, "(deeper-frames-not-kept)");
+  ck_assert_str_eq(t->node[2].name, "0x4000");
+  ck_assert_uint_eq(t->node[2].parent, 1);
+  ck_assert_uint_eq(t->node[2].depth, 2);
+  ck_assert_uint_eq(t->node[1].next_sibling, 3);
+  ck_assert_str_eq(t->node[3].name, "(ocgc-table-full)");
+  ck_assert_str_eq(t->node[4].name, "0x2000");
+  ck_assert_int_eq(t->node[4].value[OCGC_PV_ALLOC_SPACE], (5120 + 1536) * 8);
+  ck_assert_str_eq(t->node[5].name, "0x1000");
+  ck_assert_str_eq(t->node[6].name, "0x3000");
+  ck_assert_uint_eq(t->node[5].next_sibling, 6);
+  ck_assert_uint_eq(t->node[6].next_sibling, 0);
+  for (i = 0; i < t->n; i++) { /* a parent holds at least its children */
+    int64_t sum = 0;
+    uint32_t c;
+    for (c = t->node[i].first_child; c != 0; c = t->node[c].next_sibling) {
+      ck_assert_uint_eq(t->node[c].parent, i);
+      ck_assert_uint_gt(c, i);
+      sum += t->node[c].value[OCGC_PV_ALLOC_SPACE];
+    }
+    ck_assert_int_ge(t->node[i].value[OCGC_PV_ALLOC_SPACE], sum);
+  }
+  ocgc_profile_tree_free(t);
+  ocgc_memprof_free(p);
+}
+END_TEST
+
 static Suite *pprof_suite(void)
 {
   Suite *s = suite_create("pprof");
@@ -372,6 +458,8 @@ static Suite *pprof_suite(void)
   tcase_add_test(tc, values);
   tcase_add_test(tc, pprof_fields);
   tcase_add_test(tc, folded);
+  tcase_add_test(tc, functions);
+  tcase_add_test(tc, tree);
   suite_add_tcase(s, tc);
   return s;
 }
