@@ -73,6 +73,12 @@ static int bounds_of(const struct ocgc_symbols_opts *in, struct elf_bounds *b)
   return 0;
 }
 
+static int read_now_of(const struct ocgc_symbols_opts *in)
+{
+  struct ocgc_symbols_opts o;
+  return opts_read(&o, sizeof o, in) == 0 && o.read_now;
+}
+
 struct maps_ctx {
   struct ocgc_symbols *s;
   int err;
@@ -109,6 +115,8 @@ static int keep_line(char *line, void *arg)
   m->pub.offset = off;
   return 0;
 }
+
+static void load(struct ocgc_symbols *s, struct mapping *m);
 
 static void exe_identity(struct ocgc_symbols *s)
 {
@@ -156,6 +164,9 @@ int ocgc_symbols_open_pid(int pid, uint64_t start_time, const struct ocgc_symbol
     err = OCGC_E_STALE;
     goto fail;
   }
+  if (read_now_of(opts))
+    for (i = 0; i < s->nmaps; i++)
+      if (!s->maps[i].tried) load(s, &s->maps[i]);
   *out = s;
   return 0;
 fail:

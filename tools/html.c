@@ -42,6 +42,10 @@ static const char style[] =
   "stroke-width:1.5}.cause-bar{fill:#4a7fb5}.hist{display:flex;gap:1em;align-items:flex-start;"
   "flex-wrap:wrap}table.pcts{border-collapse:collapse;font-variant-numeric:tabular-nums}"
   "table.pcts td,table.pcts th{padding:.1em .6em;text-align:right;border-bottom:1px solid #eee}"
+  "table.functions{border-collapse:collapse;font-variant-numeric:tabular-nums}"
+  "table.functions td,table.functions th{padding:.1em .6em;text-align:right;"
+  "border-bottom:1px solid #eee}table.functions td:first-child{text-align:left}"
+  "svg.flame text{font-size:11px}"
   ".legend span{margin-right:1em}.note{color:#666;font-size:.9em}";
 
 void html_text(FILE *f, const char *s)
@@ -192,6 +196,8 @@ int html_write(FILE *f, const struct html_in *in)
   c.x = &x;
   c.snap = in->snap;
   c.tl = in->tl;
+  c.prof = in->prof;
+  c.syms = in->syms;
   c.t0 = x.start_ns;
   c.span = x.wall_ns;
   head(f, in, &x);
@@ -201,6 +207,7 @@ int html_write(FILE *f, const struct html_in *in)
   html_hists(&c);
   html_series(&c);
   html_causes(&c);
+  html_profile(&c);
   err = json_block(f, in, &x);
   fputs("</body>\n</html>\n", f);
   if (err == 0 && (fflush(f) != 0 || ferror(f))) err = errno ? -errno : -EIO;

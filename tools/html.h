@@ -22,6 +22,8 @@ struct html_in {
   const struct ocgc_source *src;
   const struct ocgc_snapshot *base, *snap; /* as rep_print() takes them */
   const struct ocgc_timeline *tl;               /* may be NULL: no pauses drawn */
+  const struct ocgc_memprof *prof; /* the window's allocation profile, or NULL: none */
+  struct ocgc_symbols *syms;       /* its frames' names, or NULL: addresses */
 };
 
 /* The document into [f].  0, or a negative errno (writing failed). */
@@ -61,6 +63,24 @@ void html_file_abort(struct html_file *hf);
 int html_begin(struct html_file *hf, const char *path);
 int html_finish(struct html_file *hf, const struct html_in *in);
 
+/* The allocation profile of a report's window (html_flame.c): a copy when
+ * the window begins and one when it ends, their difference the window's;
+ * for a whole file, its one copy.  Nothing when the ring keeps no profile
+ * or nothing was sampled (the report then says why). */
+struct html_prof {
+  struct ocgc_memprof *first;  /* at the window's start (a live process) */
+  struct ocgc_memprof *window; /* what html_in.prof gets, or NULL */
+  struct ocgc_symbols *syms;   /* the live process's names, or NULL */
+};
+/* A live process [pid] (start time of [src]): its names, and the first
+ * copy of a window from now; or with [whole] (a process ocgc runs, whose
+ * profile is its whole life and which may exit before the end), no copy
+ * and its names read at once. */
+void html_prof_begin(struct html_prof *hp, const struct ocgc_source *src, int pid, int whole);
+/* The window's end (or a file's one copy: html_prof_begin not called). */
+void html_prof_end(struct html_prof *hp, const struct ocgc_source *src);
+void html_prof_free(struct html_prof *hp);
+
 /* A /proc sample of live process [pid] into [tl] (nothing if it is gone). */
 void html_sample(struct ocgc_timeline *tl, int pid);
 
@@ -72,11 +92,15 @@ struct html_ctx {
   const struct ocgc_snapshot *snap;
   const struct ocgc_timeline *tl;
   uint64_t t0, span;   /* the window: start (producer clock) and length, ns */
+  const struct ocgc_memprof *prof; /* html_in's */
+  struct ocgc_symbols *syms;
 };
 
 void html_timeline(const struct html_ctx *c);
 void html_hists(const struct html_ctx *c);
 void html_series(const struct html_ctx *c);
 void html_causes(const struct html_ctx *c);
+/* html_flame.c: top functions and flame graphs of the allocation profile. */
+void html_profile(const struct html_ctx *c);
 
 #endif /* OCGC_TOOLS_HTML_H */

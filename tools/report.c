@@ -157,15 +157,17 @@ static void timeline_origin(struct ocgc_timeline *tl, const struct ocgc_source *
 }
 
 /* Read the target into [agg]: the window of a process, or a whole file;
- * then finish it (the last pauses go to the timeline) and snapshot. */
+ * then finish it (the last pauses go to the timeline) and snapshot; with
+ * [hp] (the HTML report), the window's allocation profile too. */
 static int read_target(const struct report_opts *o, struct ocgc_source *src, struct rep_meta *m,
-                       struct ocgc_agg *agg, struct ocgc_timeline *tl, struct ocgc_snapshot **base,
-                       struct ocgc_snapshot **snap)
+                       struct ocgc_agg *agg, struct ocgc_timeline *tl, struct html_prof *hp,
+                       struct ocgc_snapshot **base, struct ocgc_snapshot **snap)
 {
   struct ocgc_counters c = OCGC_OPTS_INIT(struct ocgc_counters);
   int err = 0;
   timeline_origin(tl, src, m->mode == REP_PID);
   if (m->mode == REP_PID) {
+    if (hp != NULL) html_prof_begin(hp, src, m->pid, 0);
     err = ocgc_agg_snapshot(agg, base);
     if (err == 0) tool_say_ids(src, tool_target_label(&o->t)); /* the window has begun */
     if (err == 0) html_sample(tl, m->pid);
@@ -173,6 +175,7 @@ static int read_target(const struct report_opts *o, struct ocgc_source *src, str
   } else {
     err = ocgc_agg_drain(agg, NULL, NULL);
   }
+  if (err == 0 && hp != NULL) html_prof_end(hp, src);
   if (err == 0) err = ocgc_agg_finish(agg);
   if (err == 0) err = ocgc_agg_snapshot(agg, snap);
   if (err == 0 && tl != NULL) {
@@ -189,10 +192,12 @@ static int report(const struct report_opts *o, struct ocgc_source *src, struct r
   struct ocgc_agg *agg = NULL;
   struct ocgc_snapshot *base = NULL, *snap = NULL;
   struct ocgc_timeline *tl = NULL;
+  struct html_prof hp;
   int err = hf->f != NULL ? ocgc_timeline_new(&tl) : 0;
+  memset(&hp, 0, sizeof hp);
   if (err == 0)
     err = rep_agg_new(src, m->mode == REP_PID ? OCGC_START_NOW : OCGC_START_OLDEST, tl, &agg);
-  if (err == 0) err = read_target(o, src, m, agg, tl, &base, &snap);
+  if (err == 0) err = read_target(o, src, m, agg, tl, hf->f != NULL ? &hp : NULL, &base, &snap);
   if (err) {
     err = tool_target_error(&o->t, err);
   } else if ((err = rep_print(stdout, o->json, m, src, base, snap)) != 0) {
@@ -200,9 +205,10 @@ static int report(const struct report_opts *o, struct ocgc_source *src, struct r
     err = TOOL_EXIT_ERROR;
   }
   if (hf->f != NULL && err == 0) {
-    struct html_in in = {m, src, base, snap, tl};
+    struct html_in in = {m, src, base, snap, tl, hp.window, hp.syms};
     err = html_finish(hf, &in);
   }
+  html_prof_free(&hp);
   ocgc_timeline_free(tl);
   ocgc_snapshot_free(snap);
   ocgc_snapshot_free(base);

@@ -154,6 +154,7 @@ struct run {
   char ring[4200];
   struct ocgc_timeline *tl;         /* --html: what is drawn over time, else NULL */
   struct html_file hf;         /* --html: the file (hf.f NULL: none) */
+  struct html_prof prof;       /* --html: its names, read when its ring is found */
   int said_noring;             /* the "no GC ring" line was written */
   int seen_ring;               /* its ring's name appeared in r->dir */
 };
@@ -173,6 +174,8 @@ static int try_attach(struct run *r)
   if (err == 0 && r->tl != NULL) {
     struct ocgc_source_info info = OCGC_OPTS_INIT(struct ocgc_source_info);
     if (ocgc_source_info(r->src, &info) == 0 && info.created_ns != 0) ocgc_timeline_origin(r->tl, info.created_ns);
+    /* Its names now: once it has exited, /proc has nothing to read. */
+    html_prof_begin(&r->prof, r->src, (int)r->pid, 1);
   }
   /* ENOENT: it came and went (a child that exited without PRESERVE): look
    * again next time */
@@ -316,8 +319,11 @@ static void no_report(const struct run *r, const struct rep_meta *m)
 static int html_report(struct run *r, const struct rep_meta *m, const struct ocgc_snapshot *snap)
 {
   struct ocgc_counters c = OCGC_OPTS_INIT(struct ocgc_counters);
-  struct html_in in = {m, r->src, NULL, snap, r->tl};
+  struct html_in in = {m, r->src, NULL, snap, r->tl, NULL, NULL};
   if (r->hf.f == NULL) return 0;
+  html_prof_end(&r->prof, r->src);
+  in.prof = r->prof.window;
+  in.syms = r->prof.syms;
   ocgc_snapshot_counters(snap, &c);
   ocgc_timeline_end(r->tl, c.last_event_ns);
   return html_finish(&r->hf, &in);
@@ -435,6 +441,7 @@ int cmd_run(int argc, char **argv)
   }
   ocgc_agg_free(r.agg);
   ocgc_timeline_free(r.tl);
+  html_prof_free(&r.prof);
   html_file_abort(&r.hf); /* nothing if it was written */
   ocgc_source_close(r.src);
   if (r.dir != NULL) remove_ring_dir(r.dir);

@@ -43,6 +43,9 @@ struct ocgc_symbols_opts {
   uint64_t max_ns;          /**< time to read one process's files (default 10 s):
                                  past it, what remains is left unnamed */
   int no_lines;             /**< nonzero: functions only, no DWARF read */
+  int read_now;             /**< nonzero: read every mapped file at the open, not
+                                 when first asked for (a process about to exit,
+                                 whose /proc entries will be gone) */
 };
 
 /** A file-backed executable mapping of the process (or the one file of

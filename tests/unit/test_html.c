@@ -321,7 +321,7 @@ static char *document(const char *path)
   ck_assert_int_eq(ocgc_agg_finish(agg), 0);
   ck_assert_int_eq(ocgc_agg_snapshot(agg, &s), 0);
   {
-    struct html_in in = {&m, src, NULL, s, tl};
+    struct html_in in = {&m, src, NULL, s, tl, NULL, NULL};
     CAPTURE(out, n, ck_assert_int_eq(html_write(mf_, &in), 0));
   }
   ocgc_snapshot_free(s);
