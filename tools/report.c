@@ -164,7 +164,6 @@ static int read_target(const struct report_opts *o, struct ocgc_source *src, str
 {
   struct ocgc_counters c = OCGC_OPTS_INIT(struct ocgc_counters);
   int err = 0;
-  timeline_origin(tl, src, m->mode == REP_PID);
   if (m->mode == REP_PID) {
     err = ocgc_agg_snapshot(agg, base);
     if (err == 0) tool_say_ids(src, tool_target_label(&o->t)); /* the window has begun */
@@ -190,6 +189,9 @@ static int report(const struct report_opts *o, struct ocgc_source *src, struct r
   struct ocgc_snapshot *base = NULL, *snap = NULL;
   struct ocgc_timeline *tl = NULL;
   int err = hf->f != NULL ? ocgc_timeline_new(&tl) : 0;
+  /* before the cursor starts: no event of the window is before the
+   * timeline's origin, where its time (pause time, the first bin) begins */
+  if (err == 0) timeline_origin(tl, src, m->mode == REP_PID);
   if (err == 0)
     err = rep_agg_new(src, m->mode == REP_PID ? OCGC_START_NOW : OCGC_START_OLDEST, tl, &agg);
   if (err == 0) err = read_target(o, src, m, agg, tl, &base, &snap);
