@@ -200,24 +200,15 @@ void html_timeline(const struct html_ctx *c)
 
 /* ---- histograms --------------------------------------------------------------- */
 
-#define HIST_MAX_BUCKETS 96
+#define HIST_MAX_BUCKETS OCGC_HIST_NBOUNDS
 
-/* Bucket bounds: 1, 1.5, 2, 3, 5, 7 times each power of ten from the
- * decade of the minimum up to the first bound >= the maximum, strictly
- * ascending (whole ns: no 1.5 ns). */
+/* Bucket bounds: libocgc's one scheme (ocgc_hist_bounds, 1-2-5, as ocgc
+ * top and ocgc serve count them), from the bucket of the minimum to the
+ * bucket of the maximum. */
 static unsigned hist_bounds(const struct ocgc_hist *h, uint64_t *b)
 {
-  static const double m[6] = {1, 1.5, 2, 3, 5, 7};
-  double lo, hi;
-  unsigned n = 0, i;
-  decades(ocgc_hist_min(h), ocgc_hist_max(h), &lo, &hi);
-  for (; n < HIST_MAX_BUCKETS; lo++)
-    for (i = 0; i < 6 && n < HIST_MAX_BUCKETS; i++) {
-      uint64_t v = (uint64_t)(m[i] * pow(10, lo));
-      if (n > 0 && v <= b[n - 1]) continue; /* 1.5 ns is 1 ns: bounds strictly ascend */
-      b[n++] = v;
-      if (v >= ocgc_hist_max(h)) return n;
-    }
+  unsigned lo = ocgc_hist_bucket(ocgc_hist_min(h)), hi = ocgc_hist_bucket(ocgc_hist_max(h)), n = 0;
+  for (; lo <= hi; lo++) b[n++] = ocgc_hist_bounds()[lo];
   return n;
 }
 
@@ -308,8 +299,9 @@ void html_hists(const struct html_ctx *c)
 {
   const struct ocgc_hist *p = ocgc_snapshot_pauses(c->snap);
   unsigned k;
-  fputs("<h2>Latency</h2>\n<p class=\"note\">log-scaled buckets (1, 1.5, 2, 3, 5, 7 per decade); "
-        "red lines: p50, p99, p99.9, max</p>\n", c->f);
+  fputs("<h2>Latency</h2>\n<p class=\"note\">log-scaled buckets at 1, 2 and 5 times each power "
+        "of ten (as ocgc top and ocgc serve count them), each holding the values above the "
+        "bound before it up to its own; red lines: p50, p99, p99.9, max</p>\n", c->f);
   if (ocgc_hist_count(p) > 0) hist_one(c->f, "pause", p);
   for (k = 0; k < OCGC_KIND_COUNT; k++) {
     const struct ocgc_hist *h = ocgc_snapshot_kind(c->snap, k);

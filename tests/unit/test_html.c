@@ -494,8 +494,9 @@ START_TEST(document_is_inert_and_agrees)
 }
 END_TEST
 
-/* Histogram buckets ascend strictly, even in the first decades (1.5 ns
- * is no bound of its own), and every pause is in one. */
+/* Histogram buckets are libocgc's 1-2-5 bounds (ocgc_hist_bounds, the
+ * ones ocgc top and ocgc serve use), consecutive, strictly ascending even
+ * in the first decades, and every pause is in one. */
 START_TEST(bucket_bounds_ascend)
 {
   char path[512], *doc, *svg, *end;
@@ -519,6 +520,9 @@ START_TEST(bucket_bounds_ascend)
       b = strstr(b, "data-le-ns=");
       ck_assert_int_eq(sscanf(b, "data-le-ns=\"%" SCNu64 "\" data-count=\"%" SCNu64, &le, &cnt), 2);
       ck_assert_msg(first || le > prev, "bound %" PRIu64 " after %" PRIu64, le, prev);
+      /* libocgc's 1-2-5 bounds, one after the other, as top and serve */
+      ck_assert_uint_eq(ocgc_hist_bounds()[ocgc_hist_bucket(le)], le);
+      ck_assert(first || ocgc_hist_bucket(le) == ocgc_hist_bucket(prev) + 1);
       first = 0;
       prev = le;
       sum += cnt;
