@@ -20,7 +20,8 @@
  *   aggregator's counts: nothing of the window is left out;
  * - where a count goes is where it happened, as far as the events tell:
  *   allocation happens between collections but is counted at the next
- *   minor one, so it is spread over [previous pause's end, this one's end]
+ *   minor one, so it is spread over [previous pause's end, this one's
+ *   begin] (the mutator runs between pauses, not in them)
  *   in proportion to time (an even rate is the most the events say; a
  *   comb of everything at the pause would be a picture of the counting,
  *   not of the program); promotion and collections happen inside the
@@ -266,7 +267,7 @@ static void take_counts(struct ocgc_timeline *tl, const struct ocgc_agg_pause *p
   unsigned k;
   ocgc_counters_growth(&tl->last.counts, &p->counts, &g);
   from = tl->last_end != 0 ? tl->last_end : p->counts.first_event_ns;
-  spread(tl, from < end ? from : end, end, g.allocated_bytes,
+  spread(tl, from < p->pause.begin ? from : p->pause.begin, p->pause.begin, g.allocated_bytes,
          offsetof(struct ocgc_timeline_bucket, alloc));
   b = bucket_at(tl, end);
   b->promo += g.promoted_bytes;

@@ -53,7 +53,8 @@ struct ocgc_timeline_mark {
  * - bytes allocated happen between collections, and the producer counts
  *   them at the next minor collection: they are spread over the time from
  *   the previous pause's end (the first: the first event read, or the
- *   origin) to this one's, in proportion to each bucket's share of it;
+ *   origin) to this one's begin (the program does not allocate while
+ *   stopped), in proportion to each bucket's share of that time;
  * - bytes promoted and collections happen inside the pause: they are in
  *   the bucket of its end;
  * - pause time is the time inside pauses, each pause laid at [begin,
