@@ -21,10 +21,10 @@
  * - where a count goes is where it happened, as far as the events tell:
  *   allocation happens between collections but is counted at the next
  *   minor one, so it is spread over [previous pause's end, this one's
- *   begin] (the mutator runs between pauses, not in them)
- *   in proportion to time (an even rate is the most the events say; a
- *   comb of everything at the pause would be a picture of the counting,
- *   not of the program); promotion and collections happen inside the
+ *   begin] (the mutator runs between pauses, not in them) in proportion
+ *   to time (an even rate is the most the events say; a comb of
+ *   everything at the pause would be a picture of the counting, not of
+ *   the program); promotion and collections happen inside the
  *   pause, so they go to the bucket of its end; splits are exact (the
  *   parts add up to the count);
  * - pause_ns is time inside pauses: each pause lies at [begin, begin +
@@ -37,7 +37,8 @@
  *   no running OCaml program has an empty major heap) and never drawn;
  * - each bucket keeps its longest pause (top) and its most significant
  *   (rank: compaction over major_finish over major_slice over minor, then
- *   the longest), so a kind seen in a bucket is among the marks;
+ *   the longest), so past TL_EXACT pauses the rarest kind of each bucket
+ *   is still among the marks, however many commoner ones flood it;
  * - every pause is in exact[] while total <= TL_EXACT; the TL_TOP longest
  *   are in top[] and each bucket's longest in its top, always, so the
  *   maximum and the tail (all pauses above the 1 - TL_TOP / total quantile)
