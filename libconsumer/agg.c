@@ -10,8 +10,10 @@
  * - a phase's histogram holds the spans that ended by their own end event;
  * - a pause is recorded when the stream delivers it; a snapshot adds the
  *   one a ring is building, in its copy only; the caller's on_pause sees
- *   each delivered pause once, with the kind and cause of its longest
- *   outermost collection (tracked per ring while the pause is built) and
+ *   each delivered pause once, with the kind and cause of its most
+ *   significant collection (ocgc_kind_outranks; nested ones too, since a
+ *   compaction may run inside another; tracked per ring while the pause
+ *   is built) and
  *   the event counts as of then: the questions a timeline asks, answered
  *   here so that no caller pairs collections with pauses again;
  * - a poll in which the stream met a span that ended before it began
@@ -20,7 +22,10 @@
  *   domain's span; another domain's only raises its duration to the
  *   longest (hist_grow) and may give it its cause (member_joins); major
  *   cycles come from the stream, forced majors from explicit spans, the
- *   heap from each domain's last heap counters.
+ *   heap from each domain's last heap counters;
+ * - the events' heap is a gauge: from the heap changes read, and, for a
+ *   cursor that starts now on an ocgc ring, from the producer's totals at
+ *   the start (the changes before it are not read); 0 only while unknown.
  * One aggregator must not be used by two threads at once. */
 
 #include <errno.h>
@@ -143,7 +148,8 @@ static void on_collection(const struct ocgc_collection *c, void *ctx)
   struct ocgc_cause_row *row;
   if (kind >= OCGC_KIND_COUNT || cause >= OCGC_CAUSE_SLOTS) return;
   if (c->stw_member) { member_joins(a, c, ns); return; }
-  if (c->outermost && c->span.ring < a->nrings && ns >= a->building[c->span.ring].ns) {
+  if (c->span.ring < a->nrings &&
+      !ocgc_kind_outranks(a->building[c->span.ring].kind, a->building[c->span.ring].ns, (int)kind, ns)) {
     a->building[c->span.ring].kind = (int)kind;
     a->building[c->span.ring].cause = (int)cause;
     a->building[c->span.ring].ns = ns;
@@ -156,8 +162,8 @@ static void on_collection(const struct ocgc_collection *c, void *ctx)
   if (ns > row->worst_ns) row->worst_ns = ns;
 }
 
-/* The pause to the caller's on_pause, with its kind and cause: its
- * longest outermost collection's (a member's own span on its ring). */
+/* The pause to the caller's on_pause, with its kind and cause: its most
+ * significant collection's (a member's own span on its ring). */
 static void tell_pause(struct ocgc_agg *a, const struct ocgc_pause *p)
 {
   struct ocgc_agg_pause ap;
@@ -297,6 +303,20 @@ static void stock_ids(struct ocgc_agg *a)
       a->forced_ids |= UINT64_C(1) << id;
 }
 
+/* A cursor that starts now reads none of the heap changes before it, and
+ * a program whose heap is steady writes no other: the heap its pauses
+ * carry starts as the producer's totals say it is (a gauge, so this is
+ * the heap at the window's start, not a count to difference), rather than
+ * an unknown that a picture would draw as an empty heap. */
+static void heap_from_totals(struct ocgc_agg *a)
+{
+  struct ocgc_totals t = OCGC_OPTS_INIT(struct ocgc_totals);
+  if (ocgc_source_totals(a->src, &t) != 0 || t.heap_words == 0) return;
+  a->ev.heap_bytes = t.heap_words > UINT64_MAX / 8 ? UINT64_MAX : t.heap_words * 8;
+  a->ev.top_heap_bytes = t.top_heap_words > UINT64_MAX / 8 ? UINT64_MAX : t.top_heap_words * 8;
+  if (a->ev.top_heap_bytes < a->ev.heap_bytes) a->ev.top_heap_bytes = a->ev.heap_bytes;
+}
+
 int ocgc_agg_new(struct ocgc_source *src, const struct ocgc_agg_opts *opts,
                  struct ocgc_agg **out)
 {
@@ -341,6 +361,7 @@ int ocgc_agg_new(struct ocgc_source *src, const struct ocgc_agg_opts *opts,
   co.on_lost = on_lost;
   co.ctx = a;
   if ((err = ocgc_cursor_new(src, &co, &a->cur)) != 0) { ocgc_agg_free(a); return err; }
+  if (o.start == OCGC_START_NOW && !a->stock) heap_from_totals(a);
   *out = a;
   return 0;
 }

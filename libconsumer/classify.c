@@ -1,6 +1,7 @@
 /* classify.c - what an event means to ocgc: which cause it announces, which
  * collection span it begins or ends, what a user event's slot means.  The
- * one classifier: the stream, the aggregator and the commands ask it.
+ * one classifier: the stream, the aggregator and the commands ask it; and
+ * which collection kind says most of a pause (ocgc_kind_outranks).
  *
  * Lookups are table-driven per source (phase ids by the source's numbering,
  * user slots by name, cached on first sight in the source's one slot map)
@@ -117,4 +118,11 @@ int ocgc_event_kind(const struct ocgc_source *src, const struct ocgc_event *ev, 
   if (ev->id >= sizeof src->phase_kind) return OCGC_KIND_NONE;
   if (begin != NULL) *begin = ev->type == OCGC_RT_BEGIN;
   return src->phase_kind[ev->id];
+}
+
+int ocgc_kind_outranks(int a, uint64_t a_ns, int b, uint64_t b_ns)
+{
+  if (a < 0 || a >= (int)OCGC_KIND_COUNT) return 0;
+  if (b < 0 || b >= (int)OCGC_KIND_COUNT) return 1;
+  return a != b ? a > b : a_ns > b_ns;
 }

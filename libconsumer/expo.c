@@ -20,19 +20,17 @@
 #include <strings.h>
 
 #include "ocgc/expo.h"
+#include "ocgc/hist.h"
 #include "common/utf8.h"
 
-/* 1, 2.5, 5 per decade, from 1 us to 10 s: a minor collection takes a few
- * us to a few ms, a compaction or forced major can take seconds. */
-static const uint64_t bounds_ns[OCGC_EXPO_NBUCKETS] = {
-    1000,       2500,       5000,       10000,      25000,      50000,
-    100000,     250000,     500000,     1000000,    2500000,    5000000,
-    10000000,   25000000,   50000000,   100000000,  250000000,  500000000,
-    1000000000, 2500000000, 5000000000, 10000000000};
+/* libocgc's one bucket scheme (ocgc_hist_bounds, 1-2-5), from 1 us (its
+ * bound 9) to 10 s (bound 30): a minor collection takes a few us to a few
+ * ms, a compaction or forced major can take seconds. */
+#define EXPO_FIRST_BOUND 9u
 
 const uint64_t *ocgc_expo_bounds_ns(void)
 {
-  return bounds_ns;
+  return ocgc_hist_bounds() + EXPO_FIRST_BOUND;
 }
 
 static void put(struct ocgc_expo *e, const char *s, size_t n)
@@ -266,7 +264,7 @@ void ocgc_expo_ns(struct ocgc_expo *e, const char *name, const struct ocgc_expo_
   put_line(e, name, "", labels, nlabels, ocgc_expo_seconds(ns, b, sizeof b));
 }
 
-/* The lines of a histogram: cumulative [counts] at bounds_ns, then
+/* The lines of a histogram: cumulative [counts] at ocgc_expo_bounds_ns(), then
  * +Inf ([count]), _sum ([sum_ns] as seconds) and _count. */
 static void put_hist(struct ocgc_expo *e, const char *name, const struct ocgc_expo_label *labels,
                      size_t nlabels, const uint64_t counts[OCGC_EXPO_NBUCKETS], uint64_t count,
@@ -278,7 +276,7 @@ static void put_hist(struct ocgc_expo *e, const char *name, const struct ocgc_ex
   if (n > 0) memcpy(l, labels, n * sizeof *l);
   l[n].name = "le";
   for (i = 0; i < OCGC_EXPO_NBUCKETS; i++) {
-    l[n].value = ocgc_expo_seconds(bounds_ns[i], le, sizeof le);
+    l[n].value = ocgc_expo_seconds(ocgc_expo_bounds_ns()[i], le, sizeof le);
     snprintf(v, sizeof v, "%" PRIu64, counts[i]);
     put_line(e, name, "_bucket", l, n + 1, v);
   }
@@ -296,7 +294,7 @@ void ocgc_expo_buckets(struct ocgc_expo *e, const char *name, const struct ocgc_
   uint64_t counts[OCGC_EXPO_NBUCKETS];
   size_t i;
   if (b == NULL || b->nbounds != OCGC_EXPO_NBUCKETS) return; /* not counted at our bounds */
-  /* Counted at bounds_ns (the caller's aggregator had them as its
+  /* Counted at ocgc_expo_bounds_ns() (the caller's aggregator had them as its
    * bounds): le[] is already cumulative. */
   for (i = 0; i < OCGC_EXPO_NBUCKETS; i++) counts[i] = b->le[i];
   put_hist(e, name, labels, nlabels, counts, b->count, b->sum_ns);

@@ -1,7 +1,9 @@
 /* hist.c - log-linear histograms of durations (struct ocgc_hist).
  *
  * Owns the bucket geometry (value <-> bucket index) and every ocgc_hist_*
- * function.  Written for ocgc; the design idea (a linear run of unit buckets,
+ * function, and the coarse 1-2-5 bounds every picture and export of a
+ * histogram uses (ocgc_hist_bounds: one table, so top, the HTML report
+ * and serve's le buckets cannot drift apart).  Written for ocgc; the design idea (a linear run of unit buckets,
  * then power-of-two ranges each cut into the same number of sub-buckets) is
  * HdrHistogram's.
  *
@@ -440,4 +442,32 @@ uint64_t ocgc_hist_count_le(const struct ocgc_hist *h, uint64_t ns)
   lo = bucket_index(h->min);
   for (i = lo; i <= last; i++) n = sat_add(n, h->counts[i]);
   return n;
+}
+
+/* ---- the 1-2-5 bounds (ocgc/hist.h) ---------------------------------------------- */
+
+static const uint64_t bounds_125[OCGC_HIST_NBOUNDS] = {
+#define DECADE(p) 1 * (p), 2 * (p), 5 * (p)
+  DECADE(UINT64_C(1)),          DECADE(UINT64_C(10)),          DECADE(UINT64_C(100)),
+  DECADE(UINT64_C(1000)),       DECADE(UINT64_C(10000)),       DECADE(UINT64_C(100000)),
+  DECADE(UINT64_C(1000000)),    DECADE(UINT64_C(10000000)),    DECADE(UINT64_C(100000000)),
+  DECADE(UINT64_C(1000000000)), DECADE(UINT64_C(10000000000)), DECADE(UINT64_C(100000000000)),
+  DECADE(UINT64_C(1000000000000)),
+#undef DECADE
+};
+
+const uint64_t *ocgc_hist_bounds(void)
+{
+  return bounds_125;
+}
+
+unsigned ocgc_hist_bucket(uint64_t ns)
+{
+  unsigned lo = 0, hi = OCGC_HIST_NBOUNDS - 1;
+  while (lo < hi) { /* the first bound >= ns */
+    unsigned mid = lo + (hi - lo) / 2;
+    if (bounds_125[mid] >= ns) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
 }

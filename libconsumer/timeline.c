@@ -14,9 +14,31 @@
  *   bucket merges pairs of buckets and doubles the width until it fits,
  *   so the whole window always has TL_BUCKETS buckets at most; a time
  *   before the origin counts in bucket 0;
- * - a count goes into the bucket of the sample that carries it as the
- *   difference from the previous sample (the first sample is the
- *   baseline), so sums over buckets are differences of counts;
+ * - a count is the difference between the counts a pause carries and the
+ *   previous pause's (the first pause's: from zero, the aggregator's
+ *   counts starting with its cursor), so sums over buckets are the
+ *   aggregator's counts: nothing of the window is left out;
+ * - where a count goes is where it happened, as far as the events tell:
+ *   allocation happens between collections but is counted at the next
+ *   minor one, so it is spread over [previous pause's end, this one's
+ *   begin] (the mutator runs between pauses, not in them) in proportion
+ *   to time (an even rate is the most the events say; a comb of
+ *   everything at the pause would be a picture of the counting, not of
+ *   the program); promotion and collections happen inside the
+ *   pause, so they go to the bucket of its end; splits are exact (the
+ *   parts add up to the count);
+ * - pause_ns is time inside pauses: each pause lies at [begin, begin +
+ *   duration] (its duration is the sum of its collections), clipped at
+ *   bucket edges and at the origin, and only past the end of the time
+ *   already counted (paused_to), so overlapping pauses (stock OCaml 5's
+ *   domains) count once and pause_ns <= width: a share, never above 1;
+ * - a bucket's heap is known only from a pause's figure, heap_t its time;
+ *   a heap of 0 is "not known" (the aggregator's before any heap figure:
+ *   no running OCaml program has an empty major heap) and never drawn;
+ * - each bucket keeps its longest pause (top) and its most significant
+ *   (rank: compaction over major_finish over major_slice over minor, then
+ *   the longest), so past TL_EXACT pauses the rarest kind of each bucket
+ *   is still among the marks, however many commoner ones flood it;
  * - every pause is in exact[] while total <= TL_EXACT; the TL_TOP longest
  *   are in top[] and each bucket's longest in its top, always, so the
  *   maximum and the tail (all pauses above the 1 - TL_TOP / total quantile)
@@ -30,6 +52,7 @@
  *   among the TL_RECENT latest by its duration before. */
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -62,8 +85,11 @@ struct ocgc_timeline {
   unsigned nrecent;
   uint64_t loss_from;         /* with loss_open: a loss since then */
   int loss_open;              /* events were lost: the next event ends the gap */
-  int have_counts, have_proc, live;
-  struct ocgc_agg_pause last; /* the previous pause's counts */
+  int have_proc, live;
+  struct ocgc_agg_pause last; /* the previous pause's counts (zero at first) */
+  uint64_t last_end;          /* its end (0: none yet) */
+  uint64_t paused_to;         /* pause time is counted up to here */
+  uint64_t kind_pauses[OCGC_KIND_COUNT], unknown_pauses;
   struct proc_sample last_proc;
 };
 
@@ -97,12 +123,15 @@ static void merge_bucket(struct ocgc_timeline_bucket *d, const struct ocgc_timel
   m.alloc += b->alloc;
   m.promo += b->promo;
   for (k = 0; k < OCGC_KIND_COUNT; k++) m.coll[k] += b->coll[k];
-  if (b->sample_t != 0) { m.sample_t = b->sample_t; m.heap = b->heap; m.top_heap = b->top_heap; }
+  if (b->sample_t != 0) m.sample_t = b->sample_t;
+  if (b->heap_t != 0) { m.heap_t = b->heap_t; m.heap = b->heap; m.top_heap = b->top_heap; }
   m.cpu_ns += b->cpu_ns;
   m.ctx += b->ctx;
   m.faults += b->faults;
   if (b->proc_t != 0) m.proc_t = b->proc_t;
   if (b->top.ns > m.top.ns) m.top = b->top;
+  if (b->rank.ns != 0 && (m.rank.ns == 0 || ocgc_kind_outranks(b->rank.kind, b->rank.ns, m.rank.kind, m.rank.ns)))
+    m.rank = b->rank;
   if (b->loss_to != 0) {
     if (m.loss_to == 0 || b->loss_from < m.loss_from) m.loss_from = b->loss_from;
     if (b->loss_to > m.loss_to) m.loss_to = b->loss_to;
@@ -173,22 +202,81 @@ static uint64_t diff(uint64_t now, uint64_t before)
   return now > before ? now - before : 0;
 }
 
-/* The counts [p] carries into [b], as differences from the last ones. */
-static void take_counts(struct ocgc_timeline *tl, struct ocgc_timeline_bucket *b, const struct ocgc_agg_pause *p)
+/* [n] of the uint64_t at [off] of the buckets, spread over [from, to] in
+ * proportion to each bucket's share of that time; the parts add up to n
+ * (each bucket takes the difference of two cumulative floors). */
+static void spread(struct ocgc_timeline *tl, uint64_t from, uint64_t to, uint64_t n, size_t off)
+{
+  uint64_t i, first, last, given = 0;
+  if (n == 0) return;
+  if (from < tl->origin) from = tl->origin;
+  if (to <= from) {
+    *(uint64_t *)((char *)bucket_at(tl, to) + off) += n;
+    return;
+  }
+  last = (uint64_t)(bucket_at(tl, to - 1) - tl->b); /* first: it may coarsen */
+  first = (uint64_t)(bucket_at(tl, from) - tl->b);
+  for (i = first; i <= last; i++) {
+    uint64_t end = tl->origin + (i + 1) * tl->width, upto = n;
+    if (i < last && end < to) {
+      double part = (double)n * ((double)(end - from) / (double)(to - from));
+      upto = part >= (double)n ? n : (uint64_t)part;
+    }
+    if (upto < given) upto = given;
+    *(uint64_t *)((char *)&tl->b[i] + off) += upto - given;
+    given = upto;
+  }
+}
+
+/* Time in a pause, [from, to): into the buckets it covers, clipped at
+ * their edges, past what was counted already. */
+static void pause_time(struct ocgc_timeline *tl, uint64_t from, uint64_t to)
+{
+  uint64_t i, first, last;
+  if (from < tl->paused_to) from = tl->paused_to;
+  if (from < tl->origin) from = tl->origin;
+  if (to <= from) return;
+  tl->paused_to = to;
+  last = (uint64_t)(bucket_at(tl, to - 1) - tl->b);
+  first = (uint64_t)(bucket_at(tl, from) - tl->b);
+  for (i = first; i <= last; i++) {
+    uint64_t start = tl->origin + i * tl->width, end = start + tl->width;
+    tl->b[i].pause_ns += (to < end ? to : end) - (from > start ? from : start);
+  }
+}
+
+/* A heap figure at [t]: kept if known and not older than its bucket's. */
+static void heap_at(struct ocgc_timeline *tl, uint64_t t, uint64_t heap, uint64_t top)
+{
+  struct ocgc_timeline_bucket *b;
+  if (heap == 0) return; /* not known: never drawn as an empty heap */
+  b = bucket_at(tl, t);
+  if (t == 0) t = 1;
+  if (b->heap_t > t) return;
+  b->heap_t = t;
+  b->heap = heap;
+  b->top_heap = top > heap ? top : heap;
+}
+
+/* The counts [p] carries, as differences from the last ones, each where
+ * it happened (the file's top comment). */
+static void take_counts(struct ocgc_timeline *tl, const struct ocgc_agg_pause *p)
 {
   struct ocgc_counters g = OCGC_OPTS_INIT(struct ocgc_counters);
+  struct ocgc_timeline_bucket *b;
+  uint64_t end = p->pause.end > 0 ? p->pause.end : 1, from;
   unsigned k;
-  if (tl->have_counts) {
-    ocgc_counters_growth(&tl->last.counts, &p->counts, &g);
-    b->alloc += g.allocated_bytes;
-    b->promo += g.promoted_bytes;
-    for (k = 0; k < OCGC_KIND_COUNT; k++) b->coll[k] += g.collections[k];
-  }
-  b->sample_t = p->pause.end > 0 ? p->pause.end : 1;
-  b->heap = p->counts.heap_bytes;
-  b->top_heap = p->counts.top_heap_bytes;
+  ocgc_counters_growth(&tl->last.counts, &p->counts, &g);
+  from = tl->last_end != 0 ? tl->last_end : p->counts.first_event_ns;
+  spread(tl, from < p->pause.begin ? from : p->pause.begin, p->pause.begin, g.allocated_bytes,
+         offsetof(struct ocgc_timeline_bucket, alloc));
+  b = bucket_at(tl, end);
+  b->promo += g.promoted_bytes;
+  for (k = 0; k < OCGC_KIND_COUNT; k++) b->coll[k] += g.collections[k];
+  b->sample_t = end;
+  heap_at(tl, end, p->counts.heap_bytes, p->counts.top_heap_bytes);
   tl->last = *p;
-  tl->have_counts = 1;
+  if (end > tl->last_end) tl->last_end = end;
 }
 
 /* The gap since tl->loss_from ends at [t]: into every bucket it covers. */
@@ -223,11 +311,12 @@ static void grow(struct ocgc_timeline *tl, const struct ocgc_pause *p)
     if (tl->sample[j].seq == m->seq) tl->sample[j].ns = m->ns;
   for (j = 0; j < tl->ntop; j++)
     if (tl->top[j].seq == m->seq) { tl->top[j].ns = m->ns; heap_down(tl->top, tl->ntop, j); break; }
+  pause_time(tl, m->t + p->stw_prev_ns, m->t + p->duration_ns);
   {
     struct ocgc_timeline_bucket *b = bucket_at(tl, m->t);
-    b->pause_ns += p->duration_ns - p->stw_prev_ns;
     if (m->ns > b->max_ns) b->max_ns = m->ns;
     if (b->top.seq == m->seq) b->top.ns = m->ns;
+    if (b->rank.seq == m->seq) b->rank.ns = m->ns;
   }
   if (m->ns > tl->max_ns) tl->max_ns = m->ns;
 }
@@ -257,17 +346,24 @@ void ocgc_timeline_on_pause(const struct ocgc_agg_pause *p, void *ctx)
   struct ocgc_timeline *tl = ctx;
   struct ocgc_timeline_mark m = {p->pause.begin, p->pause.duration_ns, tl->total, p->kind, p->cause};
   struct ocgc_timeline_bucket *b;
+  /* nothing set the origin: time starts with the first event read, where
+   * the counts of the first pause start (not at that pause) */
+  if (p->counts.first_event_ns != 0 && p->counts.first_event_ns < p->pause.begin)
+    ocgc_timeline_origin(tl, p->counts.first_event_ns);
   close_loss(tl, p->pause.begin);
-  take_counts(tl, bucket_at(tl, p->pause.end), p);
+  take_counts(tl, p);
   if (p->pause.stw_member) {
     if (p->pause.duration_ns > p->pause.stw_prev_ns) grow(tl, &p->pause);
     return;
   }
+  pause_time(tl, m.t, m.t + m.ns);
   b = bucket_at(tl, m.t);
   b->pauses++;
-  b->pause_ns += m.ns;
   if (m.ns > b->max_ns) b->max_ns = m.ns;
   if (b->top.ns == 0 || m.ns > b->top.ns) b->top = m;
+  if (b->rank.ns == 0 || ocgc_kind_outranks(m.kind, m.ns, b->rank.kind, b->rank.ns)) b->rank = m;
+  if (m.kind >= 0 && m.kind < (int)OCGC_KIND_COUNT) tl->kind_pauses[m.kind]++;
+  else tl->unknown_pauses++;
   if (m.ns > tl->max_ns) tl->max_ns = m.ns;
   if (tl->total < TL_EXACT) tl->exact[tl->total] = m;
   top_add(tl, &m);
@@ -335,8 +431,10 @@ unsigned ocgc_timeline_marks(const struct ocgc_timeline *tl, struct ocgc_timelin
   } else {
     memcpy(out, tl->top, sizeof out[0] * tl->ntop);
     n = tl->ntop;
-    for (i = 0; i < TL_BUCKETS; i++)
+    for (i = 0; i < TL_BUCKETS; i++) {
       if (tl->b[i].top.ns != 0) out[n++] = tl->b[i].top;
+      if (tl->b[i].rank.ns != 0) out[n++] = tl->b[i].rank;
+    }
     memcpy(out + n, tl->sample, sizeof out[0] * TL_SAMPLE);
     n += TL_SAMPLE;
     qsort(out, n, sizeof out[0], by_seq); /* then once each */
@@ -352,7 +450,8 @@ static unsigned nbuckets(const struct ocgc_timeline *tl)
 {
   unsigned n = TL_BUCKETS;
   while (n > 0 && tl->b[n - 1].pauses == 0 && tl->b[n - 1].sample_t == 0 &&
-         tl->b[n - 1].proc_t == 0 && tl->b[n - 1].loss_to == 0)
+         tl->b[n - 1].proc_t == 0 && tl->b[n - 1].loss_to == 0 && tl->b[n - 1].heap_t == 0 &&
+         tl->b[n - 1].pause_ns == 0 && tl->b[n - 1].alloc == 0)
     n--;
   return n;
 }
@@ -369,6 +468,8 @@ int ocgc_timeline_info(const struct ocgc_timeline *tl, struct ocgc_timeline_info
   o.pauses = tl->total;
   o.max_ns = tl->max_ns;
   o.live = tl->live;
+  memcpy(o.kind_pauses, tl->kind_pauses, sizeof o.kind_pauses);
+  o.unknown_pauses = tl->unknown_pauses;
   return opts_write(out, &o, sizeof o);
 }
 

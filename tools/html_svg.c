@@ -9,11 +9,14 @@
  *   from the timeline (marks, series), never re-derived from what is drawn;
  * - the timeline's data-pauses is the JSON's pause count and data-drawn the
  *   marks written, so a reader sees when marks were left out;
+ * - a mark's kind (colour, data-kind, hover text) is its pause's most
+ *   significant collection's (ocgc_kind_outranks), as the legend says,
+ *   which counts the pauses of every kind seen;
  * - names come from libocgc's tables (kinds, causes): no string of the
  *   target's reaches an attribute here, yet they go through html_text()
  *   like the rest, so a new name could not break out;
  * - output is bounded: at most OCGC_TIMELINE_MAX_MARKS marks, OCGC_TIMELINE_BUCKETS points a
- *   series, 6 buckets a decade over at most 13 decades a histogram. */
+ *   series, OCGC_HIST_NBOUNDS buckets a histogram. */
 
 #include <inttypes.h>
 #include <math.h>
@@ -135,15 +138,30 @@ static void losses(const struct html_ctx *c, const struct frame *fr)
   }
 }
 
-static void legend(FILE *f)
+/* Every kind the pauses had, with how many: a pause is drawn in the
+ * colour of its most significant collection (ocgc_kind_outranks), so
+ * the few compactions among thousands of slices are seen and counted. */
+static void legend(const struct html_ctx *c)
 {
+  struct ocgc_timeline_info ti = OCGC_OPTS_INIT(struct ocgc_timeline_info);
   unsigned k;
-  fputs("<p class=\"legend\">", f);
-  for (k = 0; k < OCGC_KIND_COUNT; k++)
-    fprintf(f, "<span><svg width=\"10\" height=\"10\" style=\"display:inline;margin:0\">"
-            "<circle class=\"key\" data-k=\"%s\" cx=\"5\" cy=\"5\" r=\"4\"/></svg> %s</span>",
-            ocgc_kind_name(k), ocgc_kind_name(k));
-  fputs("<span class=\"note\">shaded: events lost</span></p>\n", f);
+  if (c->tl != NULL) ocgc_timeline_info(c->tl, &ti);
+  fputs("<p class=\"legend\" id=\"ocgc-legend\">", c->f);
+  for (k = 0; k < OCGC_KIND_COUNT; k++) {
+    if (ti.kind_pauses[k] == 0) continue;
+    fprintf(c->f, "<span data-kind=\"%s\" data-count=\"%" PRIu64 "\"><svg width=\"10\" "
+            "height=\"10\" style=\"display:inline;margin:0\"><circle class=\"key\" "
+            "data-k=\"%s\" cx=\"5\" cy=\"5\" r=\"4\"/></svg> %s: %" PRIu64 "</span>",
+            ocgc_kind_name(k), ti.kind_pauses[k], ocgc_kind_name(k), ocgc_kind_name(k),
+            ti.kind_pauses[k]);
+  }
+  if (ti.unknown_pauses > 0)
+    fprintf(c->f, "<span data-kind=\"unknown\" data-count=\"%" PRIu64 "\"><svg width=\"10\" "
+            "height=\"10\" style=\"display:inline;margin:0\"><circle class=\"key\" "
+            "data-k=\"unknown\" cx=\"5\" cy=\"5\" r=\"4\"/></svg> unknown: %" PRIu64
+            "</span>", ti.unknown_pauses, ti.unknown_pauses);
+  fputs("<span class=\"note\">pauses by their most significant collection (compaction, "
+        "major_finish, major_slice, minor); shaded: events lost</span></p>\n", c->f);
 }
 
 void html_timeline(const struct html_ctx *c)
@@ -152,18 +170,24 @@ void html_timeline(const struct html_ctx *c)
   const struct ocgc_hist *p = ocgc_snapshot_pauses(c->snap);
   struct ocgc_timeline_mark *marks = c->tl != NULL ? malloc(sizeof *marks * OCGC_TIMELINE_MAX_MARKS) : NULL;
   unsigned n = marks != NULL ? ocgc_timeline_marks(c->tl, marks) : 0, i;
+  int k;
   uint64_t min = UINT64_MAX;
   double lo, hi;
   for (i = 0; i < n; i++) if (marks[i].ns < min) min = marks[i].ns;
   decades(n > 0 ? min : ocgc_hist_min(p), ocgc_hist_max(p), &lo, &hi);
   fputs("<h2>Pauses over time</h2>\n", c->f);
-  legend(c->f);
+  legend(c);
   fprintf(c->f, "<svg id=\"ocgc-timeline\" viewBox=\"0 0 960 300\" width=\"960\" height=\"300\" "
           "data-pauses=\"%" PRIu64 "\" data-drawn=\"%u\" data-max-ns=\"%" PRIu64 "\">\n",
           ocgc_hist_count(p), n, ocgc_hist_max(p));
   log_axis(c->f, &fr, lo, hi);
   losses(c, &fr);
-  for (i = 0; i < n; i++) mark(c, &fr, lo, hi, &marks[i]);
+  /* the rarer kinds last, on top: a compaction is not hidden under the
+   * slices around it */
+  for (k = OCGC_KIND_NONE; k < (int)OCGC_KIND_COUNT; k++)
+    for (i = 0; i < n; i++)
+      if (marks[i].kind == k || (k == OCGC_KIND_NONE && (marks[i].kind < 0 || marks[i].kind >= (int)OCGC_KIND_COUNT)))
+        mark(c, &fr, lo, hi, &marks[i]);
   time_axis(c, &fr);
   fputs("</svg>\n", c->f);
   if (n < ocgc_hist_count(p))
@@ -176,24 +200,15 @@ void html_timeline(const struct html_ctx *c)
 
 /* ---- histograms --------------------------------------------------------------- */
 
-#define HIST_MAX_BUCKETS 96
+#define HIST_MAX_BUCKETS OCGC_HIST_NBOUNDS
 
-/* Bucket bounds: 1, 1.5, 2, 3, 5, 7 times each power of ten from the
- * decade of the minimum up to the first bound >= the maximum, strictly
- * ascending (whole ns: no 1.5 ns). */
+/* Bucket bounds: libocgc's one scheme (ocgc_hist_bounds, 1-2-5, as ocgc
+ * top and ocgc serve count them), from the bucket of the minimum to the
+ * bucket of the maximum. */
 static unsigned hist_bounds(const struct ocgc_hist *h, uint64_t *b)
 {
-  static const double m[6] = {1, 1.5, 2, 3, 5, 7};
-  double lo, hi;
-  unsigned n = 0, i;
-  decades(ocgc_hist_min(h), ocgc_hist_max(h), &lo, &hi);
-  for (; n < HIST_MAX_BUCKETS; lo++)
-    for (i = 0; i < 6 && n < HIST_MAX_BUCKETS; i++) {
-      uint64_t v = (uint64_t)(m[i] * pow(10, lo));
-      if (n > 0 && v <= b[n - 1]) continue; /* 1.5 ns is 1 ns: bounds strictly ascend */
-      b[n++] = v;
-      if (v >= ocgc_hist_max(h)) return n;
-    }
+  unsigned lo = ocgc_hist_bucket(ocgc_hist_min(h)), hi = ocgc_hist_bucket(ocgc_hist_max(h)), n = 0;
+  for (; lo <= hi; lo++) b[n++] = ocgc_hist_bounds()[lo];
   return n;
 }
 
@@ -284,8 +299,9 @@ void html_hists(const struct html_ctx *c)
 {
   const struct ocgc_hist *p = ocgc_snapshot_pauses(c->snap);
   unsigned k;
-  fputs("<h2>Latency</h2>\n<p class=\"note\">log-scaled buckets (1, 1.5, 2, 3, 5, 7 per decade); "
-        "red lines: p50, p99, p99.9, max</p>\n", c->f);
+  fputs("<h2>Latency</h2>\n<p class=\"note\">log-scaled buckets at 1, 2 and 5 times each power "
+        "of ten (as ocgc top and ocgc serve count them), each holding the values above the "
+        "bound before it up to its own; red lines: p50, p99, p99.9, max</p>\n", c->f);
   if (ocgc_hist_count(p) > 0) hist_one(c->f, "pause", p);
   for (k = 0; k < OCGC_KIND_COUNT; k++) {
     const struct ocgc_hist *h = ocgc_snapshot_kind(c->snap, k);

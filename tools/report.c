@@ -165,7 +165,6 @@ static int read_target(const struct report_opts *o, struct ocgc_source *src, str
 {
   struct ocgc_counters c = OCGC_OPTS_INIT(struct ocgc_counters);
   int err = 0;
-  timeline_origin(tl, src, m->mode == REP_PID);
   if (m->mode == REP_PID) {
     if (hp != NULL) html_prof_begin(hp, src, m->pid, 0);
     err = ocgc_agg_snapshot(agg, base);
@@ -195,6 +194,9 @@ static int report(const struct report_opts *o, struct ocgc_source *src, struct r
   struct html_prof hp;
   int err = hf->f != NULL ? ocgc_timeline_new(&tl) : 0;
   memset(&hp, 0, sizeof hp);
+  /* before the cursor starts: no event of the window is before the
+   * timeline's origin, where its time (pause time, the first bin) begins */
+  if (err == 0) timeline_origin(tl, src, m->mode == REP_PID);
   if (err == 0)
     err = rep_agg_new(src, m->mode == REP_PID ? OCGC_START_NOW : OCGC_START_OLDEST, tl, &agg);
   if (err == 0) err = read_target(o, src, m, agg, tl, hf->f != NULL ? &hp : NULL, &base, &snap);

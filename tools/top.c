@@ -4,8 +4,9 @@
  * aggregator (public API only): a header (program, pid, OCaml version,
  * uptime, heap), the rates between the last two refreshes (an ocgc_interval),
  * sparklines of the last minute (top_spark.c), a pause histogram per
- * collection kind drawn as bars over 1-2-5 buckets, three a decade,
- * summed from the histogram's own buckets (ocgc_hist_iter), the cause
+ * collection kind drawn as bars over libocgc's one bucket scheme
+ * (ocgc_hist_bounds: 1-2-5, three a decade, as the HTML report and serve
+ * have them), counted at the bounds (ocgc_hist_count_le), the cause
  * table (worst total time first), and the loss.  Block characters only
  * when the locale's character set is UTF-8 (ncursesw draws them), '#'
  * and an ASCII ramp otherwise.  The aggregator reads from the oldest
@@ -47,7 +48,7 @@
 
 #define POLL_MS 100
 #define MAX_ROWS (OCGC_KIND_COUNT * OCGC_CAUSE_COUNT)
-#define BAR_BUCKETS 39 /* bar_bound(38) = 5e12 ns, above an hour */
+#define BAR_BUCKETS OCGC_HIST_NBOUNDS
 #define MIN_BARS 3
 #define MAX_BARS 18     /* six decades */
 #define CAUSE_ROOM 4    /* the cause table's title and first rows */
@@ -193,42 +194,28 @@ static int draw_sparks(struct top *tp, int row)
   return draw_spark(tp, row, "alloc", &tp->spark.alloc_bps, fmt_rate) + 1;
 }
 
-/* The bars' buckets: 1-2-5 steps, three a decade, bucket i below
- * bar_bound(i) and at or above bar_bound(i - 1); BAR_BUCKETS of them reach
- * past an hour, ocgc_hist's largest value. */
-static uint64_t bar_bound(unsigned i)
-{
-  static const unsigned step[3] = {1, 2, 5};
-  uint64_t p = 1;
-  unsigned d;
-  for (d = 0; d < i / 3; d++) p *= 10;
-  return step[i % 3] * p;
-}
-
-static unsigned bar_index(uint64_t ns)
-{
-  unsigned i = 0;
-  while (i + 1 < BAR_BUCKETS && bar_bound(i) <= ns) i++;
-  return i;
-}
-
-/* "<500ns", "<20us", "<1ms", "<5s": a bound, exactly. */
+/* "<=500ns", "<=20us", "<=1ms", "<=5s": a bound, exactly (a bucket holds
+ * the values above the bound before it, up to its own). */
 static void fmt_bound(char *buf, size_t n, uint64_t ns)
 {
-  if (ns < 1000) snprintf(buf, n, "<%" PRIu64 "ns", ns);
-  else if (ns < 1000000) snprintf(buf, n, "<%" PRIu64 "us", ns / 1000);
-  else if (ns < 1000000000) snprintf(buf, n, "<%" PRIu64 "ms", ns / 1000000);
-  else snprintf(buf, n, "<%" PRIu64 "s", ns / 1000000000);
+  if (ns < 1000) snprintf(buf, n, "<=%" PRIu64 "ns", ns);
+  else if (ns < 1000000) snprintf(buf, n, "<=%" PRIu64 "us", ns / 1000);
+  else if (ns < 1000000000) snprintf(buf, n, "<=%" PRIu64 "ms", ns / 1000000);
+  else snprintf(buf, n, "<=%" PRIu64 "s", ns / 1000000000);
 }
 
-/* [h]'s values by bar bucket, from its own buckets (each counted in the bar
- * bucket of its lowest value: within the histogram's 0.1%). */
+/* [h]'s values by bar bucket, counted at the bounds (within the
+ * histogram's 0.1%). */
 static void bar_counts(const struct ocgc_hist *h, uint64_t counts[BAR_BUCKETS])
 {
-  struct ocgc_hist_iter it;
-  memset(counts, 0, BAR_BUCKETS * sizeof counts[0]);
-  ocgc_hist_iter_init(&it, h);
-  while (ocgc_hist_iter_next(&it)) counts[bar_index(it.lowest)] += it.count;
+  const uint64_t *b = ocgc_hist_bounds();
+  uint64_t prev = 0, le;
+  unsigned i;
+  for (i = 0; i < BAR_BUCKETS; i++) {
+    le = i + 1 < BAR_BUCKETS ? ocgc_hist_count_le(h, b[i]) : ocgc_hist_count(h);
+    counts[i] = le - prev;
+    prev = le;
+  }
 }
 
 /* A bar of [count] out of [max] over [width] columns into [out]: '#'s, or
@@ -252,14 +239,15 @@ static void fmt_bar(char *out, size_t size, uint64_t count, uint64_t max, int wi
  * value's to the largest's, the rare ones below p1 folded into the first
  * (its label, an upper bound like every label, still holds), then more of
  * the low end up to p50's; if that is not enough, the top folds into a last
- * row (1 is returned: that row is "at least" its bound). */
+ * row (1 is returned: that row holds what is above the bound of the row
+ * before it). */
 static int bar_span(const struct ocgc_hist *h, int nbars, uint64_t counts[BAR_BUCKETS],
                     unsigned *lo, unsigned *hi)
 {
-  unsigned p1 = bar_index(ocgc_hist_percentile(h, 1));
-  unsigned p50 = bar_index(ocgc_hist_percentile(h, 50)), n = nbars > 1 ? (unsigned)nbars : 1;
-  *lo = bar_index(ocgc_hist_min(h));
-  *hi = bar_index(ocgc_hist_max(h));
+  unsigned p1 = ocgc_hist_bucket(ocgc_hist_percentile(h, 1));
+  unsigned p50 = ocgc_hist_bucket(ocgc_hist_percentile(h, 50)), n = nbars > 1 ? (unsigned)nbars : 1;
+  *lo = ocgc_hist_bucket(ocgc_hist_min(h));
+  *hi = ocgc_hist_bucket(ocgc_hist_max(h));
   for (; *lo < p1 || (*hi - *lo + 1 > n && *lo < p50); (*lo)++) counts[*lo + 1] += counts[*lo];
   if (*hi - *lo + 1 <= n) return 0;
   for (; *hi - *lo + 1 > n; (*hi)--) counts[*hi - 1] += counts[*hi];
@@ -288,10 +276,10 @@ static int draw_hist(struct top *tp, int row, int col, int width, int nbars, con
   attroff(A_BOLD);
   for (i = lo; total && i <= hi; i++, r++) {
     int folded = i == hi && top_folded;
-    fmt_bound(label, sizeof label, bar_bound(folded ? i - 1 : i));
+    fmt_bound(label, sizeof label, ocgc_hist_bounds()[folded ? i - 1 : i]);
     fmt_bar(bar, sizeof bar, counts[i], max, barw, tp->utf8);
-    /* the folded top: "<2ms" read as ">=2ms" */
-    mvprintw(row + r, col, " %s%-*s|", folded ? ">=" : "", folded ? 5 : 7, label + folded);
+    /* the folded top: "<=2ms" read as ">2ms" (above the row before's) */
+    mvprintw(row + r, col, " %s%-*s|", folded ? ">" : "", folded ? 6 : 7, label + 2 * folded);
     mvaddstr(row + r, col + 9, bar);
     mvprintw(row + r, col + 9 + (barw > 0 ? barw : 0), " %" PRIu64, counts[i]);
   }
@@ -445,7 +433,8 @@ static void top_usage(FILE *f)
           "  - the last minute, a sample a second: sparklines of the pause p99\n"
           "    and of the allocation rate;\n"
           "  - a pause histogram per collection kind, bars in 1-2-5 steps (three\n"
-          "    a decade: <10us <20us <50us <100us ...), with p50, p99 and max, of\n"
+          "    a decade: <=10us <=20us <=50us <=100us ..., as the HTML report and\n"
+          "    ocgc serve count them), with p50, p99 and max, of\n"
           "    the collections seen (from the oldest event the ring still held at\n"
           "    the attach);\n"
           "  - the causes: kind, cause, count, total and worst time, most total\n"

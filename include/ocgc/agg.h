@@ -57,15 +57,19 @@ struct ocgc_counters {
  * what the aggregator had counted from the events when it ended. */
 struct ocgc_agg_pause {
   struct ocgc_pause pause;    /**< the stream's pause (stw_member: see there) */
-  /** The kind (enum ocgc_kind) and cause (enum ocgc_cause) of its longest
-   * outermost collection, or OCGC_KIND_NONE and OCGC_CAUSE_NONE when none
-   * was seen (a ring past the 128th). */
+  /** The kind (enum ocgc_kind) and cause (enum ocgc_cause) of its most
+   * significant collection (ocgc_kind_outranks(): a compaction over a
+   * finished major cycle over a slice over a minor one, then the longest,
+   * nested collections included), or OCGC_KIND_NONE and OCGC_CAUSE_NONE
+   * when none was seen (a ring past the 128th). */
   int kind, cause;
   /** What the events read so far counted (exact 0: not the producer's
    * totals, so that the growth between two pauses, ocgc_counters_growth(),
    * is what happened between them, whatever the source): collections by
    * kind, bytes allocated in and promoted from the minor heap, the heap
-   * and its top as last reported; pauses as before this one. */
+   * and its top as last reported (0 while not known: before any heap
+   * figure; a cursor that starts now on an ocgc ring starts from the
+   * producer's totals); pauses as before this one. */
   struct ocgc_counters counts;
 };
 typedef void (*ocgc_agg_pause_fn)(const struct ocgc_agg_pause *p, void *ctx);

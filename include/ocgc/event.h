@@ -75,6 +75,17 @@ OCGC_API enum ocgc_meaning ocgc_event_meaning(const struct ocgc_source *src,
 OCGC_API int ocgc_event_kind(const struct ocgc_source *src, const struct ocgc_event *ev,
                              int *begin);
 
+/** Whether a collection of kind [a] that lasted [a_ns] says more of the
+ * pause it is in than one of kind [b] that lasted [b_ns]: a compaction
+ * over a finished major cycle over a major slice over a minor collection
+ * (enum ocgc_kind's order: the later kind works on more of the heap and is
+ * the rarer), then the longer, and any kind over OCGC_KIND_NONE.  A
+ * pause's kind (ocgc_agg_pause.kind, ocgc_timeline_mark.kind) is its
+ * highest collection so ranked: a compaction, which a program asks for
+ * rarely and the runtime runs after finishing a major cycle in the same
+ * stop, is seen even when that finish took longer. */
+OCGC_API int ocgc_kind_outranks(int a, uint64_t a_ns, int b, uint64_t b_ns);
+
 #ifdef __cplusplus
 }
 #endif

@@ -48,8 +48,9 @@ struct ocgc_expo_label {
 
 #define OCGC_EXPO_MAX_LABELS 8 /**< labels of one sample, le included */
 
-/** The histogram buckets' upper bounds: 1 us to 10 s, 1, 2.5 and 5 per
- * decade, then +Inf. */
+/** The histogram buckets' upper bounds: 1 us to 10 s in libocgc's one
+ * bucket scheme (ocgc_hist_bounds(): 1, 2 and 5 per decade, as `ocgc top`
+ * and the HTML report draw them), then +Inf. */
 #define OCGC_EXPO_NBUCKETS 22
 /** Those bounds in ns (OCGC_EXPO_NBUCKETS of them, ascending): give them
  * as ocgc_agg_opts.bounds_ns (or ocgc_watch_opts.bounds_ns) to count

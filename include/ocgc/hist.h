@@ -1,5 +1,6 @@
 /* ocgc/hist.h - histograms of durations: log-linear, 1 ns to 1 hour at 3
- * significant digits, mergeable, fixed memory. */
+ * significant digits, mergeable, fixed memory; and the one bucket scheme
+ * (1-2-5) every picture and export of them uses. */
 #ifndef OCGC_PUBLIC_HIST_H
 #define OCGC_PUBLIC_HIST_H
 
@@ -93,6 +94,29 @@ OCGC_API int ocgc_hist_iter_init(struct ocgc_hist_iter *it, const struct ocgc_hi
 /** Move to the next non-empty bucket: 1 and its fields in *it, or 0 once
  * past the last (then again 0). */
 OCGC_API int ocgc_hist_iter_next(struct ocgc_hist_iter *it);
+
+/* ---- the buckets every picture of a histogram uses ---------------------------- */
+
+/** The one bucket scheme ocgc draws and exports histograms with: `ocgc
+ * top`'s bars, the HTML report's histograms and `ocgc serve`'s Prometheus
+ * le buckets (ocgc_expo_bounds_ns() is a run of these bounds).  Bound i is
+ * 1, 2 or 5 (by i % 3) times 10^(i / 3) ns: three a decade, from 1 ns
+ * (bound 0) to 5000 s (bound 38, past the hour a histogram holds).  A value
+ * v is in bucket i when bound(i - 1) < v <= bound(i) (bucket 0: v <= 1 ns):
+ * Prometheus's le, a bound is the largest value of its bucket, so the
+ * differences of ocgc_hist_count_le() at consecutive bounds are the
+ * buckets' counts (within the histogram's 0.1%).
+ * Why 1-2-5: round bounds that read at a glance (20us, 500ms), no step
+ * wider than x2.5 (a log axis shows the shape), and few enough that a
+ * terminal's rows and a scrape's lines hold the range that matters. */
+#define OCGC_HIST_NBOUNDS 39u
+
+/** The bounds in ns, ascending: OCGC_HIST_NBOUNDS of them (static memory). */
+OCGC_API const uint64_t *ocgc_hist_bounds(void);
+
+/** The bucket [ns] is in: the smallest i with ns <= bound(i);
+ * OCGC_HIST_NBOUNDS - 1 for a value above the last bound. */
+OCGC_API unsigned ocgc_hist_bucket(uint64_t ns);
 
 #ifdef __cplusplus
 }

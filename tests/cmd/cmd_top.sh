@@ -72,8 +72,8 @@ restored() {
 # bar_labels TAG: the bucket labels of the minor histogram (the left column)
 # of TAG.screen, as "BOUND_NS FOLDED" lines, top to bottom
 bar_labels() {
-  awk '/^minor  *n=/ { on = 1; next } on && !/^ (<|>=)[0-9]+(ns|us|ms|s) *\|/ { exit }
-    on { l = $1; f = (l ~ /^>=/); sub(/^(<|>=)/, "", l); sub(/\|.*/, "", l)
+  awk '/^minor  *n=/ { on = 1; next } on && !/^ (<=|>)[0-9]+(ns|us|ms|s) *\|/ { exit }
+    on { l = $1; f = (l ~ /^>/); sub(/^(<=|>)/, "", l); sub(/\|.*/, "", l)
          u = l; sub(/^[0-9]+/, "", u); v = l + 0
          m = u == "us" ? 1000 : u == "ms" ? 1000000 : u == "s" ? 1000000000 : 1
          print v * m, f }' "$WORK/$1.screen"

@@ -7,6 +7,14 @@
 # - the page asks for nothing but itself (no network request, no failed
 #   resource), logs no console error and throws no exception;
 # - its full-page screenshot is a PNG of the page's size, and not blank;
+# - every rate chart is drawn over fixed time bins whose integers
+#   (data-t-ns, data-w-ns, data-v) add up to the report's own counts for
+#   the window (bytes allocated and promoted, collections by kind, time in
+#   pauses) and are exactly what its polyline draws; gc_share is never
+#   above 1; the heap is never a made-up 0, and is drawn for a window of a
+#   live program (`ocgc report PID --html`) whose heap last changed before
+#   the window; a run that compacted shows compaction marks in their
+#   colour, and the legend counts the pauses of every kind;
 # - its SVG marks agree with its own embedded JSON, which is byte for byte
 #   the `--json` report of the same data: pause marks (= data-drawn =
 #   data-pauses = pauses.count when not downsampled), the longest mark =
@@ -16,7 +24,7 @@
 # - no browser process is left behind, whatever way the test ends.
 # Without Chromium it is skipped (77) with one line (OCGC_CHROMIUM=PATH
 # names another browser binary; cdp.py otherwise tries Debian's).  About
-# 10 s (two browser starts; the live program runs 1 s).  With OCGC_SHOTS=DIR
+# 15 s (three browser starts; the live program runs 1 s, the window 1 s).  With OCGC_SHOTS=DIR
 # (`make screenshots`) it also writes DIR/report-live.png and
 # DIR/report-stock5.png, the pictures of docs/ and the README: the page's
 # top (facts, timeline, histogram of all pauses), 1040 pixels wide, each
@@ -91,8 +99,24 @@ check_eq "live: ocgc run's status" 0 "$?"
 report_json live
 check_jkey live schema_valid 1
 check_jkey live mode run
-browse live --live
+browse live --live --heap --compaction
 keep_shot live report-live.png
+
+say "== a window of a live 4.13 program with a steady heap: ocgc report PID --html"
+# The window starts after the program's last heap change, so no event in
+# it says the heap: it must still be drawn (it was drawn as 0 all along),
+# from the producer's totals at the window's start.
+compile_native steady ocgc_test.ml steady_heap.ml
+start_bg steady ./steady 30
+tpid=$BGPID
+wait_key steady steady "$tpid"
+ocgc_cmd win report "$tpid" --duration 1s --json --html "$WORK/win.html"
+check_eq "win: status" 0 "`cat "$WORK/win.rc"`"
+report_json win
+check_jkey win schema_valid 1
+check_true "win: the report has a heap" test "`jkey win heap.heap_bytes`" -gt 0
+{ kill -9 "$tpid"; wait "$tpid"; } 2>/dev/null
+browse win --live --heap
 
 say "== a stock OCaml 5.2 ring: ocgc report --file --html"
 xz -dc "$OCGC_SRCDIR/tests/fixtures/ocaml5.2/full-3695.events.xz" |

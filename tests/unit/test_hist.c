@@ -22,6 +22,7 @@
 #include <time.h>
 
 #include "ocgc/consumer.h"
+#include "ocgc/expo.h"
 #include "testutil.h"
 
 #define HOUR UINT64_C(3600000000000)
@@ -958,6 +959,32 @@ static double now_s(void)
   return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* The one bucket scheme: 1, 2, 5 times each power of ten ns from 1 ns,
+ * three a decade, past an hour; a value's bucket is the first bound it is
+ * at or below (Prometheus's le); the serve exporter's le buckets are a run
+ * of the same bounds. */
+START_TEST(bounds_125)
+{
+  const uint64_t *b = ocgc_hist_bounds();
+  static const uint64_t m[3] = {1, 2, 5};
+  uint64_t p = 1;
+  unsigned i;
+  for (i = 0; i < OCGC_HIST_NBOUNDS; i++) {
+    ck_assert_uint_eq(b[i], m[i % 3] * p);
+    if (i % 3 == 2) p *= 10;
+    ck_assert_uint_eq(ocgc_hist_bucket(b[i]), i);
+    if (i > 0) ck_assert_uint_eq(ocgc_hist_bucket(b[i - 1] + 1), i);
+  }
+  ck_assert_uint_gt(b[OCGC_HIST_NBOUNDS - 1], UINT64_C(3600000000000));
+  ck_assert_uint_eq(ocgc_hist_bucket(0), 0);
+  ck_assert_uint_eq(ocgc_hist_bucket(UINT64_MAX), OCGC_HIST_NBOUNDS - 1);
+  ck_assert_uint_eq(ocgc_hist_bucket(15000), 13); /* 10 us < v <= 20 us */
+  ck_assert_ptr_eq(ocgc_expo_bounds_ns(), b + 9);  /* 1 us ... */
+  ck_assert_uint_eq(ocgc_expo_bounds_ns()[OCGC_EXPO_NBUCKETS - 1], UINT64_C(10000000000));
+}
+END_TEST
+
+
 START_TEST(throughput)
 {
   enum { NVALS = 4096, ROUNDS = 2000 };
@@ -1026,6 +1053,7 @@ Suite *hist_suite(void)
   tcase_add_test(tc, sub_edges);
   tcase_add_test(tc, sub_refuses_non_ancestor);
   tcase_add_test(tc, sub_saturated);
+  tcase_add_test(tc, bounds_125);
   suite_add_tcase(s, tc);
 
   tc = tcase_create("throughput");

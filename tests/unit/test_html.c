@@ -166,7 +166,10 @@ START_TEST(few_pauses_all_drawn)
 }
 END_TEST
 
-/* Rates come from the counts each pause carries, as differences. */
+/* Rates come from the counts each pause carries, as differences (the
+ * first from zero: nothing of the window is left out), and allocation is
+ * where it happened: spread over the time since the pause before, so a
+ * steady rate is steady in the buckets, not a comb at the pauses. */
 START_TEST(counts_are_differences)
 {
   struct ocgc_timeline *tl = NULL;
@@ -177,10 +180,94 @@ START_TEST(counts_are_differences)
   ocgc_timeline_origin(tl, 1000);
   for (i = 0; i < 100; i++) pause_at(tl, 1000 + UINT64_C(100000000) * i, 10, 0);
   for (i = 0; i < OCGC_TIMELINE_BUCKETS; i++) alloc += ocgc_timeline_bucket(tl, i)->alloc;
-  /* the first pause is the baseline */
-  ck_assert_uint_eq(alloc, UINT64_C(100000000) * 99);
+  /* one byte a ns from 0 to the last pause's end */
+  ck_assert_uint_eq(alloc, 1000 + UINT64_C(100000000) * 99);
   ocgc_timeline_info(tl, &ti);
   ck_assert_uint_ge(ti.width, UINT64_C(100000000) * 99 / OCGC_TIMELINE_BUCKETS);
+  /* a bucket has a width's worth, but for the 10 ns of a pause in it (no
+   * allocation while stopped) and a byte or two of the cumulative floors */
+  for (i = 1; i + 1 < ti.nbuckets; i++) {
+    const struct ocgc_timeline_bucket *b = ocgc_timeline_bucket(tl, i);
+    ck_assert_msg(b->alloc + 12 >= ti.width && b->alloc <= ti.width + 2,
+                  "bucket %u: %" PRIu64 " bytes over %" PRIu64 " ns", i, b->alloc, ti.width);
+  }
+  ocgc_timeline_free(tl);
+}
+END_TEST
+
+/* Time in pauses is a share of each bucket's time: a pause longer than a
+ * bucket is clipped at the buckets' edges (it was drawn at 3.0 in its
+ * first bucket), overlapping ones count once, and nothing is lost. */
+START_TEST(pause_time_is_a_share)
+{
+  struct ocgc_timeline *tl = NULL;
+  ck_assert_int_eq(ocgc_timeline_new(&tl), 0);
+  struct ocgc_timeline_info ti = OCGC_OPTS_INIT(struct ocgc_timeline_info);
+  uint64_t sum = 0;
+  unsigned i;
+  ocgc_timeline_origin(tl, 0);
+  pause_at(tl, 500000, 3000000, OCGC_KIND_COMPACTION);   /* 3 ms from 0.5 ms */
+  pause_at(tl, 3000000, 200000, OCGC_KIND_MINOR);        /* inside the first */
+  pause_at(tl, 10000000, 100000, OCGC_KIND_MINOR);
+  ocgc_timeline_info(tl, &ti);
+  ck_assert_uint_eq(ti.width, 1000000);
+  for (i = 0; i < ti.nbuckets; i++) {
+    const struct ocgc_timeline_bucket *b = ocgc_timeline_bucket(tl, i);
+    ck_assert_msg(b->pause_ns <= ti.width, "bucket %u: %" PRIu64 " ns in pauses", i, b->pause_ns);
+    sum += b->pause_ns;
+  }
+  ck_assert_uint_eq(ocgc_timeline_bucket(tl, 0)->pause_ns, 500000);
+  ck_assert_uint_eq(ocgc_timeline_bucket(tl, 1)->pause_ns, 1000000);
+  ck_assert_uint_eq(ocgc_timeline_bucket(tl, 3)->pause_ns, 500000);
+  ck_assert_uint_eq(sum, 3000000 + 100000);
+  ck_assert_uint_eq(ti.kind_pauses[OCGC_KIND_COMPACTION], 1);
+  ck_assert_uint_eq(ti.kind_pauses[OCGC_KIND_MINOR], 2);
+  ocgc_timeline_free(tl);
+}
+END_TEST
+
+/* A heap is known only from a figure: a pause that carries none (0) puts
+ * none in its bucket, not an empty heap. */
+START_TEST(unknown_heap_is_no_figure)
+{
+  struct ocgc_timeline *tl = NULL;
+  struct ocgc_agg_pause p;
+  ck_assert_int_eq(ocgc_timeline_new(&tl), 0);
+  ocgc_timeline_origin(tl, 0);
+  pause_at(tl, 100, 10, OCGC_KIND_MINOR);
+  ck_assert_uint_ne(ocgc_timeline_bucket(tl, 0)->sample_t, 0);
+  ck_assert_uint_eq(ocgc_timeline_bucket(tl, 0)->heap_t, 0);
+  memset(&p, 0, sizeof p);
+  p.pause.begin = 2000000;
+  p.pause.end = p.pause.duration_ns = 2000010;
+  p.pause.duration_ns = 10;
+  p.kind = OCGC_KIND_MINOR;
+  p.counts.heap_bytes = 4096;
+  p.counts.top_heap_bytes = 8192;
+  ocgc_timeline_on_pause(&p, tl);
+  ck_assert_uint_eq(ocgc_timeline_bucket(tl, 2)->heap_t, 2000010);
+  ck_assert_uint_eq(ocgc_timeline_bucket(tl, 2)->heap, 4096);
+  ck_assert_uint_eq(ocgc_timeline_bucket(tl, 2)->top_heap, 8192);
+  ocgc_timeline_free(tl);
+}
+END_TEST
+
+/* Past OCGC_TIMELINE_EXACT pauses, a rare kind is still among the marks:
+ * each bucket keeps its most significant pause beside its longest. */
+START_TEST(rare_kind_kept_in_a_flood)
+{
+  struct ocgc_timeline *tl = NULL;
+  ck_assert_int_eq(ocgc_timeline_new(&tl), 0);
+  struct ocgc_timeline_mark *m = malloc(sizeof *m * OCGC_TIMELINE_MAX_MARKS);
+  unsigned i, n, compactions = 0;
+  for (i = 0; i < 50000; i++)
+    pause_at(tl, UINT64_C(1000000) * i, i % 5000 == 7 ? 1000 : 100000 + i % 1000,
+             i % 5000 == 7 ? OCGC_KIND_COMPACTION : OCGC_KIND_MINOR);
+  n = ocgc_timeline_marks(tl, m);
+  ck_assert_uint_le(n, OCGC_TIMELINE_MAX_MARKS);
+  for (i = 0; i < n; i++) compactions += m[i].kind == OCGC_KIND_COMPACTION;
+  ck_assert_uint_eq(compactions, 10);
+  free(m);
   ocgc_timeline_free(tl);
 }
 END_TEST
@@ -221,6 +308,7 @@ END_TEST
 
 #define SPAN(b, id) OCGC_EV_HEADER(2, 0, (b) ? OCGC_RT_BEGIN : OCGC_RT_END, id)
 #define UINT(slot) OCGC_EV_HEADER(3, 1, OCGC_USER_INT, slot)
+#define UNIT(slot) OCGC_EV_HEADER(2, 1, OCGC_USER_UNIT, slot)
 
 static void minor(struct rg_file *f, uint64_t b, uint64_t e)
 {
@@ -301,6 +389,53 @@ START_TEST(agg_gives_each_pause_once)
 }
 END_TEST
 
+/* A pause is of its most significant collection's kind: Gc.compact's stop
+ * (a minor collection, a major cycle finished, then a shorter compaction)
+ * is a compaction, not a major_finish (it was the longest collection's). */
+START_TEST(pause_kind_is_most_significant)
+{
+  char path[512];
+  struct got_pause g;
+  struct rg_file f;
+  struct ocgc_source *src;
+  struct ocgc_agg *agg;
+  struct ocgc_agg_opts o = OCGC_OPTS_INIT(struct ocgc_agg_opts);
+  memset(&g, 0, sizeof g);
+  ck_assert_int_eq(rg_create(&f, tu_path(path, sizeof path, tmp, "4.events"), 1, 1, 4096), 0);
+  rg_set_name(&f, 0, "ocgc.cause.minor_heap_full");
+  rg_set_name(&f, 1, "ocgc.cause.explicit");
+  rg_set_name(&f, 2, "ocgc.stop.join");
+  minor(&f, 1000000, 1100000);
+  rg_write1(&f, 0, UINT(1), 2000000, 1);
+  rg_write1(&f, 0, SPAN(1, OCGC_PH_MINOR), 2000000, 0);
+  rg_write1(&f, 0, SPAN(0, OCGC_PH_MINOR), 2100000, 0);
+  rg_write(&f, 0, UNIT(2), 2100000, NULL);
+  rg_write1(&f, 0, UINT(1), 2100000, 1);
+  rg_write1(&f, 0, SPAN(1, OCGC_PH_MAJOR_FINISH_CYCLE), 2100000, 0);
+  rg_write1(&f, 0, SPAN(0, OCGC_PH_MAJOR_FINISH_CYCLE), 2900000, 0);
+  rg_write(&f, 0, UNIT(2), 2900000, NULL);
+  rg_write1(&f, 0, UINT(1), 2900000, 1);
+  rg_write1(&f, 0, SPAN(1, OCGC_PH_COMPACT), 2900000, 0);
+  rg_write1(&f, 0, SPAN(0, OCGC_PH_COMPACT), 3000000, 0);
+  minor(&f, 5000000, 5050000);
+  rg_close(&f);
+  o.on_pause = on_pause;
+  o.ctx = &g;
+  o.poll_max_ns = TU_NO_POLL_DEADLINE;
+  ck_assert_int_eq(ocgc_source_open_path(path, NULL, &src), 0);
+  ck_assert_int_eq(ocgc_agg_new(src, &o, &agg), 0);
+  ck_assert_int_ge(ocgc_agg_poll(agg), 0);
+  ck_assert_int_eq(ocgc_agg_finish(agg), 0);
+  ck_assert_uint_eq(g.n, 3);
+  ck_assert_int_eq(g.kind[0], OCGC_KIND_MINOR);
+  ck_assert_int_eq(g.kind[1], OCGC_KIND_COMPACTION);
+  ck_assert_int_eq(g.cause[1], OCGC_CAUSE_EXPLICIT);
+  ck_assert_int_eq(g.kind[2], OCGC_KIND_MINOR);
+  ocgc_agg_free(agg);
+  ocgc_source_close(src);
+}
+END_TEST
+
 /* The document of [path] as `ocgc report --file` writes it (free it). */
 static char *document(const char *path)
 {
@@ -359,8 +494,9 @@ START_TEST(document_is_inert_and_agrees)
 }
 END_TEST
 
-/* Histogram buckets ascend strictly, even in the first decades (1.5 ns
- * is no bound of its own), and every pause is in one. */
+/* Histogram buckets are libocgc's 1-2-5 bounds (ocgc_hist_bounds, the
+ * ones ocgc top and ocgc serve use), consecutive, strictly ascending even
+ * in the first decades, and every pause is in one. */
 START_TEST(bucket_bounds_ascend)
 {
   char path[512], *doc, *svg, *end;
@@ -384,6 +520,9 @@ START_TEST(bucket_bounds_ascend)
       b = strstr(b, "data-le-ns=");
       ck_assert_int_eq(sscanf(b, "data-le-ns=\"%" SCNu64 "\" data-count=\"%" SCNu64, &le, &cnt), 2);
       ck_assert_msg(first || le > prev, "bound %" PRIu64 " after %" PRIu64, le, prev);
+      /* libocgc's 1-2-5 bounds, one after the other, as top and serve */
+      ck_assert_uint_eq(ocgc_hist_bounds()[ocgc_hist_bucket(le)], le);
+      ck_assert(first || ocgc_hist_bucket(le) == ocgc_hist_bucket(prev) + 1);
       first = 0;
       prev = le;
       sum += cnt;
@@ -410,12 +549,16 @@ static Suite *html_suite(void)
   tcase_add_test(tc, downsampling_keeps_max_and_tail);
   tcase_add_test(tc, few_pauses_all_drawn);
   tcase_add_test(tc, counts_are_differences);
+  tcase_add_test(tc, pause_time_is_a_share);
+  tcase_add_test(tc, unknown_heap_is_no_figure);
+  tcase_add_test(tc, rare_kind_kept_in_a_flood);
   tcase_add_test(tc, losses_in_buckets);
   tcase_set_timeout(tc, 60);
   suite_add_tcase(s, tc);
   tc = tcase_create("document");
   tcase_add_checked_fixture(tc, setup, teardown);
   tcase_add_test(tc, agg_gives_each_pause_once);
+  tcase_add_test(tc, pause_kind_is_most_significant);
   tcase_add_test(tc, document_is_inert_and_agrees);
   tcase_add_test(tc, bucket_bounds_ascend);
   suite_add_tcase(s, tc);
