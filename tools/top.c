@@ -7,7 +7,8 @@
  * collection kind drawn as bars over libocgc's one bucket scheme
  * (ocgc_hist_bounds: 1-2-5, three a decade, as the HTML report and serve
  * have them), counted at the bounds (ocgc_hist_count_le), the cause
- * table (worst total time first), and the loss.  Block characters only
+ * table (worst total time first), the top allocating functions of the
+ * last interval (top_alloc.c) when the process samples, and the loss.  Block characters only
  * when the locale's character set is UTF-8 (ncursesw draws them), '#'
  * and an ASCII ramp otherwise.  The aggregator reads from the oldest
  * event the ring still holds, so the histograms and the cause table have
@@ -44,6 +45,7 @@
 #include <curses.h>
 
 #include "common.h"
+#include "top_alloc.h"
 #include "top_spark.h"
 
 #define POLL_MS 100
@@ -70,6 +72,7 @@ struct top {
   uint64_t refreshes;
   int utf8;                   /* the locale's: block characters drawn */
   struct top_spark spark;     /* the last minute */
+  struct top_alloc alloc;     /* the top allocating functions, each refresh */
 };
 
 struct cause_line {
@@ -361,6 +364,43 @@ static int draw_causes(int row, const struct ocgc_snapshot *snap, int max_row)
   return row;
 }
 
+#define ALLOC_ROWS 5
+
+/* The top allocating functions of the last interval, in at most
+ * ALLOC_ROWS + 1 lines before [max_row]. */
+static int draw_alloc(struct top *tp, int row, int max_row)
+{
+  const struct top_alloc *a = &tp->alloc;
+  char esc[TOOL_ESC_SIZE(64)], rate[32];
+  size_t i;
+  if (!a->has_profile || row >= max_row) return row;
+  if (a->state != OCGC_MP_ON && (a->fns == NULL || a->fns->n == 0)) {
+    mvprintw(row++, 0, "allocation sampling is %s: 'ocgc profile %d --rate 512k' samples "
+             "for 10 s", a->state == OCGC_MP_ASIDE ? "aside (the program's Gc.Memprof runs)"
+                                                    : "off", tp->pid);
+    return row;
+  }
+  attron(A_BOLD | A_UNDERLINE);
+  mvprintw(row++, 0, "%-56s %12s %7s", "TOP ALLOCATING FUNCTIONS (sampled)", "MiB/s", "%");
+  attroff(A_BOLD | A_UNDERLINE);
+  {
+    int64_t total = 0;
+    for (i = 0; a->fns != NULL && i < a->fns->n; i++) total += a->fns->fn[i].flat[OCGC_PV_ALLOC_SPACE];
+    for (i = 0; a->fns != NULL && i < a->fns->n && i < ALLOC_ROWS && row < max_row; i++) {
+      const struct ocgc_profile_function *fn = &a->fns->fn[i];
+      int64_t b = fn->flat[OCGC_PV_ALLOC_SPACE];
+      if (b <= 0) break;
+      /* a name of the target's executable: escaped, cut to its column */
+      mvprintw(row++, 0, "%-56.56s %12.1f %6.1f%%", tool_esc(fn->name, esc, sizeof esc),
+               a->window_ns ? mib((uint64_t)b) * 1e9 / (double)a->window_ns : 0.0,
+               total > 0 ? 100.0 * (double)b / (double)total : 0.0);
+    }
+    if (i == 0 && row < max_row) mvprintw(row++, 0, "(nothing sampled in the last %s)",
+                                          cm_fmt_uptime(rate, sizeof rate, a->window_ns));
+  }
+  return row + 1;
+}
+
 static void draw(struct top *tp, const char *message)
 {
   struct ocgc_counters c = OCGC_OPTS_INIT(struct ocgc_counters);
@@ -374,7 +414,9 @@ static void draw(struct top *tp, const char *message)
   row = draw_sparks(tp, row);
   /* The histograms get what they need, the cause table the rest, the last
    * two lines are the loss and the keys. */
-  row = draw_hists(tp, row, tp->cur, LINES - 4);
+  /* the histograms leave room for the allocating functions, if any */
+  row = draw_hists(tp, row, tp->cur, LINES - 4 - (tp->alloc.has_profile ? ALLOC_ROWS + 1 : 0));
+  row = draw_alloc(tp, row, LINES - 4);
   row = draw_causes(row, tp->cur, LINES - 2);
   snprintf(line, sizeof line, "events seen %" PRIu64 "   lost %" PRIu64 "%s", c.events_seen,
            c.events_lost, c.events_lost ? (c.lost_exact ? " (exact; counters stay exact)"
@@ -536,6 +578,7 @@ static int attach(struct top *tp)
       (err = take_snapshot(tp)) != 0 ||
       (err = top_spark_start(&tp->spark, tp->agg, cm_mono_ns())) != 0)
     return err;
+  top_alloc_start(&tp->alloc, tp->src, tp->pid);
   tool_esc(tp->info.program, tp->program, sizeof tp->program);
   tool_esc(tp->info.ocaml_version, tp->ocaml, sizeof tp->ocaml);
   return 0;
@@ -615,6 +658,7 @@ static int loop(struct top *tp, uint64_t count)
     err = 0;
     if (!alive || cm_mono_ns() >= next_refresh) {
       if ((err = take_snapshot(tp)) != 0) break;
+      top_alloc_tick(&tp->alloc, tp->src, cm_mono_ns());
       next_refresh += tp->interval_ns;
       /* After a long stall (suspended with ^Z), do not refresh in a burst. */
       if (next_refresh < cm_mono_ns()) next_refresh = cm_mono_ns() + tp->interval_ns;
@@ -672,6 +716,7 @@ int cmd_top(int argc, char **argv)
   ocgc_snapshot_free(tp.cur);
   ocgc_interval_free(tp.iv);
   top_spark_free(&tp.spark);
+  top_alloc_free(&tp.alloc);
   ocgc_agg_free(tp.agg);
   ocgc_source_close(tp.src);
   return rc;

@@ -205,6 +205,10 @@ check_true "top | cat: a stat header (MINOR/s)" grep -q "MINOR/s" "$WORK/stat.ou
 check_true "top | cat: no escape sequences" sh -c "! grep -q \"`printf '\033'`\" \"$WORK/stat.out\""
 check_ge "top | cat: rows" 3 "`wc -l <"$WORK/stat.out" | tr -d ' '`"
 
+start_bg off ./target 60 "$WORK/off.stop"
+pid_off=$BGPID
+wait_key off pid "$pid_off"
+
 say "== the process exits"
 start_top t3 "$pid"
 check_true "t3 shows the view" wait_screen t3 "q quit"
@@ -213,6 +217,29 @@ check_true "a message says the process exited" wait_screen t3 "exited" 10
 check_true "the session ended" wait_gone t3 10
 check_eq "exit status" 0 "`cat "$WORK/t3.rc" 2>/dev/null`"
 check_true "terminal restored" restored t3
+
+say "== the top allocating functions of a program that samples"
+compile_native ta memprof_funs.ml top_alloc.ml
+start_bg ta env OCGC_MEMPROF=4096 ./ta "$WORK/ta.stop"
+tapid=$BGPID
+wait_key ta pid "$tapid"
+start_top t4 "$tapid"
+check_true "t4: the panel of the top allocating functions" \
+  wait_screen t4 "TOP ALLOCATING FUNCTIONS" 20
+check_true "t4: its first row is the one function that allocates" \
+  wait_screen t4 "Memprof_funs.alloc_c" 20
+check_eq "t4: Memprof_funs.alloc_c first, under the title" "Memprof_funs.alloc_c" \
+  "`awk '/TOP ALLOCATING FUNCTIONS/ { getline; print $1; exit }' "$WORK/t4.screen"`"
+tm send-keys -t t4 q
+check_true "t4: q ends it" wait_gone t4
+: >"$WORK/ta.stop"
+wait "$tapid"
+start_top t5 "$pid_off"
+check_true "a program that does not sample: one line says so" \
+  wait_screen t5 "allocation sampling is off" 20
+tm send-keys -t t5 q
+check_true "t5: q ends it" wait_gone t5
+stop_bg off "$pid_off"
 
 say "== errors"
 "$OCGC" top "$pid" >/dev/null 2>"$WORK/e1.err"
