@@ -373,7 +373,9 @@ static int window(const struct profile_args *a, struct ocgc_source *src,
     rc = TOOL_EXIT_NOPROFILE;
     goto restore;
   }
-  if (first->state == OCGC_MP_OFF && !a->has_duration && first->samples == 0) {
+  /* Off and not switched: a window would be empty, and so is a table that
+   * never sampled (one that sampled before is still worth its figures). */
+  if (first->state == OCGC_MP_OFF && !a->has_rate && (a->has_duration || first->samples == 0)) {
     tool_say("%s does not sample its allocations: 'ocgc profile %d --rate 512k' samples "
              "them for 10 s", tool_target_label(&a->t), a->t.pid);
     rc = TOOL_EXIT_NOPROFILE;

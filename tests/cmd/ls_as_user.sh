@@ -16,13 +16,7 @@ compile_native lifecycle ocgc_test.ml lifecycle.ml
 
 # What nobody runs: copies of this build's ocgc and libocgc, and the
 # program, in a folder all may read (the build may be under /root).
-chmod 0711 "$WORK" && mkdir -m 0755 "$WORK/pub" || hard_error "cannot make $WORK/pub"
-if test -x "$OCGC_BUILDDIR/tools/.libs/ocgc"; then
-  cp "$OCGC_BUILDDIR/tools/.libs/ocgc" "$WORK/pub/" &&
-    cp -P "$OCGC_BUILDDIR"/.libs/libocgc.so* "$WORK/pub/"
-else
-  cp "$OCGC" "$WORK/pub/"
-fi || hard_error "cannot copy ocgc"
+nobody_ocgc "$WORK/pub"
 cp "$WORK/lifecycle" "$WORK/pub/" && chmod -R a+rX "$WORK/pub" || hard_error "cannot copy the program"
 mkdir -m 0700 "$WORK/nev" && chown 65534 "$WORK/nev" || hard_error "cannot make nobody's folder"
 as_nobody() {

@@ -3,7 +3,8 @@
 # (tests/ocaml/profile_live.ml, built with -g: alloc_a, alloc_b and alloc_c
 # allocate 1:2:4, retain keeps K arrays), read back by Debian's `go tool
 # pprof`:
-# 1. sampled from the start (OCGC_MEMPROF), the whole profile: each known
+# 1. sampled from the start (OCGC_MEMPROF), the whole profile, its
+#    executable replaced on disk before the profile is taken: each known
 #    function by its OCaml name within 5 standard deviations of its known
 #    bytes (pprof -top), the retained arrays in use within the bound,
 #    file and line of each (pprof -lines: memprof_funs.ml and the line of
@@ -13,7 +14,10 @@
 #    for the window only (the ring says on during it, off after), SIGINT
 #    ending it early and the profile still written, the known functions
 #    within the bound;
-# 3. one line and exit 9 for a program that does not sample.
+# 3. a program running its own Gc.Memprof: --rate stands aside, one line,
+#    exit 9, the rate put back;
+# 4. as user nobody, root's program: one line, exit 8, its rate untouched;
+# 5. one line and exit 9 for a program that does not sample.
 # Without go (golang-go) it is skipped with one line.
 . "$OCGC_SRCDIR/tests/lib/lib.sh"
 . "$OCGC_SRCDIR/tests/lib/attach_lib.sh"
@@ -30,13 +34,16 @@ OCAMLFLAGS=-g compile_native pl memprof_funs.ml profile_live.ml
 top() { cp "$WORK/$1.pb.gz" "$WORK/$1.$2.pb.gz" && pprof_top "$1.$2" -sample_index="$2"; }
 within() { pprof_within "$1" "$2" "$3" $W; }
 
-# 1. The whole profile.
-start_bg whole env OCGC_MEMPROF=$RATE ./pl "$WORK/whole" $N $K
+# 1. The whole profile, of a copy of the program whose file is replaced
+# once it runs: the frames are named from the file the process maps.
+cp "$WORK/pl" "$WORK/pl1" || hard_error "cannot copy pl"
+start_bg whole env OCGC_MEMPROF=$RATE ./pl1 "$WORK/whole" $N $K
 pid=$BGPID
 mkdir -p "$WORK/whole"
 wait_key whole ready "$pid"
 : >"$WORK/whole/go"
 wait_key whole allocated "$pid"
+cp /bin/true "$WORK/pl1.new" && mv -f "$WORK/pl1.new" "$WORK/pl1" || hard_error "cannot replace pl1"
 for f in pprof folded json; do
   "$OCGC" profile "$pid" --format $f -o "$WORK/whole.$f" 2>"$WORK/whole.$f.err"
   check_eq "profile --format $f: exit 0" 0 $?
@@ -66,7 +73,7 @@ go tool pprof -traces -sample_index=alloc_space "$WORK/whole.pb.gz" >"$WORK/whol
 check_true "pprof -traces: alloc_c called by Profile_live.entry" \
   awk '/Memprof_funs.alloc_c$/ { getline; if ($1 == "Profile_live.entry") ok = 1 } END { exit !ok }' \
   "$WORK/whole.traces"
-check_true "pprof: the build id of the executable" \
+check_true "pprof: the build id of the executable (replaced on disk since)" \
   sh -c "go tool pprof -raw '$WORK/whole.pb.gz' 2>/dev/null | grep -q \"`LC_ALL=C readelf -n "$WORK/pl" | awk '/Build ID/ { print $3 }'`\""
 # the other forms: the same total
 total=`pprof_total whole.alloc_space`
@@ -114,7 +121,47 @@ done
 : >"$WORK/win/end"
 wait "$pid"
 
-# 3. Not sampling, no --rate: one line, exit 9.
+# 3. Its own Gc.Memprof runs: --rate is applied but ocgc stands aside;
+# one line, exit 9, and the rate put back.
+mkdir -p "$WORK/own"
+start_bg own ./pl "$WORK/own" 1000 10 own
+pid=$BGPID
+wait_key own ready "$pid"
+"$OCGC" profile "$pid" --rate $RATE --duration 2s -o "$WORK/own.pb.gz" 2>"$WORK/own.prof.err"
+check_eq "profile of a program running Gc.Memprof: exit 9" 9 $?
+check_true "... it says so" grep -q "runs its own Gc.Memprof" "$WORK/own.prof.err"
+check_false "... and no file" test -e "$WORK/own.pb.gz"
+"$OCGC" dump --pid "$pid" >"$WORK/own.dump" 2>&1
+check_dkey own memprof.rate_bytes 0
+: >"$WORK/own/go"
+wait_key own allocated "$pid"
+: >"$WORK/own/end"
+wait "$pid"
+
+# 4. Another user may not look, let alone switch: one line, exit 8.
+why=`nobody_why`
+if test -n "$why"; then
+  say "SKIP part: cannot run as another user: $why"
+else
+  nobody_ocgc "$WORK/pub"
+  mkdir -p "$WORK/np"
+  start_bg np ./pl "$WORK/np" 1000 10
+  pid=$BGPID
+  wait_key np ready "$pid"
+  (cd "$WORK/pub" && setpriv --reuid=65534 --regid=65534 --clear-groups env \
+     LD_LIBRARY_PATH="$WORK/pub" ./ocgc profile "$pid" --rate $RATE --duration 1s \
+     -o /dev/null >/dev/null 2>"$WORK/np.prof.err")
+  check_eq "nobody: profile of root's program: exit 8" 8 $?
+  check_eq "nobody: one line" 1 "`wc -l <"$WORK/np.prof.err" | tr -d ' '`"
+  "$OCGC" dump --pid "$pid" >"$WORK/np.dump" 2>&1
+  check_dkey np memprof.rate_changes 0
+  : >"$WORK/np/go"
+  wait_key np allocated "$pid"
+  : >"$WORK/np/end"
+  wait "$pid"
+fi
+
+# 5. Not sampling, no --rate: one line, exit 9.
 start_bg off ./pl "$WORK/off" 1000 10
 pid=$BGPID
 mkdir -p "$WORK/off"
@@ -125,6 +172,9 @@ check_eq "... one line" 1 "`wc -l <"$WORK/off.prof.err" | tr -d ' '`"
 check_false "... and no file" test -e "$WORK/off.pb.gz"
 "$OCGC" profile "$pid" --rate 12 2>"$WORK/bad.err" >/dev/null
 check_eq "--rate below 64 bytes: a usage error" 2 $?
+"$OCGC" profile "$pid" --duration 1s -o "$WORK/off2.pb.gz" 2>"$WORK/off2.prof.err"
+check_eq "a window of a program that does not sample, no --rate: exit 9" 9 $?
+check_false "... and no file" test -e "$WORK/off2.pb.gz"
 : >"$WORK/off/go"
 wait_key off allocated "$pid"
 : >"$WORK/off/end"

@@ -125,6 +125,21 @@ nobody_why() {
   fi
 }
 
+# nobody_ocgc DIR: copies of this build's ocgc (and libocgc) in DIR, made
+# with $WORK searchable by all, which uid 65534 can run: the build may be
+# in a folder others cannot enter (/root).  Run it with
+# LD_LIBRARY_PATH=DIR.
+nobody_ocgc() {
+  chmod 0711 "$WORK" && mkdir -p -m 0755 "$1" || hard_error "cannot make $1"
+  if test -x "$OCGC_BUILDDIR/tools/.libs/ocgc"; then
+    cp "$OCGC_BUILDDIR/tools/.libs/ocgc" "$1/" &&
+      cp -P "$OCGC_BUILDDIR"/.libs/libocgc.so* "$1/"
+  else
+    cp "$OCGC" "$1/"
+  fi || hard_error "cannot copy ocgc"
+  chmod -R a+rX "$1"
+}
+
 # ---- setup ------------------------------------------------------------------------
 
 # ocgc_init: check the environment the harness gives, make the private

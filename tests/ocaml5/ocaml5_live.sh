@@ -16,6 +16,8 @@
 #   slices are as many (it takes part in every collection), and the second
 #   domain's own slices are in it (tid 1: per-domain durations);
 # - ocgc ls --json lists both processes, stock ("ocaml": "5"), running;
+# - ocgc profile says in one line that a stock runtime keeps no
+#   allocation profile (exit 9);
 # - ocgc report PID --duration 3s on programs that keep churning: a window
 #   of about 3 s from the attach (not the clock's origin), GC share < 1;
 #   ocgc dump says the numbering and where it came from (the executable,
@@ -89,6 +91,12 @@ bg trace "$OCGC" trace "$PARENT" -o "$RUN/trace.json" --duration 120s
 for r in rep_parent rep_child stat trace; do wait_said "$RUN/$r.err"; done
 "$OCGC" ls --json >"$RUN/ls.out" 2>"$RUN/ls.err"
 check_eq "ls: exit status" 0 $?
+# A stock runtime keeps no allocation profile: ocgc profile says so, once.
+"$OCGC" profile "$PARENT" --rate 64k -o "$RUN/p.pb.gz" >/dev/null 2>"$RUN/profile.err"
+check_eq "profile of a stock program: exit 9" 9 $?
+check_eq "profile of a stock program: one line" 1 "`wc -l <"$RUN/profile.err" | tr -d ' '`"
+check_true "profile of a stock program: it says why" grep -q "no allocation profile" "$RUN/profile.err"
+check_false "profile of a stock program: no file" test -e "$RUN/p.pb.gz"
 : >"$RUN/parent.go"
 : >"$RUN/child.go"
 wait_file "$RUN/parent.stat"
