@@ -356,7 +356,10 @@ static int window(const struct profile_args *a, struct ocgc_source *src,
      * for the window (the samples of a program that did not collect
      * meanwhile are none: it allocated nothing). */
     rc = switch_rate(a, src, a->rate, a->duration_ns);
-    if (rc == 1) {
+    if (rc == 1 && tool_stop) {
+      tool_say("stopped before %s read the request: no window", tool_target_label(&a->t));
+      rc = 128 + tool_stop;
+    } else if (rc == 1) {
       tool_say("%s did not read the request in %.1f s (a program reads it at a minor "
                "collection): it allocated nothing to sample", tool_target_label(&a->t),
                (double)(cm_mono_ns() - t0) / 1e9);

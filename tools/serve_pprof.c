@@ -27,7 +27,11 @@
  *   targets do, and /metrics is not slowed by it;
  * - a job is freed by the last of its two holders (the worker, the
  *   connection: libmicrohttpd's completion), under the lock; at stop,
- *   every job not answered is answered 503 and its connection resumed. */
+ *   every job not answered is answered 503 and its connection resumed;
+ * - no libmicrohttpd call is made with the lock held (it has locks of its
+ *   own, held when it calls back into this file), but the suspend in
+ *   serve_pprof_submit, made in the request's own callback before the
+ *   worker may see the job. */
 
 #include <errno.h>
 #include <inttypes.h>
@@ -360,7 +364,10 @@ static struct pprof_job *next_job(struct serve_pprof *p, uint64_t now, uint64_t 
 }
 
 /* Take [j] off the list, resume its connection, drop the worker's hold
- * (the lock held). */
+ * (called with the lock held, which it releases around the resume:
+ * libmicrohttpd takes a lock of its own there, and holds it when it calls
+ * serve_pprof_completed, which takes ours; the job lives on meanwhile by
+ * the worker's hold). */
 static void finish(struct serve_pprof *p, struct pprof_job *j)
 {
   struct pprof_job **pp;
@@ -373,7 +380,9 @@ static void finish(struct serve_pprof *p, struct pprof_job *j)
   if (j->resp == NULL && j->status == 0) answer_text(j, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
   ocgc_source_close(j->src);
   j->src = NULL;
+  pthread_mutex_unlock(&p->lock);
   MHD_resume_connection(j->c);
+  pthread_mutex_lock(&p->lock);
   job_drop(p, j);
 }
 
