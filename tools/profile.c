@@ -299,13 +299,15 @@ static int emit(const struct profile_args *a, const struct ocgc_memprof *p,
     return TOOL_EXIT_ERROR;
   }
   if (a->out != NULL) {
-    int fd;
+    int fd = -1;
     if ((err = cm_afile_open(&af, a->out)) != 0 || (fd = dup(af.fd)) < 0 ||
         (f = fdopen(fd, "w")) == NULL) {
-      tool_say("cannot write %s: %s", a->out, strerror(err ? -err : errno));
+      int e = err ? -err : errno;
+      tool_say("cannot write %s: %s", a->out, strerror(e));
+      if (fd >= 0) close(fd);
       if (err == 0) cm_afile_abort(&af);
       free(bytes);
-      return TOOL_EXIT_ERROR;
+      return e == EACCES || e == EPERM || e == EROFS ? TOOL_EXIT_DENIED : TOOL_EXIT_ERROR;
     }
   }
   if (a->format == FMT_JSON) write_json(f, a, p, syms, window_ns);

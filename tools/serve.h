@@ -68,7 +68,7 @@ struct serve_pprof_member {
 };
 struct serve_pprof_cached {
   int pid;
-  uint64_t start_ticks, used_ns;
+  uint64_t start_ticks, ring_ns, used_ns;
   struct ocgc_symbols *syms;
 };
 struct serve_pprof {

@@ -57,6 +57,7 @@ struct pprof_job {
   struct MHD_Connection *c;
   int pid;
   uint64_t start_ticks;
+  uint64_t ring_ns;            /* its ring's creation: an exec makes another */
   int heap;                    /* /heap: inuse_space by default, else alloc_space */
   uint64_t seconds_ns, due_ns;
   enum job_state state;
@@ -227,15 +228,17 @@ void serve_pprof_completed(struct serve_pprof *p, void *con_cls)
 
 /* ---- the worker ------------------------------------------------------------------------- */
 
-/* The names of [pid] (that start time): cached, else read now. */
-static struct ocgc_symbols *names(struct serve_pprof *p, int pid, uint64_t start)
+/* The names of [pid] (that start time, and the ring made at [ring_ns]: a
+ * process that execs keeps its pid and start time, and makes a new ring
+ * for its new image): cached, else read now. */
+static struct ocgc_symbols *names(struct serve_pprof *p, int pid, uint64_t start, uint64_t ring_ns)
 {
   struct ocgc_symbols_opts o = OCGC_OPTS_INIT(struct ocgc_symbols_opts);
   struct serve_pprof_cached *oldest = &p->cache[0];
   unsigned i;
   for (i = 0; i < SERVE_PPROF_CACHE; i++) {
     struct serve_pprof_cached *c = &p->cache[i];
-    if (c->syms != NULL && c->pid == pid && c->start_ticks == start) {
+    if (c->syms != NULL && c->pid == pid && c->start_ticks == start && c->ring_ns == ring_ns) {
       c->used_ns = cm_mono_ns();
       return c->syms;
     }
@@ -249,6 +252,7 @@ static struct ocgc_symbols *names(struct serve_pprof *p, int pid, uint64_t start
   if (ocgc_symbols_open_pid(pid, start, &o, &oldest->syms) != 0) return NULL;
   oldest->pid = pid;
   oldest->start_ticks = start;
+  oldest->ring_ns = ring_ns;
   oldest->used_ns = cm_mono_ns();
   return oldest->syms;
 }
@@ -277,7 +281,7 @@ static void answer_profile(struct serve_pprof *p, struct pprof_job *j,
   o.default_value_set = 1;
   o.default_value = j->heap ? OCGC_PV_INUSE_SPACE : OCGC_PV_ALLOC_SPACE;
   o.max_bytes = SERVE_BUF_MAX;
-  if ((err = ocgc_pprof_write(prof, names(p, j->pid, j->start_ticks), &o, &buf, &len)) != 0) {
+  if ((err = ocgc_pprof_write(prof, names(p, j->pid, j->start_ticks, j->ring_ns), &o, &buf, &len)) != 0) {
     answer_text(j, MHD_HTTP_INTERNAL_SERVER_ERROR,
                 err == -EFBIG ? "the profile outgrew its bound (64 MiB)\n" : "out of memory\n");
     return;
@@ -322,6 +326,7 @@ static void step(struct serve_pprof *p, struct pprof_job *j)
       j->state = JOB_DONE;
       return;
     }
+    j->ring_ns = info.created_ns;
     if ((j->first = copy(j)) == NULL) {
       j->state = JOB_DONE;
       return;
