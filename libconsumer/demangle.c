@@ -48,7 +48,7 @@ size_t ocgc_ocaml_demangle(const char *sym, char *out, size_t n)
     if (c == '_' && i + 1 < len && sym[i + 1] == '_' && i + 2 < len) {
       c = '.';
       i++;
-    } else if (c == '$' && i + 2 < len + 0 && hexval(sym[i + 1]) >= 0 && hexval(sym[i + 2]) >= 0) {
+    } else if (c == '$' && i + 2 < len && hexval(sym[i + 1]) >= 0 && hexval(sym[i + 2]) >= 0) {
       int v = hexval(sym[i + 1]) * 16 + hexval(sym[i + 2]);
       if (v > 0x20 && v < 0x7f) {
         c = (char)v;

@@ -174,7 +174,7 @@ static int read_symbols(struct elf_image *img, Elf *e, Elf_Scn *scn, const GElf_
     f->size = sym.st_size;
     if ((f->name = pool_add(img, name, strlen(name))) == UINT32_MAX) return -ENOMEM;
     f->demangled = NOT_OCAML;
-    if (ocgc_ocaml_demangle(f->name == UINT32_MAX ? "" : img->pool + f->name, dem, sizeof dem) > 0 &&
+    if (ocgc_ocaml_demangle(img->pool + f->name, dem, sizeof dem) > 0 &&
         (f->demangled = pool_add(img, dem, strlen(dem))) == UINT32_MAX)
       return -ENOMEM;
     img->nfuncs++;

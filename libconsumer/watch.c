@@ -228,8 +228,9 @@ static void proc_remove(struct ocgc_watch *w, struct proc **pp, struct proc *p)
       proc_figures(w, p);
     }
     if (w->o.by_program) programs_retire(&w->progs, &p->pub);
-    if (w->o.on_gone != NULL) w->o.on_gone(&p->pub, w->o.ctx);
   }
+  /* Every process told added is told gone, read whole or not. */
+  if (w->o.on_gone != NULL) w->o.on_gone(&p->pub, w->o.ctx);
   *pp = p->next;
   w->st.processes--;
   proc_free(p);

@@ -42,11 +42,17 @@ int tool_exit_code(int err)
   }
 }
 
+/* One line, whole: stderr is unbuffered (each call a write), and a
+ * command's threads (serve's poll thread saying a ring failed, its main
+ * thread saying where it listens) must not cut each other's lines, which
+ * scripts read. */
 static void vsay(const char *fmt, va_list ap)
 {
+  flockfile(stderr);
   fprintf(stderr, "ocgc %s: ", tool_name);
   vfprintf(stderr, fmt, ap);
   fputc('\n', stderr);
+  funlockfile(stderr);
 }
 
 void tool_say(const char *fmt, ...)

@@ -167,7 +167,7 @@ static void render_kinds(struct serve *sv, unsigned wanted, struct serve_body **
 static void *poll_thread(void *arg)
 {
   struct serve *sv = arg;
-  uint64_t next = 0;
+  uint64_t next = 0, members_ns = cm_mono_ns();
   pthread_mutex_lock(&sv->lock);
   while (!sv->stopping) {
     struct serve_body *fresh[BODY_KINDS];
@@ -185,6 +185,10 @@ static void *poll_thread(void *arg)
       next = now; /* and a turn of polls right after */
     } else {
       next = serve_set_poll(&sv->set, now);
+    }
+    if (now - members_ns >= SERVE_MEMBERS_NS) { /* who /debug/pprof may ask for */
+      serve_set_members(&sv->set);
+      members_ns = now;
     }
 
     pthread_mutex_lock(&sv->lock);
@@ -898,6 +902,7 @@ int cmd_serve(int argc, char **argv)
      * most FIRST_READ_NS; what is not read by then is read on the poll
      * thread's turns. */
     serve_set_refresh(&sv.set, cm_mono_ns() + FIRST_READ_NS);
+    serve_set_members(&sv.set);
     if ((rc = poll_start(&sv, &poller)) != 0) {
       tool_say("cannot start the poll thread: %s", strerror(rc));
       rc = TOOL_EXIT_ERROR;

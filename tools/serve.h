@@ -81,7 +81,7 @@ struct serve_pprof {
   unsigned njobs;
   unsigned live;              /* jobs not freed: answered ones not yet sent too */
   struct serve_pprof_member *members; /* the processes watched: who may be asked for */
-  size_t nmembers, cap;
+  size_t nmembers;
   const char *dir;            /* --dir */
   struct serve_pprof_cached cache[SERVE_PPROF_CACHE]; /* the worker's alone */
   uint64_t served, busy;      /* profiles served, requests refused for want of room
@@ -94,9 +94,9 @@ int serve_pprof_start(struct serve_pprof *p); /* 0 or an errno */
  * server stops, so that it still sends those answers. */
 void serve_pprof_stop(struct serve_pprof *p);
 void serve_pprof_free(struct serve_pprof *p);
-/* Process [pid] (start time [start_ticks]) is watched, or not any more
- * (watched 0): who may be asked for. */
-void serve_pprof_watched(struct serve_pprof *p, int pid, uint64_t start_ticks, int watched);
+/* Who may be asked for: the [n] processes of [m] (an array taken over),
+ * instead of the last list. */
+void serve_pprof_members(struct serve_pprof *p, struct serve_pprof_member *m, size_t n);
 /* A request for [url] on [c] (admitted, its head whole): 0 with *job the
  * connection's new con_cls (the connection suspended until the answer is
  * ready), or -1 with the answer to give now (*status, why). */
@@ -128,7 +128,8 @@ struct serve_set {
                                  thread, atomically) */
   uint64_t heads_cut;         /* connections cut for a head past its deadline
                                  (serve.c's main thread, atomically) */
-  struct serve_pprof *pprof;  /* told which processes are watched; may be NULL */
+  struct serve_pprof *pprof;  /* told which processes are watched (serve_set_members);
+                                 may be NULL */
   /* Asked at every ring: nonzero when the caller wants the turn to end
    * (a scrape is waiting); may be NULL. */
   int (*yield)(void *ctx);
@@ -144,6 +145,11 @@ int serve_set_add_pid(struct serve_set *s, int pid);
 
 /* ocgc_watch_refresh() until [deadline] (cm_mono_ns()). */
 void serve_set_refresh(struct serve_set *s, uint64_t deadline);
+
+/* Tell s->pprof which processes are watched now (the poll thread, every
+ * SERVE_MEMBERS_NS, and once before it starts). */
+#define SERVE_MEMBERS_NS 250000000u
+void serve_set_members(struct serve_set *s);
 
 /* ocgc_watch_poll(): the cm_mono_ns() of the next turn. */
 uint64_t serve_set_poll(struct serve_set *s, uint64_t now);

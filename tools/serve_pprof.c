@@ -13,8 +13,9 @@
  * resumes the connection with the answer.
  *
  * Invariants:
- * - only a process the watch holds is opened, and only if its start time
- *   is the one watched (a pid reused is not followed); the worker opens
+ * - only a process the watch holds is opened (the poll thread tells the
+ *   list every SERVE_MEMBERS_NS), and only if its start time is the one
+ *   watched (a pid reused is not followed); the worker opens
  *   rings and executables through libocgc's rules (the kernel's links,
  *   never a path a target wrote) and holds no lock while it reads them;
  * - sampling is never switched: the profile is what the process samples
@@ -105,29 +106,15 @@ int serve_pprof_init(struct serve_pprof *p, const char *dir)
 
 /* ---- who may be asked for: the watched processes ------------------------------------- */
 
-void serve_pprof_watched(struct serve_pprof *p, int pid, uint64_t start_ticks, int watched)
+void serve_pprof_members(struct serve_pprof *p, struct serve_pprof_member *m, size_t n)
 {
-  size_t i;
+  struct serve_pprof_member *old;
   pthread_mutex_lock(&p->lock);
-  for (i = 0; i < p->nmembers; i++)
-    if (p->members[i].pid == pid) break;
-  if (!watched) {
-    if (i < p->nmembers) p->members[i] = p->members[--p->nmembers];
-  } else if (i < p->nmembers) {
-    p->members[i].start_ticks = start_ticks;
-  } else {
-    if (p->nmembers == p->cap) {
-      size_t cap = p->cap ? p->cap * 2 : 64;
-      struct serve_pprof_member *m = realloc(p->members, cap * sizeof *m);
-      if (m == NULL) goto out; /* not askable: a 404, never a crash */
-      p->members = m;
-      p->cap = cap;
-    }
-    p->members[p->nmembers].pid = pid;
-    p->members[p->nmembers++].start_ticks = start_ticks;
-  }
-out:
+  old = p->members;
+  p->members = m;
+  p->nmembers = n;
   pthread_mutex_unlock(&p->lock);
+  free(old);
 }
 
 /* ---- the requests -------------------------------------------------------------------- */

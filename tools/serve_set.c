@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <regex.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "common.h"
 #include "serve.h"
@@ -33,19 +34,6 @@ static void said_error(const struct ocgc_watched *p, int err, void *ctx)
            tool_esc(p->program, prog, sizeof prog), ocgc_strerror(err));
 }
 
-/* Who /debug/pprof may be asked about: the processes watched. */
-static void added(const struct ocgc_watched *p, void *ctx)
-{
-  const struct serve_set *s = ctx;
-  if (s->pprof != NULL) serve_pprof_watched(s->pprof, p->pid, p->start_ticks, 1);
-}
-
-static void gone(const struct ocgc_watched *p, void *ctx)
-{
-  const struct serve_set *s = ctx;
-  if (s->pprof != NULL) serve_pprof_watched(s->pprof, p->pid, p->start_ticks, 0);
-}
-
 int serve_set_start(struct serve_set *s)
 {
   struct ocgc_watch_opts o = OCGC_OPTS_INIT(struct ocgc_watch_opts);
@@ -64,8 +52,6 @@ int serve_set_start(struct serve_set *s)
   o.nbounds = OCGC_EXPO_NBUCKETS;
   o.yield = s->yield != NULL ? yield_asked : NULL;
   o.on_error = said_error;
-  o.on_added = added;
-  o.on_gone = gone;
   o.by_program = s->by_program;
   o.ctx = s;
   if ((err = ocgc_watch_new(&o, &s->watch)) != 0) {
@@ -114,4 +100,19 @@ void serve_set_free(struct serve_set *s)
 {
   ocgc_watch_free(s->watch);
   s->watch = NULL;
+}
+
+void serve_set_members(struct serve_set *s)
+{
+  const struct ocgc_watched *p;
+  struct serve_pprof_member *m;
+  size_t n = 0, cap = 0;
+  if (s->pprof == NULL) return;
+  for (p = ocgc_watch_next(s->watch, NULL); p != NULL; p = ocgc_watch_next(s->watch, p)) cap++;
+  if ((m = calloc(cap ? cap : 1, sizeof *m)) == NULL) return; /* the last list stands */
+  for (p = ocgc_watch_next(s->watch, NULL); p != NULL && n < cap; p = ocgc_watch_next(s->watch, p)) {
+    m[n].pid = p->pid;
+    m[n++].start_ticks = p->start_ticks;
+  }
+  serve_pprof_members(s->pprof, m, n); /* taken over */
 }

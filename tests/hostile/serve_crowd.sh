@@ -64,6 +64,10 @@ while :; do
   get w /metrics >/dev/null
   n=`grep -c '^ocaml_gc_heap_chunks{pid=' "$WORK/w"`
   test "$n" -ge $want && break
+  if ! kill -0 "$srv" 2>/dev/null; then
+    sed 's/^/srv: /' "$WORK/srv.err" | head -n 60
+    hard_error "ocgc serve exited while the crowd was being watched"
+  fi
   _n=$((_n + 1)); test $_n -le 300 || { say "watched: $n"; break; }
   sleep 0.5
 done

@@ -1410,6 +1410,32 @@ START_TEST(watch_follows_and_lets_go)
 }
 END_TEST
 
+/* Every process told added is told gone, also one that went before any
+ * refresh read it whole (an agent keeping its own list of the watched
+ * processes, as serve's /debug/pprof, must not keep it for ever). */
+START_TEST(watch_tells_every_going)
+{
+  struct child c = start(tmp, P_OK);
+  struct ocgc_watch_opts o = OCGC_OPTS_INIT(struct ocgc_watch_opts);
+  struct watch_seen n = {0};
+  struct ocgc_watch *w;
+  pid_t pid = c.pid;
+  o.on_added = on_added;
+  o.on_gone = on_gone;
+  o.ctx = &n;
+  ck_assert_int_eq(ocgc_watch_new(&o, &w), 0);
+  ck_assert_int_eq(ocgc_watch_add_pid(w, c.pid), 0);
+  ck_assert_int_eq(n.added, 1);
+  ck_assert_ptr_null(ocgc_watch_next(w, NULL)->snap); /* never read whole */
+  stop(&c);
+  ocgc_watch_refresh(w, cm_mono_ns() + 10000000000u);
+  ck_assert_ptr_null(ocgc_watch_next(w, NULL));
+  ck_assert_int_eq(n.gone, 1);
+  ck_assert_int_eq(n.gone_pid, pid);
+  ocgc_watch_free(w);
+}
+END_TEST
+
 /* Options and outputs are read by the library's one rule; a process's
  * figures are the kernel's, and a pid with no process has none. */
 START_TEST(watch_opts_and_figures)
@@ -1502,6 +1528,7 @@ Suite *attach_suite(void)
   tcase_add_unchecked_fixture(tc, setup, teardown);
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, watch_follows_and_lets_go);
+  tcase_add_test(tc, watch_tells_every_going);
   tcase_add_test(tc, watch_opts_and_figures);
   suite_add_tcase(s, tc);
   return s;
