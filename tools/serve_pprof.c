@@ -162,14 +162,16 @@ int serve_pprof_submit(struct serve_pprof *p, struct MHD_Connection *c, const ch
   for (i = 0; i < p->nmembers; i++)
     if (p->members[i].pid == (int)pid) break;
   if (i == p->nmembers || p->stopping) {
+    int stopping = p->stopping;
     pthread_mutex_unlock(&p->lock);
-    *status = p->stopping ? MHD_HTTP_SERVICE_UNAVAILABLE : MHD_HTTP_NOT_FOUND;
-    snprintf(why, n, p->stopping ? "stopping\n"
-                                 : "not found: this exporter watches no process %ld\n", pid);
+    *status = stopping ? MHD_HTTP_SERVICE_UNAVAILABLE : MHD_HTTP_NOT_FOUND;
+    snprintf(why, n, stopping ? "stopping\n"
+                              : "not found: this exporter watches no process %ld\n", pid);
     return -1;
   }
   if (p->njobs >= PPROF_JOBS || (j = calloc(1, sizeof *j)) == NULL) {
     pthread_mutex_unlock(&p->lock);
+    /* A counter alone: relaxed, nothing is ordered by it (read by /metrics). */
     __atomic_add_fetch(&p->busy, 1, __ATOMIC_RELAXED);
     *status = MHD_HTTP_SERVICE_UNAVAILABLE;
     snprintf(why, n, "busy: %d profiles are being made; ask again\n", PPROF_JOBS);
@@ -282,7 +284,7 @@ static void answer_profile(struct serve_pprof *p, struct pprof_job *j,
   MHD_add_response_header(j->resp, MHD_HTTP_HEADER_CONTENT_TYPE, "application/octet-stream");
   MHD_add_response_header(j->resp, "Content-Disposition",
                           j->heap ? "attachment; filename=\"heap\"" : "attachment; filename=\"allocs\"");
-  __atomic_add_fetch(&p->served, 1, __ATOMIC_RELAXED);
+  __atomic_add_fetch(&p->served, 1, __ATOMIC_RELAXED); /* a counter alone, as busy */
 }
 
 /* A copy of the job's profile, or an answer saying why there is none. */
