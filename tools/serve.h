@@ -86,6 +86,8 @@ struct serve_pprof {
   struct serve_pprof_cached cache[SERVE_PPROF_CACHE]; /* the worker's alone */
   uint64_t served, busy;      /* profiles served, requests refused for want of room
                                  (atomic: read by /metrics) */
+  uint64_t windows;           /* seconds= windows under way, their first copy taken
+                                 (atomic: read by /metrics) */
 };
 /* 0, or -1 (a mutex or condition variable could not be made). */
 int serve_pprof_init(struct serve_pprof *p, const char *dir);

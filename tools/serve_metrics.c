@@ -63,6 +63,9 @@ static void own(struct ocgc_expo *e, const struct serve_set *s)
     own_u64(e, "ocgc_serve_pprof_profiles_total", "counter",
             "Allocation profiles served (/debug/pprof/allocs and /debug/pprof/heap).",
             __atomic_load_n(&s->pprof->served, __ATOMIC_RELAXED));
+    own_u64(e, "ocgc_serve_pprof_windows", "gauge",
+            "Profile windows (/debug/pprof/...&seconds=S) under way: their first copy is taken.",
+            __atomic_load_n(&s->pprof->windows, __ATOMIC_RELAXED));
     own_u64(e, "ocgc_serve_pprof_busy_total", "counter",
             "Profile requests answered 503 because 8 were being made already.",
             __atomic_load_n(&s->pprof->busy, __ATOMIC_RELAXED));

@@ -398,14 +398,23 @@ static void *worker(void *arg)
     }
     /* The job is the worker's alone while it is NEW or WAITING: the
      * connection only looks at a DONE one. */
-    pthread_mutex_unlock(&p->lock);
-    step(p, j);
-    pthread_mutex_lock(&p->lock);
+    {
+      enum job_state before = j->state;
+      pthread_mutex_unlock(&p->lock);
+      step(p, j);
+      pthread_mutex_lock(&p->lock);
+      /* windows under way: a gauge alone (relaxed; read by /metrics) */
+      if (before == JOB_NEW && j->state == JOB_WAITING)
+        __atomic_add_fetch(&p->windows, 1, __ATOMIC_RELAXED);
+      if (before == JOB_WAITING && j->state == JOB_DONE)
+        __atomic_sub_fetch(&p->windows, 1, __ATOMIC_RELAXED);
+    }
     if (j->state == JOB_DONE) finish(p, j);
   }
   /* Stopping: whatever is left is answered 503. */
   while (p->jobs != NULL) {
     struct pprof_job *j = p->jobs;
+    if (j->state == JOB_WAITING) __atomic_sub_fetch(&p->windows, 1, __ATOMIC_RELAXED);
     if (j->resp != NULL) MHD_destroy_response(j->resp);
     j->resp = NULL;
     answer_text(j, MHD_HTTP_SERVICE_UNAVAILABLE, "stopping\n");

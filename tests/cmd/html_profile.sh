@@ -8,9 +8,9 @@
 #   in headless Chromium (html_profile.py): nothing requested or logged,
 #   both flame graphs drawn with every frame as wide as its bytes, the
 #   widest leaf the known top function and equal to the table's row;
-# - `ocgc report PID --duration --html` of a live program (profile_live),
-#   ended by SIGINT after its allocations: the window's functions within
-#   the bound;
+# - `ocgc report PID --duration --html` of a live program whose
+#   allocations all come from one function (top_alloc): that function first,
+#   in the table and the flame graph;
 # - `ocgc report --file RING --html` of the run's ring: the program is
 #   gone, so the frames are addresses, and the page says why;
 # - a run that does not sample: the page says there is no profile.
@@ -25,7 +25,7 @@ attach_init
 N=300000 K=10000 RATE=4096
 W=$((RATE / 8))
 compile_native mpr ocgc_test.ml memprof_funs.ml memprof_ratio.ml
-compile_native pl memprof_funs.ml profile_live.ml
+compile_native ta memprof_funs.ml top_alloc.ml
 
 # flat TAG FUNCTION [TABLE]: data-flat of FUNCTION's row in TABLE
 # (default ocgc-top-alloc) of $WORK/TAG.html
@@ -74,26 +74,20 @@ else
     "`python3 "$HERE/cdp.py" leftovers "$WORK/profile-run"`"
 fi
 
-# 2. ocgc report PID --duration --html: a window, ended by SIGINT.
-mkdir -p "$WORK/live"
-start_bg live env OCGC_MEMPROF=$RATE ./pl "$WORK/live" $N $K
+# 2. ocgc report PID --duration --html: the window of a program whose
+# allocations all come from Memprof_funs.alloc_c (top_alloc.ml), however
+# the window falls.
+start_bg ta env OCGC_MEMPROF=$RATE ./ta "$WORK/ta.stop"
 pid=$BGPID
-wait_key live ready "$pid"
-"$OCGC" report "$pid" --duration 1h --html "$WORK/win.html" >"$WORK/win.out" 2>"$WORK/win.err" &
-rep=$!
-# the window has begun once the report says which numbering it reads, or
-# at once for an ocgc ring: wait for its first /proc sample instead
-sleep 1
-: >"$WORK/live/go"
-wait_key live allocated "$pid"
-kill -INT $rep
-wait $rep
-check_eq "report --duration, SIGINT: exit 0" 0 $?
-for f in a:1 b:2 c:4; do
-  within "report window: Memprof_funs.alloc_${f%:*}" \
-    "`flat win Memprof_funs.alloc_${f%:*}`" $((${f#*:} * N * 11))
-done
-: >"$WORK/live/end"
+wait_key ta pid "$pid"
+"$OCGC" report "$pid" --duration 2s --html "$WORK/win.html" >"$WORK/win.out" 2>"$WORK/win.err"
+check_eq "report --duration 2s --html: exit 0" 0 $?
+check_eq "report window: its top allocating function" Memprof_funs.alloc_c \
+  "`sed -n '/id="ocgc-top-alloc"/,/<\/table>/ s/^<tr data-fn="\([^"]*\)".*/\1/p' "$WORK/win.html" | head -n 1`"
+check_gt "report window: its bytes" 0 "`flat win Memprof_funs.alloc_c`"
+check_true "report window: a flame graph of what it allocated" \
+  grep -q 'id="ocgc-flame-alloc"' "$WORK/win.html"
+: >"$WORK/ta.stop"
 wait "$pid"
 
 # 3. The ring of the run above, the program gone: addresses, said so.

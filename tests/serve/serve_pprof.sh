@@ -7,8 +7,9 @@
 #   and alloc_c within 5 standard deviations of their known bytes; a
 #   seconds=S window around them does too; /debug/pprof/heap's default
 #   sample type is inuse_space and holds the retained arrays;
-# - /metrics: ocaml_memprof_rate_bytes 4096, samples and sampled bytes
-#   equal to what the ring says (ocgc dump), once the program is idle;
+# - /metrics: ocaml_memprof_rate_bytes 4096, samples, sampled bytes and
+#   stacks between what the ring says (ocgc dump) just before and just
+#   after the scrape;
 # - refusals: no pid (400), a process not watched (404), seconds out of
 #   bounds (400), a ninth request while eight wait (503, counted in
 #   ocgc_serve_pprof_busy_total); /metrics still answers while they wait;
@@ -38,24 +39,30 @@ serve srv --listen 127.0.0.1:0 "$pid"
 
 # Two scrapes around the allocations, and a window of seconds around them.
 check_eq "allocs, before: 200" 200 "`get before.pb.gz "/debug/pprof/allocs?pid=$pid"`"
+test -s "$WORK/before.pb.gz" || { sed 's/^/srv: /' "$WORK/srv.err"; echo "url=$url"; }
 check_true "allocs: pprof's content type" grep -qi '^content-type: application/octet-stream' "$WORK/before.pb.gz.h"
 curl -s --max-time 120 -o "$WORK/win.pb.gz" -w '%{http_code}' \
-  "${url%/}/debug/pprof/allocs?pid=$pid&seconds=4" >"$WORK/win.code" &
+  "${url%/}/debug/pprof/allocs?pid=$pid&seconds=8" >"$WORK/win.code" &
 winc=$!
-sleep 1
+# the allocations begin once the window has (its first copy taken)
+n=0
+until test "`get wm /metrics`" = 200 && grep -q '^ocgc_serve_pprof_windows 1$' "$WORK/wm"; do
+  n=$((n + 1)); test $n -le 1200 || hard_error "the window never began"
+  sleep 0.05
+done
 : >"$WORK/p/go"
 wait_key p allocated "$pid"
 check_eq "allocs, after: 200" 200 "`get after.pb.gz "/debug/pprof/allocs?pid=$pid"`"
 wait $winc
-check_eq "allocs?seconds=4: 200" 200 "`cat "$WORK/win.code"`"
+check_eq "allocs?seconds=8: 200" 200 "`cat "$WORK/win.code"`"
 pprof_top after -sample_index=alloc_space -diff_base="$WORK/before.pb.gz"
 pprof_top win -sample_index=alloc_space
 for f in a:1 b:2 c:4; do
   name=Memprof_funs.alloc_${f%:*}
   within "two scrapes' difference: $name" "`pprof_fn after $name`" $((${f#*:} * N * 11))
-  within "seconds=4: $name" "`pprof_fn win $name`" $((${f#*:} * N * 11))
+  within "seconds=8: $name" "`pprof_fn win $name`" $((${f#*:} * N * 11))
 done
-check_true "seconds=4: a window of 4 s (pprof's Duration)" grep -q "^Duration: 4s" "$WORK/win.top"
+check_true "seconds=8: a window of 8 s (pprof's Duration)" grep -q "^Duration: 8s" "$WORK/win.top"
 
 # heap: in use by default
 check_eq "heap: 200" 200 "`get heap.pb.gz "/debug/pprof/heap?pid=$pid"`"
@@ -63,15 +70,24 @@ pprof_top heap
 check_true "heap: its default sample type is inuse_space" grep -q "^Type: inuse_space" "$WORK/heap.top"
 within "heap: Memprof_funs.retain in use" "`pprof_fn heap Memprof_funs.retain`" $((K * 104))
 
-# /metrics against the ring, the program idle (it only waits)
-"$OCGC" dump --pid "$pid" >"$WORK/d.dump" 2>&1 || hard_error "ocgc dump --pid failed"
+# /metrics against the ring, read just before and just after the scrape:
+# the program still samples its waiting loop's few allocations, and the
+# counts only grow, so the scrape's lie between the two.
+# between WHAT LOW VALUE HIGH
+between() {
+  check_true "$1: $3 (ring: $2 before, $4 after)" test "$2" -le "$3" -a "$3" -le "$4"
+}
+"$OCGC" dump --pid "$pid" >"$WORK/d0.dump" 2>&1 || hard_error "ocgc dump --pid failed"
 check_eq "metrics: 200" 200 "`get m1 /metrics`"
+"$OCGC" dump --pid "$pid" >"$WORK/d1.dump" 2>&1 || hard_error "ocgc dump --pid failed"
 check_eq "ocaml_memprof_rate_bytes" $RATE "`val m1 ocaml_memprof_rate_bytes $pid`"
-check_eq "ocaml_memprof_samples_total is the ring's samples" \
-  "`dkey d memprof.samples`" "`val m1 ocaml_memprof_samples_total $pid`"
-check_eq "ocaml_memprof_sampled_bytes_total is the ring's words x 8" \
-  $((`dkey d memprof.words` * 8)) "`val m1 ocaml_memprof_sampled_bytes_total $pid`"
-check_eq "ocaml_memprof_stacks" "`dkey d memprof.stacks`" "`val m1 ocaml_memprof_stacks $pid`"
+between "ocaml_memprof_samples_total is the ring's samples" \
+  "`dkey d0 memprof.samples`" "`val m1 ocaml_memprof_samples_total $pid`" "`dkey d1 memprof.samples`"
+between "ocaml_memprof_sampled_bytes_total is the ring's words x 8" \
+  $((`dkey d0 memprof.words` * 8)) "`val m1 ocaml_memprof_sampled_bytes_total $pid`" \
+  $((`dkey d1 memprof.words` * 8))
+between "ocaml_memprof_stacks" "`dkey d0 memprof.stacks`" "`val m1 ocaml_memprof_stacks $pid`" \
+  "`dkey d1 memprof.stacks`"
 check_eq "ocaml_memprof_table_rows" 2048 "`val m1 ocaml_memprof_table_rows $pid`"
 check_eq "ocgc_serve_pprof_profiles_total" 4 \
   "`awk '$1 == "ocgc_serve_pprof_profiles_total" { print $2 }' "$WORK/m1"`"
@@ -89,16 +105,18 @@ while test $i -lt 8; do
   eval "w$i=\$!"
   i=$((i + 1))
 done
-# the eight are queued once the worker counts them: a ninth is refused
+# the eight windows under way (their first copies taken), a ninth is
+# refused: the eight hold every place
 n=0
-until test "`get busy "/debug/pprof/allocs?pid=$pid"`" = 503; do
-  n=$((n + 1)); test $n -le 600 || hard_error "a ninth request was never refused: `cat "$WORK"/wait*.code` / `cat "$WORK/busy"`"
+until test "`get wm /metrics`" = 200 && grep -q '^ocgc_serve_pprof_windows 8$' "$WORK/wm"; do
+  n=$((n + 1)); test $n -le 1200 || hard_error "the eight windows never began: `cat "$WORK"/wait*.code`"
   sleep 0.05
 done
+check_eq "a ninth request: 503" 503 "`get busy "/debug/pprof/allocs?pid=$pid"`"
 check_true "a ninth request: 503, saying why" grep -q "busy" "$WORK/busy"
 check_eq "metrics answer while eight profiles wait" 200 "`get m2 /metrics`"
-check_ge "ocgc_serve_pprof_busy_total" \
-  "`awk '$1 == "ocgc_serve_pprof_busy_total" { print $2 }' "$WORK/m2"`" 1
+check_eq "ocgc_serve_pprof_busy_total: the one refused" 1 \
+  "`awk '$1 == "ocgc_serve_pprof_busy_total" { print $2 }' "$WORK/m2"`"
 kill -TERM "$srv"
 ocgc_wait srv
 check_eq "SIGTERM with eight waiting: exit 0" 0 "`cat "$WORK/srv.rc"`"
