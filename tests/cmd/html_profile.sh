@@ -2,7 +2,7 @@
 # html_profile.sh - "Which code allocates" in the HTML report, for programs
 # of known allocations (memprof_funs.ml: alloc_a, alloc_b, alloc_c 1:2:4,
 # retain K arrays), sampled at 4 KiB:
-# - `ocgc run --html` of memprof_ratio (its whole life): the top allocating
+# - `ocgc run --html` of profile_live (its whole life): the top allocating
 #   functions by their OCaml names, each within 5 standard deviations of
 #   its known bytes, retain's in-use bytes too, Memprof_funs.alloc_c first;
 #   in headless Chromium (html_profile.py): nothing requested or logged,
@@ -26,6 +26,7 @@ N=300000 K=10000 RATE=4096
 W=$((RATE / 8))
 compile_native mpr ocgc_test.ml memprof_funs.ml memprof_ratio.ml
 compile_native ta memprof_funs.ml top_alloc.ml
+compile_native pl memprof_funs.ml profile_live.ml
 
 # flat TAG FUNCTION [TABLE]: data-flat of FUNCTION's row in TABLE
 # (default ocgc-top-alloc) of $WORK/TAG.html
@@ -49,9 +50,26 @@ EOF
 }
 within() { mp_within "$1" $(($2 / 8)) "$3" $W; }
 
-# 1. ocgc run --html: the program's whole life.
-(cd "$WORK" && OCGC_MEMPROF=$RATE "$OCGC" run --html "$WORK/run.html" -- ./mpr $N $K \
-   >"$WORK/run.out" 2>"$WORK/run.err")
+# 1. ocgc run --html: the program's whole life.  The program
+# (profile_live) allocates only once told, after `ocgc run` has found its
+# ring and so read its names (a program that ends before the run's first
+# look leaves addresses: its /proc is gone).
+mkdir -p "$WORK/run"
+(cd "$WORK" && exec env OCGC_MEMPROF=$RATE "$OCGC" run --html "$WORK/run.html" -- \
+   ./pl "$WORK/run" $N $K >"$WORK/run.out" 2>"$WORK/run.err") &
+runpid=$!
+BG_PIDS="$BG_PIDS $runpid"
+wait_key run ready
+_n=0
+until grep -q '\.events' "/proc/$runpid/maps" 2>/dev/null; do
+  kill -0 $runpid 2>/dev/null || hard_error "ocgc run ended before it found the ring"
+  _n=$((_n + 1)); test $_n -le 1200 || hard_error "ocgc run found no ring in 60 s"
+  sleep 0.05
+done
+: >"$WORK/run/go"
+wait_key run allocated
+: >"$WORK/run/end"
+wait $runpid
 check_eq "run: ocgc run's status" 0 "$?"
 for f in a:1 b:2 c:4; do
   within "run: Memprof_funs.alloc_${f%:*} in the top allocating functions" \
