@@ -67,6 +67,7 @@
 #include "ocgc_file.h"
 #include "ocgc_hooks.h"
 #include "ocgc_names.h"
+#include "ocgc_place.h"
 #include "ocgc_ring.h"
 
 #define DEFAULT_RING_LOG2 16 /* OCaml 5's default: 64 Ki words, 512 KiB */
@@ -539,7 +540,7 @@ static int create_file(int dfd, unsigned long pidns)
     fd = make_tmpfile(dfd, tmp, file_size, commit_size(&geometry));
   }
   if (fd < 0) return errno;
-  map = mmap(NULL, file_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  map = caml_ocgc_place_map(file_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   if (map == MAP_FAILED) {
     err = errno;
     close(fd);

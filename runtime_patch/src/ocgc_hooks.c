@@ -138,6 +138,91 @@ static inline uint64_t event_now(void)
   return caml_ocgc_now();
 }
 
+/* ---- batches and held phase events -------------------------------------------- */
+
+/* A phase span inside a collection (the default's marking, sweeping and
+ * the minor collection's local roots) is not written when it begins or
+ * ends: its events are held here, a timestamp and two private stores each,
+ * and written at the front of the next batch, usually the collection's
+ * end, which publishes them with its own.  A phase event written alone
+ * cost a room check, a mark and a release store of tail (issue 30).
+ * Readers see a collection's phases when it ends (its begin, as ever, at
+ * once).  Every batch writes what is held first, and held events are older
+ * than anything written after them, so a ring's timestamps never decrease.
+ * Nothing is held across a release of the runtime lock: collections run
+ * no OCaml code, and the collection's end writes them (were its end not
+ * written, the ring has closed, and nothing more is). */
+#define HELD_MAX 4u
+static struct {
+  unsigned n;
+  uint64_t w[2 * HELD_MAX]; /* header, timestamp */
+} held;
+
+/* A batch being written: where it starts, the next word, its events. */
+struct batch {
+  uint64_t *start, *p;
+  unsigned events;
+};
+
+static __attribute__((noinline)) void flush_held(void)
+{
+  struct batch b;
+  unsigned i;
+  b.start = b.p = caml_ocgc_ring_reserve(2u * held.n);
+  for (i = 0; i < held.n; i++) b.p = caml_ocgc_put2(b.p, held.w[2 * i], held.w[2 * i + 1]);
+  caml_ocgc_ring_commit(b.start, b.p, held.n);
+  held.n = 0;
+}
+
+/* Open a batch of at most [words] words of the caller's, after what is
+ * held (on its own before, if the two would not fit in one batch). */
+static inline void batch_open(struct batch *b, uint64_t words)
+{
+  unsigned i, n = held.n;
+  if (__builtin_expect(n != 0, 0) && 2u * n + words > CAML_OCGC_BATCH_MAX) {
+    flush_held();
+    n = 0;
+  }
+  b->start = b->p = caml_ocgc_ring_reserve(2u * n + words);
+  b->events = n;
+  for (i = 0; i < n; i++) b->p = caml_ocgc_put2(b->p, held.w[2 * i], held.w[2 * i + 1]);
+  held.n = 0;
+}
+
+static inline void batch_close(const struct batch *b)
+{
+  caml_ocgc_ring_commit(b->start, b->p, b->events);
+}
+
+static inline void batch_put2(struct batch *b, uint64_t header, uint64_t ts)
+{
+  b->p = caml_ocgc_put2(b->p, header, ts);
+  b->events++;
+}
+
+static inline void batch_put3(struct batch *b, uint64_t header, uint64_t ts, uint64_t v)
+{
+  b->p = caml_ocgc_put3(b->p, header, ts, v);
+  b->events++;
+}
+
+/* One event alone (behind what is held). */
+static void write2(uint64_t header, uint64_t ts)
+{
+  struct batch b;
+  batch_open(&b, 2);
+  batch_put2(&b, header, ts);
+  batch_close(&b);
+}
+
+static void write3(uint64_t header, uint64_t ts, uint64_t v)
+{
+  struct batch b;
+  batch_open(&b, 3);
+  batch_put3(&b, header, ts, v);
+  batch_close(&b);
+}
+
 /* ---- totals --------------------------------------------------------------- */
 
 static void mark_dirty(unsigned cell)
@@ -204,17 +289,36 @@ static void publish_totals(void)
  * so too). */
 extern uintnat caml_percent_free, caml_percent_max, caml_allocation_policy;
 
-/* The runtime's counters that a minor collection or a major slice changes. */
+/* A count the runtime keeps in a double, as a word.  Through int64_t:
+ * x86-64 converts a double to a signed word in one instruction, to an
+ * unsigned one in six, and no count comes near 2^63. */
+static inline uint64_t word_count(double d)
+{
+  return (uint64_t)(int64_t)d;
+}
+
+/* As Gc.quick_stat counts them (gc_ctrl.c): minor words with what the
+ * minor heap holds now (nothing at a minor collection's end, but not at a
+ * slice, a Gc.set, a heap change or the exit), major words with what was
+ * allocated since the last slice. */
+static inline uint64_t minor_words_now(void)
+{
+  return word_count(Caml_state->stat_minor_words +
+                    (double)(Caml_state->young_alloc_end - Caml_state->young_ptr));
+}
+
+static inline uint64_t major_words_now(void)
+{
+  return word_count(Caml_state->stat_major_words + (double)caml_allocated_words);
+}
+
+/* The runtime's counters that collections change. */
 static void read_gc_counters(struct ocgc_wire_totals *t)
 {
   t->minor_collections = (uint64_t)Caml_state->stat_minor_collections;
-  /* As Gc.quick_stat counts them (gc_ctrl.c): with what the minor heap
-   * holds now, which is nothing at a minor collection's end, but not at a
-   * slice, a Gc.set, a heap change or the exit. */
-  t->minor_words = (uint64_t)(Caml_state->stat_minor_words +
-                              (double)(Caml_state->young_alloc_end - Caml_state->young_ptr));
-  t->promoted_words = (uint64_t)Caml_state->stat_promoted_words;
-  t->major_words = (uint64_t)(Caml_state->stat_major_words + (double)caml_allocated_words);
+  t->minor_words = minor_words_now();
+  t->promoted_words = word_count(Caml_state->stat_promoted_words);
+  t->major_words = major_words_now();
   t->major_collections = (uint64_t)Caml_state->stat_major_collections;
 }
 
@@ -239,35 +343,45 @@ static void sync_totals(uint64_t now)
 }
 
 /* At the end of a collection of [kind]: publish what it changed.  A minor
- * collection or a major slice changes only the runtime's collection and
- * allocation counters (read_gc_counters: a slice may end a major cycle),
- * the slice count, the time and cause cell of its kind, and our
- * direct-allocation count: that is what is published, a third of a full
- * sync's stores, at the two most frequent collections.  Every other word
- * changes only where totals.full is set (a forced major, a heap change,
- * Gc.set, a minor heap resize) or at the end of a finish or a compaction:
- * those publish all. */
-static void sync_collection(int kind, uint64_t now)
+ * collection changes the runtime's minor count, its minor, promoted and
+ * major words; a major slice its minor words (the minor heap has filled
+ * meanwhile) and major words; both the time and cause cell of their kind
+ * and our direct-allocation count; a slice, our slice count.  That is what
+ * is published at the two most frequent collections, a quarter of a full
+ * sync's stores.  Every other word changes only where totals.full is set
+ * (a major cycle's end, which is where the runtime counts it, a forced
+ * major, a heap change, Gc.set, a minor heap resize) or at the end of a
+ * finish or a compaction: those publish all.  Inlined into the two hooks,
+ * whose kind is a constant. */
+static inline __attribute__((always_inline)) void sync_collection(int kind, uint64_t now)
 {
   struct ocgc_wire_totals *t = &totals.t, *m = caml_ocgc_file.totals;
   int cause = running.kind_cause[kind];
+  int minor = kind == OCGC_KIND_MINOR;
 
-  if (totals.full || (kind != OCGC_KIND_MINOR && kind != OCGC_KIND_MAJOR_SLICE)) {
+  if (totals.full || (!minor && kind != OCGC_KIND_MAJOR_SLICE)) {
     mark_dirty((unsigned)kind * OCGC_CAUSE_SLOTS + (unsigned)cause);
     sync_totals(now);
     return;
   }
-  read_gc_counters(t);
+  t->minor_words = minor_words_now();
+  t->major_words = major_words_now();
+  if (minor) {
+    t->minor_collections = (uint64_t)Caml_state->stat_minor_collections;
+    t->promoted_words = word_count(Caml_state->stat_promoted_words);
+  }
   t->updated_ns = now;
   caml_ocgc_ring_publish_written();
   publish_open(m);
-  store(&m->minor_collections, t->minor_collections);
+  if (minor) {
+    store(&m->minor_collections, t->minor_collections);
+    store(&m->promoted_words, t->promoted_words);
+  } else {
+    store(&m->major_slices, t->major_slices);
+  }
   store(&m->minor_words, t->minor_words);
-  store(&m->promoted_words, t->promoted_words);
   store(&m->major_words, t->major_words);
-  store(&m->major_collections, t->major_collections);
   store(&m->direct_major_words, t->direct_major_words);
-  store(&m->major_slices, t->major_slices);
   store(&m->gc_time_ns, t->gc_time_ns);
   store(&m->updated_ns, now);
   store(&m->kind_time_ns[kind], t->kind_time_ns[kind]);
@@ -423,10 +537,13 @@ static void call_span_open(unsigned id)
 {
   uint64_t now;
   if (!enter()) return;
+  struct batch b;
   now = event_now();
+  batch_open(&b, 4);
   /* Program code runs between two calls, and closes a span left open. */
-  if (call_span != 0) caml_ocgc_emit_span(0, call_span - 1, now);
-  caml_ocgc_emit_span(1, id, now);
+  if (call_span != 0) batch_put2(&b, caml_ocgc_span_header(0, call_span - 1), now);
+  batch_put2(&b, caml_ocgc_span_header(1, id), now);
+  batch_close(&b);
   call_span = id + 1;
   leave();
 }
@@ -437,7 +554,7 @@ static uint64_t call_span_close(void)
   uint64_t now = 0;
   if (call_span == 0 || !enter()) return 0;
   now = event_now();
-  caml_ocgc_emit_span(0, call_span - 1, now);
+  write2(caml_ocgc_span_header(0, call_span - 1), now);
   call_span = 0;
   leave();
   return now;
@@ -581,7 +698,7 @@ void caml_ocgc_dispatch_runs(int kind)
 
 /* ---- collections ------------------------------------------------------------- */
 
-static void collection_enter(int kind, int cause, uint64_t now)
+static inline void collection_enter(int kind, int cause, uint64_t now)
 {
   if (running.depth++ == 0) running.outer_start = now;
   if (running.kind_depth[kind]++ == 0) {
@@ -590,7 +707,7 @@ static void collection_enter(int kind, int cause, uint64_t now)
   }
 }
 
-static void collection_leave(int kind, uint64_t now)
+static inline void collection_leave(int kind, uint64_t now)
 {
   if (running.kind_depth[kind] > 0 && --running.kind_depth[kind] == 0) {
     int cause = running.kind_cause[kind];
@@ -604,7 +721,7 @@ static void collection_leave(int kind, uint64_t now)
 static void flush_direct(uint64_t now)
 {
   if (running.direct_pending) {
-    caml_ocgc_emit_user_int(CAML_OCGC_UEV_DIRECT_ALLOC, now, running.direct_pending);
+    write3(CAML_OCGC_USER_INT_HEADER(CAML_OCGC_UEV_DIRECT_ALLOC), now, running.direct_pending);
     running.direct_pending = 0;
   }
 }
@@ -620,45 +737,40 @@ static const unsigned kind_phase[OCGC_KIND_COUNT] = {OCGC_KIND_TABLE(KIND_PHASE)
  * that is 0. */
 #define BEGIN_WORDS_MAX (3u + 2u + 3u + 2u + 3u)
 
-static void collection_begin(int kind, uint64_t now, uint64_t extra_header, uint64_t extra)
+/* Inlined into each hook, whose kind and extra event are constants. */
+static inline __attribute__((always_inline)) void collection_begin(int kind, uint64_t now,
+                                                                   uint64_t extra_header,
+                                                                   uint64_t extra)
 {
   int cause = take_cause(kind);
-  uint64_t *start = caml_ocgc_ring_reserve(BEGIN_WORDS_MAX), *p = start;
-  unsigned events = 2;
+  struct batch b;
 
+  batch_open(&b, BEGIN_WORDS_MAX);
   if (running.direct_pending) {
-    p = caml_ocgc_put3(p, CAML_OCGC_USER_INT_HEADER(CAML_OCGC_UEV_DIRECT_ALLOC), now,
-                       running.direct_pending);
+    batch_put3(&b, CAML_OCGC_USER_INT_HEADER(CAML_OCGC_UEV_DIRECT_ALLOC), now,
+               running.direct_pending);
     running.direct_pending = 0;
-    events++;
   }
-  if (stop_collection()) {
-    p = caml_ocgc_put2(p, CAML_OCGC_USER_UNIT_HEADER(CAML_OCGC_UEV_STOP_JOIN), now);
-    events++;
-  }
-  p = caml_ocgc_put3(p, cause_header(cause), now, 1);
-  p = caml_ocgc_put2(p, caml_ocgc_span_header(1, kind_phase[kind]), now);
-  if (extra_header != 0) {
-    p = caml_ocgc_put3(p, extra_header, now, extra);
-    events++;
-  }
-  caml_ocgc_ring_commit(start, p, events);
+  if (stop_collection()) batch_put2(&b, CAML_OCGC_USER_UNIT_HEADER(CAML_OCGC_UEV_STOP_JOIN), now);
+  batch_put3(&b, cause_header(cause), now, 1);
+  batch_put2(&b, caml_ocgc_span_header(1, kind_phase[kind]), now);
+  if (extra_header != 0) batch_put3(&b, extra_header, now, extra);
+  batch_close(&b);
   collection_enter(kind, cause, now);
 }
 
 /* A collection's end, one batch: [extra_header]'s 3-word event unless
  * that is 0, then the span's end. */
-static void collection_end(int kind, uint64_t now, uint64_t extra_header, uint64_t extra)
+static inline __attribute__((always_inline)) void collection_end(int kind, uint64_t now,
+                                                                 uint64_t extra_header,
+                                                                 uint64_t extra)
 {
-  uint64_t *start = caml_ocgc_ring_reserve(3 + 2), *p = start;
-  unsigned events = 1;
+  struct batch b;
 
-  if (extra_header != 0) {
-    p = caml_ocgc_put3(p, extra_header, now, extra);
-    events++;
-  }
-  p = caml_ocgc_put2(p, caml_ocgc_span_header(0, kind_phase[kind]), now);
-  caml_ocgc_ring_commit(start, p, events);
+  batch_open(&b, 3 + 2);
+  if (extra_header != 0) batch_put3(&b, extra_header, now, extra);
+  batch_put2(&b, caml_ocgc_span_header(0, kind_phase[kind]), now);
+  batch_close(&b);
   collection_leave(kind, now);
   sync_collection(kind, now);
 }
@@ -751,19 +863,29 @@ void caml_ocgc_set_phases(int level)
   caml_ocgc_phase_mask = level <= 0 ? 0 : level == 1 ? PHASES_MEASURED : ~UINT64_C(0);
 }
 
-void caml_ocgc_phase_begin(unsigned id)
+/* Inside a collection a phase's events are held (see "batches"); outside
+ * one, or with HELD_MAX held, written at once. */
+static inline void phase_event(int begin, unsigned id)
 {
-  if (!enter()) return;
-  caml_ocgc_emit_span(1, id, event_now());
+  uint64_t header = caml_ocgc_span_header(begin, id), now;
+  unsigned n = held.n;
+  /* A collection runs only where its begin was written, with a ring (made
+   * already in a forked child): inside one only the guard is asked. */
+  int hold = running.depth != 0 && n < HELD_MAX;
+  if (__builtin_expect(hold, 1) ? !caml_ocgc_hook_enter() : !enter()) return;
+  now = event_now();
+  if (__builtin_expect(hold, 1)) {
+    held.w[2 * n] = header;
+    held.w[2 * n + 1] = now;
+    held.n = n + 1;
+  } else {
+    write2(header, now);
+  }
   leave();
 }
 
-void caml_ocgc_phase_end(unsigned id)
-{
-  if (!enter()) return;
-  caml_ocgc_emit_span(0, id, event_now());
-  leave();
-}
+void caml_ocgc_phase_begin(unsigned id) { phase_event(1, id); }
+void caml_ocgc_phase_end(unsigned id) { phase_event(0, id); }
 
 void caml_ocgc_compaction(int begin)
 {
@@ -784,7 +906,7 @@ void caml_ocgc_compaction(int begin)
 static void emit_point(unsigned slot, uint64_t value)
 {
   if (!enter()) return;
-  caml_ocgc_emit_user_int(slot, event_now(), value);
+  write3(CAML_OCGC_USER_INT_HEADER(slot), event_now(), value);
   leave();
 }
 
@@ -816,8 +938,8 @@ void caml_ocgc_heap_change(int grew)
   uint64_t now;
   if (!enter()) return;
   now = event_now();
-  caml_ocgc_emit_user_int(grew ? CAML_OCGC_UEV_HEAP_GROW : CAML_OCGC_UEV_HEAP_SHRINK, now,
-                          (uint64_t)Caml_state->stat_heap_wsz);
+  write3(CAML_OCGC_USER_INT_HEADER(grew ? CAML_OCGC_UEV_HEAP_GROW : CAML_OCGC_UEV_HEAP_SHRINK),
+         now, (uint64_t)Caml_state->stat_heap_wsz);
   sync_totals(now);
   leave();
 }
@@ -845,8 +967,9 @@ void caml_ocgc_started(uint64_t parent_pid, uint64_t now)
   /* A new file (a forked child's) starts from zeroed totals: publish every
    * cell, since the counts carry over from the parent as Gc's own do. */
   totals.ndirty = DIRTY_MAX + 1;
-  caml_ocgc_emit_lifecycle(OCGC_LC_RING_START, now, (uint64_t)getpid());
-  if (parent_pid != 0) caml_ocgc_emit_lifecycle(OCGC_LC_FORK_CHILD, now, parent_pid);
+  held.n = 0; /* a new file: nothing of the parent's belongs in it */
+  write3(CAML_OCGC_LIFECYCLE_HEADER(OCGC_LC_RING_START), now, (uint64_t)getpid());
+  if (parent_pid != 0) write3(CAML_OCGC_LIFECYCLE_HEADER(OCGC_LC_FORK_CHILD), now, parent_pid);
   sync_totals(now);
 }
 
@@ -856,7 +979,8 @@ void caml_ocgc_stop(void)
   if (caml_ocgc_ring.data == NULL) return;
   now = caml_ocgc_now();
   flush_direct(now);
-  caml_ocgc_emit_lifecycle(OCGC_LC_RING_STOP, now, 0);
+  /* Held events of a collection the exit cut short: older than the stop. */
+  write2(CAML_OCGC_LIFECYCLE_HEADER(OCGC_LC_RING_STOP), now);
   sync_totals(now);
   __atomic_store_n(&caml_ocgc_file.ext->exited_ns, now, __ATOMIC_RELAXED);
   /* Release: pairs with the reader's acquire load of state, so a reader that

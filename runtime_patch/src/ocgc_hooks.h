@@ -34,7 +34,28 @@ void caml_ocgc_writer_leave(void);
 void caml_ocgc_mp_init(const char *env);
 void caml_ocgc_mp_attach(struct ocgc_wire_mp *mp, uint64_t now);
 void caml_ocgc_mp_forked(void);
-void caml_ocgc_mp_poll(uint64_t now);
 void caml_ocgc_mp_program(int started);
+
+/* mp_poll, inline: one load and compare at every minor collection's end.
+ * [word] is the file's control word (NULL: no file), [seen] the last value
+ * acted on; both owned by ocgc_memprof.c, which acts on a new value in
+ * caml_ocgc_mp_act. */
+struct caml_ocgc_mp_control {
+  const uint64_t *word;
+  uint64_t seen;
+};
+extern struct caml_ocgc_mp_control caml_ocgc_mp_control;
+void caml_ocgc_mp_act(uint64_t c, uint64_t now);
+
+static inline void caml_ocgc_mp_poll(uint64_t now)
+{
+  const uint64_t *w = caml_ocgc_mp_control.word;
+  uint64_t c;
+  if (w == NULL) return;
+  /* Acquire: pairs with the release of a writer that fills the word (a
+   * single store: libocgc's ocgc_memprof_set_rate). */
+  c = __atomic_load_n(w, __ATOMIC_ACQUIRE);
+  if (__builtin_expect(c != caml_ocgc_mp_control.seen, 0)) caml_ocgc_mp_act(c, now);
+}
 
 #endif /* CAML_OCGC_HOOKS_H */

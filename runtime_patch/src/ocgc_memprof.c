@@ -43,6 +43,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -58,6 +59,7 @@
 #include "ocgc_clock.h"
 #include "ocgc_file.h"
 #include "ocgc_hooks.h"
+#include "ocgc_place.h"
 
 #define FOLLOW_MAX 32768u            /* sampled blocks followed at once */
 #define INDEX_SLOTS (2u * OCGC_MP_ROWS) /* private hash index: half full at most */
@@ -187,7 +189,7 @@ static void pub_end(void)
 static void pub_head(void)
 {
   store_words(&mp.shared->state, &mp.head.state, HEAD_FIGURES_WORDS);
-  __atomic_store_n(&mp.shared->control_seen, mp.head.control_seen, __ATOMIC_RELAXED);
+  __atomic_store_n(&mp.shared->control_seen, caml_ocgc_mp_control.seen, __ATOMIC_RELAXED);
   __atomic_store_n(&mp.shared->control_result, mp.head.control_result, __ATOMIC_RELAXED);
   __atomic_store_n(&mp.shared->control_refused, mp.head.control_refused, __ATOMIC_RELAXED);
 }
@@ -207,17 +209,30 @@ static void pub_row_key(unsigned r)
 
 /* ---- the table --------------------------------------------------------------- */
 
+/* The private tables, made when sampling first starts: one anonymous
+ * mapping placed out of the program's way (ocgc_place.c), not malloc's,
+ * whose large blocks are mappings too and would move the program's later
+ * ones (and whose free would raise its mmap threshold).  Never unmapped: a
+ * forked child clears its copy. */
+#define TABLES_BYTES                                                               \
+  ((size_t)OCGC_MP_ROWS * sizeof(struct ocgc_wire_mp_row) +                        \
+   (size_t)OCGC_MP_ROWS * sizeof(struct key) + (size_t)FOLLOW_MAX * sizeof(struct followed) + \
+   (size_t)INDEX_SLOTS * sizeof(uint16_t))
+
 static int tables_ready(void)
 {
+  char *t;
   if (mp.rows != NULL) return 1;
-  mp.rows = calloc(OCGC_MP_ROWS, sizeof *mp.rows);
-  mp.keys = calloc(OCGC_MP_ROWS, sizeof *mp.keys);
-  mp.index = calloc(INDEX_SLOTS, sizeof *mp.index);
-  mp.follow = calloc(FOLLOW_MAX, sizeof *mp.follow);
-  if (mp.rows && mp.keys && mp.index && mp.follow) return 1;
-  free(mp.rows), free(mp.keys), free(mp.index), free(mp.follow);
-  mp.rows = NULL, mp.keys = NULL, mp.index = NULL, mp.follow = NULL;
-  return 0;
+  t = caml_ocgc_place_map(TABLES_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                          -1, 0);
+  if (t == MAP_FAILED) return 0;
+  /* Largest alignment first: rows and keys are of 64-bit words, the index
+   * of 16-bit ones. */
+  mp.rows = (struct ocgc_wire_mp_row *)t;
+  mp.keys = (struct key *)(t + (size_t)OCGC_MP_ROWS * sizeof *mp.rows);
+  mp.follow = (struct followed *)((char *)mp.keys + (size_t)OCGC_MP_ROWS * sizeof *mp.keys);
+  mp.index = (uint16_t *)((char *)mp.follow + (size_t)FOLLOW_MAX * sizeof *mp.follow);
+  return 1;
 }
 
 /* A new, empty table (a new file, or a forked child's). */
@@ -582,6 +597,9 @@ void caml_ocgc_mp_attach(struct ocgc_wire_mp *shared, uint64_t now)
 {
   mp.shared = shared;
   tables_clear();
+  /* A new file's word is 0 (the parent's, in a forked child, is not ours). */
+  caml_ocgc_mp_control.word = &shared->control;
+  caml_ocgc_mp_control.seen = 0;
   /* the rate in force is the new table's first */
   mp.head.rate_since_ns = mp.rate_bytes != 0 ? now : 0;
   mp.head.rate_changes = mp.rate_bytes != 0;
@@ -601,6 +619,7 @@ void caml_ocgc_mp_attach(struct ocgc_wire_mp *shared, uint64_t now)
 void caml_ocgc_mp_forked(void)
 {
   mp.shared = NULL;
+  caml_ocgc_mp_control.word = NULL;
   mp.nfollow = mp.young_from = 0;
   rng_seed();
   if (mp.rate_bytes != 0) mp.to_next = geom();
@@ -620,17 +639,14 @@ void caml_ocgc_mp_program(int started)
   pass_end(pass_begin());
 }
 
-void caml_ocgc_mp_poll(uint64_t now)
+struct caml_ocgc_mp_control caml_ocgc_mp_control;
+
+/* A new control word [c] (caml_ocgc_mp_poll saw it). */
+void caml_ocgc_mp_act(uint64_t c, uint64_t now)
 {
-  uint64_t c, rate;
+  uint64_t rate = c & OCGC_MP_CONTROL_RATE_MASK;
   char line[200];
-  if (mp.shared == NULL) return;
-  /* Acquire: pairs with the release of a writer that fills the word (a
-   * single store: libocgc's ocgc_memprof_set_rate). */
-  c = __atomic_load_n(&mp.shared->control, __ATOMIC_ACQUIRE);
-  if (c == mp.head.control_seen) return;
-  rate = c & OCGC_MP_CONTROL_RATE_MASK;
-  mp.head.control_seen = c;
+  caml_ocgc_mp_control.seen = c;
   if (!NATIVE) {
     mp.head.control_result = OCGC_MP_CONTROL_BYTECODE;
   } else if (rate != 0 && (rate < OCGC_MP_RATE_MIN || rate > OCGC_MP_RATE_MAX)) {

@@ -190,9 +190,9 @@ static inline void caml_ocgc_ring_commit(const uint64_t *start, const uint64_t *
 
 /* Publish the count of events written (a statistic for readers such as
  * `ocgc ls`; exact loss accounting uses the head seqlock, not this).  Done
- * when the totals are published in full and at each overwrite, not per
- * event nor per minor collection: it shares its cache line with the head
- * seqlock that readers poll. */
+ * with the totals (at each collection's end and each full publication)
+ * and at each overwrite, not per event: it shares its cache line with the
+ * head seqlock that readers poll. */
 static inline void caml_ocgc_ring_publish_written(void)
 {
   struct caml_ocgc_ring *r = &caml_ocgc_ring;
@@ -218,8 +218,13 @@ static inline uint64_t caml_ocgc_span_header(int begin, unsigned phase)
 #define CAML_OCGC_COUNTER_HEADER(id) OCGC_EV_HEADER(3, 0, OCGC_RT_COUNTER, id)
 #define CAML_OCGC_USER_INT_HEADER(slot) OCGC_EV_HEADER(3, 1, OCGC_USER_INT, slot)
 #define CAML_OCGC_USER_UNIT_HEADER(slot) OCGC_EV_HEADER(2, 1, OCGC_USER_UNIT, slot)
+/* RING_STOP has no payload (2 words), every other lifecycle event one. */
+#define CAML_OCGC_LIFECYCLE_HEADER(id) \
+  OCGC_EV_HEADER((id) == OCGC_LC_RING_STOP ? 2 : 3, 0, OCGC_RT_LIFECYCLE, id)
 
-/* One event alone. */
+/* One event alone, the writer by itself: for benchmarks/writecost.c and the
+ * unit tests.  The hooks write through ocgc_hooks.c's batches, which put
+ * the phase events they hold first. */
 static inline void caml_ocgc_emit2(uint64_t header, uint64_t ts)
 {
   uint64_t *p = caml_ocgc_ring_reserve(2);
@@ -240,19 +245,6 @@ static inline void caml_ocgc_emit_span(int begin, unsigned phase, uint64_t ts)
 static inline void caml_ocgc_emit_counter(unsigned id, uint64_t ts, uint64_t v)
 {
   caml_ocgc_emit3(CAML_OCGC_COUNTER_HEADER(id), ts, v);
-}
-
-static inline void caml_ocgc_emit_user_int(unsigned slot, uint64_t ts, uint64_t v)
-{
-  caml_ocgc_emit3(CAML_OCGC_USER_INT_HEADER(slot), ts, v);
-}
-
-static inline void caml_ocgc_emit_lifecycle(unsigned id, uint64_t ts, uint64_t v)
-{
-  if (id == OCGC_LC_RING_STOP)
-    caml_ocgc_emit2(OCGC_EV_HEADER(2, 0, OCGC_RT_LIFECYCLE, id), ts);
-  else
-    caml_ocgc_emit3(OCGC_EV_HEADER(3, 0, OCGC_RT_LIFECYCLE, id), ts, v);
 }
 
 #endif /* CAML_OCGC_RING_H */
