@@ -1,7 +1,9 @@
 # ocaml5.sh - stock OCaml 5 beside the ocgc runtime in `make bench`
-# (sourced by bench.sh after its work folders and wl_* helpers exist).
+# (sourced by bench.sh after its work folders, wl_* helpers, prog_pkgs and
+# $PROGS exist).
 #
-# The same workload sources (alloc.ml, promote.ml) are compiled with stock
+# The same workload sources (alloc.ml, promote.ml, bintree.ml, threads.ml:
+# those of the chosen workloads, $PROGS) are compiled with stock
 # OCaml 5, found and compiled exactly as the tests do it
 # (tests/lib/ocaml5_lib.sh: $OCGC_OCAML5_BIN or OCaml 5 on PATH,
 # else the trixie root at $OCGC_OCAML5_ROOT, else $OCGC_BUILDDIR/ocaml5-root,
@@ -19,7 +21,9 @@
 # (OCAMLRUNPARAM d=1,e=24: one domain's ring of 2^24 words; with the default
 # 128 domains, OCaml 5.3 computes the file size in 32 bits and e=22 already
 # gives a corrupt file); the count is deterministic (the same with any d and
-# e that hold it), so it is that of the timed and callgrind runs too.
+# e that hold it), so it is that of the timed and callgrind runs too, for
+# the single-threaded workloads (threads' collections depend a little on how
+# its threads interleave).  The same dump gives the run's collections.
 #
 # Sets HAVE_O5 (1 or 0), WHY_O5 (why not) and O5_VERSION.
 
@@ -28,7 +32,8 @@ WHY_O5=
 O5_VERSION=
 O5_XPARAM=
 
-# o5_setup: find OCaml 5 and build $WORK/alloc.o5 and $WORK/promote.o5
+# o5_setup: find OCaml 5 and build $WORK/PROG.o5 for each of $PROGS (with
+# unix, and the packages prog_pkgs names: threads.posix for threads.ml)
 o5_setup() {
   if test "${BENCH_OCAML5:-1}" = 0; then WHY_O5="skipped (BENCH_OCAML5=0)"; return; fi
   o5lib=${BENCH_SRCDIR%/benchmarks}/tests/lib/ocaml5_lib.sh
@@ -38,13 +43,23 @@ o5_setup() {
     hard_error() { say "error: $*"; exit 1; }
     . "$o5lib"
     say "version $OCAML5_VERSION ($OCAML5_MODE${OCAML5_ROOT:+ $OCAML5_ROOT})"
-    for p in alloc promote; do
-      ocaml5_compile "$BENCH_SRCDIR/$p.ml" "$WORK/$p.o5" unix
+    # one program that does not build leaves the others' figures (its own
+    # runs then fail the check and are n/a)
+    for p in $PROGS; do
+      (ocaml5_compile "$BENCH_SRCDIR/$p.ml" "$WORK/$p.o5" unix $(prog_pkgs "$p")) ||
+        say "not built: $p"
     done
   ) >"$WORK/ocaml5.log" 2>&1
   o5st=$?
   O5_VERSION=$(sed -n 's/^version //p' "$WORK/ocaml5.log" | head -n 1)
-  if test $o5st = 0 && test -x "$WORK/alloc.o5" && test -x "$WORK/promote.o5"; then
+  o5any=0
+  for p in $PROGS; do
+    if test -x "$WORK/$p.o5"; then o5any=1
+    elif test $o5st = 0; then
+      say "n/a (OCaml ${O5_VERSION:-5}, $p): $(grep -v '^compile ' "$WORK/ocaml5.log" | grep -v '^version ' | tail -n 3 | tr '\n' ' ')"
+    fi
+  done
+  if test $o5st = 0 && test $o5any = 1; then
     HAVE_O5=1
   elif test $o5st = 77; then
     WHY_O5=$(sed -n 's/^skipped: //p' "$WORK/ocaml5.log" | head -n 1)
@@ -68,11 +83,12 @@ o5_run() {
     "$@" "$WORK/$(wl_prog "$o5w").o5" "$o5n"
 }
 
-# o5_count WORKLOAD STEPS: events OCaml 5 writes in that run (read back
+# o5_count WORKLOAD STEPS TAG: events OCaml 5 writes in that run (read back
 # from its preserved ring with `ocgc dump --ids 5.3`), or nothing (the
-# reason in $WORK/WORKLOAD.o5count.err).
+# reason in $WORK/WORKLOAD.o5count.err).  The dump is left in
+# $WORK/WORKLOAD.o5dump.TAG only if the ring held the whole run.
 o5_count() {
-  rm -f "$EVDIR"/*.events
+  rm -f "$EVDIR"/*.events "$WORK/$1.o5dump.$3"
   O5_XPARAM=d=1,e=24
   o5_run o5on "$1" "$2" env OCAML_RUNTIME_EVENTS_PRESERVE=1 >/dev/null 2>"$WORK/$1.o5count.err"
   O5_XPARAM=
@@ -85,5 +101,6 @@ o5_count() {
     echo "the ring lost ${o5lost:-?} words: too small for this input" >>"$WORK/$1.o5count.err"
     return
   fi
-  sed -n 's/^events\.seen //p' "$WORK/$1.o5dump" | head -n 1
+  mv "$WORK/$1.o5dump" "$WORK/$1.o5dump.$3"
+  sed -n 's/^events\.seen //p' "$WORK/$1.o5dump.$3" | head -n 1
 }
