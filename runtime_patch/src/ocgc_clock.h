@@ -96,6 +96,18 @@ uint64_t caml_ocgc_reanchor(void);
  * detected, base moved (ocgc_ring.c; on its own for the unit test). */
 #ifdef CAML_OCGC_HAVE_TSC
 void caml_ocgc_clock_rate(struct caml_ocgc_clock *c, uint64_t t, uint64_t tsc);
+
+/* Whether caml_ocgc_clock_rate has anything to do: a window long enough to
+ * rate (RATE_MIN_NS before the first rate, RATE_EVERY_NS after), or a TSC
+ * or clock behind the window's base.  Inline, so that the re-reads between
+ * two ratings (all but one a second) pay a compare, not a call. */
+static inline int caml_ocgc_clock_rate_due(const struct caml_ocgc_clock *c, uint64_t t,
+                                           uint64_t tsc)
+{
+  if (tsc <= c->base_tsc || t <= c->base_ns) return 1;
+  return t - c->base_ns >=
+         (c->scale != 0 ? CAML_OCGC_RATE_EVERY_NS : CAML_OCGC_RATE_MIN_NS);
+}
 #endif
 
 /* A timestamp, for every event: one TSC read while an anchor serves. */

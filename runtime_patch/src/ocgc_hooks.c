@@ -84,6 +84,8 @@ static struct {
   struct ocgc_wire_totals t;
   unsigned dirty[DIRTY_MAX];  /* by_cause cells changed since the last sync */
   unsigned ndirty;            /* > DIRTY_MAX: publish them all */
+  int cycle_ended;            /* a major cycle ended since the last sync:
+                                 the short publication adds its words */
   int full;                   /* a word sync_collection's short publication
                                  leaves out has changed: publish all */
 } totals;
@@ -282,6 +284,7 @@ static void publish_totals(void)
   }
   totals.ndirty = 0;
   totals.full = 0;
+  totals.cycle_ended = 0;
   publish_close(m);
 }
 
@@ -348,10 +351,11 @@ static void sync_totals(uint64_t now)
  * meanwhile) and major words; both the time and cause cell of their kind
  * and our direct-allocation count; a slice, our slice count.  That is what
  * is published at the two most frequent collections, a quarter of a full
- * sync's stores.  Every other word changes only where totals.full is set
- * (a major cycle's end, which is where the runtime counts it, a forced
- * major, a heap change, Gc.set, a minor heap resize) or at the end of a
- * finish or a compaction: those publish all.  Inlined into the two hooks,
+ * sync's stores; with the major count and the live words if a major cycle
+ * ended (where the runtime counts it) in the collection.  Every other word
+ * changes only where totals.full is set (a forced major, a heap change,
+ * Gc.set, a minor heap resize) or at the end of a finish or a compaction:
+ * those publish all.  Inlined into the two hooks,
  * whose kind is a constant. */
 static inline __attribute__((always_inline)) void sync_collection(int kind, uint64_t now)
 {
@@ -378,6 +382,12 @@ static inline __attribute__((always_inline)) void sync_collection(int kind, uint
     store(&m->promoted_words, t->promoted_words);
   } else {
     store(&m->major_slices, t->major_slices);
+  }
+  if (totals.cycle_ended) {
+    t->major_collections = (uint64_t)Caml_state->stat_major_collections;
+    store(&m->major_collections, t->major_collections);
+    store(&m->live_words, t->live_words);
+    totals.cycle_ended = 0;
   }
   store(&m->minor_words, t->minor_words);
   store(&m->major_words, t->major_words);
@@ -918,10 +928,10 @@ void caml_ocgc_cycle_start(void)
 void caml_ocgc_cycle_end(void)
 {
   /* The sweep is done: every block is either free (on the free list) or
-   * live, so this is Gc.stat's heap_words - free_words now.  Published in
-   * full by the collection this cycle end is part of. */
+   * live, so this is Gc.stat's heap_words - free_words now.  Published,
+   * with the major count, by the collection this cycle end is part of. */
   totals.t.live_words = (uint64_t)(Caml_state->stat_heap_wsz - caml_fl_cur_wsz);
-  totals.full = 1;
+  totals.cycle_ended = 1;
   emit_point(CAML_OCGC_UEV_CYCLE_END, (uint64_t)Caml_state->stat_major_collections);
   /* sweep_slice asks for a minor collection so the next cycle can start. */
   caml_ocgc_request(OCGC_KIND_MINOR, OCGC_CAUSE_MAJOR_CYCLE_START);

@@ -72,21 +72,26 @@ static int kernel_clock_is_tsc(void)
  * eight tries the tightest bracket is kept; the TSC of the pair is the
  * bracket's middle.  A bracket is tight enough, and the tries end, under
  * PAIR_TIGHT cycles (about a microsecond: no preemption fits in it) or
- * under twice the tightest bracket this process has seen: where a clock
- * read itself takes longer than PAIR_TIGHT (a clock read that traps to the
- * hypervisor, or under valgrind, where it took 5-20k cycles and every
- * anchor paid all eight tries), a first bracket like the others is as
- * good as any, and a preemption is still far wider. */
+ * under four times the brackets this process usually gets (a running
+ * mean of those kept): where a clock read itself takes longer than
+ * PAIR_TIGHT (a clock read that traps to the hypervisor, or under
+ * valgrind, where a bracket was 5-20k cycles and every anchor paid all
+ * eight tries), a first bracket like the others is as good as any, and a
+ * preemption (milliseconds) is still far wider; never looser than
+ * PAIR_LOOSE (about 30 us).  Until one bracket has been kept (at start,
+ * which times the first rate's base), only PAIR_TIGHT. */
 #define PAIR_TRIES 8
 #define PAIR_TIGHT 3000
-/* The tightest bracket seen: the clock's state, owned as the rest of it is
- * (ocgc_clock.h). */
-static uint64_t pair_floor = UINT64_MAX;
+#define PAIR_LOOSE 100000
+/* The running mean of the brackets kept, 1/8 to the newest, or 0: the
+ * clock's state, owned as the rest of it is (ocgc_clock.h). */
+static uint64_t pair_usual;
 static uint64_t clock_pair(uint64_t *tsc_out)
 {
   uint64_t best_ns = 0, best_tsc = 0, best_width = UINT64_MAX;
-  uint64_t tight =
-      pair_floor == UINT64_MAX || pair_floor < PAIR_TIGHT / 2 ? PAIR_TIGHT : 2 * pair_floor;
+  uint64_t tight = pair_usual <= PAIR_TIGHT / 4   ? PAIR_TIGHT
+                   : pair_usual >= PAIR_LOOSE / 4 ? PAIR_LOOSE
+                                                  : 4 * pair_usual;
   int i;
   for (i = 0; i < PAIR_TRIES; i++) {
     uint64_t a = __rdtsc(), t = caml_ocgc_clock_read(), b = __rdtsc();
@@ -94,10 +99,11 @@ static uint64_t clock_pair(uint64_t *tsc_out)
       best_width = b - a;
       best_ns = t;
       best_tsc = a + (b - a) / 2;
-      if (best_width < pair_floor) pair_floor = best_width;
       if (best_width < tight) break;
     }
   }
+  if (best_width != UINT64_MAX)
+    pair_usual = pair_usual == 0 ? best_width : pair_usual - pair_usual / 8 + best_width / 8;
   if (best_width == UINT64_MAX) { /* the TSC went backwards every time */
     best_ns = caml_ocgc_clock_read();
     best_tsc = __rdtsc();
@@ -162,6 +168,7 @@ void caml_ocgc_clock_flags(const struct caml_ocgc_clock *c)
 void caml_ocgc_clock_rate(struct caml_ocgc_clock *c, uint64_t t, uint64_t tsc)
 {
   uint64_t scale, jump;
+  if (!caml_ocgc_clock_rate_due(c, t, tsc)) return;
   if (tsc <= c->base_tsc || t <= c->base_ns) {
     /* The TSC went back (reset by a resume): the rate in use still holds
      * (the TSC's frequency did not change); a new window starts here. */
@@ -169,8 +176,6 @@ void caml_ocgc_clock_rate(struct caml_ocgc_clock *c, uint64_t t, uint64_t tsc)
     c->base_tsc = tsc;
     return;
   }
-  if (t - c->base_ns < CAML_OCGC_RATE_MIN_NS) return;
-  if (c->scale != 0 && t - c->base_ns < CAML_OCGC_RATE_EVERY_NS) return;
   scale = (uint64_t)(((unsigned __int128)(t - c->base_ns) << 32) / (tsc - c->base_tsc));
   jump = c->scale >> CAML_OCGC_RATE_JUMP_SHIFT;
   /* A rate of 1/16 to 16 ns per cycle is a TSC of 62 MHz to 16 GHz;
@@ -200,7 +205,7 @@ uint64_t caml_ocgc_reanchor(void)
     /* After the clock read: the check's cost lies inside what this event
      * times, as it begins. */
     if (!c->tsc_checked && t - c->base_ns >= CAML_OCGC_RATE_MIN_NS) clock_check_tsc(c);
-    if (c->tsc_ok) caml_ocgc_clock_rate(c, t, tsc);
+    if (c->tsc_ok && caml_ocgc_clock_rate_due(c, t, tsc)) caml_ocgc_clock_rate(c, t, tsc);
     c->anchor_ns = t;
     c->anchor_tsc = tsc;
     return caml_ocgc_monotone(t);
