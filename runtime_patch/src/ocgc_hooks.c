@@ -90,55 +90,38 @@ static struct {
                                  leaves out has changed: publish all */
 } totals;
 
-/* In a forked child, the time before its first hook made its file, or 0:
- * see enter(). */
-static uint64_t first_event_at;
-
-/* Enter a hook that writes: returns nonzero when there is a ring to write
- * into and the exit handler has not taken it over; in a forked child the
- * first event makes the child's own file.  That takes 100-200 us, inside
- * whatever the event marks (a collection, usually: the mutator waits), so
- * the file's first events and the hook's own are timed when the hook was
- * entered (event_now()): the work lies inside the span it lengthens,
- * never unaccounted in a pause.  A nonzero return must be paired with
- * leave(). */
-static __attribute__((noinline, cold)) int enter_child(void)
+/* Enter a hook that writes, and take its timestamp: nonzero when there is
+ * a ring to write into and the exit handler has not taken it over.  The
+ * timestamp is taken first: in a forked child the first event makes the
+ * child's own file, which takes 100-200 us inside whatever the event marks
+ * (a collection, usually: the mutator waits), so the file's first events
+ * and the hook's own are timed when the hook was entered: the work lies
+ * inside the span it lengthens, never unaccounted in a pause.  (A
+ * timestamp is never 0: CLOCK_MONOTONIC counts from boot.)  A nonzero
+ * return must be paired with leave(). */
+static __attribute__((noinline, cold)) int enter_child(uint64_t at)
 {
-  uint64_t at = caml_ocgc_now();
-  if (!caml_ocgc_file_reopen(at)) return 0;
-  first_event_at = at;
-  return 1;
+  return caml_ocgc_file_reopen(at);
 }
 
-static inline int enter(void)
+static inline uint64_t enter(void)
 {
+  uint64_t now;
   if (!caml_ocgc_hook_enter()) return 0;
-  if (__builtin_expect(caml_ocgc_ring.data != NULL, 1)) return 1;
-  if (caml_ocgc_file.lazy && enter_child()) return 1;
+  now = caml_ocgc_now();
+  if (__builtin_expect(caml_ocgc_ring.data != NULL, 1)) return now;
+  if (caml_ocgc_file.lazy && enter_child(now)) return now;
   caml_ocgc_hook_leave();
   return 0;
 }
 
 static inline void leave(void)
 {
-  first_event_at = 0;
   caml_ocgc_hook_leave();
 }
 
-int caml_ocgc_writer_enter(void) { return enter(); }
+int caml_ocgc_writer_enter(void) { return enter() != 0; }
 void caml_ocgc_writer_leave(void) { leave(); }
-
-/* The time of the event a hook writes: now, or, for the first hook of a
- * forked child's file, when that hook was entered. */
-static inline uint64_t event_now(void)
-{
-  uint64_t at = first_event_at;
-  if (__builtin_expect(at != 0, 0)) {
-    first_event_at = 0;
-    return at;
-  }
-  return caml_ocgc_now();
-}
 
 /* ---- batches and held phase events -------------------------------------------- */
 
@@ -545,10 +528,9 @@ void caml_ocgc_scope_leave(int scope)
 
 static void call_span_open(unsigned id)
 {
-  uint64_t now;
-  if (!enter()) return;
+  uint64_t now = enter();
   struct batch b;
-  now = event_now();
+  if (!now) return;
   batch_open(&b, 4);
   /* Program code runs between two calls, and closes a span left open. */
   if (call_span != 0) batch_put2(&b, caml_ocgc_span_header(0, call_span - 1), now);
@@ -561,9 +543,8 @@ static void call_span_open(unsigned id)
 /* Ends the open call span, if any; returns when it did so. */
 static uint64_t call_span_close(void)
 {
-  uint64_t now = 0;
-  if (call_span == 0 || !enter()) return 0;
-  now = event_now();
+  uint64_t now;
+  if (call_span == 0 || !(now = enter())) return 0;
   write2(caml_ocgc_span_header(0, call_span - 1), now);
   call_span = 0;
   leave();
@@ -628,6 +609,7 @@ void caml_ocgc_call(unsigned id, int begin)
      * the old one): publish them now, not at the next collection, which
      * may be a long way off. */
     if (now != 0 && id == OCGC_PH_EXPLICIT_GC_SET && enter()) {
+      /* (timed as the span's end: the same moment) */
       sync_totals(now);
       leave();
     }
@@ -787,17 +769,17 @@ static inline __attribute__((always_inline)) void collection_end(int kind, uint6
 
 void caml_ocgc_minor_begin(uintptr_t young_words)
 {
-  if (!enter()) return;
-  collection_begin(OCGC_KIND_MINOR, event_now(),
-                   CAML_OCGC_COUNTER_HEADER(OCGC_CT_MINOR_ALLOCATED), (uint64_t)young_words * 8);
+  uint64_t now = enter();
+  if (!now) return;
+  collection_begin(OCGC_KIND_MINOR, now, CAML_OCGC_COUNTER_HEADER(OCGC_CT_MINOR_ALLOCATED),
+                   (uint64_t)young_words * 8);
   leave();
 }
 
 void caml_ocgc_minor_end(uintptr_t promoted_words)
 {
-  uint64_t now;
-  if (!enter()) return;
-  now = event_now();
+  uint64_t now = enter();
+  if (!now) return;
   collection_end(OCGC_KIND_MINOR, now, CAML_OCGC_COUNTER_HEADER(OCGC_CT_MINOR_PROMOTED),
                  (uint64_t)promoted_words * 8);
   caml_ocgc_mp_poll(now);
@@ -814,9 +796,10 @@ void caml_ocgc_minor_none(void)
 
 void caml_ocgc_slice_begin(void)
 {
-  if (!enter()) return;
+  uint64_t now = enter();
+  if (!now) return;
   running.slice_work = 0;
-  collection_begin(OCGC_KIND_MAJOR_SLICE, event_now(), 0, 0);
+  collection_begin(OCGC_KIND_MAJOR_SLICE, now, 0, 0);
   leave();
 }
 
@@ -827,9 +810,8 @@ void caml_ocgc_slice_work(intptr_t work)
 
 void caml_ocgc_slice_end(void)
 {
-  uint64_t now;
-  if (!enter()) return;
-  now = event_now();
+  uint64_t now = enter();
+  if (!now) return;
   totals.t.major_slices++;
   collection_end(OCGC_KIND_MAJOR_SLICE, now, CAML_OCGC_USER_INT_HEADER(CAML_OCGC_UEV_SLICE_WORK),
                  running.slice_work);
@@ -838,16 +820,16 @@ void caml_ocgc_slice_end(void)
 
 void caml_ocgc_finish_begin(void)
 {
-  if (!enter()) return;
-  collection_begin(OCGC_KIND_MAJOR_FINISH, event_now(), 0, 0);
+  uint64_t now = enter();
+  if (!now) return;
+  collection_begin(OCGC_KIND_MAJOR_FINISH, now, 0, 0);
   leave();
 }
 
 void caml_ocgc_finish_end(void)
 {
-  uint64_t now;
-  if (!enter()) return;
-  now = event_now();
+  uint64_t now = enter();
+  if (!now) return;
   collection_end(OCGC_KIND_MAJOR_FINISH, now, 0, 0);
   leave();
 }
@@ -879,12 +861,8 @@ static inline void phase_event(int begin, unsigned id)
 {
   uint64_t header = caml_ocgc_span_header(begin, id), now;
   unsigned n = held.n;
-  /* A collection runs only where its begin was written, with a ring (made
-   * already in a forked child): inside one only the guard is asked. */
-  int hold = running.depth != 0 && n < HELD_MAX;
-  if (__builtin_expect(hold, 1) ? !caml_ocgc_hook_enter() : !enter()) return;
-  now = event_now();
-  if (__builtin_expect(hold, 1)) {
+  if (!(now = enter())) return;
+  if (__builtin_expect(running.depth != 0 && n < HELD_MAX, 1)) {
     held.w[2 * n] = header;
     held.w[2 * n + 1] = now;
     held.n = n + 1;
@@ -899,14 +877,10 @@ void caml_ocgc_phase_end(unsigned id) { phase_event(0, id); }
 
 void caml_ocgc_compaction(int begin)
 {
-  uint64_t now;
-  if (!enter()) return;
-  if (begin) {
-    collection_begin(OCGC_KIND_COMPACTION, event_now(), 0, 0);
-  } else {
-    now = event_now();
-    collection_end(OCGC_KIND_COMPACTION, now, 0, 0);
-  }
+  uint64_t now = enter();
+  if (!now) return;
+  if (begin) collection_begin(OCGC_KIND_COMPACTION, now, 0, 0);
+  else collection_end(OCGC_KIND_COMPACTION, now, 0, 0);
   leave();
 }
 
@@ -915,8 +889,9 @@ void caml_ocgc_compaction(int begin)
 /* One user int event, timed now. */
 static void emit_point(unsigned slot, uint64_t value)
 {
-  if (!enter()) return;
-  write3(CAML_OCGC_USER_INT_HEADER(slot), event_now(), value);
+  uint64_t now = enter();
+  if (!now) return;
+  write3(CAML_OCGC_USER_INT_HEADER(slot), now, value);
   leave();
 }
 
@@ -945,9 +920,8 @@ void caml_ocgc_forced_major(void)
 
 void caml_ocgc_heap_change(int grew)
 {
-  uint64_t now;
-  if (!enter()) return;
-  now = event_now();
+  uint64_t now = enter();
+  if (!now) return;
   write3(CAML_OCGC_USER_INT_HEADER(grew ? CAML_OCGC_UEV_HEAP_GROW : CAML_OCGC_UEV_HEAP_SHRINK),
          now, (uint64_t)Caml_state->stat_heap_wsz);
   sync_totals(now);
@@ -956,10 +930,11 @@ void caml_ocgc_heap_change(int grew)
 
 void caml_ocgc_memprof(int started)
 {
+  uint64_t now;
   totals.t.program_memprof = started != 0;
   caml_ocgc_mp_program(started);
-  if (!enter()) return;
-  sync_totals(event_now());
+  if (!(now = enter())) return;
+  sync_totals(now);
   leave();
 }
 
