@@ -739,8 +739,9 @@ if test -n "$PROF" && command -v callgrind_annotate >/dev/null 2>&1; then
       if (pe) printf "  %+12d Ir  %+7.1f /event  whole process (%d functions differ)\n", tot, tot / ev, n
       if (pe) printf "  %+12d Ir  %+7.1f /event  the producer own code (ocgc_* files, what they inline, the clock)\n", own, own / ev
     }' "$WORK/flat.off" "$WORK/flat.on"
-  say "   (caml_page_table_lookup and other stock runtime functions can move either way: the ring's"
-  say "    mapping shifts where the heap lands, which changes 4.13's page-table hash probes)"
+  say "   (a stock runtime function here is one the ring's hooks call into, or runs differently: the"
+  say "    ring's mapping no longer moves the heap, so 4.13's page-table probes are the same on and off;"
+  say "    the per-collection table below counts them)"
   c_on=$(clock_calls "$WORK/cg.$PROF.on.out")
   c_off=$(clock_calls "$WORK/cg.$PROF.off.out")
   awk -v on="$c_on" -v off="$c_off" -v ev="$(getv CGEV_$PROF)" -v ns="$CLOCK_NS" 'BEGIN {
