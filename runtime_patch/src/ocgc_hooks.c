@@ -17,7 +17,12 @@
  *   collection is counted by cause when it ends, as Gc counts it, so the
  *   by-cause cells never run ahead of the Gc counters.
  * - Every hook that writes into the mapping does so between
- *   caml_ocgc_hook_enter() and caml_ocgc_hook_leave() (ocgc_ring.h).
+ *   caml_ocgc_hook_enter() and caml_ocgc_hook_leave() (ocgc_ring.h), and
+ *   takes its timestamp there, as it enters.
+ * - Sub-phase events inside a collection are held, at most HELD_MAX, and
+ *   every batch writes what is held first: a ring's timestamps never
+ *   decrease, and nothing is held across a release of the runtime lock
+ *   (see "batches").
  * All functions run on the mutator thread with the runtime lock held, but
  * caml_ocgc_stop(), which the exit handler calls once it owns the ring. */
 
