@@ -154,25 +154,11 @@ struct batch {
   unsigned events;
 };
 
-static __attribute__((noinline)) void flush_held(void)
-{
-  struct batch b;
-  unsigned i;
-  b.start = b.p = caml_ocgc_ring_reserve(2u * held.n);
-  for (i = 0; i < held.n; i++) b.p = caml_ocgc_put2(b.p, held.w[2 * i], held.w[2 * i + 1]);
-  caml_ocgc_ring_commit(b.start, b.p, held.n);
-  held.n = 0;
-}
-
-/* Open a batch of at most [words] words of the caller's, after what is
- * held (on its own before, if the two would not fit in one batch). */
-static inline void batch_open(struct batch *b, uint64_t words)
+/* Reserve room for what is held and [words] more, and put what is held
+ * first. */
+static inline void batch_reserve(struct batch *b, uint64_t words)
 {
   unsigned i, n = held.n;
-  if (__builtin_expect(n != 0, 0) && 2u * n + words > CAML_OCGC_BATCH_MAX) {
-    flush_held();
-    n = 0;
-  }
   b->start = b->p = caml_ocgc_ring_reserve(2u * n + words);
   b->events = n;
   for (i = 0; i < n; i++) b->p = caml_ocgc_put2(b->p, held.w[2 * i], held.w[2 * i + 1]);
@@ -182,6 +168,22 @@ static inline void batch_open(struct batch *b, uint64_t words)
 static inline void batch_close(const struct batch *b)
 {
   caml_ocgc_ring_commit(b->start, b->p, b->events);
+}
+
+/* What is held, as a batch of its own. */
+static __attribute__((noinline)) void flush_held(void)
+{
+  struct batch b;
+  batch_reserve(&b, 0);
+  batch_close(&b);
+}
+
+/* Open a batch of at most [words] words of the caller's, after what is
+ * held (on its own before, if the two would not fit in one batch). */
+static inline void batch_open(struct batch *b, uint64_t words)
+{
+  if (__builtin_expect(held.n != 0, 0) && 2u * held.n + words > CAML_OCGC_BATCH_MAX) flush_held();
+  batch_reserve(b, words);
 }
 
 static inline void batch_put2(struct batch *b, uint64_t header, uint64_t ts)
@@ -865,8 +867,11 @@ void caml_ocgc_set_phases(int level)
 static inline void phase_event(int begin, unsigned id)
 {
   uint64_t header = caml_ocgc_span_header(begin, id), now;
-  unsigned n = held.n;
+  unsigned n;
+  /* (after enter: a forked child's first event makes a new file, which
+   * holds nothing) */
   if (!(now = enter())) return;
+  n = held.n;
   if (__builtin_expect(running.depth != 0 && n < HELD_MAX, 1)) {
     held.w[2 * n] = header;
     held.w[2 * n + 1] = now;

@@ -102,11 +102,11 @@ static uint64_t clock_pair(uint64_t *tsc_out)
       if (best_width < tight) break;
     }
   }
-  if (best_width != UINT64_MAX)
-    pair_usual = pair_usual == 0 ? best_width : pair_usual - pair_usual / 8 + best_width / 8;
   if (best_width == UINT64_MAX) { /* the TSC went backwards every time */
     best_ns = caml_ocgc_clock_read();
     best_tsc = __rdtsc();
+  } else {
+    pair_usual = pair_usual == 0 ? best_width : pair_usual - pair_usual / 8 + best_width / 8;
   }
   *tsc_out = best_tsc;
   return best_ns;
