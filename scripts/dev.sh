@@ -189,7 +189,8 @@ check_reader() {
 
 # suite TITLE NAME DIR TARGET: make -C $b TARGET, printing each check's
 # result by name as its test ends (TAP: tests/tap.sh); adds the counts of
-# checks in DIR/test-suite.log to pass, fail and skip (a target that exits 77 before any test, as check-4.14 does when a
+# checks in DIR/test-suite.log's summary (suite_count) to pass, fail and
+# skip (a target that exits 77 before any test, as check-4.14 does when a
 # registry is unreachable, counts one skip).  Returns make's status.
 suite() {
   _title=$1; _name=$2; _dir=$3; _target=$4
@@ -204,10 +205,10 @@ suite() {
   _st=$(cat "$_log.rc" 2>/dev/null || echo 1)
   _p=0; _f=0; _e=0; _s=0
   if [ -f "$_dir/test-suite.log" ]; then
-    _p=$(sed -n 's/^# PASS: *//p' "$_dir/test-suite.log")
-    _f=$(sed -n 's/^# FAIL: *//p' "$_dir/test-suite.log")
-    _e=$(sed -n 's/^# ERROR: *//p' "$_dir/test-suite.log")
-    _s=$(sed -n 's/^# SKIP: *//p' "$_dir/test-suite.log")
+    _p=$(suite_count "$_dir/test-suite.log" PASS)
+    _f=$(suite_count "$_dir/test-suite.log" FAIL)
+    _e=$(suite_count "$_dir/test-suite.log" ERROR)
+    _s=$(suite_count "$_dir/test-suite.log" SKIP)
   elif grep -q '^==> .*: SKIP: ' "$_log"; then
     _s=1
   fi

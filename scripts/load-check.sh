@@ -107,11 +107,11 @@ while [ "$r" -le "$rounds" ]; do
   round_pid=$!
   wait "$round_pid" || rc=$?
   round_pid=
-  p=$(sed -n 's/^# PASS: *//p' "$build/test-suite.log" 2>/dev/null || echo 0)
-  f=$(sed -n 's/^# FAIL: *//p' "$build/test-suite.log" 2>/dev/null || echo 0)
-  e=$(sed -n 's/^# ERROR: *//p' "$build/test-suite.log" 2>/dev/null || echo 0)
-  s=$(sed -n 's/^# SKIP: *//p' "$build/test-suite.log" 2>/dev/null || echo 0)
-  f=$((${f:-0} + ${e:-0}))
+  p=$(suite_count "$build/test-suite.log" PASS)
+  f=$(suite_count "$build/test-suite.log" FAIL)
+  e=$(suite_count "$build/test-suite.log" ERROR)
+  s=$(suite_count "$build/test-suite.log" SKIP)
+  f=$((f + e))
   [ "$rc" -eq 0 ] || [ "$f" -gt 0 ] || f=1
   say "round $r: ${p:-0} passed, $f failed, ${s:-0} skipped ($(took "$t0"); load $(cut -d' ' -f1-3 /proc/loadavg))"
   if [ "$f" -gt 0 ]; then

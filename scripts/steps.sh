@@ -32,3 +32,23 @@ step() {
   say "the whole log: $_log"
   return 1
 }
+
+# suite_count LOG KEY: the count automake's test-suite.log LOG gives KEY
+# (PASS, FAIL, SKIP, ERROR...) in its summary: the "# KEY: N" lines at its
+# head, before the ".. contents::" line or the first test's section.
+# Below the summary come the logs of the tests that did not pass, whose
+# lines can have the same shape: a test's output "SKIP: unshare -m is
+# denied here" is logged as "# SKIP: unshare -m is denied here".  Those are
+# text, never counts, and are never read.  Prints 0 when the summary has
+# no such line (or LOG does not exist).
+suite_count() {
+  [ -f "$1" ] || { echo 0; return 0; }
+  awk -v k="$2" '
+    /^\.\. contents::/ || /^(PASS|FAIL|SKIP|ERROR|XFAIL|XPASS): / { exit }
+    index($0, "# " k ":") == 1 {
+      v = substr($0, length(k) + 4)
+      gsub(/^[ \t]+|[ \t]+$/, "", v)
+      if (v ~ /^[0-9]+$/) { n = v + 0; found = 1; exit }
+    }
+    END { print found ? n : 0 }' "$1"
+}
