@@ -5,14 +5,18 @@
 # and exactly the README's two commands run there, each timed:
 # `scripts/dev.sh demo`, then `scripts/dev.sh check`.  Both must exit 0.
 #
-#   sudo scripts/fresh-debian.sh [--mode A|B|both] [--keep] [REPO]
+#   sudo scripts/fresh-debian.sh [--mode A|B|C|both|all] [--keep] [REPO]
 #
 #   REPO     the git repository to clone: a path or a URL (default: the one
 #            this script belongs to; its HEAD is what gets cloned)
 #   --mode   A: the root has /proc, /dev/pts (a new devpts instance) and
 #               /dev/shm (a tmpfs) mounted, as a real machine does;
 #            B: /proc only: no /dev/pts (no pseudo-terminals) and no /dev/shm;
-#            both (the default): A, then B.
+#            C: as B, and no namespace may be made, as in many containers:
+#               every command in the root runs without CAP_SYS_ADMIN
+#               (dropped from its bounding set with setpriv), so unshare
+#               is denied and the tests that need one skip, saying so;
+#            both (the default): A, then B; all: A, B, then C.
 #            In both modes /dev holds only what udev makes on any machine:
 #            null, zero, full, random, urandom, tty (device nodes made with
 #            mknod) and the fd, stdin, stdout, stderr links; in mode A also
@@ -63,9 +67,10 @@ repo=
 while [ $# -gt 0 ]; do
   case $1 in
     --mode)
-      [ $# -ge 2 ] || die "--mode takes A, B or both"
-      case $2 in A|a) modes=A ;; B|b) modes=B ;; both) modes="A B" ;;
-        *) die "--mode takes A, B or both, not '$2'" ;; esac
+      [ $# -ge 2 ] || die "--mode takes A, B, C, both or all"
+      case $2 in A|a) modes=A ;; B|b) modes=B ;; C|c) modes=C ;; both) modes="A B" ;;
+        all) modes="A B C" ;;
+        *) die "--mode takes A, B, C, both or all, not '$2'" ;; esac
       shift 2 ;;
     --keep) keep=1; shift ;;
     -h|--help) sed -n '2,/^set -eu/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
@@ -217,10 +222,12 @@ make_dev() {
 }
 
 # in_root ROOT COMMAND...: COMMAND in the chroot, as root, with the
-# environment of a root login and nothing of ours
+# environment of a root login and nothing of ours ($confine before it: mode
+# C's capabilities taken away)
+confine=
 in_root() {
   _r=$1; shift
-  chroot "$_r" /usr/bin/env -i HOME=/root USER=root LOGNAME=root SHELL=/bin/sh \
+  $confine chroot "$_r" /usr/bin/env -i HOME=/root USER=root LOGNAME=root SHELL=/bin/sh \
     PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
     TERM="${TERM:-dumb}" \
     ${http_proxy:+http_proxy="$http_proxy"} ${https_proxy:+https_proxy="$https_proxy"} \
@@ -317,6 +324,14 @@ run_mode() {
   else
     mounted="/proc only (no /dev/pts, no /dev/shm)"
   fi
+  confine=
+  if [ "$m" = C ]; then
+    command -v setpriv >/dev/null 2>&1 || die "mode C needs setpriv (util-linux)"
+    confine="setpriv --bounding-set=-sys_admin --inh-caps=-sys_admin --"
+    in_root "$root" sh -c 'unshare -m true' 2>/dev/null &&
+      die "mode C: unshare still works with CAP_SYS_ADMIN dropped"
+    mounted="$mounted; no namespaces (unshare denied: no CAP_SYS_ADMIN)"
+  fi
   in_root "$root" sh -c ': >/dev/null' 2>/dev/null ||
     die "device nodes do not work under $base (mounted nodev?): set OCGC_FRESH_WORK"
   say "mounted: $mounted"
@@ -364,6 +379,7 @@ run_mode() {
   cp "$root/root/ocgc/_build-check/test-suite.log" "$out/$m-test-suite.log" 2>/dev/null || :
   cleanup
   ROOTS=
+  confine=
 }
 
 say "cloning $repo; results in $out"
