@@ -112,6 +112,7 @@ def families(expr):
     """The exporter's families an expression reads (a histogram's by its
     name without _bucket, _count or _sum), in order, once each."""
     out = []
+    expr = re.sub(r'"(?:[^"\\]|\\.)*"', '""', expr)  # label values are no families
     for name in re.findall(r"\b((?:ocaml|ocgc)_[a-z0-9_]+)", expr):
         name = re.sub(r"_(bucket|count|sum)$", "", name)
         if name not in out:
@@ -123,15 +124,15 @@ def dashboard(url, seconds, path):
     end = time.monotonic() + float(seconds)
     with open(path) as f:
         doc = json.load(f)
-    for title, expr in panel_targets(doc.get("panels", [])):
-        expr, unknown = substitute(expr)
+    for title, text in panel_targets(doc.get("panels", [])):
+        expr, unknown = substitute(text)
         while True:
             res, why = (None, "an unknown variable is left: " + expr) if unknown else query(url, expr)
             if res or res is None or time.monotonic() >= end:
                 break
             time.sleep(0.2)
         result = "error: " + why if res is None else "series %d" % len(res) if res else "empty"
-        print("%s\t%s\t%s" % (title, result, " ".join(families(expr))), flush=True)
+        print("%s\t%s\t%s" % (title, result, " ".join(families(text))), flush=True)
 
 
 def variables(url, path):
