@@ -13,7 +13,9 @@
  * folders, are not listed (`ocgc ls` run as root sees them), but not left
  * out silently: one line on stderr says how many of each the library
  * could not look into (ocgc_rings_unseen) and why.  How many rings they
- * hold cannot be told from here, so the line does not pretend to. */
+ * hold cannot be told from here, so the line does not pretend to.  A
+ * caller with every privilege (root) is told nothing: what even it may not
+ * read (a sandbox's init) running as root would not change. */
 
 #include <errno.h>
 #include <fcntl.h>
@@ -111,13 +113,9 @@ static void say_unseen(const struct ocgc_rings *r)
   if (ocgc_rings_unseen(r, &u) != 0 || (u.processes == 0 && u.folders == 0)) return;
   ps = u.processes == 1 ? "" : "es";
   /* Root's own limits (a process of another user namespace, a sandbox's
-   * init): running as root would change nothing. */
-  if (u.folders == 0 && ocgc_sees_every_user())
-    tool_say("the memory map%s of %" PRIu64 " process%s may not be read, even with the "
-             "privileges this has: %s, if any, %s not shown",
-             u.processes == 1 ? "" : "s", u.processes, ps,
-             u.processes == 1 ? "its ring" : "their rings", u.processes == 1 ? "is" : "are");
-  else if (u.folders == 0)
+   * init) are not the user's to lift: root is told nothing, as before. */
+  if (u.folders == 0 && ocgc_sees_every_user()) return;
+  if (u.folders == 0)
     tool_say("rings of other users, if any, not shown: the memory map%s of %" PRIu64
              " process%s %s private (run as root to see them)",
              u.processes == 1 ? "" : "s", u.processes, ps, u.processes == 1 ? "is" : "are");
