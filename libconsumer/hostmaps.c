@@ -80,6 +80,7 @@ struct hostmaps {
   struct set producers; /* (pid, 0): it maps a ring as a producer does */
   struct hostmaps_limits lim;
   unsigned long lines, procs;
+  unsigned long denied;        /* processes whose maps we may not read */
   unsigned long long bytes;
   int incomplete;
 };
@@ -180,7 +181,10 @@ static int scan_proc(struct hostmaps *h, int dfd, int pid)
 
   snprintf(path, sizeof path, "%d/maps", pid);
   fd = openat(dfd, path, O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) return 0; /* gone, or not ours to read */
+  if (fd < 0) { /* gone, or not ours to read */
+    if (errno == EACCES || errno == EPERM) h->denied++;
+    return 0;
+  }
   h->procs++;
   while (!stop && err == 0) {
     const char *p, *e, *nl;
@@ -293,6 +297,11 @@ void hostmaps_counts(const struct hostmaps *h, unsigned long *files, unsigned lo
   if (files != NULL) *files = (unsigned long)h->files.n;
   if (memfds != NULL) *memfds = (unsigned long)h->memfds.n;
   if (procs != NULL) *procs = h->procs;
+}
+
+unsigned long hostmaps_denied(const struct hostmaps *h)
+{
+  return h->denied;
 }
 
 void hostmaps_free(struct hostmaps *h)

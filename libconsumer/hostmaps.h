@@ -48,6 +48,10 @@ int hostmaps_memfd(const struct hostmaps *h, long p);
 void hostmaps_counts(const struct hostmaps *h, unsigned long *files, unsigned long *memfds,
                      unsigned long *procs);
 
+/* Processes whose maps may not be read (another user's, unless root; a
+ * process of ours that is not dumpable): skipped, counted. */
+unsigned long hostmaps_denied(const struct hostmaps *h);
+
 void hostmaps_free(struct hostmaps *h);
 
 #endif /* OCGC_HOSTMAPS_H */

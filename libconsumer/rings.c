@@ -28,6 +28,10 @@
  *    memfd named ocgc:<P>.events: which namespace's P that is cannot be
  *    told, so the link is kept (a stale link costs nothing; removing a live
  *    one blinds every reader).
+ * What a scan cannot look into is counted, not guessed at: processes
+ * whose maps it may not read (the host scan's, or pass 1's if there is
+ * none), and other users' default folders it may not open (dirs.c);
+ * whether they hold rings, and how many, cannot be told from here.
  * The rule is written once, in docs/design.md ("Which ring entries are
  * gone"); the producer's own sweep of its folder at start
  * (runtime_patch/src/ocgc_stale.c) follows it too.
@@ -46,6 +50,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "dirs.h"
 #include "hostmaps.h"
 #include "ocgc/consumer.h"
 #include "opts.h"
@@ -59,6 +64,7 @@ struct ocgc_rings {
   int proc_err;        /* pass 1: /proc could not be listed */
   int host_err;        /* pass 3: could not be made (-errno), else 0 */
   int host_complete;   /* pass 3 read every maps whole */
+  struct ocgc_rings_unseen unseen; /* what could not be looked into */
   struct hostmaps *hm; /* during the scan */
 };
 
@@ -224,9 +230,14 @@ static int skip_non_producer(int pid, uint64_t start_time, void *ctx)
 static int scan_procs(struct ocgc_rings *l)
 {
   struct ocgc_list_opts lo = OCGC_OPTS_INIT(struct ocgc_list_opts);
+  struct ocgc_list_stats st = OCGC_OPTS_INIT(struct ocgc_list_stats);
   int n;
   lo.skip = skip_non_producer;
-  n = ocgc_list_opts(&lo, on_listed, l, NULL);
+  n = ocgc_list_opts(&lo, on_listed, l, &st);
+  /* The host scan tried every process; pass 1 only those it did not rule
+   * out, every one when there is no host scan. */
+  l->unseen.processes = l->hm != NULL ? hostmaps_denied(l->hm) : 0;
+  if (st.denied > l->unseen.processes) l->unseen.processes = st.denied;
   if (n == -ENOMEM || l->err != 0) return l->err ? l->err : n;
   if (n < 0) l->proc_err = n;
   return 0;
@@ -478,6 +489,7 @@ int ocgc_rings_scan(const struct ocgc_rings_opts *opts, struct ocgc_rings **out)
   for (i = 0; err == 0 && !o.no_default_dirs && ocgc_default_dir(i, dir, sizeof dir) == 0; i++)
     err = scan_dir(l, dir, NULL);
   for (i = 0; err == 0 && i < o.ndirs; i++) err = scan_dir(l, o.dirs[i], &o);
+  if (err == 0 && !o.no_default_dirs) l->unseen.folders = dirs_closed_others();
   if (err == 0 && o.no_default_dirs) keep_in_dirs(l);
   if (err != 0) {
     ocgc_rings_free(l);
@@ -524,6 +536,15 @@ int ocgc_rings_host_complete(const struct ocgc_rings *l, int *err)
 {
   if (err != NULL) *err = l != NULL ? l->host_err : -EINVAL;
   return l != NULL && l->host_err == 0 && l->host_complete;
+}
+
+int ocgc_rings_unseen(const struct ocgc_rings *l, struct ocgc_rings_unseen *out)
+{
+  struct ocgc_rings_unseen u;
+  if (l == NULL) return -EINVAL;
+  u = l->unseen;
+  u.sz = sizeof u;
+  return opts_write(out, &u, sizeof u);
 }
 
 /* Whether the ring file at [path] is written by a live process (or that

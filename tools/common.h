@@ -22,6 +22,12 @@ int cmd_dump(int argc, char **argv);
 int cmd_ls(int argc, char **argv);
 int cmd_stat(int argc, char **argv);
 int cmd_top(int argc, char **argv);
+/* `ocgc stat`'s table of [t], a row every [interval_ns], [count] rows (0:
+ * until the process exits or a signal), for another command (`ocgc top`
+ * when stdout is no terminal), whose name (tool_name) its messages keep.
+ * Returns the exit code. */
+struct tool_target;
+int stat_rows(const struct tool_target *t, uint64_t interval_ns, uint64_t count);
 int cmd_report(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_trace(int argc, char **argv);

@@ -9,8 +9,13 @@
  * (ocgc_ring_remove: moved aside, judged again, unlinked or put back), and
  * says on stderr what it removed, and why it kept what looked gone.
  *
- * Other users' processes whose maps we may not read are left out silently,
- * as ps leaves out what it cannot see; `ocgc ls` run as root sees them. */
+ * Other users' processes whose maps we may not read, and their ring
+ * folders, are not listed (`ocgc ls` run as root sees them), but not left
+ * out silently: one line on stderr says how many of each the library
+ * could not look into (ocgc_rings_unseen) and why.  How many rings they
+ * hold cannot be told from here, so the line does not pretend to.  A
+ * caller with every privilege (root) is told nothing: what even it may not
+ * read (a sandbox's init) running as root would not change. */
 
 #include <errno.h>
 #include <fcntl.h>
@@ -98,6 +103,33 @@ static void prune(const struct ocgc_rings *r, char *removed, int *rc)
   }
 }
 
+/* ---- what could not be seen ------------------------------------------------------ */
+
+/* One line on stderr: what the scan could not look into, and why. */
+static void say_unseen(const struct ocgc_rings *r)
+{
+  struct ocgc_rings_unseen u = OCGC_OPTS_INIT(struct ocgc_rings_unseen);
+  const char *ps;
+  if (ocgc_rings_unseen(r, &u) != 0 || (u.processes == 0 && u.folders == 0)) return;
+  ps = u.processes == 1 ? "" : "es";
+  /* Root's own limits (a process of another user namespace, a sandbox's
+   * init) are not the user's to lift: root is told nothing, as before. */
+  if (u.folders == 0 && ocgc_sees_every_user()) return;
+  if (u.folders == 0)
+    tool_say("rings of other users, if any, not shown: the memory map%s of %" PRIu64
+             " process%s %s private (run as root to see them)",
+             u.processes == 1 ? "" : "s", u.processes, ps, u.processes == 1 ? "is" : "are");
+  else if (u.processes == 0)
+    tool_say("rings of other users not shown: %" PRIu64 " ring folder%s of theirs %s private "
+             "(run as root to see them)",
+             u.folders, u.folders == 1 ? "" : "s", u.folders == 1 ? "is" : "are");
+  else
+    tool_say("rings of other users not shown: %" PRIu64 " ring folder%s of theirs %s private, "
+             "and so %s of %" PRIu64 " process%s (run as root to see them)",
+             u.folders, u.folders == 1 ? "" : "s", u.folders == 1 ? "is" : "are",
+             u.processes == 1 ? "is the memory map" : "are the memory maps", u.processes, ps);
+}
+
 /* ---- printing --------------------------------------------------------------------- */
 
 static void print_table(const struct ocgc_rings *r, const char *removed)
@@ -168,7 +200,8 @@ static void ls_usage(FILE *f)
           "With --no-default-dirs, only what the --dir folders hold: their files,\n"
           "and the live processes whose ring is one of them.\n"
           "Other users' processes are listed only when you may read their memory\n"
-          "map (as root).\n\n"
+          "map (as root); else one line on stderr says how many processes and\n"
+          "ring folders of other users could not be looked into.\n\n"
           "Columns: PID, PROGRAM, OCAML (the producer's OCaml version; 5 for a\n"
           "stock OCaml 5 file), OCGC (the producer's ocgc version, - for stock\n"
           "files), RING_KiB (ring size), WRITTEN (events written so far), STATE, PATH.\n"
@@ -261,6 +294,7 @@ int cmd_ls(int argc, char **argv)
       tool_say("/proc: %s (is /proc mounted?)", strerror(-err));
       note_rc(&rc, TOOL_EXIT_ERROR);
     }
+    say_unseen(r);
     if (o.prune) prune(r, removed, &rc);
     if (o.json) print_json(r, removed);
     else print_table(r, removed);

@@ -409,22 +409,42 @@ static int parse_args(int argc, char **argv, struct stat_opts *o)
   return 0;
 }
 
-int cmd_stat(int argc, char **argv)
+/* Open the target of [o], print its rows, close it: the exit code.  Its
+ * messages name the running command (tool_name): `ocgc top` prints these
+ * rows too. */
+static int stat_target(struct stat_opts *o)
 {
-  struct stat_opts o;
   struct stat_run s;
-  int err, rc = parse_args(argc, argv, &o);
-  if (rc != 0) return rc;
+  int err, rc = 0;
   memset(&s, 0, sizeof s);
-  s.opts = &o;
-  s.out.fmt = o.fmt;
-  s.out.timestamp = o.timestamp;
+  s.opts = o;
+  s.out.fmt = o->fmt;
+  s.out.timestamp = o->timestamp;
   s.start = cm_mono_ns(); /* time_s counts from here */
-  if ((err = tool_target_open(&o.t, &s.src)) != 0) return tool_exit_code(err);
-  if ((err = run(&s)) != 0) rc = tool_target_error(&o.t, err);
+  if ((err = tool_target_open(&o->t, &s.src)) != 0) return tool_exit_code(err);
+  if ((err = run(&s)) != 0) rc = tool_target_error(&o->t, err);
   if (ferror(stdout) && rc == 0) rc = TOOL_EXIT_ERROR;
   ocgc_interval_free(s.iv);
   ocgc_agg_free(s.agg);
   ocgc_source_close(s.src);
   return rc;
+}
+
+int stat_rows(const struct tool_target *t, uint64_t interval_ns, uint64_t count)
+{
+  struct stat_opts o;
+  memset(&o, 0, sizeof o);
+  o.t = *t;
+  o.fmt = FMT_TABLE;
+  o.interval_ns = interval_ns;
+  o.count = count;
+  return stat_target(&o);
+}
+
+int cmd_stat(int argc, char **argv)
+{
+  struct stat_opts o;
+  int rc = parse_args(argc, argv, &o);
+  if (rc != 0) return rc;
+  return stat_target(&o);
 }

@@ -25,9 +25,12 @@
  *   long refresh interval does not let a small ring wrap;
  * - a SIGINT/SIGTERM ends the wait for a key at once (wait_key), so the
  *   exit follows the signal within one poll, not after POLL_MS;
- * - when stdout is not a terminal there is no screen to draw: `ocgc stat`
- *   (cmd_stat) prints its rows instead, with the same PID, interval, count
- *   and --dir.
+ * - when stdout is not a terminal there is no screen to draw: `ocgc stat`'s
+ *   rows (stat_rows) instead, with the same target, interval and count,
+ *   and every message still says `ocgc top`;
+ * - when the process exits, its last figures stay on screen until a key
+ *   (or a stop signal), as the screen says: only a terminal that can give
+ *   no key any more (hung up, its input at its end) ends the wait.
  * Attaching, liveness, signals and the bounded drain are common.h's. */
 
 #include <getopt.h>
@@ -482,7 +485,8 @@ static void top_usage(FILE *f)
           "  - the causes: kind, cause, count, total and worst time, most total\n"
           "    time first;\n"
           "  - events lost (the ring overwrote them before they were read).\n\n"
-          "Keys: q quits.  The view ends with a message when the process exits.\n"
+          "Keys: q quits.  When the process exits, its last figures stay on screen\n"
+          "until a key is pressed.\n"
           "When stdout is not a terminal, prints `ocgc stat` rows instead.\n\n"
           "  -d, --interval D  refresh interval\n"
           "  -n, --count N     stop after N refreshes\n"
@@ -498,28 +502,7 @@ static void top_usage(FILE *f)
 struct top_opts {
   struct tool_target t;
   uint64_t count;
-  const char *interval_arg, *count_arg; /* as given, for the stat fallback */
 };
-
-/* stdout is a file or a pipe: `ocgc stat PID [INTERVAL [COUNT]]` instead. */
-static int fallback_stat(const char *pid, const struct top_opts *o)
-{
-  char *args[10];
-  int n = 0;
-  args[n++] = (char *)"stat";
-  if (o->t.dir != NULL) { args[n++] = (char *)"--dir"; args[n++] = (char *)o->t.dir; }
-  if (o->t.ids != OCGC_IDS_AUTO) {
-    args[n++] = (char *)"--ids";
-    args[n++] = (char *)(o->t.ids == OCGC_IDS_53 ? "5.3" : "5.2");
-  }
-  args[n++] = (char *)pid;
-  if (o->interval_arg != NULL || o->count_arg != NULL)
-    args[n++] = (char *)(o->interval_arg ? o->interval_arg : "1");
-  if (o->count_arg != NULL) args[n++] = (char *)o->count_arg;
-  args[n] = NULL;
-  tool_name = "stat";
-  return cmd_stat(n, args);
-}
 
 /* The options and the PID into *o and tp: 0, or the exit code. */
 static int parse_args(int argc, char **argv, struct top_opts *o, struct top *tp)
@@ -544,12 +527,10 @@ static int parse_args(int argc, char **argv, struct top_opts *o, struct top *tp)
       if (tool_parse_duration(optarg, &tp->interval_ns) != 0 || tp->interval_ns < 10000000u)
         return tool_usage_error("-d takes an interval of at least 10ms, such as 1, 0.5s or "
                                 "2s, not '%s'", optarg);
-      o->interval_arg = optarg;
       break;
     case 'n':
       if (tool_parse_count(optarg, &o->count) != 0)
         return tool_usage_error("-n takes a positive number of refreshes, not '%s'", optarg);
-      o->count_arg = optarg;
       break;
     case 'h': top_usage(stdout); exit(0);
     default: top_usage(stderr); return TOOL_EXIT_USAGE;
@@ -607,37 +588,51 @@ static SCREEN *take_screen(int pid, int *utf8)
   return scr;
 }
 
-/* The process is gone: its last figures, a moment on screen. */
-static void show_exit(struct top *tp)
-{
-  char message[160 + sizeof tp->program];
-  tp->exited = 1;
-  snprintf(message, sizeof message, " process %d (%s) exited: last figures above; "
-           "press a key to leave", tp->pid, tp->info.has_ext ? tp->program : "?");
-  draw(tp, message);
-  /* Leave the last screen up a moment (a key leaves at once). */
-  timeout(3000);
-  getch();
-}
-
 /* Wait up to POLL_MS for a key or a stop signal, then the key or ERR.
  * ncurses' own timed wait goes on after a signal (it waits out the rest of
  * its time), so the wait is ours: ppoll, with SIGINT and SIGTERM unblocked
  * only inside it, so that one arriving just before still ends it at once.
  * (SIGWINCH is not blocked: it ends the wait too, and getch then gives
  * KEY_RESIZE.) */
-static int wait_key(void)
+static int wait_key(int *none)
 {
   struct pollfd pfd = {fileno(stdin), POLLIN, 0};
   struct timespec ts = {0, POLL_MS * 1000000L};
   sigset_t block, old;
+  int n = 0, key;
   sigemptyset(&block);
   sigaddset(&block, SIGINT);
   sigaddset(&block, SIGTERM);
   sigprocmask(SIG_BLOCK, &block, &old);
-  if (!tool_stop) ppoll(&pfd, 1, &ts, &old);
+  if (!tool_stop) n = ppoll(&pfd, 1, &ts, &old);
   sigprocmask(SIG_SETMASK, &old, NULL);
-  return getch();
+  key = getch();
+  /* Readable but no key: the input is at its end (or hung up).  No key
+   * can come any more; and without this the caller's loop would spin. */
+  if (none != NULL && key == ERR && n > 0 && pfd.revents != 0) *none = 1;
+  return key;
+}
+
+/* The process is gone: its last figures stay on screen until a key, as
+ * its last line says, or a stop signal. */
+static void show_exit(struct top *tp)
+{
+  char message[160 + sizeof tp->program];
+  int key, none = 0;
+  tp->exited = 1;
+  snprintf(message, sizeof message, " process %d (%s) exited: last figures above; "
+           "press a key to leave", tp->pid, tp->info.has_ext ? tp->program : "?");
+  draw(tp, message);
+  for (;;) {
+    key = wait_key(&none);
+    if (tool_stop || none) break;
+    if (key == KEY_RESIZE || key == 12 /* ^L */) {
+      if (key == 12) clearok(curscr, TRUE);
+      draw(tp, message);
+    } else if (key != ERR) {
+      break;
+    }
+  }
 }
 
 /* Keys, polls and refreshes until q, COUNT, the process's end or a signal. */
@@ -647,7 +642,7 @@ static int loop(struct top *tp, uint64_t count)
   int err = 0;
   draw(tp, NULL);
   for (;;) {
-    int alive, redraw = 0, key = wait_key();
+    int alive, redraw = 0, key = wait_key(NULL);
     if (tool_stop || key == 'q' || key == 'Q') break;
     if (key == KEY_RESIZE) redraw = 1; /* ncurses has updated LINES and COLS */
     else if (key == 12 /* ^L */) { clearok(curscr, TRUE); redraw = 1; }
@@ -708,7 +703,8 @@ int cmd_top(int argc, char **argv)
   memset(&tp, 0, sizeof tp);
   tp.interval_ns = UINT64_C(1000000000);
   if ((rc = parse_args(argc, argv, &o, &tp)) != 0) return rc;
-  if (!isatty(STDOUT_FILENO)) return fallback_stat(argv[argc - 1], &o);
+  /* No screen to draw: `ocgc stat`'s rows, with top's name on its messages. */
+  if (!isatty(STDOUT_FILENO)) return stat_rows(&o.t, tp.interval_ns, o.count);
   /* Attach before taking the screen, so that an error is one readable line. */
   if ((err = tool_target_open(&o.t, &tp.src)) != 0) return tool_exit_code(err);
   if ((err = attach(&tp)) != 0) rc = tool_target_error(&o.t, err);

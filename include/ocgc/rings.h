@@ -129,6 +129,27 @@ OCGC_API int ocgc_rings_proc_error(const struct ocgc_rings *r);
  * everywhere. */
 OCGC_API int ocgc_rings_host_complete(const struct ocgc_rings *r, int *err);
 
+/** What a scan could not look into: where rings of other users may be
+ * that it cannot show.  How many rings are there cannot be told (their
+ * processes' memory maps and descriptors, and their ring folders, are
+ * closed to the caller): these are the counts that can.  All 0 for a
+ * caller that sees every user (root). */
+struct ocgc_rings_unseen {
+  size_t sz;          /**< set by the caller: sizeof(struct ocgc_rings_unseen) (OCGC_OPTS_INIT) */
+  uint64_t processes; /**< processes whose memory map the caller may not read
+                           (other users', unless root; a process of its own
+                           that is not dumpable): whether they write a ring
+                           cannot be told */
+  uint64_t folders;   /**< other users' ring folders of the default rule in
+                           the shared bases (/dev/shm/ocgc-UID,
+                           /tmp/ocgc-UID) that the caller may not open (not
+                           looked for with no_default_dirs) */
+};
+
+/** What [r]'s scan could not look into, written to *out (as much as its sz
+ * asks).  0, or -EINVAL (r or out NULL, out->sz too small). */
+OCGC_API int ocgc_rings_unseen(const struct ocgc_rings *r, struct ocgc_rings_unseen *out);
+
 /** Whether the entry now at [path] (where it was moved to remove it) is
  * still [ring]'s very entry and still gone: the same inode, and a link
  * that still leads nowhere or a file whose producer is still dead.  1 yes,

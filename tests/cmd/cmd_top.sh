@@ -7,8 +7,9 @@
 # minor_heap_full), a resize keeps it
 # running and redraws for the new size, `q` quits with status 0 and the
 # terminal restored; SIGTERM restores the terminal too (status 143); when
-# the process exits, top ends with a message; with stdout not a terminal
-# it prints `ocgc stat` rows.  Skipped (77) without tmux, and when tmux
+# the process exits, top says so and keeps the last figures on screen
+# until a key, as it says; with stdout not a terminal it prints `ocgc
+# stat` rows, its messages still `ocgc top`'s.  Skipped (77) without tmux, and when tmux
 # cannot start a terminal here (no pseudo-terminals: no /dev/pts, say), with
 # tmux's own words as the reason; once tmux runs, every failure is ocgc's.
 . "$OCGC_SRCDIR/tests/lib/lib.sh"
@@ -209,12 +210,20 @@ start_bg off ./target 60 "$WORK/off.stop"
 pid_off=$BGPID
 wait_key off pid "$pid_off"
 
-say "== the process exits"
+say "== the process exits: its last figures stay until a key"
 start_top t3 "$pid"
 check_true "t3 shows the view" wait_screen t3 "q quit"
 stop_bg live "$pid"
 check_true "a message says the process exited" wait_screen t3 "exited" 10
-check_true "the session ended" wait_gone t3 10
+check_true "and to press a key to leave" wait_screen t3 "press a key to leave" 5
+# It used to leave by itself 3 s after saying so: 10 s on, it is still there.
+sleep 10
+check_true "10 s later, still running (it waits for the key it asks for)" tm has-session -t t3
+screen t3
+check_true "10 s later, the last figures and the message still shown" \
+  grep -q "exited: last figures above; press a key to leave" "$WORK/t3.screen"
+tm send-keys -t t3 x
+check_true "a key ends it" wait_gone t3 10
 check_eq "exit status" 0 "`cat "$WORK/t3.rc" 2>/dev/null`"
 check_true "terminal restored" restored t3
 
@@ -245,6 +254,9 @@ say "== errors"
 "$OCGC" top "$pid" >/dev/null 2>"$WORK/e1.err"
 check_eq "gone pid: exit status" 3 $?
 check_eq "gone pid: one line" 1 "`wc -l <"$WORK/e1.err" | tr -d ' '`"
+# stdout is not a terminal there: stat's rows, but still top's messages.
+check_true "gone pid: the message says ocgc top (`cat "$WORK/e1.err"`)" \
+  grep -q "^ocgc top: process $pid: " "$WORK/e1.err"
 "$OCGC" top notapid >/dev/null 2>&1
 check_eq "bad pid: exit status" 2 $?
 "$OCGC" top --help >"$WORK/help.out" 2>&1

@@ -6,6 +6,10 @@
 # as "denied", with nothing of it; it now reads the links' texts (never
 # following them) and matches the name to the ring it found in that
 # process's memory map: program, sizes, state running, the folder's path.
+# Then with a ring of root's in root's default folder (/dev/shm/ocgc-0,
+# else /tmp/ocgc-0, private): nobody's `ocgc ls` cannot show it, nor count
+# it, but says on stderr what it could not look into and why (root's ring
+# folder, the processes whose maps are private); root's does not.
 # Run as uid 65534 (nobody); skipped where that cannot be (not root, no
 # setpriv, / not searchable by all).
 . "$OCGC_SRCDIR/tests/lib/lib.sh"
@@ -44,6 +48,36 @@ check_eq "ls: one row for the program" 1 "`printf '%s\n' "$row" | grep -c .`"
 check_eq "ls: its program" lifecycle "`printf '%s\n' "$row" | awk '{ print $2 }'`"
 check_eq "ls: its state" running "`printf '%s\n' "$row" | awk '{ print $(NF - 1) }'`"
 check_eq "ls: its path, the folder's name" "$WORK/nev/$pid.events" "`printf '%s\n' "$row" | awk '{ print $NF }'`"
-kill $bg 2>/dev/null; kill `outkey prog pid` 2>/dev/null
+
+say "== what nobody cannot see"
+# Root's program, its ring in root's default folder (no XDG_RUNTIME_DIR).
+if test -d /dev/shm; then rdir=/dev/shm/ocgc-0; else rdir=/tmp/ocgc-0; fi
+(cd "$WORK" && env -u XDG_RUNTIME_DIR ./lifecycle "$rdir" 0 sleep >"$WORK/root.out" 2>"$WORK/root.err") &
+rbg=$!
+while test -z "`outkey root pid_again`"; do
+  kill -0 $rbg 2>/dev/null || { cat "$WORK/root.err"; hard_error "root's program ended before reporting"; }
+  sleep 0.05
+done
+rpid=`outkey root pid`
+check_eq "root's ring is in $rdir" true "`outkey root ring_exists`"
+check_false "nobody cannot open $rdir" as_nobody sh -c "ls '$rdir' >/dev/null 2>&1"
+as_nobody "$WORK/pub/ocgc" ls >"$WORK/ls2.out" 2>"$WORK/ls2.err"
+check_eq "nobody's ls: exit status" 0 "$?"
+cat "$WORK/ls2.err"
+check_eq "nobody's ls: root's program is not listed" "" "`awk -v p="$rpid" '$1 == p' "$WORK/ls2.out"`"
+check_eq "nobody's ls: one line on stderr" 1 "`wc -l <"$WORK/ls2.err" | tr -d ' '`"
+# ocgc ls: rings of other users not shown: 1 ring folder of theirs is
+# private, and so are the memory maps of 57 processes (run as root to see them)
+check_true "nobody's ls: says root's ring folder and processes are private, and what to do" \
+  grep -Eq '^ocgc ls: rings of other users not shown: [1-9][0-9]* ring folders? of theirs (is|are) private, and so (is the memory map|are the memory maps) of [1-9][0-9]* process(es)? \(run as root to see them\)$' \
+  "$WORK/ls2.err"
+"$OCGC" ls >"$WORK/ls3.out" 2>"$WORK/ls3.err"
+check_eq "root's ls: exit status" 0 "$?"
+check_eq "root's ls: lists root's program" 1 "`awk -v p="$rpid" '$1 == p' "$WORK/ls3.out" | grep -c .`"
+# Root opens every folder and reads every maps it can (what even root may
+# not, a sandbox's init, is not its to lift): nothing to say.
+check_eq "root's ls: nothing said" "" "`cat "$WORK/ls3.err"`"
+
+kill $bg $rbg 2>/dev/null; kill `outkey prog pid` "$rpid" 2>/dev/null
 wait
 finish

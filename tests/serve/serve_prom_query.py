@@ -11,9 +11,10 @@ shell test neither starts python per poll nor sleeps for a fixed time.
       every expr of every panel of a Grafana dashboard, its variables
       replaced ($instance, $program and $pid: .*, $job: $OCGC_DASH_JOB or
       .*, $__rate_interval: 30s): one line
-      "TITLE [REFID]<TAB>RESULT" each, RESULT "series N" once it returns N > 0
-      series (polled until SECONDS have passed since the start), else
-      "empty" or "error: WHY"
+      "TITLE [REFID]<TAB>RESULT<TAB>FAMILIES" each, RESULT "series N" once it
+      returns N > 0 series (polled until SECONDS have passed since the
+      start), else "empty" or "error: WHY"; FAMILIES the exporter's metric
+      families (ocaml_*, ocgc_*) it reads, space-separated
   serve_prom_query.py URL variables FILE.json
       each label_values(SELECTOR, LABEL) variable of the dashboard, run as
       Grafana runs it (/api/v1/label/LABEL/values?match[]=SELECTOR, the
@@ -107,19 +108,31 @@ def panel_targets(panels):
                 yield "%s [%s]" % (p.get("title", "?"), t.get("refId", "?")), t["expr"]
 
 
+def families(expr):
+    """The exporter's families an expression reads (a histogram's by its
+    name without _bucket, _count or _sum), in order, once each."""
+    out = []
+    expr = re.sub(r'"(?:[^"\\]|\\.)*"', '""', expr)  # label values are no families
+    for name in re.findall(r"\b((?:ocaml|ocgc)_[a-z0-9_]+)", expr):
+        name = re.sub(r"_(bucket|count|sum)$", "", name)
+        if name not in out:
+            out.append(name)
+    return out
+
+
 def dashboard(url, seconds, path):
     end = time.monotonic() + float(seconds)
     with open(path) as f:
         doc = json.load(f)
-    for title, expr in panel_targets(doc.get("panels", [])):
-        expr, unknown = substitute(expr)
+    for title, text in panel_targets(doc.get("panels", [])):
+        expr, unknown = substitute(text)
         while True:
             res, why = (None, "an unknown variable is left: " + expr) if unknown else query(url, expr)
             if res or res is None or time.monotonic() >= end:
                 break
             time.sleep(0.2)
         result = "error: " + why if res is None else "series %d" % len(res) if res else "empty"
-        print("%s\t%s" % (title, result), flush=True)
+        print("%s\t%s\t%s" % (title, result, " ".join(families(text))), flush=True)
 
 
 def variables(url, path):

@@ -9,7 +9,8 @@
 # Through Prometheus's HTTP API: each program's counters equal its own
 # Gc.quick_stat exactly, the stock ring's equal the fixture's known facts
 # (tests/fixtures/ocaml5.2/README.md), every PromQL expression of
-# contrib/grafana/ocgc.json returns data; promtool accepts a scrape; a
+# contrib/grafana/ocgc.json returns data (by program too, but for the
+# families served per process only); promtool accepts a scrape; a
 # SIGKILLed program's series leave /metrics and go stale in Prometheus.
 # Every wait is a bounded poll.  Other OCaml programs may run on the host
 # (--all serves them too): every check is about our own pids.
@@ -106,11 +107,27 @@ check_eq "dashboard: expressions of a family without the pid selector" 0 \
   "`grep '"expr"' "$DASHBOARD" | grep -v '"expr": "ocgc:' | grep -c -v -F 'pid=~\\"$pid\\"'`"
 check_gt "dashboard: panels from the recording rules" 2 "`grep -c '"expr": "ocgc:' "$DASHBOARD"`"
 check_eq "dashboard: a heatmap of the pauses" 1 "`grep -c '"type": "heatmap"' "$DASHBOARD"`"
+# A family served per process only (ocaml_memprof_*) has no series by
+# program: its panels are empty there, and only there, rightly.
+_url=$url
+url="http://$SRV2_HOSTPORT/"
+check_eq "GET /metrics of the exporter by program" 200 "`get byprog.metrics /metrics`"
+url=$_url
+# by_pid_only FAMILY...: none of them is in the exporter by program's /metrics
+by_pid_only() {
+  test $# -gt 0 || return 1
+  for _f; do grep -q "^# TYPE $_f " "$WORK/byprog.metrics" && return 1; done
+  return 0
+}
 OCGC_DASH_JOB=ocgc_byprog Q dashboard 30 "$DASHBOARD" >"$WORK/dash2.out" ||
   hard_error "serve_prom_query.py dashboard failed"
-while IFS='	' read -r _title _res; do
+while IFS='	' read -r _title _res _fams; do
   case $_res in "series "*) _res=data ;; esac
-  check_eq "dashboard by program: $_title" data "$_res"
+  if by_pid_only $_fams; then
+    check_eq "dashboard by program: $_title (per process only: $_fams)" empty "$_res"
+  else
+    check_eq "dashboard by program: $_title" data "$_res"
+  fi
 done <"$WORK/dash2.out"
 check_eq "dashboard by program: expressions run" "`grep -c '"expr"' "$DASHBOARD"`" "`lines_of dash2.out`"
 OCGC_DASH_JOB=ocgc Q dashboard 30 "$DASHBOARD" >"$WORK/dash.out" || hard_error "serve_prom_query.py dashboard failed"
@@ -123,10 +140,15 @@ for _v in job:ocgc job:ocgc_byprog "instance:$SRV_HOSTPORT" "instance:$SRV2_HOST
   check_true "dashboard: variable ${_v%%:*} offers ${_v#*:}" has_word "${_v%%:*}" "${_v#*:}"
 done
 check_eq "dashboard: expressions run" "`grep -c '"expr"' "$DASHBOARD"`" "`lines_of dash.out`"
-while IFS='	' read -r _title _res; do
+while IFS='	' read -r _title _res _fams; do
   case $_res in "series "*) _res=data ;; esac
   check_eq "dashboard: $_title" data "$_res"
 done <"$WORK/dash.out"
+# The leak's panel and the profile's overflow's, among them.
+check_true "dashboard: the live heap's panel has data" \
+  grep -q '	series [1-9][0-9]*	ocaml_gc_heap_live_bytes$' "$WORK/dash.out"
+check_true "dashboard: the allocation table's overflow has data" \
+  grep -q '	series [1-9][0-9]*	ocaml_memprof_overflow_samples_total$' "$WORK/dash.out"
 
 # Every recording rule of contrib/prometheus returns data for the real
 # programs (their names are those the exporter serves).

@@ -1246,6 +1246,37 @@ START_TEST(list_denied)
 }
 END_TEST
 
+/* A scan by another user: the target's ring is not among the rings, and
+ * the processes it could not look into are counted (ocgc_rings_unseen),
+ * the target among them; the output struct as the opts rule says. */
+static int unseen_rings(pid_t target)
+{
+  struct ocgc_rings_unseen u = OCGC_OPTS_INIT(struct ocgc_rings_unseen);
+  struct ocgc_rings_unseen small;
+  struct ocgc_rings *r = NULL;
+  size_t i;
+  if (ocgc_rings_scan(NULL, &r) != 0) return 1;
+  for (i = 0; i < ocgc_rings_count(r); i++)
+    if (ocgc_rings_get(r, i)->pid == target) return 2;
+  if (ocgc_rings_unseen(r, &u) != 0) return 3;
+  if (u.processes == 0) return 4;
+  if (ocgc_rings_unseen(r, NULL) != -EINVAL || ocgc_rings_unseen(NULL, &u) != -EINVAL) return 5;
+  memset(&small, 0xab, sizeof small);
+  small.sz = sizeof small.sz; /* a caller that knows no field: none written */
+  if (ocgc_rings_unseen(r, &small) != 0 || small.processes != UINT64_C(0xabababababababab))
+    return 6;
+  ocgc_rings_free(r);
+  return 0;
+}
+
+/* What another user's scan could not see is counted, not left out. */
+START_TEST(rings_unseen)
+{
+  struct child c = start(tmp, P_OK);
+  as_another_user(&c, unseen_rings, "rings_unseen");
+}
+END_TEST
+
 /* ---- default folders --------------------------------------------------------------- */
 
 /* The folders ocgc_default_dir() gives under the current environment;
@@ -1514,6 +1545,7 @@ Suite *attach_suite(void)
   tcase_add_test(tc, list_skip);
   tcase_add_test(tc, list_unreadable);
   tcase_add_test(tc, list_denied);
+  tcase_add_test(tc, rings_unseen);
   tcase_add_test(tc, default_dir_rule);
   suite_add_tcase(s, tc);
 
