@@ -6,17 +6,27 @@
  *
  * Invariants:
  * - everything is bounded: one internal polling thread (epoll; requests
- *   are answered one at a time), at most MAX_CONNECTIONS (512)
+ *   are answered one at a time), at most MAX_CONNECTIONS (512) live
  *   connections, PER_ADDRESS (128) of one address, each closed after
  *   TIMEOUT_S (5) idle seconds or when its request's head is not whole
- *   SERVE_HEAD_DEADLINE_S (10) after it began (serve_conns.c), each with
- *   CONN_MEMORY (32 KiB) for its request and response head (a longer
- *   request line or header is refused by libmicrohttpd: 414, 431),
- *   responses up to SERVE_BUF_MAX.  Worst case in memory: the
- *   connections, 512 x (32 KiB + libmicrohttpd's state, about 1 KiB) =
- *   about 17 MiB, plus each body answered and not yet read by its client
- *   (one copy per request, freed once sent or when the connection times
- *   out for want of progress): up to 512 x the /metrics size;
+ *   SERVE_HEAD_DEADLINE_S (10) after it began; past either bound the
+ *   oldest connection whose head is not whole gives way to the newcomer,
+ *   so that a scraper always gets in (serve_conns.c); libmicrohttpd's own
+ *   limit is SERVE_CONNS_SLACK (64) higher, for the connections cut and
+ *   not yet closed.  Each has CONN_MEMORY (32 KiB) for its request and
+ *   response head (a longer request line or header is refused by
+ *   libmicrohttpd: 414, 431), responses up to SERVE_BUF_MAX.  Worst case
+ *   in memory: the connections, 576 x (32 KiB + libmicrohttpd's state,
+ *   about 1 KiB, + the table's entry, 64 bytes) = about 19 MiB, over TLS
+ *   plus GnuTLS's state of each (tens of KiB while it shakes hands) and
+ *   the front door's SERVE_FRONT_MAX (512) waiting for their first byte
+ *   (a socket each, no buffer of ours); plus each body answered and not
+ *   yet read by its client (one copy per request, freed once sent or when
+ *   the connection times out for want of progress): up to 512 x the
+ *   /metrics size (a connection cut to make room has no body: its head
+ *   was not whole).  Descriptors: up to 576 connections + 512 waiting
+ *   (TLS) + the rings: raise_nofile() raises the soft limit to the hard
+ *   one;
  * - no lock is ever held across a read of target memory: the poll thread
  *   alone reads rings and /proc and uses the set, and publishes rendered
  *   bodies under a mutex that requests take only to ask and to copy; a
@@ -66,10 +76,12 @@
  * are the host's business; expose them on purpose with --listen. */
 #define DEFAULT_LISTEN "127.0.0.1:9464"
 /* A flood of clients, or of connections that say nothing, takes at most
- * MAX_CONNECTIONS slots, each for TIMEOUT_S idle seconds at most; at the
- * limit libmicrohttpd stops accepting and the kernel holds the rest in
- * the listen backlog (or has them retry) until a slot frees, so a client
- * behind a flood is served TIMEOUT_S after the flood stops sending.  512:
+ * MAX_CONNECTIONS slots, each for TIMEOUT_S idle seconds at most; past the
+ * limit the oldest connection whose request's head is not whole gives way
+ * to the newcomer (serve_conns.c), so a client that sends its request at
+ * once is served whatever the flood does; before, libmicrohttpd stopped
+ * accepting and a scraper waited in the listen backlog for the flood's
+ * heads to reach their deadline (5 s and more).  512:
  * several Prometheus servers, pollers and hundreds of curls at once
  * (serve_http.sh holds 300), within the 1024 descriptors a process gets by
  * default with room for rings and /proc files (past that libmicrohttpd
@@ -82,7 +94,9 @@
 /* One address may hold at most a quarter of them: a client that opens
  * connections and trickles its requests (slowloris) from one address
  * leaves the rest to the others; SERVE_HEAD_DEADLINE_S ends each of its
- * connections meanwhile. */
+ * connections meanwhile.  Past the quarter that address's own oldest
+ * unfinished head gives way, not the newcomer: a scraper sharing the
+ * address (a NAT, the same host) still gets in. */
 #define PER_ADDRESS 128
 #define TIMEOUT_S 5
 #define CONN_MEMORY (32u * 1024)
@@ -247,7 +261,8 @@ static void poll_stop(struct serve *sv, pthread_t t)
 static void raise_nofile(const struct serve_set *set)
 {
   struct rlimit rl;
-  rlim_t need = (rlim_t)(set->max_procs ? set->max_procs : OCGC_WATCH_MAX_PROCESSES) + MAX_CONNECTIONS + 64;
+  rlim_t need = (rlim_t)(set->max_procs ? set->max_procs : OCGC_WATCH_MAX_PROCESSES) +
+                MAX_CONNECTIONS + SERVE_CONNS_SLACK + 64;
   if (getrlimit(RLIMIT_NOFILE, &rl) != 0) return;
   if (rl.rlim_cur < rl.rlim_max) {
     rl.rlim_cur = rl.rlim_max;
@@ -786,13 +801,16 @@ static int http_start(struct serve *sv, struct MHD_Daemon **out)
       opts[nt++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_TRUST, 0, sv->web.client_ca_pem};
   }
   opts[nt] = (struct MHD_OptionItem){MHD_OPTION_END, 0, NULL};
+  serve_conns_limits(&sv->conns, MAX_CONNECTIONS, PER_ADDRESS);
   *out = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL |
                           MHD_ALLOW_SUSPEND_RESUME |
                           (sv->where.v6 ? MHD_USE_IPv6 : 0) |
                           (sv->web.tls ? MHD_USE_TLS | MHD_USE_NO_LISTEN_SOCKET | MHD_USE_ITC : 0),
                           0, NULL, NULL, handle, sv,
-                          MHD_OPTION_CONNECTION_LIMIT, (unsigned)MAX_CONNECTIONS,
-                          MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)PER_ADDRESS,
+                          /* Above the table's, and no per-IP limit: the
+                           * table decides who gives way (serve_conns.c);
+                           * libmicrohttpd would refuse the newcomer. */
+                          MHD_OPTION_CONNECTION_LIMIT, (unsigned)(MAX_CONNECTIONS + SERVE_CONNS_SLACK),
                           MHD_OPTION_NOTIFY_CONNECTION, serve_conns_notify, &sv->conns,
                           MHD_OPTION_NOTIFY_COMPLETED, completed, sv,
                           MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)TIMEOUT_S,
@@ -806,7 +824,7 @@ static int http_start(struct serve *sv, struct MHD_Daemon **out)
              sv->web.tls ? " (is the key the certificate's, and both PEM?)" : "");
     return TOOL_EXIT_ERROR;
   }
-  if (sv->web.tls && (err = serve_frontdoor_start(&sv->front, fd, PER_ADDRESS, *out)) != 0) {
+  if (sv->web.tls && (err = serve_frontdoor_start(&sv->front, fd, PER_ADDRESS, *out, &sv->conns)) != 0) {
     MHD_stop_daemon(*out);
     *out = NULL;
     close(fd);

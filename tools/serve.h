@@ -183,16 +183,29 @@ void serve_textfile_remove(struct serve_textfile *t);
 
 /* The connections (serve_conns.c): a request's head must be whole within
  * SERVE_HEAD_DEADLINE_S of the connection's accept or of the end of its
- * previous answer, or the connection is cut. */
+ * previous answer, or the connection is cut; and when the table is full
+ * (or an address's share of it is), the oldest connection whose head is
+ * not whole gives way to the newcomer. */
 #define SERVE_HEAD_DEADLINE_S 10
+/* libmicrohttpd's own connection limit is this far above the table's:
+ * room for the connections cut and not yet closed by it, so that it never
+ * refuses a newcomer the table would have taken. */
+#define SERVE_CONNS_SLACK 64
 struct serve_conn;
 struct serve_conns {
   pthread_mutex_t lock;
-  struct serve_conn *head;
+  struct serve_conn *head;    /* newest first */
+  unsigned max, per_address;  /* live connections at most, of one address at most */
+  unsigned entries;           /* in the table: live and cut */
+  unsigned live;              /* not cut */
+  unsigned in_flight;         /* handed to libmicrohttpd by the front door, not yet started */
+  unsigned gave_way;          /* cut to make room, since the last sweep */
 };
 struct MHD_Connection;
 void serve_conns_init(struct serve_conns *t);
 void serve_conns_destroy(struct serve_conns *t);
+/* At most [max] live connections, [per_address] of one IP address. */
+void serve_conns_limits(struct serve_conns *t, unsigned max, unsigned per_address);
 /* libmicrohttpd's MHD_OPTION_NOTIFY_CONNECTION and _NOTIFY_COMPLETED
  * callbacks (cls: the table); their types are microhttpd.h's, which only
  * the files that include it declare. */
@@ -204,8 +217,15 @@ void serve_conns_completed(void *cls, struct MHD_Connection *c, void **con_cls,
 #endif
 /* Connection [c]'s request head is whole (from the access handler). */
 void serve_conns_head_done(struct serve_conns *t, struct MHD_Connection *c);
-/* Cut the connections whose head is past its deadline at [now]: how many. */
+/* Cut the connections whose head is past its deadline at [now]: how many,
+ * with those cut to make room since the last sweep. */
 unsigned serve_conns_sweep(struct serve_conns *t, uint64_t now);
+/* The front door: may it hand a connection to libmicrohttpd now?  1 yes
+ * (counted in flight until its STARTED notification, or
+ * serve_conns_handover_failed), 0 not yet (libmicrohttpd could be at its
+ * own limit, and would close it). */
+int serve_conns_handover(struct serve_conns *t);
+void serve_conns_handover_failed(struct serve_conns *t);
 
 /* ---- where it listens (serve_listen.c) ------------------------------------- */
 
@@ -240,6 +260,7 @@ struct serve_frontdoor {
   int lfd, wake;              /* the listening socket (not ours), an eventfd (ours) */
   unsigned per_address;       /* pending from one address, at most */
   struct MHD_Daemon *d;
+  struct serve_conns *conns;  /* libmicrohttpd's table, asked before each hand-over */
   pthread_t thread;
   int running;
   int stop;                   /* atomic: set by serve_frontdoor_stop */
@@ -247,9 +268,10 @@ struct serve_frontdoor {
   unsigned n;
 };
 /* Accept on [lfd] for daemon [d] (started with MHD_USE_NO_LISTEN_SOCKET
- * and MHD_USE_ITC) in a thread of its own: 0, or an errno. */
+ * and MHD_USE_ITC, whose connections [conns] tracks) in a thread of its
+ * own: 0, or an errno. */
 int serve_frontdoor_start(struct serve_frontdoor *f, int lfd, unsigned per_address,
-                          struct MHD_Daemon *d);
+                          struct MHD_Daemon *d, struct serve_conns *conns);
 /* Stop it (the pending connections closed; lfd left open). */
 void serve_frontdoor_stop(struct serve_frontdoor *f);
 

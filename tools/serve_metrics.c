@@ -54,7 +54,8 @@ static void own(struct ocgc_expo *e, const struct serve_set *s)
           "one did not end in time.",
           __atomic_load_n(&s->late, __ATOMIC_RELAXED));
   own_u64(e, "ocgc_serve_slow_clients_total", "counter",
-          "Connections cut because a request's head did not come whole within 10 s "
+          "Connections cut because a request's head did not come whole within 10 s, "
+          "or was the oldest unfinished one when a newcomer needed its place "
           "(a client trickling its headers).",
           __atomic_load_n(&s->heads_cut, __ATOMIC_RELAXED));
   own_u64(e, "ocgc_serve_polls_total", "counter",

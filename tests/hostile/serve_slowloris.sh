@@ -4,7 +4,9 @@
 # 127.0.0.1 each send a request line, then a header line every 2 s, never
 # ending the head (slowloris).  Meanwhile a scrape from another address
 # (127.0.0.2) is answered 200 within 5 s, with the real program's figures;
-# one address holds at most 128 connections (PER_ADDRESS in tools/serve.c);
+# one address holds at most 128 connections (PER_ADDRESS in tools/serve.c:
+# past it, its oldest unfinished head gives way to the newcomer, which
+# serve_scraper_first.sh tests from the scraper's own address);
 # every trickling connection is cut about 10 s after it began
 # (SERVE_HEAD_DEADLINE_S), counted in ocgc_serve_slow_clients_total; and
 # once they stop, 127.0.0.1 is served again.  The exporter used to hold all
@@ -27,8 +29,9 @@ check_eq "a scrape before" 200 "`get m0 /metrics`"
 
 # The slow clients: "ready C" once C are connected, then at the end
 # "held H refused R cut C maxlife L": H connections the server kept for
-# more than a second, R it closed at once (the per-address cap), C it
-# ended later, L the longest any of them lived (s).
+# more than a second, R it closed within one (the per-address cap: the
+# older ones gave way as newer ones came), C it ended later, L the longest
+# any of them lived (s).
 python3 - "$port" "$N" "$RUN_S" >"$WORK/slow.out" 2>"$WORK/slow.err" <<'EOF' &
 import socket, sys, time, select
 port, n, run_s = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3])

@@ -27,8 +27,21 @@
  *       keep-alive connection; prints "loop N ok K failed F connections C
  *       ms T" (ok: 200 with the whole body, as for concurrent).
  *
+ *   http_client HOST PORT trickle N SECONDS [tls]
+ *       N slow clients (slowloris) for SECONDS: each sends a request line
+ *       and a Host line, then a header line every TRICKLE_S, never ending
+ *       its head (tls: the 5 bytes that open a TLS record of 512, then a
+ *       byte every TRICKLE_S); one the server closes connects again
+ *       TRICKLE_S later, SILENT_WAVE at a time, so that N always try.
+ *       Prints "ready C" once the first connections are made (C of them),
+ *       then "trickle N connected C closed K open L": K closed by the
+ *       server in all, L open at the end.  Exits 2, saying so, if a source
+ *       address cannot be bound (127.0.0.2 and up are on lo on Linux, not
+ *       everywhere).
+ *
  *   HC_SOURCES=K in the environment spreads the connections of any mode
- *   over the loopback addresses 127.0.0.1 to 127.0.0.K.
+ *   over the loopback addresses 127.0.0.1 to 127.0.0.K (HC_FIRST_SOURCE=F:
+ *   127.0.0.F to 127.0.0.(F + K - 1)).
  *
  * Invariants: whatever the server does, a request waits WAIT_S at most
  * (concurrent: all of them together; silent: CONNECT_S, then SECONDS);
@@ -38,6 +51,7 @@
 
 #include <errno.h>
 #include <netdb.h>
+#include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <stdio.h>
@@ -55,6 +69,7 @@
 #define SILENT_PACE_MS 10     /* silent: the pause between two waves */
 #define BODY_MAX (64u << 20)  /* serve.h's SERVE_BUF_MAX, plus headers */
 #define REQ_MAX (1u << 20)    /* raw: the most bytes sent */
+#define TRICKLE_S 1.0         /* trickle: the pause between two lines, and before a reconnect */
 
 /* In the order a connection goes through them (run_conns compares). */
 enum state { C_CONNECTING, C_SENDING, C_RECEIVING, C_DONE, C_FAILED };
@@ -72,10 +87,11 @@ struct conn {
 };
 
 static struct addrinfo *server;
-/* HC_SOURCES=K (IPv4 loopback only): connection i comes from 127.0.0.(1 +
- * i % K), so that a load of hundreds of connections is not one address's
- * (ocgc serve caps what one address may hold). */
-static unsigned sources, next_source;
+/* HC_SOURCES=K (IPv4 loopback only): connection i comes from 127.0.0.(F +
+ * i % K), F being HC_FIRST_SOURCE (1 unless given), so that a load of
+ * hundreds of connections is not one address's (ocgc serve caps what one
+ * address may hold), or is not the scraper's. */
+static unsigned sources, next_source, first_source = 1;
 
 static double now_s(void)
 {
@@ -104,12 +120,18 @@ static void conn_open(struct conn *c, const char *req, size_t req_n)
   c->st = C_CONNECTING;
   c->fd = socket(server->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (c->fd < 0) { conn_fail(c, "socket"); return; }
-  if (sources > 1 && server->ai_family == AF_INET) {
+  if ((sources > 1 || first_source != 1) && server->ai_family == AF_INET) {
     struct sockaddr_in src;
     memset(&src, 0, sizeof src);
     src.sin_family = AF_INET;
-    src.sin_addr.s_addr = htonl(INADDR_LOOPBACK + next_source++ % sources);
-    if (bind(c->fd, (struct sockaddr *)&src, sizeof src) != 0) { conn_fail(c, "bind"); return; }
+    src.sin_addr.s_addr = htonl(INADDR_LOOPBACK + first_source - 1 + next_source++ % (sources ? sources : 1));
+    if (bind(c->fd, (struct sockaddr *)&src, sizeof src) != 0) {
+      char a[32];
+      if (errno != EADDRNOTAVAIL) { conn_fail(c, "bind"); return; }
+      inet_ntop(AF_INET, &src.sin_addr, a, sizeof a);
+      fprintf(stderr, "http_client: cannot bind %s: %s\n", a, strerror(errno));
+      exit(2);
+    }
   }
   if (connect(c->fd, server->ai_addr, server->ai_addrlen) != 0 && errno != EINPROGRESS)
     conn_fail(c, "connect");
@@ -431,10 +453,96 @@ static int mode_silent(size_t n, double seconds)
   return 0;
 }
 
+/* trickle: what connection c sends next, a line (or a byte) at a time. */
+static void trickle_send(struct conn *c, const char *line, size_t n)
+{
+  ssize_t w = send(c->fd, line, n, MSG_NOSIGNAL | MSG_DONTWAIT);
+  if (w < 0 && errno != EAGAIN && errno != EINTR) conn_fail(c, "closed");
+}
+
+static int mode_trickle(const char *host, const char *port, size_t n, double seconds, int tls)
+{
+  static const char tls_open[] = "\x16\x03\x01\x02\x00", tls_byte[] = "";
+  static const char line[] = "X-a: b\r\n";
+  char *req = NULL; /* a head never ended: no empty line */
+  if (!tls && asprintf(&req, "GET /metrics HTTP/1.1\r\nHost: %s:%s\r\n", host, port) < 0) {
+    perror("http_client");
+    exit(1);
+  }
+  const char *first = tls ? tls_open : req, *next = tls ? tls_byte : line;
+  size_t first_n = tls ? sizeof tls_open - 1 : strlen(req), next_n = tls ? 1 : sizeof line - 1;
+  struct conn *cs = conns_new(n);
+  struct pollfd *pf = calloc(n ? n : 1, sizeof *pf);
+  double *again = calloc(n ? n : 1, sizeof *again); /* when a closed one reconnects */
+  double t0 = now_s(), end = t0 + seconds, tick = t0 + TRICKLE_S;
+  size_t closed = 0, up = 0, open_n = 0, tried = 0;
+  if (pf == NULL || again == NULL) { perror("http_client"); exit(1); }
+  for (size_t i = 0; i < n; i++) cs[i].st = C_FAILED, again[i] = t0;
+  for (int ready = 0;;) {
+    double now = now_s();
+    size_t opened = 0;
+    /* SILENT_WAVE at a time, so that the listen backlog never overflows. */
+    for (size_t i = 0; i < n && opened < SILENT_WAVE; i++)
+      if (cs[i].st == C_FAILED && cs[i].fd < 0 && now >= again[i]) {
+        tried += again[i] == t0;
+        again[i] = 0;
+        conn_open(&cs[i], first, first_n);
+        opened++;
+      }
+    if (!ready) { /* each tried once, and none still on its way */
+      size_t waiting = n - tried;
+      for (size_t i = 0; i < n; i++) waiting += cs[i].st < C_RECEIVING;
+      if (waiting == 0 || now - t0 > CONNECT_S) {
+        for (size_t i = 0; i < n; i++) up += cs[i].st == C_RECEIVING;
+        printf("ready %zu\n", up);
+        fflush(stdout);
+        ready = 1;
+      }
+    }
+    if (now >= end) break;
+    if (now >= tick) {
+      for (size_t i = 0; i < n; i++)
+        if (cs[i].st == C_RECEIVING) trickle_send(&cs[i], next, next_n);
+      tick = now + TRICKLE_S;
+    }
+    for (size_t i = 0; i < n; i++) {
+      pf[i].fd = cs[i].st == C_FAILED ? -1 : cs[i].fd;
+      pf[i].events = cs[i].st == C_RECEIVING ? POLLIN : POLLOUT;
+      pf[i].revents = 0;
+    }
+    if (poll(pf, n, SILENT_PACE_MS) < 0 && errno != EINTR) { perror("http_client: poll"); exit(1); }
+    now = now_s();
+    for (size_t i = 0; i < n; i++) {
+      if (cs[i].st != C_FAILED && pf[i].revents) {
+        if (cs[i].st == C_RECEIVING) {
+          char b[512];
+          ssize_t r = recv(cs[i].fd, b, sizeof b, 0);
+          if (r == 0 || (r < 0 && errno != EAGAIN && errno != EINTR)) conn_fail(&cs[i], "closed");
+        } else {
+          conn_step(&cs[i], pf[i].revents);
+        }
+      }
+      if (cs[i].st == C_FAILED && cs[i].fd >= 0) { /* closed by the server (or refused) */
+        conn_close(&cs[i]);
+        closed++;
+        again[i] = now + TRICKLE_S;
+      }
+    }
+  }
+  for (size_t i = 0; i < n; i++) open_n += cs[i].st == C_RECEIVING;
+  printf("trickle %zu connected %zu closed %zu open %zu\n", n, up, closed, open_n);
+  free(pf);
+  free(again);
+  conns_free(cs, n);
+  free(req);
+  return 0;
+}
+
 static void usage(void)
 {
   fprintf(stderr, "usage: http_client HOST PORT (concurrent N PATH [ACCEPT] | silent N SECONDS |\n"
-                  "                   raw FILE | loop N PATH [PER_CONN])\n");
+                  "                   raw FILE | loop N PATH [PER_CONN] |\n"
+                  "                   trickle N SECONDS [tls])\n");
   exit(1);
 }
 
@@ -470,12 +578,16 @@ int main(int argc, char **argv)
   }
   more_fds();
   if (getenv("HC_SOURCES") != NULL) sources = (unsigned)count(getenv("HC_SOURCES"));
+  if (getenv("HC_FIRST_SOURCE") != NULL) first_source = (unsigned)count(getenv("HC_FIRST_SOURCE"));
+  if (first_source < 1 || first_source > 254) usage();
   if (strcmp(argv[3], "concurrent") == 0 && (argc == 6 || argc == 7))
     rc = mode_concurrent(argv[1], argv[2], count(argv[4]), argv[5], argc == 7 ? argv[6] : NULL);
   else if (strcmp(argv[3], "silent") == 0 && argc == 6)
     rc = mode_silent(count(argv[4]), (double)count(argv[5]));
   else if (strcmp(argv[3], "raw") == 0 && argc == 5)
     rc = mode_raw(argv[4]);
+  else if (strcmp(argv[3], "trickle") == 0 && (argc == 6 || (argc == 7 && strcmp(argv[6], "tls") == 0)))
+    rc = mode_trickle(argv[1], argv[2], count(argv[4]), (double)count(argv[5]), argc == 7);
   else if (strcmp(argv[3], "loop") == 0 && (argc == 6 || argc == 7))
     rc = mode_loop(argv[1], argv[2], count(argv[4]), argv[5], argc == 7 ? count(argv[6]) : 100);
   else

@@ -4,8 +4,8 @@
 # 404, other methods 405; malformed or oversized requests get a 4xx or a
 # close, never a crash or a hang; 200 clients at once all get the whole
 # /metrics, also while 100 clients that say nothing hold connections; a
-# flood of silent connections over the connection limit delays a client
-# only until they time out; the server's memory stays flat over 10,000
+# flood of silent connections over the connection limit does not delay a
+# client (the oldest silent ones give way); the server's memory stays flat over 10,000
 # requests; it still serves the program's series afterwards and exits 0
 # on SIGTERM (with LeakSanitizer's check at exit in a sanitized build).
 # The load comes from http_client (poll()-driven, every wait bounded).
@@ -19,6 +19,7 @@ test -x "$HC" || hard_error "$HC is missing (run 'make check')"
 
 # tools/serve.c's limits, which the flood below goes over
 MAX_CONNECTIONS=512
+SLACK=64          # SERVE_CONNS_SLACK in tools/serve.h
 TIMEOUT_S=5
 # The load comes from 8 loopback addresses (127.0.0.1 to .8): one address
 # may hold at most 128 connections (PER_ADDRESS; tests/hostile/
@@ -178,10 +179,11 @@ check_eq "the server closed the silent clients (idle timeout), none left open" \
   "silent 100 connected 100 closed 100 open 0" "`tail -n 1 "$WORK/silent.out"`"
 
 # A flood of silent connections beyond the limit: the server holds
-# MAX_CONNECTIONS of them, never more, the kernel queues the rest, and a
-# client behind them is served once they time out (TIMEOUT_S), well
-# within http_client's 60 s; then the server lets go of every one of them
-# on its idle timeout while their clients still hold them.
+# MAX_CONNECTIONS of them (and, for a turn of its loop, the ones cut to
+# make room: SLACK at most), the oldest giving way to the newest, and a
+# client behind them is served at once (tests/hostile/
+# serve_scraper_first.sh times it); then the server lets go of every one
+# of them on its idle timeout while their clients still hold them.
 flood=$((MAX_CONNECTIONS + 100))
 hc_bg flood silent $flood 60
 flood_pid=$hc_pid
@@ -190,14 +192,14 @@ while test $top -le $MAX_CONNECTIONS && test $_n -lt 300; do
   _s=`server_socks`; test "$_s" -gt $top && top=$_s
   _n=$((_n + 1)); sleep 0.1
 done
-check_eq "the server took $MAX_CONNECTIONS of the flood's $flood connections" \
-  $MAX_CONNECTIONS $((top - 1))
+check_true "the server took $MAX_CONNECTIONS of the flood's $flood connections ($((top - 1)))" \
+  test $((top - 1)) -ge $MAX_CONNECTIONS
 hc behind loop 1 /metrics
 check_eq "behind a flood of $flood silent connections: served" 1 "`field behind ok`"
 say "served after `field behind ms` ms"
 _s=`server_socks`; test "$_s" -gt $top && top=$_s
-check_true "the server held at most $MAX_CONNECTIONS connections (`expr $top - 1`)" \
-  test "$top" -le $((MAX_CONNECTIONS + 1))
+check_true "the server held at most $MAX_CONNECTIONS connections, and $SLACK cut (`expr $top - 1`)" \
+  test "$top" -le $((MAX_CONNECTIONS + SLACK + 1))
 _n=0
 while test "`server_socks`" -gt 1 && test $_n -lt 600; do _n=$((_n + 1)); sleep 0.1; done
 check_eq "the server closed the flood's connections (idle timeout)" 1 "`server_socks`"
