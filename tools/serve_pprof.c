@@ -350,9 +350,32 @@ static struct ocgc_memprof *copy(struct pprof_job *j)
   return NULL;
 }
 
-/* Whether job [j]'s process made a new ring since the window began (the
- * same process, start time and pid, with another ring: it exec'd, and the
- * ring held, no longer written, would give the old image's figures). */
+/* Whether process [pid] of start time [start] lives (not a zombie):
+ * /proc/PID/stat, the kernel's, its fields after the command name's last
+ * ')' (the name is the process's choice). */
+static int lives(int pid, uint64_t start)
+{
+  char path[64], buf[1024], *q, state;
+  unsigned long long st = 0;
+  FILE *f;
+  size_t n;
+  int i;
+  snprintf(path, sizeof path, "/proc/%d/stat", pid);
+  if ((f = fopen(path, "re")) == NULL) return 0;
+  n = fread(buf, 1, sizeof buf - 1, f);
+  fclose(f);
+  buf[n] = '\0';
+  if ((q = strrchr(buf, ')')) == NULL || sscanf(q + 1, " %c", &state) != 1) return 0;
+  /* field 22, starttime: 19 fields after the state (field 3) */
+  for (q += 2, i = 3; i < 22 && q != NULL; i++) q = strchr(q + 1, ' ');
+  return q != NULL && sscanf(q, " %llu", &st) == 1 && st == start && state != 'Z' && state != 'X';
+}
+
+/* Whether job [j]'s process exec'd since the window began: its ring is
+ * gone (no longer mapped by it) while the same process (pid and start
+ * time) lives, with a new ring or none yet, and the old image wrote no
+ * exit.  The ring held, no longer written, would give the old image's
+ * figures. */
 static int exec_since(struct serve_pprof *p, struct pprof_job *j)
 {
   struct ocgc_attach_opts oo = OCGC_OPTS_INIT(struct ocgc_attach_opts);
@@ -361,10 +384,17 @@ static int exec_since(struct serve_pprof *p, struct pprof_job *j)
   int changed;
   if (ocgc_source_gone(j->src) != 1) return 0;
   oo.dir = p->dir;
-  changed = ocgc_source_open_pid(j->pid, &oo, &now) == 0 && ocgc_source_info(now, &info) == 0 &&
-            info.has_ext && info.start_time == j->start_ticks && info.created_ns != j->ring_ns;
+  if (ocgc_source_open_pid(j->pid, &oo, &now) == 0 && ocgc_source_info(now, &info) == 0 &&
+      info.has_ext && info.start_time == j->start_ticks) {
+    changed = info.created_ns != j->ring_ns;
+    ocgc_source_close(now);
+    return changed;
+  }
   ocgc_source_close(now);
-  return changed;
+  /* no ring of the process now: exec'd into a program without one (yet),
+   * unless it exited (its runtime wrote so) or is gone */
+  return ocgc_source_info(j->src, &info) == 0 && info.exited_ns == 0 &&
+         lives(j->pid, j->start_ticks);
 }
 
 /* One step of job [j], with no lock held. */
