@@ -28,9 +28,9 @@
  *   the waiting requests every PPROF_GONE_NS (libmicrohttpd watches no
  *   suspended connection, and says nothing of one closed meanwhile), and
  *   answers a closed one at once, which frees its place;
- * - a window across an exec of its process (same pid and start time, a
- *   new ring for the new image) is answered 409, not with the old image's
- *   figures;
+ * - a window across an exec of its process (same pid and start time; the
+ *   ring held no longer mapped, the new image's another or none yet) is
+ *   answered 409, not with the old image's figures;
  * - bounded: at most PPROF_JOBS requests at once (then 503), of them
  *   PPROF_PER_CLIENT of one client (then 429), seconds at
  *   most PPROF_MAX_SECONDS, a copy as ocgc_memprof_read bounds it, naming
