@@ -12,6 +12,10 @@
  *
  * Invariants: ids are 1-based and each location, function and string is
  * written once (hash tables keyed by address, by (name, file), by bytes);
+ * no address of the process is written unless opts->absolute_addresses
+ * (a mapping as if loaded at its file offset, a location at its place in
+ * that file, one in no mapping without an address): its load addresses
+ * would undo its ASLR for whoever reads the profile;
  * a string holds the target's bytes as they are (protobuf strings are
  * bytes to pprof; presenters escape); the output stops at max_bytes. */
 
@@ -128,7 +132,17 @@ struct writer {
   const struct ocgc_symbols_mapping *mappings;
   uint64_t nloc, nfn;
   uint64_t synthetic[2]; /* the location ids of the two made-up frames */
+  int absolute;          /* opts->absolute_addresses */
 };
+
+/* Where mapping [m] is said to be: its own addresses, or (the default) as
+ * if loaded at its file offset, so that no address of the process is
+ * written (pprof's base, start - offset + the ELF segment's own, then
+ * names the same ELF addresses). */
+static uint64_t map_start(const struct writer *w, const struct ocgc_symbols_mapping *m)
+{
+  return w->absolute ? m->start : m->offset;
+}
 
 static uint64_t function_id(struct writer *w, const char *name, const char *system,
                             const char *file)
@@ -166,10 +180,15 @@ static uint64_t location_id(struct writer *w, uint64_t addr)
   }
   f_uint(&w->msg, 1, id);
   if (sym.mapping != OCGC_SYMBOLS_NONE && sym.mapping < w->nmappings) {
+    /* w->mappings stays valid across lookups (only ocgc_symbols_mappings
+     * renews it), and a mapping's place never changes. */
+    const struct ocgc_symbols_mapping *m = &w->mappings[sym.mapping];
     f_uint(&w->msg, 2, (uint64_t)sym.mapping + 1);
     w->mapping_used[sym.mapping] = 1;
+    f_uint(&w->msg, 3, addr - m->start + map_start(w, m));
+  } else if (w->absolute) {
+    f_uint(&w->msg, 3, addr); /* else none: an address in no file is the process's own */
   }
-  f_uint(&w->msg, 3, addr);
   if (sym.function != NULL) f_msg(&w->msg, 4, &w->sub);
   f_msg(&w->out, 4, &w->msg);
   return id;
@@ -229,8 +248,8 @@ static void mappings(struct writer *w)
     const struct ocgc_symbols_mapping *m = &w->mappings[i];
     if (!w->mapping_used[i]) continue;
     f_uint(&w->msg, 1, i + 1);
-    f_uint(&w->msg, 2, m->start);
-    f_uint(&w->msg, 3, m->limit);
+    f_uint(&w->msg, 2, map_start(w, m));
+    f_uint(&w->msg, 3, map_start(w, m) + (m->limit - m->start));
     f_uint(&w->msg, 4, m->offset);
     f_uint(&w->msg, 5, str_id(&w->str, m->path));
     f_uint(&w->msg, 6, str_id(&w->str, m->build_id));
@@ -291,6 +310,7 @@ int ocgc_pprof_write(const struct ocgc_memprof *p, struct ocgc_symbols *syms,
   w.out.max = max;
   w.msg.max = w.sub.max = SIZE_MAX;
   w.syms = syms;
+  w.absolute = o.absolute_addresses != 0;
   w.nmappings = ocgc_symbols_mappings(syms, &w.mappings);
   if (w.nmappings > 0 && (w.mapping_used = calloc(w.nmappings, 1)) == NULL) return -ENOMEM;
   str_id(&w.str, "");

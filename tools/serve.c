@@ -41,6 +41,9 @@
  *   headers are on every answer (queue()); over TLS the front door
  *   (serve_frontdoor.c) accepts, answers a plain HTTP request 400, and
  *   hands the rest to libmicrohttpd;
+ * - /debug/pprof answers only whom serve_pprof_access.c's rule lets have
+ *   a profile (pprof(): over TCP an authenticated client, or any with
+ *   --web.enable-pprof; else 403 saying which option opens it);
  * - GET and HEAD only (405 with Allow otherwise), 404 for unknown paths;
  * - /metrics is OpenMetrics when the Accept header prefers it (as
  *   Prometheus's does), text 0.0.4 otherwise (expo_negotiate);
@@ -147,6 +150,7 @@ struct serve {
   struct web_config web;      /* what it says (all zero without one) */
   struct serve_textfile tf;   /* tf.path NULL: no --textfile */
   struct serve_pprof pprof;   /* /debug/pprof: its worker and its queue */
+  int enable_pprof;           /* --web.enable-pprof: profiles to any client */
 };
 
 /* serve_set's yield: a request waits.  Acquire: pairs with the release
@@ -316,15 +320,19 @@ static void serve_usage(FILE *f)
           "usage: ocgc serve [--listen ADDR:PORT|unix:PATH [--socket-mode MODE]]\n"
           "                  [--textfile PATH [--interval D]]\n"
           "                  [--max-processes N] [--max-per-user N] [--dir DIR]\n"
-          "                  [--web.config.file FILE] [--by program|pid]\n"
+          "                  [--web.config.file FILE] [--web.enable-pprof]\n"
+          "                  [--by program|pid]\n"
           "                  [--program REGEX] [--user NAME]\n"
           "                  (PID... | --all)\n\n"
           "Serve the GC figures of OCaml processes as Prometheus metrics over HTTP:\n"
           "/metrics (text format 0.0.4, or OpenMetrics when the scraper asks for it),\n"
           "/ (the watched processes), /-/healthy, and their allocation profiles as\n"
           "pprof: /debug/pprof/allocs?pid=N and /debug/pprof/heap?pid=N (&seconds=S:\n"
-          "the delta of a window, as Go's).  Each ring is drained on its own\n"
-          "schedule (every 10 ms to 250 ms, as busy as it is), scraped or not.\n\n"
+          "the delta of a window, as Go's; &addresses=1: the process's own addresses).\n"
+          "Profiles go over TCP only to clients the web config authenticates, or to\n"
+          "any with --web.enable-pprof; over a unix socket also to root and to the\n"
+          "process's own user.  Each ring is drained on its own schedule (every\n"
+          "10 ms to 250 ms, as busy as it is), scraped or not.\n\n"
           "  --listen ADDR:PORT  where to listen (default " DEFAULT_LISTEN "; port 0: any\n"
           "                      free port; IPv6 as [::1]:PORT; unix:PATH: a unix socket)\n"
           "  --socket-mode MODE  the mode of a unix socket (default 0660: its owner and\n"
@@ -348,6 +356,9 @@ static void serve_usage(FILE *f)
           "  --web.config.file FILE  TLS and basic authentication, in the YAML file\n"
           "                      Prometheus's exporters read (tls_server_config,\n"
           "                      basic_auth_users with bcrypt hashes, http_server_config)\n"
+          "  --web.enable-pprof  serve /debug/pprof profiles to any client that may\n"
+          "                      connect (function names, source files and lines, the\n"
+          "                      executable's path and build id of every watched process)\n"
           "  --max-per-user N    of them at most N of one user (default %u); past a\n"
           "                      bound, a new ring takes the place of one that keeps\n"
           "                      failing, else it is refused\n"
@@ -571,15 +582,40 @@ static void completed(void *cls, struct MHD_Connection *c, void **con_cls,
   if (con_cls != NULL && is_job(*con_cls)) serve_pprof_completed(&sv->pprof, *con_cls);
 }
 
+/* Whether the web config authenticated [c] (admit() let it in): it asks
+ * every client for a user and password, or for a certificate of its CA
+ * (VerifyClientCertIfGiven: this client gave one, which admit() checked). */
+static int authenticated(struct serve *sv, struct MHD_Connection *c)
+{
+  const union MHD_ConnectionInfo *ci;
+  unsigned n = 0;
+  if (sv->web.nusers > 0) return 1;
+  if (!sv->web.tls) return 0;
+  if (sv->web.client_auth == WEB_REQUIRE_AND_VERIFY_CLIENT_CERT) return 1;
+  if (sv->web.client_auth != WEB_VERIFY_CLIENT_CERT_IF_GIVEN) return 0;
+  ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_GNUTLS_SESSION);
+  return ci != NULL && ci->tls_session != NULL &&
+         gnutls_certificate_get_peers((gnutls_session_t)ci->tls_session, &n) != NULL && n > 0;
+}
+
 /* /debug/pprof/...: the request queued for the profile worker (its
- * connection suspended), or refused now. */
+ * connection suspended), or refused now.  Who may have a profile:
+ * serve_pprof_access.c (over TCP, an authenticated client, or any with
+ * --web.enable-pprof; over a unix socket, also the target's own user). */
 static enum MHD_Result pprof(struct serve *sv, struct MHD_Connection *c, const char *url,
                              void **con_cls)
 {
-  char why[160];
+  char why[200];
   unsigned status;
   void *job;
-  if (serve_pprof_submit(&sv->pprof, c, url, &job, &status, why, sizeof why) != 0)
+  struct serve_pprof_client who;
+  serve_pprof_client(c, sv->where.is_unix, sv->enable_pprof || authenticated(sv, c), &who);
+  if (!who.open && !who.is_unix)
+    return text(sv, c, MHD_HTTP_FORBIDDEN,
+                "forbidden: profiles are served over TCP only to clients that --web.config.file "
+                "authenticates (basic_auth_users, or client certificates it verifies), or to "
+                "any with --web.enable-pprof\n");
+  if (serve_pprof_submit(&sv->pprof, c, url, &who, &job, &status, why, sizeof why) != 0)
     return text(sv, c, status, why);
   *con_cls = job;
   return MHD_YES;
@@ -676,6 +712,7 @@ static int parse_options(int argc, char **argv, struct serve *sv)
     {"by", required_argument, NULL, 'b'},
     {"program", required_argument, NULL, 'P'},
     {"user", required_argument, NULL, 'U'},
+    {"web.enable-pprof", no_argument, NULL, 'E'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
   };
@@ -690,6 +727,7 @@ static int parse_options(int argc, char **argv, struct serve *sv)
     case 't': sv->tf.path = optarg; break;
     case 'i': interval = optarg; break;
     case 'w': sv->web_file = optarg; break;
+    case 'E': sv->enable_pprof = 1; break;
     case 'b':
       if (strcmp(optarg, "program") == 0) sv->set.by_program = 1;
       else if (strcmp(optarg, "pid") == 0) sv->set.by_program = 0;
@@ -751,6 +789,9 @@ static int parse_options(int argc, char **argv, struct serve *sv)
   if (socket_mode == NULL) sv->socket_mode = SERVE_SOCKET_MODE;
   if (sv->web_file != NULL && sv->listen == NULL)
     return tool_usage_error("--web.config.file is for the HTTP server, which --textfile "
+                            "without --listen does not run");
+  if (sv->enable_pprof && sv->listen == NULL)
+    return tool_usage_error("--web.enable-pprof is for the HTTP server, which --textfile "
                             "without --listen does not run");
   if (sv->web_file != NULL && web_config_load(sv->web_file, &sv->web) != 0)
     return TOOL_EXIT_USAGE; /* said why */

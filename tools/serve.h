@@ -88,7 +88,27 @@ struct serve_pprof {
                                  (atomic: read by /metrics) */
   uint64_t windows;           /* seconds= windows under way, their first copy taken
                                  (atomic: read by /metrics) */
+  uint64_t abandoned;         /* windows dropped because their client left
+                                 (atomic: read by /metrics) */
 };
+/* The client of a /debug/pprof request (serve_pprof_access.c). */
+struct serve_pprof_client {
+  int open;                   /* --web.enable-pprof, or a client the web config
+                                 authenticated: any watched process */
+  int is_unix;                /* over --listen unix:PATH */
+  int have_peer;              /* unix: SO_PEERCRED gave uid and gid */
+  unsigned uid, gid;
+  int fd;                     /* the connection's socket (-1: unknown), polled while
+                                 its request waits, to see the client leave */
+  char key[64];               /* who it is for the per-client bound: its address,
+                                 or "uid N" on a unix socket */
+};
+/* Connection [c]'s client (is_unix: over the unix socket; open: see above). */
+void serve_pprof_client(struct MHD_Connection *c, int is_unix, int open,
+                        struct serve_pprof_client *who);
+/* Whether [who] may have the profile of process [pid] (the rule of
+ * serve_pprof_access.c): 1 or 0.  Reads /proc/PID/status on a unix socket. */
+int serve_pprof_may_read(const struct serve_pprof_client *who, int pid);
 /* 0, or -1 (a mutex or condition variable could not be made). */
 int serve_pprof_init(struct serve_pprof *p, const char *dir);
 int serve_pprof_start(struct serve_pprof *p); /* 0 or an errno */
@@ -99,11 +119,12 @@ void serve_pprof_free(struct serve_pprof *p);
 /* Who may be asked for: the [n] processes of [m] (an array taken over),
  * instead of the last list. */
 void serve_pprof_members(struct serve_pprof *p, struct serve_pprof_member *m, size_t n);
-/* A request for [url] on [c] (admitted, its head whole): 0 with *job the
- * connection's new con_cls (the connection suspended until the answer is
- * ready), or -1 with the answer to give now (*status, why). */
+/* A request for [url] on [c] (admitted, its head whole) from [who]: 0
+ * with *job the connection's new con_cls (the connection suspended until
+ * the answer is ready), or -1 with the answer to give now (*status, why). */
 int serve_pprof_submit(struct serve_pprof *p, struct MHD_Connection *c, const char *url,
-                       void **job, unsigned *status, char *why, size_t n);
+                       const struct serve_pprof_client *who, void **job, unsigned *status,
+                       char *why, size_t n);
 /* The answer of a resumed job (its status in *status): the response to
  * queue, or NULL (out of memory: answer 500). */
 struct MHD_Response *serve_pprof_take(struct serve_pprof *p, void *con_cls, unsigned *status);

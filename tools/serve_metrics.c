@@ -68,8 +68,12 @@ static void own(struct ocgc_expo *e, const struct serve_set *s)
             "Profile windows (/debug/pprof/...&seconds=S) under way: their first copy is taken.",
             __atomic_load_n(&s->pprof->windows, __ATOMIC_RELAXED));
     own_u64(e, "ocgc_serve_pprof_busy_total", "counter",
-            "Profile requests answered 503 because 8 were being made already.",
+            "Profile requests refused for want of room: 503 (8 being made already) or 429 "
+            "(4 of that client's).",
             __atomic_load_n(&s->pprof->busy, __ATOMIC_RELAXED));
+    own_u64(e, "ocgc_serve_pprof_abandoned_total", "counter",
+            "Profile windows dropped because their client left before the answer.",
+            __atomic_load_n(&s->pprof->abandoned, __ATOMIC_RELAXED));
   }
   own_u64(e, "ocgc_serve_errors_total", "counter",
           "Rings that could not be opened or read, listings and --textfile writes that "

@@ -5,7 +5,8 @@
  * Parca's scrapers and `go tool pprof http://...`.
  *
  * What it owns: the profile worker, a thread of its own, and its queue.
- * A request is checked (a pid serve watches, the one it watches: start
+ * A request is checked (its client may have that process's profile:
+ * serve_pprof_access.c; a pid serve watches, the one it watches: start
  * time), its connection suspended (libmicrohttpd's thread goes on with
  * other requests, /metrics among them) and queued; the worker opens the
  * process's ring itself, copies the profile (libocgc: bounded), names the
@@ -20,7 +21,18 @@
  *   never a path a target wrote) and holds no lock while it reads them;
  * - sampling is never switched: the profile is what the process samples
  *   (an empty one while it does not);
- * - bounded: at most PPROF_JOBS requests at once (then 503), seconds at
+ * - a profile holds no address of the process (ocgc_pprof_opts'
+ *   absolute_addresses) unless its request says addresses=1, which the
+ *   same client rule admits;
+ * - a window whose client left is dropped: the worker polls the sockets of
+ *   the waiting requests every PPROF_GONE_NS (libmicrohttpd watches no
+ *   suspended connection, and says nothing of one closed meanwhile), and
+ *   answers a closed one at once, which frees its place;
+ * - a window across an exec of its process (same pid and start time; the
+ *   ring held no longer mapped, the new image's another or none yet) is
+ *   answered 409, not with the old image's figures;
+ * - bounded: at most PPROF_JOBS requests at once (then 503), of them
+ *   PPROF_PER_CLIENT of one client (then 429), seconds at
  *   most PPROF_MAX_SECONDS, a copy as ocgc_memprof_read bounds it, naming
  *   within PPROF_NAMES_NS and PPROF_READ_BYTES of a file, the body at most
  *   SERVE_BUF_MAX, SERVE_PPROF_CACHE symbolizers kept; so an answer comes within
@@ -36,6 +48,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +58,12 @@
 #include "serve.h"
 
 #define PPROF_JOBS 8
+/* Half of them: one client (a scraper asking for several processes at
+ * once) is served in parallel, and cannot hold every place. */
+#define PPROF_PER_CLIENT (PPROF_JOBS / 2)
+/* How often the sockets of waiting windows are looked at (a client that
+ * left frees its place within this). */
+#define PPROF_GONE_NS UINT64_C(500000000)      /* 0.5 s */
 #define PPROF_MAX_SECONDS 300
 #define PPROF_NAMES_NS UINT64_C(2000000000)     /* 2 s */
 #define PPROF_READ_BYTES (UINT64_C(256) << 20)  /* of one executable */
@@ -60,6 +79,9 @@ struct pprof_job {
   uint64_t start_ticks;
   uint64_t ring_ns;            /* its ring's creation: an exec makes another */
   int heap;                    /* /heap: inuse_space by default, else alloc_space */
+  int absolute;                /* addresses=1: the process's own addresses */
+  int fd;                      /* the connection's socket (-1: unknown) */
+  char key[64];                /* its client, for PPROF_PER_CLIENT */
   uint64_t seconds_ns, due_ns;
   enum job_state state;
   unsigned holders;            /* the worker and the connection */
@@ -133,13 +155,16 @@ static int parse_bounded(const char *s, long lo, long hi, long *v)
 }
 
 int serve_pprof_submit(struct serve_pprof *p, struct MHD_Connection *c, const char *url,
-                       void **job_out, unsigned *status, char *why, size_t n)
+                       const struct serve_pprof_client *who, void **job_out, unsigned *status,
+                       char *why, size_t n)
 {
   const char *spid = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "pid");
   const char *ssec = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "seconds");
+  const char *sadr = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "addresses");
   struct pprof_job *j;
-  long pid, sec = 0;
+  long pid, sec = 0, absolute = 0;
   size_t i;
+  unsigned mine = 0;
   int heap = strcmp(url, "/debug/pprof/heap") == 0;
   *job_out = NULL;
   if (!heap && strcmp(url, "/debug/pprof/allocs") != 0) {
@@ -158,6 +183,18 @@ int serve_pprof_submit(struct serve_pprof *p, struct MHD_Connection *c, const ch
     snprintf(why, n, "bad request: seconds is a whole number from 1 to %d\n", PPROF_MAX_SECONDS);
     return -1;
   }
+  if (sadr != NULL && parse_bounded(sadr, 0, 1, &absolute) != 0) {
+    *status = MHD_HTTP_BAD_REQUEST;
+    snprintf(why, n, "bad request: addresses is 0 (the default: none of the process's) or 1\n");
+    return -1;
+  }
+  /* Before the list: who may not have it learns nothing of what is watched. */
+  if (!serve_pprof_may_read(who, (int)pid)) {
+    *status = MHD_HTTP_FORBIDDEN;
+    snprintf(why, n, "forbidden: over this unix socket, a process's profile goes to root and "
+                     "to its own user (as ptrace); --web.enable-pprof serves any client\n");
+    return -1;
+  }
   pthread_mutex_lock(&p->lock);
   for (i = 0; i < p->nmembers; i++)
     if (p->members[i].pid == (int)pid) break;
@@ -167,6 +204,15 @@ int serve_pprof_submit(struct serve_pprof *p, struct MHD_Connection *c, const ch
     *status = stopping ? MHD_HTTP_SERVICE_UNAVAILABLE : MHD_HTTP_NOT_FOUND;
     snprintf(why, n, stopping ? "stopping\n"
                               : "not found: this exporter watches no process %ld\n", pid);
+    return -1;
+  }
+  for (j = p->jobs; j != NULL; j = j->next) mine += strcmp(j->key, who->key) == 0;
+  if (mine >= PPROF_PER_CLIENT) {
+    pthread_mutex_unlock(&p->lock);
+    __atomic_add_fetch(&p->busy, 1, __ATOMIC_RELAXED); /* as below */
+    *status = MHD_HTTP_TOO_MANY_REQUESTS;
+    snprintf(why, n, "too many: %d profiles of this client (%s) are being made; ask again once "
+                     "one is answered\n", PPROF_PER_CLIENT, who->key);
     return -1;
   }
   if (p->njobs >= PPROF_JOBS || (j = calloc(1, sizeof *j)) == NULL) {
@@ -181,6 +227,9 @@ int serve_pprof_submit(struct serve_pprof *p, struct MHD_Connection *c, const ch
   j->pid = (int)pid;
   j->start_ticks = p->members[i].start_ticks;
   j->heap = heap;
+  j->absolute = absolute != 0;
+  j->fd = who->fd;
+  snprintf(j->key, sizeof j->key, "%s", who->key);
   j->seconds_ns = (uint64_t)sec * 1000000000u;
   j->holders = 2;
   /* Suspended before the worker can see it: its resume then always
@@ -270,6 +319,7 @@ static void answer_profile(struct serve_pprof *p, struct pprof_job *j,
   o.default_value_set = 1;
   o.default_value = j->heap ? OCGC_PV_INUSE_SPACE : OCGC_PV_ALLOC_SPACE;
   o.max_bytes = SERVE_BUF_MAX;
+  o.absolute_addresses = j->absolute;
   if ((err = ocgc_pprof_write(prof, names(p, j->pid, j->start_ticks, j->ring_ns), &o, &buf, &len)) != 0) {
     answer_text(j, MHD_HTTP_INTERNAL_SERVER_ERROR,
                 err == -EFBIG ? "the profile outgrew its bound (64 MiB)\n" : "out of memory\n");
@@ -298,6 +348,53 @@ static struct ocgc_memprof *copy(struct pprof_job *j)
                                 "(a stock OCaml 5, or an older ocgc runtime)\n"
                               : "the process's profile could not be read now; ask again\n");
   return NULL;
+}
+
+/* Whether process [pid] of start time [start] lives (not a zombie):
+ * /proc/PID/stat, the kernel's, its fields after the command name's last
+ * ')' (the name is the process's choice). */
+static int lives(int pid, uint64_t start)
+{
+  char path[64], buf[1024], *q, state;
+  unsigned long long st = 0;
+  FILE *f;
+  size_t n;
+  int i;
+  snprintf(path, sizeof path, "/proc/%d/stat", pid);
+  if ((f = fopen(path, "re")) == NULL) return 0;
+  n = fread(buf, 1, sizeof buf - 1, f);
+  fclose(f);
+  buf[n] = '\0';
+  if ((q = strrchr(buf, ')')) == NULL || sscanf(q + 1, " %c", &state) != 1) return 0;
+  /* field 22, starttime: 19 fields after the state (field 3) */
+  for (q += 2, i = 3; i < 22 && q != NULL; i++) q = strchr(q + 1, ' ');
+  return q != NULL && sscanf(q, " %llu", &st) == 1 && st == start && state != 'Z' && state != 'X';
+}
+
+/* Whether job [j]'s process exec'd since the window began: its ring is
+ * gone (no longer mapped by it) while the same process (pid and start
+ * time) lives, with a new ring or none yet, and the old image wrote no
+ * exit.  The ring held, no longer written, would give the old image's
+ * figures. */
+static int exec_since(struct serve_pprof *p, struct pprof_job *j)
+{
+  struct ocgc_attach_opts oo = OCGC_OPTS_INIT(struct ocgc_attach_opts);
+  struct ocgc_source_info info = OCGC_OPTS_INIT(struct ocgc_source_info);
+  struct ocgc_source *now = NULL;
+  int changed;
+  if (ocgc_source_gone(j->src) != 1) return 0;
+  oo.dir = p->dir;
+  if (ocgc_source_open_pid(j->pid, &oo, &now) == 0 && ocgc_source_info(now, &info) == 0 &&
+      info.has_ext && info.start_time == j->start_ticks) {
+    changed = info.created_ns != j->ring_ns;
+    ocgc_source_close(now);
+    return changed;
+  }
+  ocgc_source_close(now);
+  /* no ring of the process now: exec'd into a program without one (yet),
+   * unless it exited (its runtime wrote so) or is gone */
+  return ocgc_source_info(j->src, &info) == 0 && info.exited_ns == 0 &&
+         lives(j->pid, j->start_ticks);
 }
 
 /* One step of job [j], with no lock held. */
@@ -330,6 +427,12 @@ static void step(struct serve_pprof *p, struct pprof_job *j)
     return;
   }
   /* the end of the window */
+  if (exec_since(p, j)) {
+    answer_text(j, MHD_HTTP_CONFLICT, "conflict: the process executed another program during "
+                                      "the window (same pid, a new image); ask again\n");
+    j->state = JOB_DONE;
+    return;
+  }
   if ((last = copy(j)) != NULL) {
     int err = ocgc_memprof_delta(j->first, last, &window);
     if (err == 0) answer_profile(p, j, window);
@@ -380,13 +483,49 @@ static void finish(struct serve_pprof *p, struct pprof_job *j)
   job_drop(p, j);
 }
 
+/* Answer the waiting windows whose client left (the lock held; released
+ * around each resume, as finish() does): their places free at once. */
+static void drop_gone(struct serve_pprof *p)
+{
+  struct pollfd fds[PPROF_JOBS];
+  struct pprof_job *js[PPROF_JOBS], *j;
+  nfds_t n = 0, i;
+  for (j = p->jobs; j != NULL && n < PPROF_JOBS; j = j->next)
+    if (j->state == JOB_WAITING && j->fd >= 0) {
+      /* A suspended connection's socket stays open until it is resumed,
+       * which only finish() does: the fd is the connection's meanwhile. */
+      fds[n] = (struct pollfd){.fd = j->fd, .events = POLLRDHUP};
+      js[n++] = j;
+    }
+  if (n == 0 || poll(fds, n, 0) <= 0) return;
+  for (i = 0; i < n; i++) {
+    if (!(fds[i].revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL))) continue;
+    /* js[i] lives: only this thread takes a job off the list (finish),
+     * and the worker's hold keeps it until then. */
+    j = js[i];
+    __atomic_sub_fetch(&p->windows, 1, __ATOMIC_RELAXED);  /* as in worker() */
+    __atomic_add_fetch(&p->abandoned, 1, __ATOMIC_RELAXED); /* a counter alone */
+    answer_text(j, MHD_HTTP_SERVICE_UNAVAILABLE, "the client left\n");
+    j->state = JOB_DONE;
+    finish(p, j);
+  }
+}
+
 static void *worker(void *arg)
 {
   struct serve_pprof *p = arg;
+  uint64_t gone_ns = 0; /* when the waiting windows' sockets were last looked at */
   pthread_mutex_lock(&p->lock);
   while (!p->stopping) {
     uint64_t until, now = cm_mono_ns();
-    struct pprof_job *j = next_job(p, now, &until);
+    struct pprof_job *j;
+    if (now - gone_ns >= PPROF_GONE_NS) {
+      drop_gone(p);
+      gone_ns = now;
+    }
+    j = next_job(p, now, &until);
+    /* a window waits: its socket looked at again within PPROF_GONE_NS */
+    if (j == NULL && until != 0 && until > gone_ns + PPROF_GONE_NS) until = gone_ns + PPROF_GONE_NS;
     if (j == NULL) {
       if (until == 0) {
         pthread_cond_wait(&p->wake, &p->lock);

@@ -60,6 +60,15 @@ struct ocgc_pprof_opts {
   enum ocgc_profile_value default_value; /**< else alloc_space */
   int no_gzip;                  /**< nonzero: the protobuf as it is */
   size_t max_bytes;             /**< a larger profile fails with -EFBIG (default 64 MiB) */
+  /** Nonzero: the process's own addresses in locations and mappings (its
+   * load addresses, which undo its ASLR for whoever reads the profile).
+   * 0 (the default): no absolute address of the process; each mapping is
+   * written as loaded at its file offset (start = offset, its length kept)
+   * and a location in it at the same place (address - start + offset: an
+   * offset in the file, which pprof's arithmetic turns back into the ELF
+   * address as before, so a symbolizer given the file still names it); a
+   * location in no known mapping has address 0 (its names, if any, kept). */
+  int absolute_addresses;
 };
 
 /** Write [p] (a copy or a window) as a pprof profile into a new buffer *out
@@ -67,7 +76,8 @@ struct ocgc_pprof_opts {
  * its six values; its frames through [syms] (may be NULL: addresses only):
  * a location per address with its function (OCaml name, the ELF symbol
  * as system name) and line where known, an unresolved one with its
- * address and mapping; the mappings of the process's executable files
+ * address and mapping (addresses relative to the mapping's file unless
+ * opts->absolute_addresses); the mappings of the process's executable files
  * with their build ids; a "kind" label (ocgc_memprof_kind_name); the
  * overflow row as one frame "(ocgc-table-full)", a cut stack with an
  * outermost frame "(deeper-frames-not-kept)" (the same in folded form); period_type space/bytes and

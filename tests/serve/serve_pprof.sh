@@ -11,10 +11,13 @@
 #   stacks between what the ring says (ocgc dump) just before and just
 #   after the scrape;
 # - refusals: no pid (400), a process not watched (404), seconds out of
-#   bounds (400), a ninth request while eight wait (503, counted in
+#   bounds (400), a ninth request while eight (of eight clients) wait (503, counted in
 #   ocgc_serve_pprof_busy_total); /metrics still answers while they wait;
 #   SIGTERM answers the eight 503 and exits 0;
-# - with basic auth (--web.config.file), no profile without the password.
+# - with basic auth (--web.config.file), no profile without the password,
+#   and with it one (an authenticated client needs no --web.enable-pprof).
+# (Who gets a profile, what it holds, and the jobs' lifetime:
+# serve_pprof_access.sh.)
 # Without go (golang-go) it is skipped with one line.
 . "$OCGC_SRCDIR/tests/lib/lib.sh"
 . "$OCGC_SRCDIR/tests/lib/attach_lib.sh"
@@ -35,7 +38,7 @@ mkdir -p "$WORK/p"
 start_bg p env OCGC_MEMPROF=$RATE ./pl "$WORK/p" $N $K
 pid=$BGPID
 wait_key p ready "$pid"
-serve srv --listen 127.0.0.1:0 "$pid"
+serve srv --listen 127.0.0.1:0 --web.enable-pprof "$pid"
 
 # Two scrapes around the allocations, and a window of seconds around them.
 check_eq "allocs, before: 200" 200 "`get before.pb.gz "/debug/pprof/allocs?pid=$pid"`"
@@ -100,7 +103,8 @@ check_eq "seconds=301: 400" 400 "`get e4 "/debug/pprof/heap?pid=$pid&seconds=301
 check_eq "another profile: 404" 404 "`get e5 "/debug/pprof/profile?pid=$pid"`"
 i=0
 while test $i -lt 8; do
-  curl -s --max-time 120 -o /dev/null -w '%{http_code}' \
+  # from eight addresses: one client has at most four at once
+  curl -s --max-time 120 --interface 127.0.0.$((i + 2)) -o /dev/null -w '%{http_code}' \
     "${url%/}/debug/pprof/allocs?pid=$pid&seconds=300" >"$WORK/wait$i.code" &
   eval "w$i=\$!"
   i=$((i + 1))

@@ -8,6 +8,9 @@
  *   locations innermost first, one location per address (shared between
  *   stacks), the overflow row and a cut stack with their made-up frames,
  *   the "kind" label, period and period type, the default sample type;
+ *   no address of the process unless absolute_addresses (this process's
+ *   own frames: the mapping at its file offset, a location at its place
+ *   in the file, an address in no file left out);
  *   gzip's bytes inflate to the plain ones; a bound that is too small
  *   fails with -EFBIG;
  * - folded: outermost frame first, only stacks above 0, the sum of the
@@ -23,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include "ocgc/consumer.h"
@@ -83,8 +87,10 @@ struct decoded {
     uint64_t label_key, label_str;
   } samples[MAXN];
   unsigned nsamples;
-  struct { uint64_t id, address, fn; } locs[MAXN];
+  struct { uint64_t id, address, fn, mapping; } locs[MAXN];
   unsigned nlocs;
+  struct { uint64_t id, start, limit, offset; } maps[MAXN];
+  unsigned nmaps;
   struct { uint64_t id, name; } fns[MAXN];
   unsigned nfns;
   uint64_t period, period_type[2], default_type;
@@ -140,12 +146,24 @@ static void decode(const unsigned char *b, size_t n, struct decoded *d)
       ck_assert_uint_lt(l, MAXN);
       while (next(&q, qe, &g)) {
         if (g.num == 1) d->locs[l].id = g.v;
+        if (g.num == 2) d->locs[l].mapping = g.v;
         if (g.num == 3) d->locs[l].address = g.v;
         if (g.num == 4) {
           const unsigned char *r = g.p, *re = g.p + g.n;
           while (next(&r, re, &h))
             if (h.num == 1) d->locs[l].fn = h.v;
         }
+      }
+      break;
+    }
+    case 3: {
+      unsigned m = d->nmaps++;
+      ck_assert_uint_lt(m, MAXN);
+      while (next(&q, qe, &g)) {
+        if (g.num == 1) d->maps[m].id = g.v;
+        if (g.num == 2) d->maps[m].start = g.v;
+        if (g.num == 3) d->maps[m].limit = g.v;
+        if (g.num == 4) d->maps[m].offset = g.v;
       }
       break;
     }
@@ -296,6 +314,13 @@ START_TEST(pprof_fields)
   ck_assert_uint_eq(d->samples[1].loc[1], d->samples[2].loc[1]);
   ck_assert_uint_ne(d->samples[1].loc[0], d->samples[2].loc[0]);
   ck_assert_ptr_null(loc_fn(d, d->samples[1].loc[0]));
+  /* in no mapping (no names): no address, unless absolute ones are asked */
+  for (i = 0; i < d->nlocs; i++)
+    if (d->locs[i].id == d->samples[1].loc[0]) ck_assert_uint_eq(d->locs[i].address, 0);
+  free(plain);
+  o.absolute_addresses = 1;
+  ck_assert_int_eq(ocgc_pprof_write(p, NULL, &o, &plain, &nplain), 0);
+  decode(plain, nplain, d);
   for (i = 0; i < d->nlocs; i++)
     if (d->locs[i].id == d->samples[1].loc[0]) ck_assert_uint_eq(d->locs[i].address, 0x1000);
   ck_assert_str_eq(str(d, d->samples[1].label_key), "kind");
@@ -333,6 +358,71 @@ START_TEST(pprof_fields)
   ck_assert_ptr_null(gz);
   free(plain);
   free(back);
+  free(d);
+  ocgc_memprof_free(p);
+}
+END_TEST
+
+/* Frames of this very process, named through its maps: by default no
+ * address of it is written (the mapping as loaded at its file offset, a
+ * location at its offset in the file), with absolute_addresses its own. */
+START_TEST(pprof_addresses)
+{
+  struct ocgc_memprof *p = made();
+  struct ocgc_pprof_opts o = OCGC_OPTS_INIT(struct ocgc_pprof_opts);
+  struct ocgc_symbols *syms;
+  const struct ocgc_symbols_mapping *ms;
+  struct ocgc_symbol sym;
+  struct decoded *d = calloc(1, sizeof *d);
+  unsigned char *b;
+  size_t nb, nms, i;
+  uint64_t here = (uint64_t)(uintptr_t)&made, heap = (uint64_t)(uintptr_t)d;
+  int absolute;
+  ck_assert_int_eq(ocgc_symbols_open_pid(getpid(), 0, NULL, &syms), 0);
+  ocgc_symbols_lookup(syms, here, 1, &sym);
+  ck_assert_uint_ne(sym.mapping, OCGC_SYMBOLS_NONE);
+  nms = ocgc_symbols_mappings(syms, &ms);
+  ck_assert_uint_lt(sym.mapping, nms);
+  p->stack[1].frames[0] = here; /* in this test's executable */
+  p->stack[1].frames[1] = heap; /* in no file */
+  o.no_gzip = 1;
+  for (absolute = 0; absolute <= 1; absolute++) {
+    const struct ocgc_symbols_mapping *m;
+    uint64_t start;
+    unsigned k, seen = 0;
+    o.absolute_addresses = absolute;
+    ck_assert_int_eq(ocgc_pprof_write(p, syms, &o, &b, &nb), 0);
+    decode(b, nb, d);
+    free(b);
+    nms = ocgc_symbols_mappings(syms, &ms);
+    m = &ms[sym.mapping];
+    start = absolute ? m->start : m->offset;
+    ck_assert_uint_ge(d->nmaps, 1);
+    for (k = 0; k < d->nmaps; k++) {
+      if (d->maps[k].id != (uint64_t)sym.mapping + 1) continue;
+      ck_assert_uint_eq(d->maps[k].start, start);
+      ck_assert_uint_eq(d->maps[k].limit, start + (m->limit - m->start));
+      ck_assert_uint_eq(d->maps[k].offset, m->offset);
+      seen = 1;
+    }
+    ck_assert_uint_eq(seen, 1);
+    for (i = 0; i < d->nlocs; i++) {
+      if (d->locs[i].mapping == (uint64_t)sym.mapping + 1) {
+        ck_assert_uint_eq(d->locs[i].address, here - m->start + start);
+        seen++;
+      } else if (d->locs[i].mapping == 0 && d->locs[i].address != 0) {
+        ck_assert_int_eq(absolute, 1); /* an address in no file: only when asked */
+        seen += d->locs[i].address == heap;
+      }
+      /* by default nothing written is in one of the process's mappings */
+      if (!absolute)
+        for (k = 0; k < nms; k++)
+          ck_assert_msg(d->locs[i].address < ms[k].start || d->locs[i].address >= ms[k].limit,
+                        "location 0x%" PRIx64 " is an address of the process", d->locs[i].address);
+    }
+    ck_assert_uint_eq(seen, absolute ? 3 : 2);
+  }
+  ocgc_symbols_close(syms);
   free(d);
   ocgc_memprof_free(p);
 }
@@ -457,6 +547,7 @@ static Suite *pprof_suite(void)
   TCase *tc = tcase_create("pprof");
   tcase_add_test(tc, values);
   tcase_add_test(tc, pprof_fields);
+  tcase_add_test(tc, pprof_addresses);
   tcase_add_test(tc, folded);
   tcase_add_test(tc, functions);
   tcase_add_test(tc, tree);
