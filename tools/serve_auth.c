@@ -16,9 +16,11 @@
  * Invariants:
  * - a name not in the file costs no bcrypt, and yet the same as one in it
  *   from the client's side: it takes the same queue, and every check the
- *   worker makes lasts pad_ns from its start (the slowest user's hash as
- *   measured at load, and a quarter more for the noise): a known user's
- *   bcrypt is padded to it, an unknown user's refusal waits it out.  So
+ *   worker makes lasts, from its start, what a hash of the highest cost
+ *   takes (slow_ns: measured at load, then followed as checks of that
+ *   cost are made, so that a loaded machine's slower hashes are followed),
+ *   and a quarter more for the noise: a known user's bcrypt is padded to
+ *   it, an unknown user's refusal waits it out.  So
  *   the time of an answer tells neither whether a name exists nor which
  *   user's cost it has, and a flood of wrong passwords or unknown names
  *   holds at most SERVE_AUTH_QUEUE connections and the worker: credentials
@@ -146,7 +148,7 @@ static void *worker(void *arg)
   for (;;) {
     struct serve_auth_job *j;
     struct MHD_Connection *c;
-    uint64_t t0, deadline;
+    uint64_t t0, dt, deadline, pad;
     int ok;
     if (a->stopping) break;
     if ((j = next_job(a)) == NULL) {
@@ -154,15 +156,19 @@ static void *worker(void *arg)
       continue;
     }
     j->state = JOB_WORKING;
+    pad = a->slow_ns + a->slow_ns / 4;
     pthread_mutex_unlock(&a->lock);
 
     t0 = cm_mono_ns();
     ok = j->u != NULL && web_config_password_ok(j->u, j->password);
+    dt = cm_mono_ns() - t0;
     explicit_bzero(j->password, strlen(j->password));
 
     pthread_mutex_lock(&a->lock);
-    /* Every check lasts pad_ns: a stop alone cuts it short. */
-    deadline = t0 + a->pad_ns;
+    if (j->u != NULL && j->u->cost == a->web->max_cost)
+      a->slow_ns = a->slow_ns - a->slow_ns / 8 + dt / 8;
+    /* Every check lasts pad: a stop alone cuts it short. */
+    deadline = t0 + pad;
     while (!a->stopping && cm_mono_ns() < deadline) {
       struct timespec ts = {(time_t)(deadline / 1000000000u), (long)(deadline % 1000000000u)};
       pthread_cond_timedwait(&a->wake, &a->lock, &ts);
@@ -192,7 +198,7 @@ int serve_auth_start(struct serve_auth *a, const struct web_config *web)
   memset(a, 0, sizeof *a);
   a->web = web;
   if (web->nusers == 0) return 0;
-  a->pad_ns = web->slowest_ns + web->slowest_ns / 4;
+  a->slow_ns = web->slowest_ns;
   if (gnutls_rnd(GNUTLS_RND_KEY, a->secret, sizeof a->secret) != 0) return EIO;
   if ((a->jobs = calloc(SERVE_AUTH_QUEUE, sizeof *a->jobs)) == NULL) return ENOMEM;
   if ((err = pthread_mutex_init(&a->lock, NULL)) != 0) goto no_lock;

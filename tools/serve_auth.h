@@ -28,7 +28,8 @@ struct serve_auth_job;
 struct serve_auth {
   const struct web_config *web;
   unsigned char secret[32];   /* the cache's HMAC key, this process's own */
-  uint64_t pad_ns;            /* every check made lasts this long: the slowest user's */
+  uint64_t slow_ns;           /* a check of the highest cost lately: at load, then
+                                 the mean of those made (1/8 each) */
   pthread_mutex_t lock;       /* guards what follows; no libmicrohttpd call is made
                                  under it */
   pthread_cond_t wake;        /* the worker waits on it (CLOCK_MONOTONIC) */
@@ -43,8 +44,10 @@ struct serve_auth {
   uint64_t tick;              /* for good[].used: the least recently used goes */
 };
 
-/* For [web]'s users (it outlives [a]): 0, or an errno.  The worker starts
- * only when there are users. */
+/* For [web]'s users: 0, or an errno.  The worker starts only when there
+ * are users.  [web] outlives [a] and does not change under it (jobs point
+ * to its users): a new file takes serve_auth_stop, serve_auth_free and a
+ * new start, with no request in admit() meanwhile. */
 int serve_auth_start(struct serve_auth *a, const struct web_config *web);
 /* Every check waiting answered BUSY and its connection resumed, the
  * worker ended: before libmicrohttpd stops (it may not stop with a

@@ -360,7 +360,9 @@ static int users(struct loader *l, const yaml_node_t *v)
     u += c->nusers;
     u->name = u->hash = NULL;
     u->check_ns = ns;
+    u->cost = (unsigned)(hash[4] - '0') * 10 + (unsigned)(hash[5] - '0'); /* hash_ok read it */
     if (ns > c->slowest_ns) c->slowest_ns = ns;
+    if (u->cost > c->max_cost) c->max_cost = u->cost;
     c->nusers++;
     if ((u->name = dup_or_say(l, uk, name)) == NULL || (u->hash = dup_or_say(l, uv, hash)) == NULL)
       return -1;

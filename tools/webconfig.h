@@ -21,6 +21,7 @@ struct web_user {
   char *name;
   char *hash;                 /* bcrypt ($2a$, $2b$, $2y$) */
   uint64_t check_ns;          /* what one check of it took at load */
+  unsigned cost;              /* bcrypt's: 2^cost rounds */
 };
 
 struct web_header {
@@ -47,6 +48,7 @@ struct web_config {
   struct web_user *users;     /* basic_auth_users; nusers 0: no authentication */
   size_t nusers;
   uint64_t slowest_ns;        /* the longest check_ns of the users */
+  unsigned max_cost;          /* the highest cost of the users */
   struct web_header *headers; /* http_server_config.headers, added to every answer */
   size_t nheaders;
 };
