@@ -8,7 +8,8 @@
 # whose credentials passed (answered from the cache, on the HTTP thread);
 # an unknown user's refusal takes what a known user's wrong password takes
 # (the same queue and the same padded check: before, it cost the first
-# user's hash and a known user its own).  TLS: the default suites are
+# user's hash and a known user its own); stopped with checks waiting (their
+# connections suspended), it exits 0.  TLS: the default suites are
 # ECDHE with AEAD (RSA key exchange and CBC refused, by openssl s_client),
 # cipher_suites and min_version honoured; a client certificate made for
 # servers only (extendedKeyUsage serverAuth) refused, one without the
