@@ -37,8 +37,9 @@
  *   not be made (serve_health.c);
  * - with --web.config.file (webconfig.c), every path wants what it says
  *   before anything is read or rendered (admit(): 403 for a client
- *   certificate missing or not of the CA, 401 for basic auth), and its
- *   headers are on every answer (queue()); over TLS the front door
+ *   certificate missing, not of the CA or not for a client, 401 for basic
+ *   auth, whose bcrypt never runs on the HTTP thread: serve_auth.c), and
+ *   its headers are on every answer (queue()); over TLS the front door
  *   (serve_frontdoor.c) accepts, answers a plain HTTP request 400, and
  *   hands the rest to libmicrohttpd;
  * - /debug/pprof answers only whom serve_pprof_access.c's rule lets have
@@ -70,6 +71,7 @@
 
 #include "common.h"
 #include "serve.h"
+#include "serve_auth.h"
 #include "webconfig.h"
 
 /* 9464: the port the OpenTelemetry SDKs' Prometheus exporters listen on by
@@ -148,6 +150,7 @@ struct serve {
   const char *web_file;       /* --web.config.file, or NULL */
   regex_t program_re;         /* --program, compiled (set.program_re points to it) */
   struct web_config web;      /* what it says (all zero without one) */
+  struct serve_auth auth;     /* basic auth's cache and worker (serve_auth.c) */
   struct serve_textfile tf;   /* tf.path NULL: no --textfile */
   struct serve_pprof pprof;   /* /debug/pprof: its worker and its queue */
   int enable_pprof;           /* --web.enable-pprof: profiles to any client */
@@ -517,7 +520,8 @@ static int healthy(struct serve *sv, char *why, size_t n)
 }
 
 /* The client's certificate, as tls_server_config's client_auth_type
- * wants it: 1 if it may go on. */
+ * wants it: 1 if it may go on (signed by the CA, and made for a client:
+ * serve_auth_client_purpose). */
 static int client_cert_ok(const struct serve *sv, struct MHD_Connection *c)
 {
   const union MHD_ConnectionInfo *ci;
@@ -529,35 +533,53 @@ static int client_cert_ok(const struct serve *sv, struct MHD_Connection *c)
   if (ci == NULL || (ses = (gnutls_session_t)ci->tls_session) == NULL) return 0;
   certs = gnutls_certificate_get_peers(ses, &n);
   if (certs == NULL || n == 0) return sv->web.client_auth == WEB_VERIFY_CLIENT_CERT_IF_GIVEN;
-  return gnutls_certificate_verify_peers2(ses, &status) == 0 && status == 0;
+  return gnutls_certificate_verify_peers2(ses, &status) == 0 && status == 0 &&
+         serve_auth_client_purpose(certs, n);
 }
 
+/* A request's con_cls once its head is whole, and while its credentials
+ * are checked off this thread (its connection suspended: serve_auth.c). */
+static int headers_seen, auth_waiting;
+
 /* Who may ask (--web.config.file): MHD_YES to go on with *answered 0, or
- * the refusal queued (*answered 1): 403 for a client certificate that is
- * missing or not signed by client_ca, 401 asking for basic auth. */
-static enum MHD_Result admit(struct serve *sv, struct MHD_Connection *c, int *answered)
+ * the answer queued or to come (*answered 1): 403 for a client
+ * certificate that is missing, not signed by client_ca or not made for a
+ * client, 401 asking for basic auth, 503 when the checks' queue is full;
+ * credentials not known yet suspend the connection (*con_cls
+ * &auth_waiting) until serve_auth.c's worker resumes it, and this is
+ * asked again. */
+static enum MHD_Result admit(struct serve *sv, struct MHD_Connection *c, void **con_cls,
+                             int *answered)
 {
-  char *user, *pass = NULL;
-  int ok;
+  enum serve_auth_verdict v;
   struct MHD_Response *r;
   enum MHD_Result ret;
   *answered = 1;
   if (!client_cert_ok(sv, c))
-    return text(sv, c, MHD_HTTP_FORBIDDEN, "forbidden: a client certificate signed by the "
-                                           "configured client CA is required\n");
+    return text(sv, c, MHD_HTTP_FORBIDDEN, "forbidden: a client certificate for client "
+                                           "authentication signed by the configured client "
+                                           "CA is required\n");
   if (sv->web.nusers == 0) {
     *answered = 0;
     return MHD_YES;
   }
-  user = MHD_basic_auth_get_username_password(c, &pass);
-  ok = web_config_check(&sv->web, user, pass);
-  if (pass != NULL) explicit_bzero(pass, strlen(pass));
-  MHD_free(user);
-  MHD_free(pass);
-  if (ok) {
+  if (*con_cls == &auth_waiting) {
+    *con_cls = &headers_seen;
+    v = serve_auth_take(&sv->auth, c);
+  } else {
+    v = serve_auth_ask(&sv->auth, c);
+  }
+  if (v == SERVE_AUTH_OK) {
     *answered = 0;
     return MHD_YES;
   }
+  if (v == SERVE_AUTH_QUEUED) {
+    *con_cls = &auth_waiting;
+    return MHD_YES;
+  }
+  if (v == SERVE_AUTH_BUSY)
+    return text(sv, c, MHD_HTTP_SERVICE_UNAVAILABLE, "busy: too many passwords are being "
+                                                     "checked; ask again\n");
   if ((r = text_response("unauthorized: a user and password of basic_auth_users are "
                          "required\n")) == NULL)
     return MHD_NO;
@@ -568,9 +590,12 @@ static enum MHD_Result admit(struct serve *sv, struct MHD_Connection *c, int *an
 }
 
 /* A request's con_cls: NULL before its head is whole, then &headers_seen,
- * or a profile's job (serve_pprof_submit) once queued. */
-static int headers_seen;
-static int is_job(const void *con_cls) { return con_cls != NULL && con_cls != &headers_seen; }
+ * &auth_waiting while its credentials are checked, or a profile's job
+ * (serve_pprof_submit) once queued. */
+static int is_job(const void *con_cls)
+{
+  return con_cls != NULL && con_cls != &headers_seen && con_cls != &auth_waiting;
+}
 
 /* A request is done: the connections' sweep, and a profile's job freed
  * by its last holder. */
@@ -579,6 +604,7 @@ static void completed(void *cls, struct MHD_Connection *c, void **con_cls,
 {
   struct serve *sv = cls;
   serve_conns_completed(&sv->conns, c, con_cls, toe);
+  if (con_cls != NULL && *con_cls == &auth_waiting) serve_auth_completed(&sv->auth, c);
   if (con_cls != NULL && is_job(*con_cls)) serve_pprof_completed(&sv->pprof, *con_cls);
 }
 
@@ -662,7 +688,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
   }
   {
     int answered;
-    enum MHD_Result ret = admit(sv, c, &answered);
+    enum MHD_Result ret = admit(sv, c, con_cls, &answered);
     if (answered) return ret;
   }
   f = ocgc_expo_negotiate(MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT));
@@ -823,11 +849,18 @@ static int parse_args(int argc, char **argv, struct serve *sv)
  * code. */
 static int http_start(struct serve *sv, struct MHD_Daemon **out)
 {
-  char prio[128];
+  char prio[WEB_PRIORITIES_MAX];
   struct MHD_OptionItem opts[6];
   unsigned nt = 0;
   int err = serve_listen(sv->listen, sv->socket_mode, sv->web.tls, &sv->where), fd = sv->where.fd;
   if (err != 0) return err == -1 ? TOOL_EXIT_USAGE : TOOL_EXIT_ERROR;
+  /* Basic auth's worker, before the first request can come. */
+  if ((err = serve_auth_start(&sv->auth, &sv->web)) != 0) {
+    close(fd);
+    serve_listen_remove(&sv->where);
+    tool_say("cannot start the password checker: %s", strerror(err));
+    return TOOL_EXIT_ERROR;
+  }
   /* Over TLS the front door accepts (serve_frontdoor.c: a plain HTTP
    * request is answered 400 in plain text); else libmicrohttpd. */
   if (!sv->web.tls) opts[nt++] = (struct MHD_OptionItem){MHD_OPTION_LISTEN_SOCKET, fd, NULL};
@@ -859,6 +892,7 @@ static int http_start(struct serve *sv, struct MHD_Daemon **out)
                           MHD_OPTION_ARRAY, opts,
                           MHD_OPTION_END);
   if (*out == NULL) {
+    serve_auth_stop(&sv->auth);
     close(fd);
     serve_listen_remove(&sv->where);
     tool_say("cannot start the HTTP server on %s%s", sv->where.name,
@@ -866,6 +900,7 @@ static int http_start(struct serve *sv, struct MHD_Daemon **out)
     return TOOL_EXIT_ERROR;
   }
   if (sv->web.tls && (err = serve_frontdoor_start(&sv->front, fd, PER_ADDRESS, *out, &sv->conns)) != 0) {
+    serve_auth_stop(&sv->auth);
     MHD_stop_daemon(*out);
     *out = NULL;
     close(fd);
@@ -926,6 +961,7 @@ static int run(struct serve *sv)
     serve_pprof_stop(&sv->pprof);
     if (d != NULL) {
       serve_frontdoor_stop(&sv->front);
+      serve_auth_stop(&sv->auth); /* no connection left suspended */
       MHD_stop_daemon(d); /* closes its socket, if it had it */
       if (sv->web.tls) close(sv->where.fd);
       serve_listen_remove(&sv->where);
@@ -972,6 +1008,7 @@ int cmd_serve(int argc, char **argv)
   }
   serve_set_free(&sv.set);
   if (sv.set.program_re != NULL) regfree(&sv.program_re);
+  serve_auth_free(&sv.auth); /* libmicrohttpd stopped: its completions are done */
   web_config_free(&sv.web);
   for (i = 0; i < BODY_KINDS; i++) serve_body_unref(sv.body[i]);
   serve_body_writer_free(&sv.writer);

@@ -1,17 +1,22 @@
 /* webconfig.c - `ocgc serve --web.config.file FILE` (webconfig.h): the
  * exporter web configuration of Prometheus's exporters, read with libyaml,
- * and the check of a basic-auth password against its bcrypt hash with
- * libcrypt.
+ * its TLS settings as a GnuTLS priority string, and the check of a
+ * basic-auth password against its bcrypt hash with libcrypt (which
+ * serve_auth.c runs on its worker, never on the HTTP thread).
  *
  * Invariants: the file and the files it names are read whole, each at most
- * WEB_FILE_MAX bytes; every key is known or an error (a misspelt
- * basic_auth_users must not leave the exporter open); what the file does
- * not say keeps exporter-toolkit's default (TLS 1.2 at least, no client
- * certificate); a setting the toolkit has and ocgc cannot honour
- * (cipher_suites, curve_preferences, client_allowed_sans, rate_limit) is
- * an error saying so, never silently ignored; a password is compared by
- * the hash it gives, in constant time, and an unknown user costs a hash
- * as a known one does; of credentials that passed only a digest is kept. */
+ * WEB_FILE_MAX bytes; the file's events are checked before its document is
+ * built (at most WEB_DEPTH_MAX levels, so libyaml's time stays linear; no
+ * key twice in a mapping, as Go's strict YAML; one document; an alias is
+ * no key); every key is known or an error (a misspelt basic_auth_users
+ * must not leave the exporter open); tls_server_config given is TLS or an
+ * error, never plain HTTP; what the file does not say keeps
+ * exporter-toolkit's default (TLS 1.2 at least, Go's default suites:
+ * ECDHE with an AEAD cipher, no client certificate); a setting the
+ * toolkit has and ocgc cannot honour (curve_preferences,
+ * client_allowed_sans, rate_limit) is an error saying so, never silently
+ * ignored; a bcrypt cost is at most WEB_BCRYPT_COST_MAX; a password is
+ * compared by the hash it gives, in constant time. */
 
 #include <crypt.h>
 #include <errno.h>
@@ -25,6 +30,7 @@
 #include <gnutls/gnutls.h>
 #include <yaml.h>
 
+#include "clock.h"
 #include "common.h"
 #include "webconfig.h"
 
@@ -40,6 +46,7 @@ struct loader {
   struct web_config *c;
   const char *cert_file, *key_file, *ca_file; /* as the file says */
   int cert_inline, key_inline, ca_inline;
+  const yaml_node_t *suites_at;  /* cipher_suites, for a message */
 };
 
 static int bad(const struct loader *l, const yaml_node_t *n, const char *fmt, const char *arg)
@@ -170,12 +177,72 @@ static int client_auth(const struct loader *l, const yaml_node_t *v, enum web_cl
              "RequireAnyClientCert, VerifyClientCertIfGiven or RequireAndVerifyClientCert)", s);
 }
 
+/* Go's names of the TLS 1.2 suites (crypto/tls: CipherSuites() and
+ * InsecureCipherSuites()) as GnuTLS's key exchange, cipher and MAC. */
+static const struct suite {
+  const char *go, *kx, *cipher, *mac;
+} suite_names[] = {
+  {"TLS_RSA_WITH_3DES_EDE_CBC_SHA", "RSA", "3DES-CBC", "SHA1"},
+  {"TLS_RSA_WITH_AES_128_CBC_SHA", "RSA", "AES-128-CBC", "SHA1"},
+  {"TLS_RSA_WITH_AES_256_CBC_SHA", "RSA", "AES-256-CBC", "SHA1"},
+  {"TLS_RSA_WITH_AES_128_CBC_SHA256", "RSA", "AES-128-CBC", "SHA256"},
+  {"TLS_RSA_WITH_AES_128_GCM_SHA256", "RSA", "AES-128-GCM", "AEAD"},
+  {"TLS_RSA_WITH_AES_256_GCM_SHA384", "RSA", "AES-256-GCM", "AEAD"},
+  {"TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA", "ECDHE-ECDSA", "AES-128-CBC", "SHA1"},
+  {"TLS_ECDHE_ECDSA_WITH_AES_256_CBC_SHA", "ECDHE-ECDSA", "AES-256-CBC", "SHA1"},
+  {"TLS_ECDHE_RSA_WITH_3DES_EDE_CBC_SHA", "ECDHE-RSA", "3DES-CBC", "SHA1"},
+  {"TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA", "ECDHE-RSA", "AES-128-CBC", "SHA1"},
+  {"TLS_ECDHE_RSA_WITH_AES_256_CBC_SHA", "ECDHE-RSA", "AES-256-CBC", "SHA1"},
+  {"TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA256", "ECDHE-ECDSA", "AES-128-CBC", "SHA256"},
+  {"TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA256", "ECDHE-RSA", "AES-128-CBC", "SHA256"},
+  {"TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256", "ECDHE-RSA", "AES-128-GCM", "AEAD"},
+  {"TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256", "ECDHE-ECDSA", "AES-128-GCM", "AEAD"},
+  {"TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384", "ECDHE-RSA", "AES-256-GCM", "AEAD"},
+  {"TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384", "ECDHE-ECDSA", "AES-256-GCM", "AEAD"},
+  {"TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256", "ECDHE-RSA", "CHACHA20-POLY1305", "AEAD"},
+  {"TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256", "ECDHE-ECDSA", "CHACHA20-POLY1305", "AEAD"},
+  {"TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305", "ECDHE-RSA", "CHACHA20-POLY1305", "AEAD"},
+  {"TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305", "ECDHE-ECDSA", "CHACHA20-POLY1305", "AEAD"},
+};
+#define NSUITES (sizeof suite_names / sizeof suite_names[0])
+
+/* cipher_suites: a list of Go's names.  TLS 1.3's are taken and change
+ * nothing, as in Go (its suites are not chosen); RC4 is refused (GnuTLS
+ * has none). */
+static int cipher_suites(struct loader *l, const yaml_node_t *v)
+{
+  struct web_config *c = l->c;
+  yaml_node_item_t *it;
+  l->suites_at = v;
+  c->nsuites = 0;
+  if (v->type == YAML_SCALAR_NODE && scalar(v)[0] == '\0') return 0; /* Go's defaults */
+  if (v->type != YAML_SEQUENCE_NODE) return bad(l, v, "cipher_suites wants a list of names%s", "");
+  for (it = v->data.sequence.items.start; it < v->data.sequence.items.top; it++) {
+    const yaml_node_t *e = yaml_document_get_node(l->doc, *it);
+    const char *s = scalar(e);
+    unsigned i;
+    if (s == NULL) return bad(l, e, "cipher_suites wants names such as "
+                              "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256%s", "");
+    if (strcmp(s, "TLS_AES_128_GCM_SHA256") == 0 || strcmp(s, "TLS_AES_256_GCM_SHA384") == 0 ||
+        strcmp(s, "TLS_CHACHA20_POLY1305_SHA256") == 0)
+      continue;
+    if (strstr(s, "_RC4_") != NULL)
+      return bad(l, e, "cipher suite %s: RC4 is not offered by ocgc serve (GnuTLS has none)", s);
+    for (i = 0; i < NSUITES && strcmp(s, suite_names[i].go) != 0; i++) {}
+    if (i == NSUITES)
+      return bad(l, e, "unknown cipher suite '%s' (Go's names, such as "
+                 "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256)", s);
+    if (c->nsuites == WEB_SUITES_MAX) return bad(l, e, "more than %s cipher suites", "32");
+    c->suites[c->nsuites++] = (unsigned char)i;
+  }
+  return 0;
+}
+
 /* One key of tls_server_config. */
 static int tls_key(struct loader *l, const char *k, const yaml_node_t *v)
 {
   struct web_config *c = l->c;
   const char *s;
-  int b;
   if (strcmp(k, "cert_file") == 0) return want_scalar(l, v, k, &l->cert_file);
   if (strcmp(k, "key_file") == 0) return want_scalar(l, v, k, &l->key_file);
   if (strcmp(k, "client_ca_file") == 0) return want_scalar(l, v, k, &l->ca_file);
@@ -193,10 +260,9 @@ static int tls_key(struct loader *l, const char *k, const yaml_node_t *v)
   if (strcmp(k, "client_auth_type") == 0) return client_auth(l, v, &c->client_auth);
   if (strcmp(k, "min_version") == 0) return tls_version(l, v, k, &c->min_version);
   if (strcmp(k, "max_version") == 0) return tls_version(l, v, k, &c->max_version);
-  /* The server's order is GnuTLS's: nothing to choose. */
-  if (strcmp(k, "prefer_server_cipher_suites") == 0) return want_bool(l, v, k, &b);
-  if (strcmp(k, "cipher_suites") == 0 || strcmp(k, "curve_preferences") == 0 ||
-      strcmp(k, "client_allowed_sans") == 0)
+  if (strcmp(k, "prefer_server_cipher_suites") == 0) return want_bool(l, v, k, &c->server_order);
+  if (strcmp(k, "cipher_suites") == 0) return cipher_suites(l, v);
+  if (strcmp(k, "curve_preferences") == 0 || strcmp(k, "client_allowed_sans") == 0)
     return bad(l, v, "tls_server_config.%s is not supported by ocgc serve (GnuTLS's defaults "
                "for the TLS versions allowed are used): remove it", k);
   return bad(l, v, "unknown key tls_server_config.%s", k);
@@ -241,9 +307,10 @@ static int http_key(struct loader *l, const char *k, const yaml_node_t *v)
   return 0;
 }
 
-/* A bcrypt hash libcrypt takes. */
-static int hash_ok(const char *h)
+/* A bcrypt hash libcrypt takes; *ns what one check of it took. */
+static int hash_ok(const char *h, uint64_t *ns)
 {
+  uint64_t t0;
   struct crypt_data *cd;
   const char *out;
   int ok;
@@ -259,7 +326,9 @@ static int hash_ok(const char *h)
   if ((cd = calloc(1, sizeof *cd)) == NULL) return 0;
   /* A hash of nothing with it as the setting: libcrypt parses it (cost,
    * salt); a cost past 31 or a bad salt gives "*0"/"*1" or NULL. */
+  t0 = cm_mono_ns();
   out = crypt_r("", h, cd);
+  *ns = cm_mono_ns() - t0;
   ok = out != NULL && out[0] == '$' && strlen(out) == strlen(h);
   free(cd);
   return ok;
@@ -276,13 +345,13 @@ static int users(struct loader *l, const yaml_node_t *v)
     const yaml_node_t *uv = yaml_document_get_node(l->doc, p->value);
     const char *name = scalar(uk), *hash;
     struct web_user *u;
-    size_t i;
+    uint64_t ns = 0;
+    /* A name given twice: refused with the other keys given twice
+     * (check_events). */
     if (name == NULL || name[0] == '\0' || strchr(name, ':') != NULL)
       return bad(l, uk, "a user's name wants a single value, not empty, without ':'%s", "");
-    for (i = 0; i < c->nusers; i++)
-      if (strcmp(c->users[i].name, name) == 0) return bad(l, uk, "user '%s' given twice", name);
     if (want_scalar(l, uv, name, &hash) != 0) return -1;
-    if (!hash_ok(hash))
+    if (!hash_ok(hash, &ns))
       return bad(l, uv, "the password of '%s' is not a bcrypt hash of cost 4 to 16 ($2y$..., "
                  "made by `htpasswd -nBC 10 \"\" | tr -d ':\\n'`)", name);
     if ((u = realloc(c->users, (c->nusers + 1) * sizeof *u)) == NULL)
@@ -290,6 +359,10 @@ static int users(struct loader *l, const yaml_node_t *v)
     c->users = u;
     u += c->nusers;
     u->name = u->hash = NULL;
+    u->check_ns = ns;
+    u->cost = (unsigned)(hash[4] - '0') * 10 + (unsigned)(hash[5] - '0'); /* hash_ok read it */
+    if (ns > c->slowest_ns) c->slowest_ns = ns;
+    if (u->cost > c->max_cost) c->max_cost = u->cost;
     c->nusers++;
     if ((u->name = dup_or_say(l, uk, name)) == NULL || (u->hash = dup_or_say(l, uv, hash)) == NULL)
       return -1;
@@ -340,6 +413,21 @@ static int finish(struct loader *l)
                                                                  : "RequireAndVerifyClientCert");
   if (c->min_version > c->max_version)
     return bad(l, NULL, "min_version is above max_version%s", "");
+  if (c->max_version < 0x0303 && c->nsuites == 0)
+    return bad(l, NULL, "TLS 1.0 and 1.1 have none of the default suites (AEAD ciphers): give "
+               "cipher_suites with a CBC suite%s", "");
+  {
+    /* The suites as GnuTLS takes them, said now rather than when the
+     * server starts. */
+    char prio[WEB_PRIORITIES_MAX];
+    gnutls_priority_t pc;
+    const char *where = NULL;
+    web_config_priorities(c, prio, sizeof prio);
+    if (gnutls_priority_init(&pc, prio, &where) != 0)
+      return bad(l, l->suites_at, "GnuTLS takes none of these suites (at '%s')",
+                 where != NULL ? where : "?");
+    gnutls_priority_deinit(pc);
+  }
   return 0;
 }
 
@@ -356,7 +444,14 @@ static int top_level(struct loader *l, const yaml_node_t *root)
     int err;
     if (ks == NULL) return bad(l, k, "a key wants a single value%s", "");
     if (strcmp(ks, "tls_server_config") == 0) {
-      l->c->tls = !(v->type == YAML_SCALAR_NODE && scalar(v)[0] == '\0');
+      /* Given, it means TLS: empty or null, it would have served plain
+       * HTTP to whoever thought the file turned TLS on. */
+      const char *sv = scalar(v);
+      if ((sv != NULL && (sv[0] == '\0' || strcmp(sv, "~") == 0 || strcasecmp(sv, "null") == 0)) ||
+          (v->type == YAML_MAPPING_NODE && v->data.mapping.pairs.start == v->data.mapping.pairs.top))
+        return bad(l, v, "tls_server_config is empty: give cert_file and key_file, or remove "
+                   "it to serve plain HTTP%s", "");
+      l->c->tls = 1;
       err = section(l, v, ks, tls_key);
     } else if (strcmp(ks, "http_server_config") == 0) {
       err = section(l, v, ks, http_key);
@@ -374,6 +469,142 @@ static int top_level(struct loader *l, const yaml_node_t *root)
   return finish(l);
 }
 
+/* One key seen in a mapping: check_events' record. */
+struct key_seen {
+  unsigned long map, line;
+  char *key;
+};
+
+static int by_map_key_line(const void *a, const void *b)
+{
+  const struct key_seen *x = a, *y = b;
+  int k;
+  if (x->map != y->map) return x->map < y->map ? -1 : 1;
+  if ((k = strcmp(x->key, y->key)) != 0) return k;
+  return x->line < y->line ? -1 : x->line > y->line;
+}
+
+/* The file's events, before its document is built: at most WEB_DEPTH_MAX
+ * levels (libyaml's scanner is quadratic in the depth: refused at the
+ * first level past it, so the time stays linear in the file), one
+ * document, no alias nor collection as a key, and no key twice in one
+ * mapping (Go's strict YAML refuses them; libyaml keeps both, and the
+ * later one would silently win or be ignored).  0, or -1 after a line. */
+static int check_events(const char *path, const char *text, size_t n)
+{
+  struct frame {
+    int mapping, want_key;
+    unsigned long id;
+  } stack[WEB_DEPTH_MAX];
+  struct key_seen *keys = NULL;
+  size_t nkeys = 0, cap = 0, i;
+  unsigned depth = 0, docs = 0;
+  unsigned long maps = 0, dup_line = 0, first_line = 0;
+  const char *dup = NULL;
+  yaml_parser_t parser;
+  yaml_event_t ev;
+  int rc = -1, done = 0;
+  if (!yaml_parser_initialize(&parser)) {
+    tool_say("%s: out of memory", path);
+    return -1;
+  }
+  yaml_parser_set_input_string(&parser, (const unsigned char *)text, n);
+  while (!done) {
+    unsigned long line;
+    struct frame *top;
+    int node, is_key = 0;
+    if (!yaml_parser_parse(&parser, &ev)) {
+      tool_say("%s:%lu: not YAML: %s", path, (unsigned long)parser.problem_mark.line + 1,
+               parser.problem ? parser.problem : "?");
+      goto out;
+    }
+    line = (unsigned long)ev.start_mark.line + 1;
+    top = depth > 0 ? &stack[depth - 1] : NULL;
+    node = ev.type == YAML_SCALAR_EVENT || ev.type == YAML_ALIAS_EVENT ||
+           ev.type == YAML_MAPPING_START_EVENT || ev.type == YAML_SEQUENCE_START_EVENT;
+    if (node && top != NULL && top->mapping) {
+      is_key = top->want_key;
+      top->want_key = !top->want_key;
+    }
+    if (is_key && ev.type != YAML_SCALAR_EVENT) {
+      tool_say("%s:%lu: a key wants a single value%s", path, line,
+               ev.type == YAML_ALIAS_EVENT ? " (not an alias)" : "");
+      goto fail_event;
+    }
+    switch (ev.type) {
+    case YAML_DOCUMENT_START_EVENT:
+      if (++docs > 1) {
+        tool_say("%s:%lu: a second document: the file is one", path, line);
+        goto fail_event;
+      }
+      break;
+    case YAML_MAPPING_START_EVENT:
+    case YAML_SEQUENCE_START_EVENT:
+      if (depth == WEB_DEPTH_MAX) {
+        tool_say("%s:%lu: nested deeper than %d levels", path, line, WEB_DEPTH_MAX);
+        goto fail_event;
+      }
+      stack[depth].mapping = ev.type == YAML_MAPPING_START_EVENT;
+      stack[depth].want_key = 1;
+      stack[depth].id = maps++;
+      depth++;
+      break;
+    case YAML_MAPPING_END_EVENT:
+    case YAML_SEQUENCE_END_EVENT:
+      if (depth > 0) depth--;
+      break;
+    case YAML_SCALAR_EVENT:
+      if (is_key) {
+        if (nkeys == cap) {
+          size_t ncap = cap ? cap * 2 : 64;
+          struct key_seen *k = realloc(keys, ncap * sizeof *k);
+          if (k == NULL) { tool_say("%s: out of memory", path); goto fail_event; }
+          keys = k;
+          cap = ncap;
+        }
+        if ((keys[nkeys].key = strdup((const char *)ev.data.scalar.value)) == NULL) {
+          tool_say("%s: out of memory", path);
+          goto fail_event;
+        }
+        keys[nkeys].map = top->id;
+        keys[nkeys].line = line;
+        nkeys++;
+      }
+      break;
+    case YAML_STREAM_END_EVENT:
+      done = 1;
+      break;
+    default:
+      break;
+    }
+    yaml_event_delete(&ev);
+  }
+  /* Sorted, a key given twice in one mapping is two neighbours: the first
+   * such place in the file is said. */
+  if (nkeys > 1) qsort(keys, nkeys, sizeof *keys, by_map_key_line);
+  for (i = 1; i < nkeys; i++)
+    if (keys[i].map == keys[i - 1].map && strcmp(keys[i].key, keys[i - 1].key) == 0 &&
+        (dup == NULL || keys[i].line < dup_line)) {
+      dup = keys[i].key;
+      dup_line = keys[i].line;
+      first_line = keys[i - 1].line;
+    }
+  if (dup != NULL) {
+    tool_say("%s:%lu: key '%s' given twice in one mapping (first at line %lu)", path, dup_line,
+             dup, first_line);
+    goto out;
+  }
+  rc = 0;
+  goto out;
+fail_event:
+  yaml_event_delete(&ev);
+out:
+  for (i = 0; i < nkeys; i++) free(keys[i].key);
+  free(keys);
+  yaml_parser_delete(&parser);
+  return rc;
+}
+
 int web_config_load(const char *path, struct web_config *c)
 {
   struct loader l;
@@ -385,6 +616,7 @@ int web_config_load(const char *path, struct web_config *c)
   memset(c, 0, sizeof *c);
   c->min_version = 0x0303;
   c->max_version = 0x0304;
+  c->server_order = 1;
   memset(&l, 0, sizeof l);
   l.path = path;
   l.c = c;
@@ -392,6 +624,10 @@ int web_config_load(const char *path, struct web_config *c)
   if ((slash = strrchr(l.dir, '/')) != NULL) slash[slash == l.dir ? 1 : 0] = '\0';
   else l.dir[0] = '\0';
   if ((text = slurp(path, &n)) == NULL) return -1;
+  if (check_events(path, text, n) != 0) {
+    free(text);
+    return -1;
+  }
   if (!yaml_parser_initialize(&parser)) {
     free(text);
     tool_say("%s: out of memory", path);
@@ -437,13 +673,54 @@ void web_config_free(struct web_config *c)
   memset(c, 0, sizeof *c);
 }
 
+/* Append ":" [item] to buf unless it is there already. */
+static void prio_add(char *buf, size_t n, const char *item)
+{
+  size_t at = strlen(buf), k = strlen(item);
+  const char *p = buf;
+  while ((p = strstr(p, item)) != NULL) {
+    if (p > buf && p[-1] == '+' && (p[k] == ':' || p[k] == '\0')) return;
+    p += k;
+  }
+  if (at + k + 2 < n) snprintf(buf + at, n - at, ":+%s", item);
+}
+
 void web_config_priorities(const struct web_config *c, char *buf, size_t n)
 {
-  size_t at;
-  unsigned v;
-  at = (size_t)snprintf(buf, n, "NORMAL:-VERS-ALL");
-  for (v = c->min_version; v <= c->max_version && at < n; v++)
-    at += (size_t)snprintf(buf + at, n - at, ":+VERS-TLS1.%u", v - 0x0301);
+  unsigned v, i;
+  if (n == 0) return;
+  snprintf(buf, n, "NORMAL:-VERS-ALL");
+  for (v = c->min_version; v <= c->max_version; v++) {
+    char item[16];
+    snprintf(item, sizeof item, "VERS-TLS1.%u", v - 0x0301);
+    prio_add(buf, n, item);
+  }
+  /* The suites of TLS 1.2 and older: GnuTLS allows each key exchange
+   * listed with each cipher and MAC listed; the cipher_suites given are
+   * kept in order (the server's preference, prefer_server_cipher_suites).
+   * Without them, Go's defaults: ECDHE with an AEAD cipher (no RSA key
+   * exchange, no CBC). */
+  snprintf(buf + strlen(buf), n - strlen(buf), ":-KX-ALL");
+  if (c->nsuites == 0) {
+    prio_add(buf, n, "ECDHE-ECDSA");
+    prio_add(buf, n, "ECDHE-RSA");
+  }
+  for (i = 0; i < c->nsuites; i++) prio_add(buf, n, suite_names[c->suites[i]].kx);
+  snprintf(buf + strlen(buf), n - strlen(buf), ":-CIPHER-ALL");
+  for (i = 0; i < c->nsuites; i++) prio_add(buf, n, suite_names[c->suites[i]].cipher);
+  /* TLS 1.3's own suites, which cipher_suites does not choose (as in
+   * Go): GnuTLS names their ciphers as TLS 1.2's AEAD ones, so that with
+   * TLS 1.3 allowed these stay allowed for the key exchanges above too. */
+  if (c->nsuites == 0 || c->max_version >= 0x0304) {
+    prio_add(buf, n, "AES-128-GCM");
+    prio_add(buf, n, "AES-256-GCM");
+    prio_add(buf, n, "CHACHA20-POLY1305");
+  }
+  snprintf(buf + strlen(buf), n - strlen(buf), ":-MAC-ALL");
+  for (i = 0; i < c->nsuites; i++) prio_add(buf, n, suite_names[c->suites[i]].mac);
+  if (c->nsuites == 0 || c->max_version >= 0x0304) prio_add(buf, n, "AEAD");
+  if (c->server_order && strlen(buf) + 20 < n)
+    snprintf(buf + strlen(buf), n - strlen(buf), ":%%SERVER_PRECEDENCE");
 }
 
 /* Equal strings, in a time that depends only on their lengths. */
@@ -455,57 +732,24 @@ static int same(const char *a, const char *b)
   return d == 0;
 }
 
-/* SHA-256 of "user NUL password" into d: 0, or -1. */
-static int digest(const char *user, const char *password, unsigned char d[32])
+const struct web_user *web_config_user(const struct web_config *c, const char *name)
 {
-  size_t nu = strlen(user), np = strlen(password);
-  char *buf = malloc(nu + np + 1);
-  int rc;
-  if (buf == NULL) return -1;
-  memcpy(buf, user, nu + 1);
-  memcpy(buf + nu + 1, password, np);
-  rc = gnutls_hash_fast(GNUTLS_DIG_SHA256, buf, nu + np + 1, d) == 0 ? 0 : -1;
-  explicit_bzero(buf, nu + np + 1);
-  free(buf);
-  return rc;
+  const struct web_user *u = NULL;
+  size_t i;
+  for (i = 0; i < c->nusers; i++)
+    if (same(c->users[i].name, name) && u == NULL) u = &c->users[i];
+  return u;
 }
 
-/* Whether d is among the digests that passed (every one compared, in
- * constant time). */
-static int passed_lately(const struct web_config *c, const unsigned char d[32])
-{
-  unsigned i, k, found = 0;
-  for (i = 0; i < c->nok; i++) {
-    unsigned char x = 0;
-    for (k = 0; k < 32; k++) x |= (unsigned char)(c->ok[i][k] ^ d[k]);
-    found |= x == 0;
-  }
-  return (int)found;
-}
-
-int web_config_check(struct web_config *c, const char *user, const char *password)
+int web_config_password_ok(const struct web_user *u, const char *password)
 {
   struct crypt_data *cd;
-  const struct web_user *u = NULL;
   const char *out;
-  unsigned char d[32];
-  size_t i;
-  int ok, have_d;
-  if (c->nusers == 0) return 0;
-  have_d = user != NULL && password != NULL && digest(user, password, d) == 0;
-  if (have_d && passed_lately(c, d)) return 1;
-  for (i = 0; i < c->nusers; i++)
-    if (u == NULL && user != NULL && same(c->users[i].name, user)) u = &c->users[i];
+  int ok;
   if ((cd = calloc(1, sizeof *cd)) == NULL) return 0;
-  /* An unknown user: a hash all the same, with a known user's cost. */
-  out = crypt_r(password != NULL ? password : "", u != NULL ? u->hash : c->users[0].hash, cd);
-  ok = u != NULL && out != NULL && same(out, u->hash);
+  out = crypt_r(password, u->hash, cd);
+  ok = out != NULL && same(out, u->hash);
   explicit_bzero(cd, sizeof *cd);
   free(cd);
-  if (ok && have_d) {
-    memcpy(c->ok[c->next_ok], d, sizeof d);
-    c->next_ok = (c->next_ok + 1) % WEB_OK_KEPT;
-    if (c->nok < WEB_OK_KEPT) c->nok++;
-  }
   return ok;
 }
