@@ -730,6 +730,7 @@ static void in_child(void)
     f->ext = NULL;
     f->totals = NULL;
     f->mp = NULL;
+    caml_ocgc_place_forked();
   }
   caml_ocgc_mp_forked();
   caml_ocgc_clock.flags = NULL;
