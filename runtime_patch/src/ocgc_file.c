@@ -25,8 +25,9 @@
  *   line on stderr; nothing is ever written outside the folder.
  * - A forked child never writes into its parent's mapping: the child
  *   handler unmaps it (and closes the parent's memfd, proved as above), and
- *   the child's own ring is made on its first event, so a fork followed by
- *   exec leaves nothing behind.
+ *   the child's own ring is made on its first GC event (an allocation
+ *   sample never makes it: ocgc_memprof.c keeps it until then), so a fork
+ *   followed by exec leaves nothing behind.
  * - At exit, from whichever thread calls exit(): the handler first takes
  *   the ring over from the hooks (caml_ocgc_guard_close); only then does it
  *   write RING_STOP, the final totals and state EXITED.  If it cannot be
@@ -730,6 +731,7 @@ static void in_child(void)
     f->ext = NULL;
     f->totals = NULL;
     f->mp = NULL;
+    caml_ocgc_place_forked();
   }
   caml_ocgc_mp_forked();
   caml_ocgc_clock.flags = NULL;

@@ -30,9 +30,13 @@
  *   followed (mp.unfollowed).
  * - Rows are used in order (shared rows 1 .. stacks are in use); a full
  *   table counts further stacks in row 0, the overflow row.
- * - A forked child starts with an empty table in its own file (made as
- *   its first event is), nothing followed and a new generator state; its
- *   parent's table is untouched.
+ * - A forked child starts with an empty table, nothing followed and a new
+ *   generator state; its parent's table is untouched.  A sample never
+ *   makes the child's file: before the child's first GC event (which
+ *   makes it) samples go into the private table only, published whole when
+ *   the file is made, so that a child that allocates a little and execs
+ *   (the exec'd image never removes what the child made) leaves no entry
+ *   in the folder, at any rate.
  * - Everything runs with the runtime lock held, inside the hooks' writer
  *   guard (caml_ocgc_writer_enter) whenever the mapping is written: no
  *   lock of its own, so none crosses a release of the runtime lock. */
@@ -94,6 +98,8 @@ static struct {
   uint64_t to_next;       /* words to the next sampled word outside the minor heap */
   uint64_t rng[4];        /* xoshiro256** */
   int program;            /* the program's own Gc.Memprof is started */
+  int inherited;          /* a forked child's tables still hold its parent's */
+  int early;              /* the tables hold samples made before the file */
   int said_refused;       /* the one stderr line for a refused control word */
   struct ocgc_wire_mp *shared;  /* the file's table, or NULL */
   struct ocgc_wire_mp head;     /* our copy of the header's figures */
@@ -250,6 +256,16 @@ static void tables_clear(void)
   if (mp.keys != NULL) mp.keys[0].meta = OCGC_MP_META_OVERFLOW;
 }
 
+/* A forked child's tables are cleared at its first sample or its file,
+ * not at the fork: a child that execs touches none of their pages (each
+ * would be copied). */
+static void tables_own(void)
+{
+  if (!mp.inherited) return;
+  mp.inherited = 0;
+  tables_clear();
+}
+
 static uint64_t key_hash(const uint64_t *frames, unsigned depth, uint64_t meta)
 {
   uint64_t h = meta * UINT64_C(0x9E3779B97F4A7C15) + 1;
@@ -262,8 +278,9 @@ static uint64_t key_hash(const uint64_t *frames, unsigned depth, uint64_t meta)
   return h | 1; /* never 0: 0 marks a free row */
 }
 
-/* The row of a stack: found, made (rows in order), or 0, the overflow row. */
-static unsigned row_of(const uint64_t *frames, unsigned depth, uint64_t meta)
+/* The row of a stack: found, made (rows in order), or 0, the overflow row;
+ * a new row's key is published if [pub]. */
+static unsigned row_of(const uint64_t *frames, unsigned depth, uint64_t meta, int pub)
 {
   uint64_t h = key_hash(frames, depth, meta);
   unsigned slot = (unsigned)h & (INDEX_SLOTS - 1), probes, r;
@@ -280,7 +297,7 @@ static unsigned row_of(const uint64_t *frames, unsigned depth, uint64_t meta)
   mp.keys[r].hash = h;
   mp.keys[r].meta = meta;
   memcpy(mp.keys[r].frames, frames, depth * sizeof *frames);
-  pub_row_key(r);
+  if (pub) pub_row_key(r);
   return r;
 }
 
@@ -331,18 +348,30 @@ static void record(value block, uint32_t n, uint64_t whsize, unsigned kind, unsi
   unsigned depth, r;
   uint64_t words = (uint64_t)n * mp.w;
   uint64_t blocks = whsize == 0 ? 0 : words * 1024 / whsize;
+  int w = 0; /* the shared table is written */
 
-  if (!caml_ocgc_writer_enter()) return;
-  if (mp.shared == NULL) {
-    caml_ocgc_writer_leave();
-    return;
+  if (caml_ocgc_file.lazy) {
+    /* A forked child before its first GC event: the sample is kept, and
+     * published when that event makes the file (caml_ocgc_mp_attach).
+     * Made here, the file would be left behind by a child that execs.
+     * Nothing is shared yet: no writer guard (the exit handler of a
+     * process without a file touches nothing). */
+    tables_own();
+    mp.early = 1;
+  } else {
+    if (!caml_ocgc_writer_enter()) return;
+    if (mp.shared == NULL) {
+      caml_ocgc_writer_leave();
+      return;
+    }
+    w = 1;
   }
   /* (frames past depth are never read: the key is its first depth) */
   depth = capture(frames, &cut);
-  pub_begin();
-  r = row_of(frames, depth, OCGC_MP_META(depth, cut, kind, idx & 0xffu));
+  if (w) pub_begin();
+  r = row_of(frames, depth, OCGC_MP_META(depth, cut, kind, idx & 0xffu), w);
   add(&mp.rows[r].alloc, n, words, blocks);
-  pub_row_counts(r);
+  if (w) pub_row_counts(r);
   mp.head.samples += n;
   mp.head.words += words;
   if (r == 0) mp.head.overflow_samples += n;
@@ -359,6 +388,7 @@ static void record(value block, uint32_t n, uint64_t whsize, unsigned kind, unsi
     mp.head.unfollowed++;
   }
   mp.head.followed = mp.nfollow;
+  if (!w) return;
   pub_head();
   pub_end();
   caml_ocgc_writer_leave();
@@ -438,10 +468,11 @@ static void drop(unsigned i)
 /* Around a pass over the followed blocks: whether their figures can be
  * published (a file to write, and the exit handler not in), and the
  * publication of what the pass counted.  A pass that cannot publish still
- * moves and forgets blocks: the array must stay true. */
+ * moves and forgets blocks: the array must stay true.  A forked child's
+ * file is made by a GC event, never here (see record). */
 static int pass_begin(void)
 {
-  int w = caml_ocgc_writer_enter();
+  int w = !caml_ocgc_file.lazy && caml_ocgc_writer_enter();
   if (w && mp.shared == NULL) {
     caml_ocgc_writer_leave();
     w = 0;
@@ -595,8 +626,12 @@ void caml_ocgc_mp_init(const char *env)
 
 void caml_ocgc_mp_attach(struct ocgc_wire_mp *shared, uint64_t now)
 {
+  unsigned r;
   mp.shared = shared;
-  tables_clear();
+  /* A forked child's samples from before its file are its table's first;
+   * otherwise the table starts empty. */
+  if (!mp.early) tables_clear();
+  mp.inherited = 0;
   /* A new file's word is 0 (the parent's, in a forked child, is not ours). */
   caml_ocgc_mp_control.word = &shared->control;
   caml_ocgc_mp_control.seen = 0;
@@ -612,6 +647,13 @@ void caml_ocgc_mp_attach(struct ocgc_wire_mp *shared, uint64_t now)
   shared->depth = OCGC_MP_DEPTH;
   __atomic_store_n(&((struct ocgc_wire_mp_row *)(shared + 1))[0].meta, OCGC_MP_META_OVERFLOW,
                    __ATOMIC_RELAXED);
+  if (mp.early) {
+    mp.early = 0;
+    for (r = 0; r <= mp.head.stacks; r++) {
+      if (r != 0) pub_row_key(r);
+      pub_row_counts(r);
+    }
+  }
   pub_head();
   __atomic_store_n(&shared->magic, OCGC_MP_MAGIC, __ATOMIC_RELEASE);
 }
@@ -621,6 +663,8 @@ void caml_ocgc_mp_forked(void)
   mp.shared = NULL;
   caml_ocgc_mp_control.word = NULL;
   mp.nfollow = mp.young_from = 0;
+  mp.inherited = 1;
+  mp.early = 0;
   rng_seed();
   if (mp.rate_bytes != 0) mp.to_next = geom();
 }

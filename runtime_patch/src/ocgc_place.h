@@ -14,4 +14,8 @@
  * MAP_FIXED or MAP_FIXED_NOREPLACE. */
 void *caml_ocgc_place_map(size_t len, int prot, int flags, int fd, off_t off);
 
+/* In a forked child, once its parent's ring is unmapped: the next mapping
+ * tries the first spot again (the parent's ring's, now free). */
+void caml_ocgc_place_forked(void);
+
 #endif /* CAML_OCGC_PLACE_H */

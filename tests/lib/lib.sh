@@ -215,7 +215,8 @@ _copy_sources() {
   echo "$_list"
 }
 
-# _compile OUT FLAVOUR FILE...: FLAVOUR is native, byte or byte_ocgc;
+# _compile OUT FLAVOUR FILE...: FLAVOUR is native, native_stock (the
+# system's own runtime, no ring), byte or byte_ocgc;
 # the findlib packages are $PACKAGES (default: unix), more compiler flags
 # $OCAMLFLAGS ("-g").
 _compile() {
@@ -230,6 +231,8 @@ _compile() {
     native)
       set -- "$OCAMLFIND" ocamlopt $_thr -package "$_pkgs" -linkpkg \
         -I "$OCGC_STAGE" -runtime-variant _ocgc ;;
+    native_stock)
+      set -- "$OCAMLFIND" ocamlopt $_thr -package "$_pkgs" -linkpkg ;;
     byte)
       set -- "$OCAMLFIND" ocamlc $_thr -package "$_pkgs" -linkpkg ;;
     byte_ocgc)
@@ -245,6 +248,8 @@ _compile() {
 
 # compile_native OUT FILE...   native code, linked with the _ocgc variant
 compile_native() { _o=$1; shift; _compile "$_o" native "$@"; }
+# compile_native_stock OUT FILE...  native code on the system's runtime
+compile_native_stock() { _o=$1; shift; _compile "$_o" native_stock "$@"; }
 # compile_byte OUT FILE...     plain bytecode, to run with ocamlrun_ocgc
 compile_byte() { _o=$1; shift; _compile "$_o" byte "$@"; }
 # compile_byte_ocgc OUT FILE... bytecode whose #! names ocamlrun_ocgc
