@@ -898,8 +898,9 @@ static int run_as(struct serve *sv)
   return serve_privs_drop(&sv->privs) == 0 ? 0 : TOOL_EXIT_ERROR;
 }
 
-/* Until SIGINT or SIGTERM: write --textfile on its period, if given (the
- * HTTP server and the poll thread work on their own threads). */
+/* Until SIGINT or SIGTERM: write --textfile on its period, if given, and
+ * read the web configuration again after a SIGHUP (the HTTP server and
+ * the poll thread work on their own threads). */
 static void main_loop(struct serve *sv)
 {
   uint64_t next = cm_mono_ns();
