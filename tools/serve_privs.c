@@ -18,14 +18,16 @@
  * - it runs on the only thread there is (capabilities are per thread:
  *   every thread serve starts later inherits these).
  *
- * Why these two (tried on Linux 6.x, tests/serve/serve_unit.sh and
- * serve_runas.sh): CAP_SYS_PTRACE for another user's /proc/PID/maps,
- * /proc/PID/fd (a memfd ring is reached through it; process_open_fds) and
- * the ptrace access checks behind them; CAP_DAC_READ_SEARCH for rings
- * that are other users' 0600 files, in folders that may be 0700.
- * /proc/PID/map_files would want CAP_SYS_ADMIN (CAP_CHECKPOINT_RESTORE):
- * not kept, libocgc falls back to /proc/PID/fd.  CAP_DAC_OVERRIDE is not
- * needed: nothing of theirs is written.  libcap is not used: the raw
+ * Why these two (tried as uid 65534 on Linux 6.18 against a root
+ * process holding a 0600 memfd mapped shared, as ocgc's runtime does; and
+ * tests/serve/serve_unit.sh, serve_runas.sh): /proc/PID/maps wants
+ * CAP_SYS_PTRACE (the ptrace access check); listing /proc/PID/fd wants
+ * CAP_DAC_READ_SEARCH (the folder is 0500 root's), opening the ring
+ * through /proc/PID/fd/N wants both (the link's ptrace check, the file's
+ * 0600 mode), as do OCaml 5's 0600 rings in 0700 folders.
+ * /proc/PID/map_files wants CAP_SYS_ADMIN (CAP_CHECKPOINT_RESTORE) on top:
+ * not kept, libocgc falls back to /proc/PID/fd.  CAP_DAC_OVERRIDE adds
+ * nothing to reads, and nothing of theirs is written.  libcap is not used: the raw
  * capget/capset system calls, with <linux/capability.h>. */
 
 #include <errno.h>
