@@ -12,6 +12,10 @@
  * - for ocgc files, seq is the number of events that start before pos, so
  *   seen + lost + skipped == seq - seq_at_creation exactly, and seq <= pos
  *   (every event is at least one word);
+ * - of lost, lost_before counts the events below `attach' (the tail when
+ *   the cursor was made): those a full ring's writer overwrote before a
+ *   cursor from the oldest event reached them, which it never could have
+ *   read had it started from now;
  * - events that start before `start' (OCGC_START_NOW: the tail when the
  *   cursor was made) are counted as skipped, not delivered: a cursor is made
  *   in O(1) whatever the writer does, and catches up in its polls;
@@ -47,6 +51,8 @@ struct ring_state {
   uint64_t pos;        /* next word to read */
   uint64_t seq;        /* events before pos (ocgc files) */
   uint64_t start;      /* events before this word are skipped, not delivered */
+  uint64_t attach;     /* the tail when the cursor was made: an event lost
+                          below it was written before (stats.lost_before) */
 };
 
 struct ocgc_cursor {
@@ -201,6 +207,19 @@ static void report_lost(struct ocgc_cursor *c, unsigned d)
   if (n && c->o.on_lost) c->o.on_lost(d, n, c->lost_pending_exact, c->o.ctx);
 }
 
+/* Of [events] overwritten in ring d between its position and [head], the
+ * ones that start below the tail of the cursor's making go to
+ * stats.lost_before: all of them, none, or (a stretch across that tail,
+ * whose split in events is not known) a share by words, rounded down. */
+static void lost_before(struct ocgc_cursor *c, unsigned d, uint64_t head, uint64_t events)
+{
+  const struct ring_state *r = &c->rs[d];
+  if (r->pos >= r->attach || head <= r->pos) return;
+  if (head <= r->attach) c->st.lost_before += events;
+  else c->st.lost_before += (uint64_t)((unsigned __int128)events * (r->attach - r->pos) /
+                                       (head - r->pos));
+}
+
 /* Move ring d's position up to head if the writer overwrote what we had not
  * read.  Returns 0, or a negative error. */
 static int resync(struct ocgc_cursor *c, unsigned d, uint64_t *tail)
@@ -218,6 +237,7 @@ static int resync(struct ocgc_cursor *c, unsigned d, uint64_t *tail)
       /* Some may predate the start: the split is unknown, and a loss is
        * what the caller must hear of. */
       account_lost(c, head - r->pos, events - r->seq, 1);
+      lost_before(c, d, head, events - r->seq);
     }
     r->seq = events;
   } else {
@@ -228,6 +248,7 @@ static int resync(struct ocgc_cursor *c, unsigned d, uint64_t *tail)
                                           c->words_seen - 1) / c->words_seen)
                             : (words * 2 + 4) / 5;
     account_lost(c, words, n ? n : 1, 0);
+    lost_before(c, d, head, n ? n : 1);
   }
   r->pos = head;
   return 0;
@@ -249,16 +270,18 @@ static int start_positions(struct ocgc_cursor *c)
       if ((err = src_counter_acquire(src, src_ring_header(src, d), 1, &head)) != 0) break;
       if (head > tail || tail - head > src->l.ring_words) { err = OCGC_E_CORRUPT; break; }
       r->pos = r->start = c->o.start == OCGC_START_NOW ? tail : head;
+      r->attach = tail;
       continue;
     }
     if (c->o.start == OCGC_START_NOW && !src->l.has_ext) {
-      r->pos = r->start = tail; /* no event counts to keep */
+      r->pos = r->start = r->attach = tail; /* no event counts to keep */
       continue;
     }
     if ((err = read_span(c, d, &head, &events, &tail)) != 0) break;
     r->pos = head;
     r->seq = events;
     r->start = c->o.start == OCGC_START_NOW ? tail : head;
+    r->attach = tail;
     c->st.skipped += events;
   }
   return err;

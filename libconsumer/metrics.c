@@ -361,7 +361,8 @@ static const struct family families[] = {
   {"ocgc_serve_program_processes", "gauge", "Living processes of the program watched.", processes,
    0, PROGRAM},
   {"ocgc_ring_events_lost_total", "counter",
-   "Events overwritten in the ring before this exporter read them.", events_lost, 0, BOTH},
+   "Events overwritten in the ring before this exporter read them, since it began to watch "
+   "the process (not those written before and overwritten as it caught up).", events_lost, 0, BOTH},
   {"ocgc_ring_events_total", "counter", "Events the runtime wrote into its ring (stock OCaml 5 "
    "rings: the events this exporter read).", events, 0, BOTH},
   {"ocgc_serve_poll_interval_seconds", "gauge", "Time between two drains of the process's ring "

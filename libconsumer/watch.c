@@ -13,7 +13,11 @@
  * stale, and not read again before its backoff ends, so no target holds
  * the others' figures back for long; the set's counters only grow, even
  * from a producer that lies; the memo of refused processes and the set
- * are bounded; the set is used by one thread at a time. */
+ * are bounded; the set is used by one thread at a time; a process the
+ * caller named (ocgc_watch_add_pid) is followed while that process lives
+ * (pid and start time), across an exec: the old image's ring is let go as
+ * any gone ring, and the new image's, once it has one, watched as a new
+ * entry. */
 
 #include <errno.h>
 #include <stdio.h>
@@ -66,6 +70,10 @@ struct proc {
 
 struct ident { int pid, unselected; uint64_t start_ticks; };
 
+/* A process the caller named (ocgc_watch_add_pid): followed while it
+ * lives, across its execs. */
+struct pin { int pid; uint64_t start_ticks; };
+
 struct ocgc_watch {
   struct ocgc_watch_opts o;
   struct proc *procs;
@@ -78,6 +86,9 @@ struct ocgc_watch {
   int dropped;                /* a process was let go since the last give_back() */
   int slot_freed;             /* a watched process went since the last listing */
   struct programs progs;      /* by_program: the programs' sums */
+  struct pin *pins;           /* the processes named, at most OCGC_WATCH_MAX_PROCESSES */
+  size_t npins, pins_cap;
+  uint64_t followed_ns;       /* cm_mono_ns() when the named were last looked for */
 };
 
 int ocgc_watch_new(const struct ocgc_watch_opts *opts, struct ocgc_watch **out)
@@ -262,6 +273,27 @@ static int make_room(struct ocgc_watch *w, unsigned uid)
   return 0;
 }
 
+/* Follow [pid], started at [start_ticks], across its execs: 0, or
+ * -ENOMEM. */
+static int pin(struct ocgc_watch *w, int pid, uint64_t start_ticks)
+{
+  size_t i;
+  for (i = 0; i < w->npins; i++)
+    if (w->pins[i].pid == pid && w->pins[i].start_ticks == start_ticks) return 0;
+  if (w->npins == w->pins_cap) {
+    size_t cap = w->pins_cap ? w->pins_cap * 2 : 16;
+    struct pin *p;
+    if (cap > OCGC_WATCH_MAX_PROCESSES || (p = realloc(w->pins, cap * sizeof *p)) == NULL)
+      return -ENOMEM;
+    w->pins = p;
+    w->pins_cap = cap;
+  }
+  w->pins[w->npins].pid = pid;
+  w->pins[w->npins].start_ticks = start_ticks;
+  w->npins++;
+  return 0;
+}
+
 int ocgc_watch_add_pid(struct ocgc_watch *w, int pid)
 {
   struct ocgc_attach_opts ao = OCGC_OPTS_INIT(struct ocgc_attach_opts);
@@ -273,7 +305,43 @@ int ocgc_watch_add_pid(struct ocgc_watch *w, int pid)
   if ((err = ocgc_source_open_pid(pid, &ao, &src)) != 0) return err;
   if (ocgc_proc_ident(pid, &id) != 0) id.start_time = 0;
   if (watched(w, pid, id.start_time)) { ocgc_source_close(src); return 0; } /* given twice */
+  /* Without its start time it cannot be told from a reuse of its pid: not
+   * followed past its ring. */
+  if (id.start_time != 0 && (err = pin(w, pid, id.start_time)) != 0) {
+    ocgc_source_close(src);
+    return err;
+  }
   return proc_add(w, src, pid, id.start_time, ocgc_proc_uid(pid));
+}
+
+/* The processes named that are not watched now (their ring went with an
+ * exec, or is not made yet), looked for at most once a second: a new ring
+ * of the same process (pid and start time: an exec keeps both) is watched
+ * as a new entry, under its new program's name; a process that is gone
+ * (or whose pid is another's now) is forgotten. */
+static void follow_due(struct ocgc_watch *w, uint64_t now)
+{
+  size_t i = 0;
+  if (w->npins == 0 || (w->followed_ns != 0 && now - w->followed_ns < LIST_EVERY_NS)) return;
+  w->followed_ns = now;
+  while (i < w->npins) {
+    struct ocgc_attach_opts ao = OCGC_OPTS_INIT(struct ocgc_attach_opts);
+    struct ocgc_proc_ident id;
+    struct ocgc_source *src;
+    const struct pin *n = &w->pins[i];
+    if (watched(w, n->pid, n->start_ticks)) { i++; continue; }
+    if (ocgc_proc_ident(n->pid, &id) != 0 || id.start_time != n->start_ticks) {
+      w->pins[i] = w->pins[--w->npins];
+      continue;
+    }
+    ao.dir = w->o.dir;
+    /* Not there yet (the new image's runtime makes its ring as it starts),
+     * or not an OCaml program: asked again in a second. */
+    if (ocgc_source_open_pid(n->pid, &ao, &src) == 0 &&
+        proc_add(w, src, n->pid, n->start_ticks, ocgc_proc_uid(n->pid)) != 0)
+      w->st.errors++;
+    i++;
+  }
 }
 
 static int list_one(const struct ocgc_list_entry *e, void *ctx)
@@ -443,6 +511,7 @@ uint64_t ocgc_watch_poll(struct ocgc_watch *w, uint64_t now)
   struct proc **pp = &w->procs;
   uint64_t next = now + OCGC_WATCH_POLL_MAX_NS;
   list_due(w, now);
+  follow_due(w, now);
   while (*pp != NULL) {
     struct proc *p = *pp;
     if (w->o.yield != NULL && w->o.yield(w->o.ctx)) return now;
@@ -480,7 +549,13 @@ static void no_less(uint64_t *now, uint64_t before)
 static void read_counters(struct proc *p, int first)
 {
   struct ocgc_counters c = OCGC_OPTS_INIT(struct ocgc_counters), *o = &p->pub.counters;
+  struct ocgc_cursor_stats cs = OCGC_OPTS_INIT(struct ocgc_cursor_stats);
   ocgc_snapshot_counters(p->snap, &c);
+  /* Loss counts from the watch's coming: what a busy ring's writer
+   * overwrote of its oldest events while the first reads caught up was
+   * written before, and no reader that came then could have had it. */
+  ocgc_agg_cursor_stats(p->agg, &cs);
+  c.events_lost = c.events_lost > cs.lost_before ? c.events_lost - cs.lost_before : 0;
   if (!first) {
     unsigned k;
     for (k = 0; k < OCGC_KIND_COUNT; k++) no_less(&c.collections[k], o->collections[k]);
@@ -573,6 +648,7 @@ void ocgc_watch_refresh(struct ocgc_watch *w, uint64_t deadline)
   struct proc **pp = &w->procs;
   uint64_t t0 = cm_mono_ns(), now = t0, stale = 0;
   list_due(w, t0);
+  follow_due(w, t0);
   while (*pp != NULL) {
     struct proc *p = *pp;
     now = cm_mono_ns();
@@ -646,6 +722,7 @@ void ocgc_watch_free(struct ocgc_watch *w)
     proc_free(p);
   }
   programs_free(&w->progs);
+  free(w->pins);
   free(w->refused_ids);
   free(w);
 }

@@ -52,7 +52,11 @@
  *   listening, so a script can wait for it and read the port;
  * - --textfile: the text exposition written every --interval by the main
  *   thread (serve_textfile.c), the file removed at exit;
- * - SIGINT and SIGTERM stop it: exit 0. */
+ * - SIGINT and SIGTERM stop it: exit 0; SIGHUP never does: the main loop
+ *   reads --web.config.file again (serve_reload.c) and swaps it in under
+ *   web_lock's write side, which every request holds for reading;
+ * - --run-as: it listens, then becomes USER (serve_privs.c) before any
+ *   target is read and before any thread is started. */
 
 #include <errno.h>
 #include <getopt.h>
@@ -149,8 +153,17 @@ struct serve {
   struct serve_frontdoor front; /* over TLS: the acceptor (running once started) */
   const char *web_file;       /* --web.config.file, or NULL */
   regex_t program_re;         /* --program, compiled (set.program_re points to it) */
-  struct web_config web;      /* what it says (all zero without one) */
-  struct serve_auth auth;     /* basic auth's cache and worker (serve_auth.c) */
+  struct web_config web;      /* what it says (all zero without one); read by
+                                 requests under web_lock's read side, swapped
+                                 by a SIGHUP under its write side */
+  pthread_rwlock_t web_lock;
+  struct web_config web_boot; /* after a swap: the one libmicrohttpd's TLS
+                                 was started with, kept until the end */
+  int have_boot;
+  struct serve_auth auth;     /* basic auth's cache and worker (serve_auth.c);
+                                 restarted with a swap of web */
+  struct serve_privs privs;   /* --run-as */
+  int bound_early;            /* --run-as bound [where] before http_start */
   struct serve_textfile tf;   /* tf.path NULL: no --textfile */
   struct serve_pprof pprof;   /* /debug/pprof: its worker and its queue */
   int enable_pprof;           /* --web.enable-pprof: profiles to any client */
@@ -296,6 +309,7 @@ static int serve_init(struct serve *sv)
   }
   pthread_condattr_destroy(&ca);
   pthread_mutex_init(&sv->lock, NULL);
+  pthread_rwlock_init(&sv->web_lock, NULL);
   if (serve_body_writer_init(&sv->writer) != 0) {
     pthread_cond_destroy(&sv->ready);
     pthread_cond_destroy(&sv->wake);
@@ -325,7 +339,7 @@ static void serve_usage(FILE *f)
           "                  [--max-processes N] [--max-per-user N] [--dir DIR]\n"
           "                  [--web.config.file FILE] [--web.enable-pprof]\n"
           "                  [--by program|pid]\n"
-          "                  [--program REGEX] [--user NAME]\n"
+          "                  [--program REGEX] [--user NAME] [--run-as USER]\n"
           "                  (PID... | --all)\n\n"
           "Serve the GC figures of OCaml processes as Prometheus metrics over HTTP:\n"
           "/metrics (text format 0.0.4, or OpenMetrics when the scraper asks for it),\n"
@@ -337,7 +351,8 @@ static void serve_usage(FILE *f)
           "process's own user.  Each ring is drained on its own schedule (every\n"
           "10 ms to 250 ms, as busy as it is), scraped or not.\n\n"
           "  --listen ADDR:PORT  where to listen (default " DEFAULT_LISTEN "; port 0: any\n"
-          "                      free port; IPv6 as [::1]:PORT; unix:PATH: a unix socket)\n"
+          "                      free port; IPv6 as [::1]:PORT; :PORT: every address,\n"
+          "                      IPv6 and IPv4; unix:PATH: a unix socket)\n"
           "  --socket-mode MODE  the mode of a unix socket (default 0660: its owner and\n"
           "                      group may connect)\n"
           "  --textfile PATH     write the same figures to PATH (name it *.prom, in\n"
@@ -350,7 +365,11 @@ static void serve_usage(FILE *f)
           "  --dir DIR           rings are DIR/PID.events (not searched in the maps)\n"
           "  --program REGEX     with --all, only programs whose name matches REGEX\n"
           "                      (extended, unanchored: ^name$ for one name)\n"
-          "  --user NAME         with --all, only the processes of user NAME (or number)\n"
+          "  --user NAME         with --all, only the processes of user NAME (or number):\n"
+          "                      a filter, not a change of user (see --run-as)\n"
+          "  --run-as USER       once listening, before reading any process: become USER\n"
+          "                      keeping only CAP_SYS_PTRACE and CAP_DAC_READ_SEARCH\n"
+          "                      (those it had), with no_new_privs (started as root)\n"
           "  --by program|pid    series per program (counters summed over its processes,\n"
           "                      living and gone; histograms merged; no pid label: the\n"
           "                      series count is fixed by the programs) or per process\n"
@@ -367,7 +386,8 @@ static void serve_usage(FILE *f)
           "                      failing, else it is refused\n"
           "  --help              this text\n\n"
           "It says 'ocgc serve: listening on http://ADDR:PORT/' on stderr once it\n"
-          "listens; SIGINT or SIGTERM stop it.\n",
+          "listens; SIGINT or SIGTERM stop it; SIGHUP reads --web.config.file again\n"
+          "(users and headers; a file that does not load is said, and not used).\n",
           (unsigned)OCGC_WATCH_MAX_PROCESSES, (unsigned)OCGC_WATCH_MAX_PER_USER);
 }
 
@@ -706,6 +726,20 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
   return answer_body(sv, c, metrics ? ocgc_expo_content_type(f) : "text/plain; charset=utf-8", body);
 }
 
+/* handle() under the web lock's read side: a SIGHUP's swap of the web
+ * configuration (main_loop) waits for the request that reads it. */
+static enum MHD_Result handle_web_locked(void *cls, struct MHD_Connection *c, const char *url,
+                                         const char *method, const char *version,
+                                         const char *upload, size_t *upload_size, void **con_cls)
+{
+  struct serve *sv = cls;
+  enum MHD_Result r;
+  pthread_rwlock_rdlock(&sv->web_lock);
+  r = handle(cls, c, url, method, version, upload, upload_size, con_cls);
+  pthread_rwlock_unlock(&sv->web_lock);
+  return r;
+}
+
 /* [s], a user name or number, as a uid: 0, or -1. */
 static int user_id(const char *s, unsigned *uid)
 {
@@ -739,6 +773,7 @@ static int parse_options(int argc, char **argv, struct serve *sv)
     {"program", required_argument, NULL, 'P'},
     {"user", required_argument, NULL, 'U'},
     {"web.enable-pprof", no_argument, NULL, 'E'},
+    {"run-as", required_argument, NULL, 'R'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
   };
@@ -774,6 +809,11 @@ static int parse_options(int argc, char **argv, struct serve *sv)
       if (user_id(optarg, &sv->set.uid) != 0)
         return tool_usage_error("--user wants a user name or number of this host, not '%s'", optarg);
       sv->set.have_uid = 1;
+      break;
+    case 'R':
+      if (serve_privs_parse(optarg, &sv->privs) != 0)
+        return tool_usage_error("--run-as wants a user name of this host, or a number other "
+                                "than 0, not '%s'", optarg);
       break;
     case 's': {
       char *end;
@@ -852,7 +892,9 @@ static int http_start(struct serve *sv, struct MHD_Daemon **out)
   char prio[WEB_PRIORITIES_MAX];
   struct MHD_OptionItem opts[6];
   unsigned nt = 0;
-  int err = serve_listen(sv->listen, sv->socket_mode, sv->web.tls, &sv->where), fd = sv->where.fd;
+  int err = sv->bound_early ? 0 : serve_listen(sv->listen, sv->socket_mode, sv->web.tls, &sv->where),
+      fd = sv->where.fd;
+  sv->bound_early = 0;
   if (err != 0) return err == -1 ? TOOL_EXIT_USAGE : TOOL_EXIT_ERROR;
   /* Basic auth's worker, before the first request can come. */
   if ((err = serve_auth_start(&sv->auth, &sv->web)) != 0) {
@@ -880,7 +922,7 @@ static int http_start(struct serve *sv, struct MHD_Daemon **out)
                           MHD_ALLOW_SUSPEND_RESUME |
                           (sv->where.v6 ? MHD_USE_IPv6 : 0) |
                           (sv->web.tls ? MHD_USE_TLS | MHD_USE_NO_LISTEN_SOCKET | MHD_USE_ITC : 0),
-                          0, NULL, NULL, handle, sv,
+                          0, NULL, NULL, handle_web_locked, sv,
                           /* Above the table's, and no per-IP limit: the
                            * table decides who gives way (serve_conns.c);
                            * libmicrohttpd would refuse the newcomer. */
@@ -921,8 +963,49 @@ static void textfile_tick(struct serve *sv)
   serve_body_unref(b);
 }
 
-/* Until SIGINT or SIGTERM: write --textfile on its period, if given (the
- * HTTP server and the poll thread work on their own threads). */
+/* SIGHUP: --web.config.file read again, and swapped in if it may be. */
+static void web_reload(struct serve *sv)
+{
+  struct web_config fresh;
+  struct web_config old;
+  int err;
+  if (serve_reload_web(sv->web_file, &sv->web, &fresh) != 0) return;
+  pthread_rwlock_wrlock(&sv->web_lock);
+  old = sv->web;
+  sv->web = fresh;
+  /* Its worker points into the users swapped out, and its cache holds
+   * what they let in: it starts again with the new ones, before the old
+   * ones are freed. */
+  err = serve_auth_restart(&sv->auth, &sv->web);
+  if (!sv->have_boot) {
+    sv->web_boot = old;
+    sv->have_boot = 1;
+  } else {
+    web_config_free(&old);
+  }
+  pthread_rwlock_unlock(&sv->web_lock);
+  if (err != 0)
+    tool_say("SIGHUP: the password checks cannot start again (%s): every request with a "
+             "password not checked before is answered 503", strerror(err));
+}
+
+/* --run-as: listen now, as the user serve started as (a port below 1024,
+ * a socket in a folder of root's), then become USER, before any target is
+ * read: 0, or after a line the exit code. */
+static int run_as(struct serve *sv)
+{
+  int err;
+  if (sv->listen != NULL) {
+    if ((err = serve_listen(sv->listen, sv->socket_mode, sv->web.tls, &sv->where)) != 0)
+      return err == -1 ? TOOL_EXIT_USAGE : TOOL_EXIT_ERROR;
+    sv->bound_early = 1;
+  }
+  return serve_privs_drop(&sv->privs) == 0 ? 0 : TOOL_EXIT_ERROR;
+}
+
+/* Until SIGINT or SIGTERM: write --textfile on its period, if given, and
+ * read the web configuration again after a SIGHUP (the HTTP server and
+ * the poll thread work on their own threads). */
 static void main_loop(struct serve *sv)
 {
   uint64_t next = cm_mono_ns();
@@ -934,6 +1017,10 @@ static void main_loop(struct serve *sv)
     uint64_t now = cm_mono_ns(), nap = 200000000u;
     unsigned cut = serve_conns_sweep(&sv->conns, now);
     if (cut != 0) __atomic_add_fetch(&sv->set.heads_cut, cut, __ATOMIC_RELAXED);
+    if (serve_hup) {
+      serve_hup = 0;
+      web_reload(sv);
+    }
     if (sv->tf.path != NULL && now >= next) {
       textfile_tick(sv);
       next = now + sv->tf.every_ns;
@@ -976,6 +1063,7 @@ static int run(struct serve *sv)
 int cmd_serve(int argc, char **argv)
 {
   struct serve sv;
+  struct sigaction old_hup;
   pthread_t poller;
   int rc;
   unsigned i;
@@ -983,7 +1071,9 @@ int cmd_serve(int argc, char **argv)
     tool_say("cannot make a condition variable or a gzip stream: %s", strerror(errno));
     return TOOL_EXIT_ERROR;
   }
+  serve_reload_catch(&old_hup);
   if ((rc = parse_options(argc, argv, &sv)) == 0) raise_nofile(&sv.set);
+  if (rc == 0 && sv.privs.given) rc = run_as(&sv);
   sv.set.sees_every_user = ocgc_sees_every_user();
   if (rc == 0 && (rc = parse_args(argc, argv, &sv)) == 0) {
     if (sv.set.all && !sv.set.sees_every_user)
@@ -1006,10 +1096,17 @@ int cmd_serve(int argc, char **argv)
       poll_stop(&sv, poller);
     }
   }
+  if (sv.bound_early) { /* it failed before serving */
+    close(sv.where.fd);
+    serve_listen_remove(&sv.where);
+  }
+  serve_reload_restore(&old_hup);
   serve_set_free(&sv.set);
   if (sv.set.program_re != NULL) regfree(&sv.program_re);
   serve_auth_free(&sv.auth); /* libmicrohttpd stopped: its completions are done */
   web_config_free(&sv.web);
+  if (sv.have_boot) web_config_free(&sv.web_boot);
+  pthread_rwlock_destroy(&sv.web_lock);
   for (i = 0; i < BODY_KINDS; i++) serve_body_unref(sv.body[i]);
   serve_body_writer_free(&sv.writer);
   serve_pprof_free(&sv.pprof);

@@ -8,6 +8,7 @@
 
 #include <pthread.h>
 #include <regex.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/socket.h>
@@ -266,6 +267,35 @@ struct serve_listener {
 int serve_listen(const char *spec, unsigned mode, int tls, struct serve_listener *l);
 /* Remove the unix socket, if its path still names the one made. */
 void serve_listen_remove(const struct serve_listener *l);
+
+/* ---- --run-as USER (serve_privs.c) --------------------------------------------- */
+
+struct serve_privs {
+  int given;                  /* --run-as was given */
+  int named;                  /* USER has an entry (its groups are set from it) */
+  unsigned uid, gid;
+  char name[64];              /* as given, or its entry's name */
+};
+/* USER (a name, or a number other than 0) into *p: 0, or -1. */
+int serve_privs_parse(const char *user, struct serve_privs *p);
+/* Become p's user keeping CAP_SYS_PTRACE and CAP_DAC_READ_SEARCH only
+ * (those of them held), with no_new_privs; on the only thread: 0, or
+ * after a line -1. */
+int serve_privs_drop(const struct serve_privs *p);
+
+/* ---- SIGHUP: --web.config.file read again (serve_reload.c) ---------------------- */
+
+struct web_config;
+/* Set by SIGHUP's handler; the main loop takes it (and clears it). */
+extern volatile sig_atomic_t serve_hup;
+/* SIGHUP sets serve_hup (SA_RESTART), instead of killing; the old action
+ * into *old. */
+void serve_reload_catch(struct sigaction *old);
+void serve_reload_restore(const struct sigaction *old);
+/* --web.config.file [path] read again into *fresh, to be swapped for
+ * *cur: 0, or after a line -1 (no file, it does not load, or its TLS
+ * differs from cur's: keep cur). */
+int serve_reload_web(const char *path, const struct web_config *cur, struct web_config *fresh);
 
 /* ---- the acceptor over TLS (serve_frontdoor.c) -------------------------------- */
 

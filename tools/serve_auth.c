@@ -34,7 +34,13 @@
  * - no libmicrohttpd call is made with the lock held; a connection is
  *   suspended before its job is visible to the worker, so its resume
  *   always follows its suspend; at stop every queued job is answered BUSY
- *   and resumed before libmicrohttpd stops. */
+ *   and resumed before libmicrohttpd stops;
+ * - a new file (SIGHUP) restarts the worker with the caller's web lock held
+ *   for writing, so that no request is in serve_auth_ask or _take: the old
+ *   worker is joined before the users it points into are swapped, checks
+ *   waiting are answered BUSY, and the caches and their key are renewed;
+ *   the jobs and the lock live on, as libmicrohttpd's completions (outside
+ *   that lock) may still let a job go. */
 
 #include <errno.h>
 #include <signal.h>
@@ -208,10 +214,11 @@ int serve_auth_start(struct serve_auth *a, const struct web_config *web)
   pthread_condattr_destroy(&ca);
   if (err != 0) goto no_cond;
   a->inited = 1;
-  /* SIGINT and SIGTERM are the main thread's. */
+  /* SIGINT, SIGTERM and SIGHUP are the main thread's. */
   sigemptyset(&block);
   sigaddset(&block, SIGINT);
   sigaddset(&block, SIGTERM);
+  sigaddset(&block, SIGHUP);
   pthread_sigmask(SIG_BLOCK, &block, &old);
   err = pthread_create(&a->thread, NULL, worker, a);
   pthread_sigmask(SIG_SETMASK, &old, NULL);
@@ -249,6 +256,35 @@ void serve_auth_stop(struct serve_auth *a)
   }
   pthread_mutex_unlock(&a->lock);
   for (i = 0; i < n; i++) MHD_resume_connection(resume[i]);
+}
+
+int serve_auth_restart(struct serve_auth *a, const struct web_config *web)
+{
+  sigset_t block, old;
+  int err;
+  if (!a->inited) return serve_auth_start(a, web);
+  serve_auth_stop(a); /* the worker joined, the queue answered 503 */
+  pthread_mutex_lock(&a->lock);
+  /* What was learnt of credentials under the old file is forgotten, and
+   * the key it was kept under with it. */
+  explicit_bzero(a->good, sizeof a->good);
+  explicit_bzero(a->bad, sizeof a->bad);
+  a->ngood = a->nbad = a->next_bad = 0;
+  a->web = web;
+  a->slow_ns = web->slowest_ns;
+  err = gnutls_rnd(GNUTLS_RND_KEY, a->secret, sizeof a->secret) != 0 ? EIO : 0;
+  a->stopping = 0;
+  pthread_mutex_unlock(&a->lock);
+  if (err != 0 || web->nusers == 0) return err; /* no worker: ask says BUSY */
+  sigemptyset(&block);
+  sigaddset(&block, SIGINT);
+  sigaddset(&block, SIGTERM);
+  sigaddset(&block, SIGHUP);
+  pthread_sigmask(SIG_BLOCK, &block, &old);
+  err = pthread_create(&a->thread, NULL, worker, a);
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
+  if (err == 0) a->running = 1;
+  return err;
 }
 
 void serve_auth_free(struct serve_auth *a)

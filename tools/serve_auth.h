@@ -49,6 +49,13 @@ struct serve_auth {
  * to its users): a new file takes serve_auth_stop, serve_auth_free and a
  * new start, with no request in admit() meanwhile. */
 int serve_auth_start(struct serve_auth *a, const struct web_config *web);
+/* A new file's users (SIGHUP), [web] the same object as before or not:
+ * the worker ended (checks waiting answered BUSY, their connections
+ * resumed), the credentials remembered forgotten, and a worker started for
+ * [web]'s users, if any.  The caller holds off every serve_auth_ask and
+ * serve_auth_take meanwhile (serve.c's web lock, for writing) and frees
+ * the old users only after: 0, or an errno (then every check says BUSY). */
+int serve_auth_restart(struct serve_auth *a, const struct web_config *web);
 /* Every check waiting answered BUSY and its connection resumed, the
  * worker ended: before libmicrohttpd stops (it may not stop with a
  * connection suspended). */

@@ -1,6 +1,7 @@
 /* serve_listen.c - where `ocgc serve` listens (serve.h): --listen
- * ADDR:PORT (numeric, IPv6 as [ADDR]:PORT) or unix:PATH, bound and
- * listening, and the name it says it listens on.
+ * ADDR:PORT (numeric, IPv6 as [ADDR]:PORT), :PORT (every address: [::]
+ * taking IPv4 too, or 0.0.0.0 on a host without IPv6) or unix:PATH, bound
+ * and listening, and the name it says it listens on.
  *
  * Invariants: a unix socket is made with --socket-mode by bind itself
  * (the umask set to its complement around it), never widened after; an
@@ -12,7 +13,9 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netdb.h>
+#include <netinet/in.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -107,12 +110,67 @@ static int listen_unix(const char *path, unsigned mode, struct serve_listener *l
   return 0;
 }
 
+/* A TCP socket of [family] bound to [sa] and listening ([v6_too]: an IPv6
+ * one that takes IPv4 too, whatever net.ipv6.bindv6only says): the
+ * descriptor, or -errno. */
+static int bound_socket(int family, const struct sockaddr *sa, socklen_t len, int v6_too)
+{
+  int fd = socket(family, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1, zero = 0, err;
+  if (fd < 0) return -errno;
+  setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  if ((v6_too && setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof zero) != 0) ||
+      bind(fd, sa, len) != 0 || listen(fd, SOMAXCONN) != 0) {
+    err = errno;
+    close(fd);
+    return -err;
+  }
+  return fd;
+}
+
+/* ":PORT": every address, as Prometheus's exporters take it: [::] taking
+ * IPv4 too where the host has IPv6, else 0.0.0.0.  The descriptor, or
+ * after a line -1 (a bad port) or -2. */
+static int listen_any(const char *port, const char *spec, struct serve_listener *l)
+{
+  struct sockaddr_in6 s6;
+  struct sockaddr_in s4;
+  char *end;
+  unsigned long v = strtoul(port, &end, 10);
+  int fd;
+  if (*port < '0' || *port > '9' || *end != '\0' || v > 65535) {
+    tool_say("--listen %s: the port is a number from 0 to 65535", spec);
+    return -1;
+  }
+  memset(&s6, 0, sizeof s6);
+  s6.sin6_family = AF_INET6;
+  s6.sin6_addr = in6addr_any;
+  s6.sin6_port = htons((uint16_t)v);
+  fd = bound_socket(AF_INET6, (const struct sockaddr *)&s6, sizeof s6, 1);
+  if (fd >= 0) {
+    l->v6 = 1;
+    return fd;
+  }
+  /* No IPv6 here (the module not loaded, or disabled): IPv4 alone.  Any
+   * other failure (the port taken) is said as it is. */
+  if (fd != -EAFNOSUPPORT && fd != -EADDRNOTAVAIL && fd != -EPROTONOSUPPORT) {
+    tool_say("cannot listen on %s: %s", spec, strerror(-fd));
+    return -2;
+  }
+  memset(&s4, 0, sizeof s4);
+  s4.sin_family = AF_INET;
+  s4.sin_addr.s_addr = htonl(INADDR_ANY);
+  s4.sin_port = htons((uint16_t)v);
+  if ((fd = bound_socket(AF_INET, (const struct sockaddr *)&s4, sizeof s4, 0)) >= 0) return fd;
+  tool_say("cannot listen on %s: %s", spec, strerror(-fd));
+  return -2;
+}
+
 int serve_listen(const char *spec, unsigned mode, int tls, struct serve_listener *l)
 {
   char host[256];
   const char *colon;
   struct addrinfo hints, *ai;
-  int fd, one = 1, err;
+  int fd, err;
   size_t hl;
   memset(l, 0, sizeof *l);
   l->fd = -1;
@@ -120,9 +178,16 @@ int serve_listen(const char *spec, unsigned mode, int tls, struct serve_listener
     return listen_unix(spec + strlen(UNIX_PREFIX), mode, l);
   colon = strrchr(spec, ':');
   hl = colon ? (size_t)(colon - spec) : 0;
-  if (colon == NULL || hl == 0 || hl >= sizeof host || colon[1] == '\0') {
-    tool_say("--listen wants ADDR:PORT, such as 127.0.0.1:9464, or unix:PATH, not '%s'", spec);
+  if (colon == NULL || hl >= sizeof host || colon[1] == '\0') {
+    tool_say("--listen wants ADDR:PORT, such as 127.0.0.1:9464, :PORT (every address), "
+             "or unix:PATH, not '%s'", spec);
     return -1;
+  }
+  if (hl == 0) { /* Prometheus's ":PORT": every address */
+    if ((fd = listen_any(colon + 1, spec, l)) < 0) return fd;
+    l->fd = fd;
+    url_of(fd, l->name, sizeof l->name, tls);
+    return 0;
   }
   if (spec[0] == '[' && hl >= 2 && spec[hl - 1] == ']') memcpy(host, spec + 1, hl -= 2);
   else memcpy(host, spec, hl);
@@ -135,15 +200,10 @@ int serve_listen(const char *spec, unsigned mode, int tls, struct serve_listener
     return -1;
   }
   l->v6 = ai->ai_family == AF_INET6;
-  fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd >= 0) setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-  if (fd < 0 || bind(fd, ai->ai_addr, ai->ai_addrlen) != 0 || listen(fd, SOMAXCONN) != 0) {
-    tool_say("cannot listen on %s: %m", spec);
-    if (fd >= 0) close(fd);
-    fd = -2;
-  }
+  fd = bound_socket(ai->ai_family, ai->ai_addr, ai->ai_addrlen, 0);
+  if (fd < 0) tool_say("cannot listen on %s: %s", spec, strerror(-fd));
   freeaddrinfo(ai);
-  if (fd < 0) return fd;
+  if (fd < 0) return -2;
   l->fd = fd;
   url_of(fd, l->name, sizeof l->name, tls);
   return 0;

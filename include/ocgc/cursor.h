@@ -79,6 +79,13 @@ struct ocgc_cursor_stats {
   uint64_t cut_polls;  /**< polls ended by the budget (poll_max_*) */
   uint64_t corrupt;    /**< impossible data met (each also counted as lost) */
   uint64_t busy_polls; /**< polls ended early by a producer holding its seqlock */
+  /** Of lost, the events that were in the ring (below its tail) when the
+   * cursor was made and that the writer overwrote before the cursor
+   * reached them: a full ring being written as an OCGC_START_OLDEST cursor
+   * begins at its oldest event.  A reader that counts its own loss from
+   * the moment it came (an exporter's loss counter) subtracts them.  Exact
+   * for ocgc files, unless a loss spans the tail of then (split by words). */
+  uint64_t lost_before;
 };
 /** Copy [cur]'s statistics into *out (nothing if either is NULL). */
 OCGC_API void ocgc_cursor_stats(const struct ocgc_cursor *cur, struct ocgc_cursor_stats *out);

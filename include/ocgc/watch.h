@@ -53,7 +53,10 @@ struct ocgc_watched {
   const struct ocgc_snapshot *snap;
   /** The counters of snap, each never less than at the refresh before: an
    * honest producer's only grow, and a lying one must not make a reader
-   * see a counter go back. */
+   * see a counter go back.  events_lost counts from the moment the set
+   * began to watch it: events in the ring then, overwritten before the
+   * first reads reached them (ocgc_cursor_stats.lost_before), are not in
+   * it. */
   struct ocgc_counters counters;
   int have_totals;            /**< totals read once (ocgc rings only) */
   struct ocgc_totals totals;  /**< the last consistent totals, the cause table never
@@ -147,7 +150,12 @@ OCGC_API int ocgc_watch_new(const struct ocgc_watch_opts *opts, struct ocgc_watc
  * event it holds (a pid the caller names is watched whatever the bounds,
  * which are for the processes opts.all finds).  Returns 0 (also when it is
  * watched already), the attach error (ocgc_source_open_pid()), or
- * -ENOMEM.  It has figures after the next ocgc_watch_refresh(). */
+ * -ENOMEM.  It has figures after the next ocgc_watch_refresh().  The
+ * process is followed while it lives: when it execs (same pid and start
+ * time, a new ring), the old image's ring leaves the set and the new
+ * image's joins it (within about a second of its making, named as its
+ * new program), as often as it execs; once the process is gone it is
+ * forgotten. */
 OCGC_API int ocgc_watch_add_pid(struct ocgc_watch *w, int pid);
 
 /** Drain the rings whose turn has come at [now_ns] (CLOCK_MONOTONIC), look

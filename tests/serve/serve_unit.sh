@@ -5,6 +5,11 @@
 #   pointed at this build's ocgc through a temporary copy, and
 #   `systemd-analyze security --offline` rates its exposure OK (skipped,
 #   saying so, without systemd-analyze);
+# - it starts as root and drops to its user with --run-as, which keeps
+#   two capabilities: started as root with the unit's bounding set only
+#   (setpriv, as systemd would), `ocgc serve --all --run-as nobody` ends
+#   as nobody with CapEff, CapPrm and CapBnd those two and NoNewPrivs 1,
+#   and serves the two root rings below;
 # - its two capabilities are enough and both needed (as root, with
 #   setpriv): a root program on ocgc's runtime and a root stock OCaml 5 ring
 #   (0600, in a 0700 folder) are served by `ocgc serve --all` run as user
@@ -18,6 +23,7 @@
 . "$OCGC_SRCDIR/tests/lib/serve_lib.sh"
 UNIT="$OCGC_SRCDIR/contrib/systemd/ocgc-serve.service"
 CAPS=+sys_ptrace,+dac_read_search
+UNIT_BOUND='CapabilityBoundingSet=CAP_SYS_PTRACE CAP_DAC_READ_SEARCH CAP_SETUID CAP_SETGID CAP_SETPCAP'
 RAN=0
 attach_init
 test -f "$UNIT" || hard_error "$UNIT is missing"
@@ -26,9 +32,12 @@ test -f "$UNIT" || hard_error "$UNIT is missing"
 check_unit() {
   check_true "the unit runs /usr/local/bin/ocgc serve --all (make install rewrites that path)" \
     grep -q '^ExecStart=/usr/local/bin/ocgc serve .*--all' "$UNIT"
-  check_true "the unit grants exactly CAP_SYS_PTRACE CAP_DAC_READ_SEARCH" sh -c \
-    "grep -qx 'AmbientCapabilities=CAP_SYS_PTRACE CAP_DAC_READ_SEARCH' '$UNIT' &&
-     grep -qx 'CapabilityBoundingSet=CAP_SYS_PTRACE CAP_DAC_READ_SEARCH' '$UNIT'"
+  check_true "the unit drops to its user with --run-as ocgc" \
+    grep -q '^ExecStart=/usr/local/bin/ocgc serve .*--run-as ocgc' "$UNIT"
+  check_true "the unit's bounding set: the two, and what --run-as takes to drop to them" \
+    grep -qx "$UNIT_BOUND" "$UNIT"
+  check_false "the unit grants nothing ambient (--run-as keeps what it needs)" \
+    grep -q '^AmbientCapabilities=' "$UNIT"
   sed "s|^ExecStart=/usr/local/bin/ocgc |ExecStart=$OCGC |" "$UNIT" >"$WORK/ocgc-serve.service"
   check_true "the copy runs this build's ocgc" grep -q -F "ExecStart=$OCGC serve" "$WORK/ocgc-serve.service"
   (cd "$WORK" && systemd-analyze verify --man=no ./ocgc-serve.service) >"$WORK/verify.out" 2>&1
@@ -98,6 +107,37 @@ serve_nobody() {
   ocgc_wait srv
 }
 
+# serve_unitlike: `ocgc serve --all --run-as nobody` started as root with
+# the unit's bounding set only (as systemd starts it): it ends as nobody
+# with the two capabilities and no_new_privs, and serves both root rings
+serve_unitlike() {
+  cat >"$WORK/pub/unitlike" <<EOF
+#!/bin/sh
+exec setpriv --inh-caps=-all --bounding-set=-all,+sys_ptrace,+dac_read_search,+setuid,+setgid,+setpcap \\
+  env -u XDG_RUNTIME_DIR LD_LIBRARY_PATH="$WORK/pub" "$WORK/pub/ocgc" "\$@"
+EOF
+  chmod 0755 "$WORK/pub/unitlike" || hard_error "cannot chmod $WORK/pub/unitlike"
+  _nob=$OCGC
+  OCGC="$WORK/pub/unitlike"
+  serve srv_unit --listen 127.0.0.1:0 --all --run-as nobody
+  for _f in CapEff CapPrm CapBnd; do
+    check_eq "as the unit, then --run-as nobody: $_f (CAP_SYS_PTRACE, CAP_DAC_READ_SEARCH)" \
+      0000000000080004 "`sed -n "s/^$_f:[[:space:]]*//p" /proc/$srv/status`"
+  done
+  check_eq "as the unit, then --run-as nobody: its uid" 65534 \
+    "`awk '$1 == "Uid:" { print $3 }' /proc/$srv/status`"
+  check_eq "as the unit, then --run-as nobody: NoNewPrivs" 1 \
+    "`sed -n 's/^NoNewPrivs:[[:space:]]*//p' /proc/$srv/status`"
+  check_eq "as the unit: GET /metrics" 200 "`get m_unit /metrics`"
+  for _p in "$pid_t" "$pid_s"; do
+    check_eq "as the unit: serve shows $_p's runtime" 1 "`series m_unit $_p ocaml_runtime_info`"
+  done
+  kill -TERM "$srv"
+  ocgc_wait srv_unit
+  check_eq "as the unit: exit status" 0 "`rc_of srv_unit`"
+  OCGC=$_nob
+}
+
 # check_privileges: a root program on ocgc's runtime and a root stock ring,
 # then nobody with the unit's capabilities, with each alone, with none
 check_privileges() {
@@ -121,6 +161,7 @@ check_privileges() {
   check_true "nobody with both: ocgc ls lists the ocgc program" listed ls_both "$pid_t"
   check_true "nobody with both: ocgc ls lists the stock ring" listed ls_both "$pid_s"
   serve_nobody
+  serve_unitlike
   for _c in +sys_ptrace +dac_read_search none; do
     NOBODY_CAPS=`test $_c = none || echo $_c`
     ocgc_cmd ls_$_c ls --json

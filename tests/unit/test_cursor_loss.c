@@ -1,7 +1,9 @@
 /* test_cursor_loss.c - a cursor's accounting when the writer overwrites
  * what it has not read: for ocgc files every event written is seen, lost
  * or skipped exactly once, and the loss is exact (head_events); for stock
- * files it is estimated, and said so, while the lost words are exact.
+ * files it is estimated, and said so, while the lost words are exact; the
+ * loss of what was in the ring when the cursor was made is told apart
+ * (lost_before).
  * The rings are written by ringgen with the pattern of ringfix.h. */
 
 #include <check.h>
@@ -127,6 +129,50 @@ START_TEST(stock_loss_estimated)
 }
 END_TEST
 
+/* Loss of what was in the ring when the cursor was made (a busy full ring
+ * read from its oldest event) is told apart in lost_before; loss after
+ * that is not, and a lap across the tail of then is split by words. */
+START_TEST(lost_before_the_cursor)
+{
+  struct tf *t = rf_file(1, 1, 64);
+  struct rec *r;
+  struct ocgc_cursor *c;
+  struct ocgc_cursor_stats st = OCGC_OPTS_INIT(struct ocgc_cursor_stats);
+  uint64_t in_ring, lost1;
+
+  pat_write_range(&t->f, 0, 0, 1000);
+  c = rf_reader(t, OCGC_START_OLDEST, 0, &r);
+  in_ring = 1000 - t->f.rings[0].head_events;
+  ck_assert_uint_eq(rf_stats(c).lost_before, 0);
+  /* A few more: the oldest of those there at the cursor's making go. */
+  pat_write_range(&t->f, 0, 1000, 3);
+  ck_assert_int_gt(ocgc_cursor_poll(c, 0), 0);
+  st = rf_stats(c);
+  ck_assert_uint_gt(st.lost, 0);
+  ck_assert_uint_eq(st.lost_before, st.lost);
+  ck_assert_uint_le(st.lost_before, in_ring);
+  lost1 = st.lost;
+  /* Caught up: a lap now is the cursor's own loss. */
+  pat_write_range(&t->f, 0, 1003, 500);
+  ck_assert_int_gt(ocgc_cursor_poll(c, 0), 0);
+  st = rf_stats(c);
+  ck_assert_uint_gt(st.lost, lost1);
+  ck_assert_uint_eq(st.lost_before, lost1);
+  ck_assert_uint_eq(st.seen + st.lost + st.skipped, 1503);
+
+  /* A lap across the tail of the making, before any poll: part before. */
+  c = rf_reader(t, OCGC_START_OLDEST, 0, &r);
+  in_ring = 1503 - t->f.rings[0].head_events;
+  pat_write_range(&t->f, 0, 1503, 500);
+  ck_assert_int_gt(ocgc_cursor_poll(c, 0), 0);
+  st = rf_stats(c);
+  ck_assert_uint_gt(st.lost_before, 0);
+  ck_assert_uint_lt(st.lost_before, st.lost);
+  ck_assert_uint_le(st.lost_before, in_ring);
+  ck_assert_uint_eq(st.seen + st.lost + st.skipped, 2003);
+}
+END_TEST
+
 static Suite *cursor_loss_suite(void)
 {
   Suite *s = suite_create("cursor_loss");
@@ -135,6 +181,7 @@ static Suite *cursor_loss_suite(void)
   tcase_add_test(tc, overwrite_behind_between_polls);
   tcase_add_test(tc, overwritten_before_cursor_is_skipped);
   tcase_add_test(tc, stock_loss_estimated);
+  tcase_add_test(tc, lost_before_the_cursor);
   return s;
 }
 
