@@ -3,13 +3,18 @@
  * took (for the fuzz corpus, serve_pprof_hostile.sh and the figures of
  * docs/threat-model.md):
  *   elfgen_cli write SHAPE N TABLES PATH
- *   elfgen_cli read PATH      prints "function=F line=L peak_kib=K ms=T" */
+ *   elfgen_cli read PATH      prints "err=E function=F line=L held=B peak_kib=K ms=T"
+ *   elfgen_cli map PATH       maps PATH readable and executable, says "mapped",
+ *                             and waits for its standard input to end
+ *   elfgen_cli pid PID        reads every file process PID maps (read_now),
+ *                             prints "read=N of M" */
 
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
@@ -20,7 +25,8 @@
 static int usage(void)
 {
   fprintf(stderr, "usage: elfgen_cli write sections|lines|notes|names N TABLES PATH\n"
-                  "       elfgen_cli read PATH\n");
+                  "       elfgen_cli read PATH\n       elfgen_cli map PATH\n"
+                  "       elfgen_cli pid PID\n");
   return 2;
 }
 
@@ -55,6 +61,35 @@ int main(int argc, char **argv)
            (long)((t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000));
     ocgc_symbols_close(s);
     close(fd);
+    return 0;
+  }
+  if (argc == 3 && strcmp(argv[1], "map") == 0) {
+    char c;
+    int fd = open(argv[2], O_RDONLY | O_NONBLOCK);
+    if (fd < 0 || mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0) == MAP_FAILED) {
+      perror(argv[2]);
+      return 1;
+    }
+    printf("mapped\n");
+    fflush(stdout);
+    while (read(0, &c, 1) > 0) continue;
+    return 0;
+  }
+  if (argc == 3 && strcmp(argv[1], "pid") == 0) {
+    struct ocgc_symbols_opts o = OCGC_OPTS_INIT(struct ocgc_symbols_opts);
+    struct ocgc_symbols *s = NULL;
+    const struct ocgc_symbols_mapping *m;
+    size_t n, i, r = 0;
+    int err;
+    o.read_now = 1;
+    if ((err = ocgc_symbols_open_pid(atoi(argv[2]), 0, &o, &s)) != 0) {
+      printf("err=%d\n", err);
+      return 1;
+    }
+    n = ocgc_symbols_mappings(s, &m);
+    for (i = 0; i < n; i++) r += m[i].read != 0;
+    printf("read=%zu of %zu\n", r, n);
+    ocgc_symbols_close(s);
     return 0;
   }
   return usage();
