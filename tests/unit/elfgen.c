@@ -85,7 +85,22 @@ int elfgen_shape_of(const char *s)
   return -1;
 }
 
+static int write_shape(int fd, enum elfgen_shape shape, uint64_t n, uint64_t tables,
+                       const char *one);
+
 int elfgen_write(int fd, enum elfgen_shape shape, uint64_t n, uint64_t tables)
+{
+  return write_shape(fd, shape, n, tables, NULL);
+}
+
+int elfgen_write_one(int fd, const char *name)
+{
+  if (strlen(name) > NAME_BYTES) { errno = EINVAL; return -1; }
+  return write_shape(fd, ELFGEN_NAMES, 1, 0, name);
+}
+
+static int write_shape(int fd, enum elfgen_shape shape, uint64_t n, uint64_t tables,
+                       const char *one)
 {
   static const char shstr[] = "\0.shstrtab\0.strtab\0.symtab\0.text\0.debug_line\0.note";
   enum { N_SHSTRTAB = 1, N_STRTAB = 11, N_SYMTAB = 19, N_TEXT = 27, N_LINE = 33, N_NOTE = 45 };
@@ -99,7 +114,9 @@ int elfgen_write(int fd, enum elfgen_shape shape, uint64_t n, uint64_t tables)
   if (ftruncate(fd, o.at) != 0) return -1;
   /* The strings: one name, long when the symbols share it. */
   memset(name, 0, sizeof name);
-  if (shape == ELFGEN_NAMES) {
+  if (one != NULL) {
+    strcpy(name, one);
+  } else if (shape == ELFGEN_NAMES) {
     memcpy(name, "camlHostile__", 13);
     memset(name + 13, 'f', NAME_BYTES - 13 - 2);
     memcpy(name + NAME_BYTES - 2, "_1", 2);
@@ -131,8 +148,8 @@ int elfgen_write(int fd, enum elfgen_shape shape, uint64_t n, uint64_t tables)
   if (shape == ELFGEN_LINES) {
     /* tables x (n / tables) rows, inflated here and zlib-compressed. */
     uint64_t per = n / (tables ? tables : 1), raw_len = 0;
-    size_t one = (size_t)per + 64;
-    unsigned char *raw = malloc((size_t)(tables ? tables : 1) * one);
+    size_t room = (size_t)per + 64;
+    unsigned char *raw = malloc((size_t)(tables ? tables : 1) * room);
     uLongf zlen;
     unsigned char *z;
     if (raw == NULL) return -1;

@@ -20,6 +20,10 @@ enum elfgen_shape {
 /* Write the shape to [fd] (empty, seekable): 0, or -1 with errno. */
 int elfgen_write(int fd, enum elfgen_shape shape, uint64_t n, uint64_t tables);
 
+/* A plain file of one function at ELFGEN_FUNC, 16 bytes, named [name]
+ * (any bytes but NUL, at most 1023): 0, or -1 with errno. */
+int elfgen_write_one(int fd, const char *name);
+
 /* The shape named [s] ("sections", "lines", "notes", "names"), or -1. */
 int elfgen_shape_of(const char *s);
 
