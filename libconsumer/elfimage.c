@@ -151,7 +151,10 @@ static int read_symbols(struct elf_image *img, Elf *e, size_t ndx, const struct 
       f->name = nc->name[slot];
       f->demangled = nc->demangled[slot];
     } else {
-      if ((f->name = pool_add(img, b, name, strlen(name))) == UINT32_MAX) { img->names_cut = 1; break; }
+      if ((f->name = pool_add(img, b, name, strlen(name))) == UINT32_MAX) {
+        img->names_cut = 1;
+        break;
+      }
       f->demangled = NOT_OCAML;
       if (ocgc_ocaml_demangle(img->pool + f->name, dem, sizeof dem) > 0 &&
           (f->demangled = pool_add(img, b, dem, strlen(dem))) == UINT32_MAX) {

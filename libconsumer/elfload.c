@@ -17,8 +17,10 @@
  *   sections of at most MAX_NOTE_BYTES each, into one buffer;
  * - a symbol table is read with its string table only if both fit in
  *   max_read_bytes and it holds at most MAX_SYMBOL_ENTRIES_PER x
- *   max_symbols + 64 Ki entries (most of a table is not functions); the DWARF sections only if, with their inflated
- *   sizes (SHF_COMPRESSED's header, .zdebug's), they fit in what is left.
+ *   max_symbols + 64 Ki entries (most of a table is not functions); the
+ *   DWARF sections only if, with their inflated sizes (SHF_COMPRESSED's
+ *   header, .zdebug's, told again from the copy), they fit in what is
+ *   left.
  * What libelf is given (elf_memory) is this copy, not the file: a target
  * that rewrites its file after the checks cannot change what they passed.
  * The copy is an anonymous mapping of the file's size, untouched but for
@@ -26,6 +28,7 @@
  * read_bytes. */
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -106,7 +109,8 @@ static int within(uint64_t off, uint64_t n, uint64_t size)
 }
 
 /* The section's name (in the image's shstrtab) or "". */
-static const char *sec_name(const struct elf_loaded *l, const struct shdr *strs, const struct shdr *s)
+static const char *sec_name(const struct elf_loaded *l, const struct shdr *strs,
+                            const struct shdr *s)
 {
   const char *p;
   if (strs == NULL || s->name >= strs->size) return "";
@@ -115,12 +119,14 @@ static const char *sec_name(const struct elf_loaded *l, const struct shdr *strs,
   return p;
 }
 
-static void build_id_of(struct elf_loaded *l, const struct ecls *c, const unsigned char *d, size_t n)
+static void build_id_of(struct elf_loaded *l, const struct ecls *c, const unsigned char *d,
+                        size_t n)
 {
   static const char hex[] = "0123456789abcdef";
   size_t off = 0;
   while (n - off >= 12) {
-    uint64_t namesz = rd(c, d + off, 4), descsz = rd(c, d + off + 4, 4), type = rd(c, d + off + 8, 4);
+    uint64_t namesz = rd(c, d + off, 4), descsz = rd(c, d + off + 4, 4);
+    uint64_t type = rd(c, d + off + 8, 4);
     uint64_t nal = (namesz + 3) & ~UINT64_C(3), dal = (descsz + 3) & ~UINT64_C(3);
     size_t at = off + 12;
     if (nal > n - at || dal > n - at - nal) return;
@@ -170,7 +176,8 @@ int elf_load(int fd, const struct elf_bounds *b, struct elf_loaded *l)
   unsigned char eh[64], s0[64];
   struct ecls c;
   struct shdr strs, sh;
-  uint64_t shoff, phoff, nsec, nph, shstrndx, shent, phent, ehsize, budget, dwarf = 0, infl = 0, raw = 0, i;
+  uint64_t shoff, phoff, nsec, nph, shstrndx, shent, phent, ehsize, budget, i;
+  uint64_t dwarf = 0, infl = 0, raw = 0;
   unsigned char *notes = NULL;
   unsigned nnotes = 0;
   int alt = 0, err;
@@ -179,7 +186,8 @@ int elf_load(int fd, const struct elf_bounds *b, struct elf_loaded *l)
   if (fstat(fd, &st) != 0) return -errno;
   if (!S_ISREG(st.st_mode)) return -EINVAL;
   if (fstatfs(fd, &sf) == 0 && sf.f_type == FUSE_SUPER_MAGIC) return -EINVAL;
-  if ((uint64_t)st.st_size > b->max_file_bytes) return -EFBIG;
+  if ((uint64_t)st.st_size > b->max_file_bytes || (uint64_t)st.st_size > SIZE_MAX / 2)
+    return -EFBIG;
   if (st.st_size < 52 || pread(fd, eh, sizeof eh, 0) < 52) return OCGC_E_CORRUPT;
   if (memcmp(eh, "\177ELF", 4) != 0 || (eh[4] != 1 && eh[4] != 2) || (eh[5] != 1 && eh[5] != 2) ||
       eh[6] != 1)
@@ -267,7 +275,8 @@ int elf_load(int fd, const struct elf_bounds *b, struct elf_loaded *l)
     if (is_debug(name) && sh.type != 8) {
       unsigned char h[24];
       ssize_t got = pread(fd, h, sh.size < sizeof h ? (size_t)sh.size : sizeof h, (off_t)sh.offset);
-      dwarf = add_sat(dwarf, add_sat(sh.size, inflated(&c, h, got > 0 ? (uint64_t)got : 0, &sh, name)));
+      uint64_t claim = inflated(&c, h, got > 0 ? (uint64_t)got : 0, &sh, name);
+      dwarf = add_sat(dwarf, add_sat(sh.size, claim));
     }
   }
   free(notes);
@@ -290,7 +299,8 @@ int elf_load(int fd, const struct elf_bounds *b, struct elf_loaded *l)
       *which = 0;
       continue;
     }
-    if ((err = take(fd, l, sh.offset, sh.size)) != 0 || (err = take(fd, l, str.offset, str.size)) != 0)
+    if ((err = take(fd, l, sh.offset, sh.size)) != 0 ||
+        (err = take(fd, l, str.offset, str.size)) != 0)
       goto fail;
     budget -= sh.size + str.size;
     *entries = sh.size / sh.entsize;

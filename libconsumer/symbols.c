@@ -275,7 +275,8 @@ static void load(struct ocgc_symbols *s, struct mapping *m)
     if (s->nimages >= MAX_IMAGES || cm_mono_ns() > s->b.deadline_ns || held >= s->max_process_bytes)
       return;
     /* what this file may hold: its own bound, within what the process has left */
-    if (b.max_hold_bytes > s->max_process_bytes - held) b.max_hold_bytes = s->max_process_bytes - held;
+    if (b.max_hold_bytes > s->max_process_bytes - held)
+      b.max_hold_bytes = s->max_process_bytes - held;
     if ((fd = open_mapped(s, m)) < 0) return;
     img = &s->images[s->nimages];
     err = elf_image_read(fd, &b, img);

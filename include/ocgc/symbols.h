@@ -6,9 +6,11 @@
  * ELF file mapped there: the process's executable (where all of an OCaml
  * program's native code is) through /proc/PID/exe, any other file only
  * through /proc/PID/map_files/ (root), each proved to be the file mapped
- * (device and inode) and a regular file off FUSE; never through a path the
- * process wrote.  The file is read with pread() into private memory, never
- * mapped (a target that truncates it cannot fault the reader), and is
+ * (device and inode) and a regular file off FUSE (proved through an O_PATH
+ * descriptor before it is opened for reading: a device, FIFO or socket the
+ * process maps is never opened); never through a path the process wrote.
+ * The file is read with pread() into private memory, never mapped (a
+ * target that truncates it cannot fault the reader), and is
  * hostile input: its function symbols, build id and DWARF line tables are
  * read within the bounds of struct ocgc_symbols_opts, copied, and the file
  * closed.  No other file is opened: DWARF that lives elsewhere
@@ -44,8 +46,10 @@ extern "C" {
  * size before any of it is given to libelf: at most 8192 sections and
  * 4096 program headers, every section with bytes inside the file, the
  * build id looked for in at most 16 note sections of 64 KiB, a symbol
- * table of at most 4 x max_symbols + 64 Ki entries; a file that fails the checks
- * is not read at all. */
+ * table of at most 4 x max_symbols + 64 Ki entries; a file that fails the
+ * checks is not read at all.  (In-process, not a child with limits:
+ * libocgc lives in its callers' processes, whose threads and signals are
+ * theirs.) */
 struct ocgc_symbols_opts {
   size_t sz;                /**< OCGC_OPTS_INIT */
   uint64_t max_file_bytes;  /**< a larger file is not read (default 4 GiB) */
