@@ -177,7 +177,7 @@ int elf_load(int fd, const struct elf_bounds *b, struct elf_loaded *l)
   struct ecls c;
   struct shdr strs, sh;
   uint64_t shoff, phoff, nsec, nph, shstrndx, shent, phent, ehsize, budget, i;
-  uint64_t dwarf = 0, infl = 0, raw = 0;
+  uint64_t dwarf = 0, infl = 0, raw = 0, max_entries;
   unsigned char *notes = NULL;
   unsigned nnotes = 0;
   int alt = 0, err;
@@ -283,6 +283,9 @@ int elf_load(int fd, const struct elf_bounds *b, struct elf_loaded *l)
   notes = NULL;
 
   /* The symbol tables with their strings, within the budget. */
+  max_entries = b->max_symbols > UINT64_MAX / MAX_SYMBOL_ENTRIES_PER
+                    ? UINT64_MAX
+                    : add_sat(MAX_SYMBOL_ENTRIES_PER * b->max_symbols, 65536);
   for (i = 0; i < 2; i++) {
     unsigned *which = i == 0 ? &l->symtab : &l->dynsym;
     uint64_t *entries = i == 0 ? &l->symtab_entries : &l->dynsym_entries;
@@ -290,7 +293,7 @@ int elf_load(int fd, const struct elf_bounds *b, struct elf_loaded *l)
     if (*which == 0) continue;
     shdr_at(&c, l->image + shoff + (uint64_t)*which * shent, &sh);
     if (sh.link == 0 || sh.link >= nsec || sh.entsize != (c.is64 ? 24u : 16u) ||
-        sh.size / sh.entsize > MAX_SYMBOL_ENTRIES_PER * b->max_symbols + 65536) {
+        sh.size / sh.entsize > max_entries) {
       *which = 0;
       continue;
     }
