@@ -1,7 +1,7 @@
 /* elfgen.h - hostile ELF files for the symbolizer's tests (elfgen.c): an
  * executable whose claims cost libelf or libdw far more memory than the
  * file's bytes, each with one OCaml function, camlHostile__f_1, at
- * ELFGEN_FUNC (but "sections", which has no readable symbols). */
+ * ELFGEN_FUNC (ELFGEN_NAMES: [n] functions, 16 bytes apart from it). */
 #ifndef OCGC_TEST_ELFGEN_H
 #define OCGC_TEST_ELFGEN_H
 
