@@ -3,23 +3,26 @@
  * loadable segments and GNU build id, copied into private memory.
  *
  * The file is a target's, so hostile.  Invariants:
- * - it is read with pread() by libelf (ELF_C_READ), never mapped: a file
- *   truncated under us gives a read error, not SIGBUS;
- * - a regular file only, off FUSE (a FUSE daemon can hold a read for
- *   ever), at most max_file_bytes;
- * - bytes read are counted before they are asked for: the symbol and
- *   string tables by their section sizes, the DWARF sections by their
- *   decompressed sizes (SHF_COMPRESSED's header, .zdebug's), so no
- *   section, compressed or not, makes libelf or libdw allocate past
- *   max_read_bytes; past it, the lines are not read (or the symbols);
+ * - libelf and libdw never see the file: elfload.c checks its headers
+ *   and sections against the file's size and our counts, and reads what
+ *   is needed into a private copy, counted against max_read_bytes (the
+ *   symbol and string tables, the DWARF sections and their inflated
+ *   sizes); libelf reads that copy (elf_memory);
  * - the string sections libdw reads must end in a NUL (libdw 0.188 reads
  *   past one that does not), compressed ones checked once inflated;
  * - no other file is opened: a file that names one for its DWARF
  *   (.gnu_debugaltlink, .debug_sup) gets no lines; libdw is given only
  *   the line tables to read (dwarf_next_lines), not the DIE tree;
- * - every count is bounded (symbols, rows, segments, sections, name
- *   lengths) and the clock is checked between tables and every 64 Ki
- *   symbols;
+ * - libdw keeps every row of every table it has read till dwarf_end(),
+ *   at most LIBDW_ROW_BYTES each, and a row takes at least one byte of
+ *   its table: it is ended and begun again every LINES_CHUNK_BYTES of
+ *   tables, and a table larger than that is not read, so it never holds
+ *   more than LIBDW_ROW_BYTES x LINES_CHUNK_BYTES;
+ * - what the image keeps (funcs, lines, pool, by their capacities: held)
+ *   stays within max_hold_bytes, names deduplicated by their string-table
+ *   offset (a table whose symbols all share one long name costs it once);
+ *   every count is bounded (symbols, rows, segments, name lengths) and the
+ *   clock is checked between tables and every 64 Ki symbols;
  * - names are copied NUL-terminated and cut at NAME_MAX_BYTES; the pool
  *   stays below 4 GiB (offsets are 32 bits). */
 
@@ -29,25 +32,34 @@
 #include <libelf.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/vfs.h>
 
 #include "clock.h"
 #include "elfimage.h"
+#include "elfload.h"
 #include "ocgc/api.h"
 #include "ocgc/symbols.h"
 
-#define FUSE_SUPER_MAGIC 0x65735546
 #define NAME_MAX_BYTES 1024u
-#define MAX_SECTIONS 65536u
 #define MAX_PHDRS 4096u
-#define MAX_NOTE_BYTES 65536u
 #define POOL_MAX (UINT32_C(0xffffffff) - NAME_MAX_BYTES)
 #define NOT_OCAML UINT32_MAX
+/* libdw's cost of one line row while its tables are held (measured on
+ * 0.188: about 95 bytes; a margin over it), and the bytes of tables read
+ * between a dwarf_begin and its dwarf_end. */
+#define LIBDW_ROW_BYTES 160u
+#define LINES_CHUNK_BYTES (UINT64_C(256) << 10)
+#define NAME_CACHE 4096u
+
+/* Whether the image may grow by [more] bytes. */
+static int may_hold(struct elf_image *img, uint64_t max, size_t more)
+{
+  return more <= max && img->held <= max - more;
+}
 
 /* Append [s] (cut at NAME_MAX_BYTES - 1) and its NUL to the pool: its
  * offset, or UINT32_MAX when the pool may not grow. */
-static uint32_t pool_add(struct elf_image *img, const char *s, size_t len)
+static uint32_t pool_add(struct elf_image *img, const struct elf_bounds *b, const char *s,
+                         size_t len)
 {
   uint32_t at;
   if (len >= NAME_MAX_BYTES) len = NAME_MAX_BYTES - 1;
@@ -56,8 +68,11 @@ static uint32_t pool_add(struct elf_image *img, const char *s, size_t len)
     char *p;
     while (cap < img->pool_len + len + 1) cap *= 2;
     if (cap > POOL_MAX) cap = POOL_MAX;
-    if (cap < img->pool_len + len + 1) return UINT32_MAX;
+    if (!may_hold(img, b->max_hold_bytes, cap - img->pool_cap)) cap = img->pool_len + len + 1;
+    if (cap < img->pool_len + len + 1 || !may_hold(img, b->max_hold_bytes, cap - img->pool_cap))
+      return UINT32_MAX;
     if ((p = realloc(img->pool, cap)) == NULL) return UINT32_MAX;
+    img->held += cap - img->pool_cap;
     img->pool = p;
     img->pool_cap = cap;
   }
@@ -66,56 +81,6 @@ static uint32_t pool_add(struct elf_image *img, const char *s, size_t len)
   img->pool[img->pool_len + len] = '\0';
   img->pool_len += len + 1;
   return at;
-}
-
-/* The bytes a DWARF section will take once libelf or libdw has it in
- * memory: its decompressed size if compressed, or UINT64_MAX if that
- * cannot be read. */
-static uint64_t debug_bytes(Elf_Scn *scn, const GElf_Shdr *sh, const char *name)
-{
-  if (sh->sh_type == SHT_NOBITS) return 0;
-  if (sh->sh_flags & SHF_COMPRESSED) {
-    GElf_Chdr ch;
-    if (gelf_getchdr(scn, &ch) == NULL) return UINT64_MAX;
-    return ch.ch_size > sh->sh_size ? ch.ch_size : sh->sh_size;
-  }
-  if (strncmp(name, ".zdebug", 7) == 0) {
-    /* "ZLIB" and the size, big-endian, in the first 12 bytes. */
-    Elf_Data *d = elf_rawdata(scn, NULL);
-    const unsigned char *p;
-    uint64_t v = 0;
-    unsigned i;
-    if (d == NULL || d->d_size < 12) return UINT64_MAX;
-    p = d->d_buf;
-    if (memcmp(p, "ZLIB", 4) != 0) return UINT64_MAX;
-    for (i = 4; i < 12; i++) v = v << 8 | p[i];
-    return v + sh->sh_size;
-  }
-  return sh->sh_size;
-}
-
-static void build_id(struct elf_image *img, Elf_Scn *scn, const GElf_Shdr *sh)
-{
-  Elf_Data *d;
-  GElf_Nhdr nh;
-  size_t off = 0, next, name_off, desc_off;
-  static const char hex[] = "0123456789abcdef";
-  if (img->build_id[0] != '\0' || sh->sh_size > MAX_NOTE_BYTES) return;
-  if ((d = elf_getdata(scn, NULL)) == NULL) return;
-  while ((next = gelf_getnote(d, off, &nh, &name_off, &desc_off)) > 0) {
-    if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
-        memcmp((const char *)d->d_buf + name_off, "GNU", 4) == 0 && nh.n_descsz > 0) {
-      const unsigned char *p = (const unsigned char *)d->d_buf + desc_off;
-      size_t i, n = nh.n_descsz < 20 ? nh.n_descsz : 20;
-      for (i = 0; i < n; i++) {
-        img->build_id[2 * i] = hex[p[i] >> 4];
-        img->build_id[2 * i + 1] = hex[p[i] & 15];
-      }
-      img->build_id[2 * n] = '\0';
-      return;
-    }
-    off = next;
-  }
 }
 
 static int func_cmp(const void *a, const void *b)
@@ -135,51 +100,75 @@ static int line_cmp(const void *a, const void *b)
   return 0;
 }
 
-/* The function symbols of [scn] (a symbol table), within the budget. */
-static int read_symbols(struct elf_image *img, Elf *e, Elf_Scn *scn, const GElf_Shdr *sh,
-                        const struct elf_bounds *b, uint64_t *budget)
+/* Names already in the pool, by string-table offset: direct-mapped. */
+struct name_cache {
+  uint32_t key[NAME_CACHE]; /* st_name + 1, 0: empty */
+  uint32_t name[NAME_CACHE], demangled[NAME_CACHE];
+};
+
+/* The function symbols of the symbol table [ndx], within the bounds:
+ * 0, or -ENOMEM. */
+static int read_symbols(struct elf_image *img, Elf *e, size_t ndx, const struct elf_bounds *b)
 {
-  Elf_Scn *strs = elf_getscn(e, sh->sh_link);
-  GElf_Shdr ssh;
+  Elf_Scn *scn = elf_getscn(e, ndx);
+  GElf_Shdr sh;
   Elf_Data *d;
   size_t n, i, cap = 0;
-  if (strs == NULL || gelf_getshdr(strs, &ssh) == NULL || sh->sh_entsize == 0) return 0;
-  if (sh->sh_size > *budget || ssh.sh_size > *budget - sh->sh_size) return -EFBIG;
-  *budget -= sh->sh_size + ssh.sh_size;
-  img->read_bytes += sh->sh_size + ssh.sh_size;
+  struct name_cache *nc;
+  int err = 0;
+  if (scn == NULL || gelf_getshdr(scn, &sh) == NULL || sh.sh_entsize == 0) return 0;
   if ((d = elf_getdata(scn, NULL)) == NULL) return 0;
-  n = d->d_size / sh->sh_entsize;
+  if ((nc = calloc(1, sizeof *nc)) == NULL) return -ENOMEM;
+  n = d->d_size / sh.sh_entsize;
   for (i = 0; i < n; i++) {
     GElf_Sym sym;
     const char *name;
     char dem[NAME_MAX_BYTES];
     struct elf_func *f;
-    if ((i & 0xffff) == 0xffff && cm_mono_ns() > b->deadline_ns) break;
+    unsigned slot;
+    if ((i & 0xffff) == 0xffff && cm_mono_ns() > b->deadline_ns) { img->names_cut = 1; break; }
     if (gelf_getsym(d, (int)i, &sym) == NULL) break;
     if ((GELF_ST_TYPE(sym.st_info) != STT_FUNC && GELF_ST_TYPE(sym.st_info) != STT_GNU_IFUNC) ||
-        sym.st_shndx == SHN_UNDEF || sym.st_value == 0)
+        sym.st_shndx == SHN_UNDEF || sym.st_value == 0 || sym.st_name == UINT32_MAX)
       continue;
-    if ((name = elf_strptr(e, sh->sh_link, sym.st_name)) == NULL || name[0] == '\0') continue;
-    if (img->nfuncs >= b->max_symbols) break;
+    if ((name = elf_strptr(e, sh.sh_link, sym.st_name)) == NULL || name[0] == '\0') continue;
+    if (img->nfuncs >= b->max_symbols) { img->names_cut = 1; break; }
     if (img->nfuncs == cap) {
-      size_t nc = cap ? cap * 2 : 1024;
+      size_t nc2 = cap ? cap * 2 : 1024;
       struct elf_func *p;
-      if (nc > b->max_symbols) nc = (size_t)b->max_symbols;
-      if ((p = realloc(img->funcs, nc * sizeof *p)) == NULL) return -ENOMEM;
+      if (nc2 > b->max_symbols) nc2 = (size_t)b->max_symbols;
+      if (!may_hold(img, b->max_hold_bytes, (nc2 - cap) * sizeof *p)) { img->names_cut = 1; break; }
+      if ((p = realloc(img->funcs, nc2 * sizeof *p)) == NULL) { err = -ENOMEM; break; }
+      img->held += (nc2 - cap) * sizeof *p;
       img->funcs = p;
-      cap = nc;
+      cap = nc2;
     }
     f = &img->funcs[img->nfuncs];
     f->addr = sym.st_value;
     f->size = sym.st_size;
-    if ((f->name = pool_add(img, name, strlen(name))) == UINT32_MAX) return -ENOMEM;
-    f->demangled = NOT_OCAML;
-    if (ocgc_ocaml_demangle(img->pool + f->name, dem, sizeof dem) > 0 &&
-        (f->demangled = pool_add(img, dem, strlen(dem))) == UINT32_MAX)
-      return -ENOMEM;
+    slot = (unsigned)(sym.st_name * 2654435761u >> 20) % NAME_CACHE;
+    if (nc->key[slot] == sym.st_name + 1) {
+      f->name = nc->name[slot];
+      f->demangled = nc->demangled[slot];
+    } else {
+      if ((f->name = pool_add(img, b, name, strlen(name))) == UINT32_MAX) {
+        img->names_cut = 1;
+        break;
+      }
+      f->demangled = NOT_OCAML;
+      if (ocgc_ocaml_demangle(img->pool + f->name, dem, sizeof dem) > 0 &&
+          (f->demangled = pool_add(img, b, dem, strlen(dem))) == UINT32_MAX) {
+        img->names_cut = 1;
+        break;
+      }
+      nc->key[slot] = sym.st_name + 1;
+      nc->name[slot] = f->name;
+      nc->demangled[slot] = f->demangled;
+    }
     img->nfuncs++;
   }
-  return 0;
+  free(nc);
+  return err;
 }
 
 /* One pointer -> pool offset cache for a table's file names. */
@@ -189,14 +178,15 @@ struct file_cache {
   unsigned next;
 };
 
-static uint32_t file_of(struct elf_image *img, struct file_cache *c, const char *src)
+static uint32_t file_of(struct elf_image *img, const struct elf_bounds *b, struct file_cache *c,
+                        const char *src)
 {
   unsigned i;
   for (i = 0; i < 8; i++)
     if (c->src[i] == src) return c->off[i];
   i = c->next++ & 7;
   c->src[i] = src;
-  c->off[i] = pool_add(img, src, strlen(src));
+  c->off[i] = pool_add(img, b, src, strlen(src));
   return c->off[i];
 }
 
@@ -204,12 +194,12 @@ static uint32_t file_of(struct elf_image *img, struct file_cache *c, const char 
  * (its size was counted), and each string section ending in a NUL byte.
  * libdw 0.188 runs strlen() off the end of a string section that does not
  * (found by test_symbols' byte mutations): a check of ours, before it
- * reads anything. */
-static int dwarf_ready(Elf *e, size_t shstrndx)
+ * reads anything.  *line gets .debug_line's bytes, inflated. */
+static int dwarf_ready(Elf *e, size_t shstrndx, Elf_Data **line)
 {
   Elf_Scn *scn = NULL;
-  size_t nsec = 0;
-  while ((scn = elf_nextscn(e, scn)) != NULL && nsec++ < MAX_SECTIONS) {
+  *line = NULL;
+  while ((scn = elf_nextscn(e, scn)) != NULL) {
     GElf_Shdr sh;
     const char *name;
     Elf_Data *d;
@@ -225,59 +215,112 @@ static int dwarf_ready(Elf *e, size_t shstrndx)
           ((const char *)d->d_buf)[d->d_size - 1] != '\0')
         return 0;
     }
+    if ((strcmp(name, ".debug_line") == 0 || strcmp(name, ".zdebug_line") == 0) && *line == NULL)
+      *line = elf_getdata(scn, NULL);
   }
-  return 1;
+  return *line != NULL;
 }
 
-/* Every row of every line table, within the bounds. */
+/* The length of the line table at [off] of [d], its unit_length field
+ * with it (DWARF's 32- or 64-bit form), or 0 if it runs past the end. */
+static uint64_t table_bytes(const Elf_Data *d, uint64_t off, int msb)
+{
+  const unsigned char *p = (const unsigned char *)d->d_buf + off;
+  uint64_t left = d->d_size - off, v = 0, head = 4;
+  unsigned i, n = 4;
+  if (left < 4) return 0;
+  for (i = 0; i < 4; i++) v |= (uint64_t)p[msb ? i : 3 - i] << (8 * (3 - i));
+  if (v == 0xffffffffu) {
+    if (left < 12) return 0;
+    p += 4;
+    n = 8;
+    head = 12;
+    for (v = 0, i = 0; i < n; i++) v |= (uint64_t)p[msb ? i : n - 1 - i] << (8 * (n - 1 - i));
+  }
+  if (v > left - head) return 0;
+  return v + head;
+}
+
+/* The rows of one table, within the bounds: 0, or -1 to stop. */
+static int keep_rows(struct elf_image *img, const struct elf_bounds *b, Dwarf_Lines *lines,
+                     size_t nlines, size_t *cap)
+{
+  struct file_cache fc;
+  size_t i;
+  memset(&fc, 0, sizeof fc);
+  for (i = 0; i < nlines; i++) {
+    Dwarf_Line *l = dwarf_onesrcline(lines, i);
+    Dwarf_Addr a;
+    int lineno;
+    bool end = false;
+    const char *src;
+    struct elf_line *row;
+    if (l == NULL || dwarf_lineaddr(l, &a) != 0) continue;
+    if (dwarf_lineno(l, &lineno) != 0 || lineno < 0) lineno = 0;
+    (void)dwarf_lineendsequence(l, &end);
+    src = end ? NULL : dwarf_linesrc(l, NULL, NULL);
+    if (!end && (src == NULL || lineno == 0)) continue;
+    if (img->nlines >= b->max_lines) return -1;
+    if (img->nlines == *cap) {
+      size_t nc = *cap ? *cap * 2 : 4096;
+      struct elf_line *p;
+      if (nc > b->max_lines) nc = (size_t)b->max_lines;
+      if (!may_hold(img, b->max_hold_bytes, (nc - *cap) * sizeof *p)) return -1;
+      if ((p = realloc(img->lines, nc * sizeof *p)) == NULL) return -1;
+      img->held += (nc - *cap) * sizeof *p;
+      img->lines = p;
+      *cap = nc;
+    }
+    row = &img->lines[img->nlines];
+    row->addr = a;
+    row->line = end ? 0 : (uint32_t)lineno;
+    row->file = end ? UINT32_MAX : file_of(img, b, &fc, src);
+    if (!end && row->file == UINT32_MAX) return -1;
+    img->nlines++;
+  }
+  return 0;
+}
+
+/* Every row of every line table, within the bounds, LINES_CHUNK_BYTES of
+ * tables per libdw session. */
 static void read_lines(struct elf_image *img, Elf *e, const struct elf_bounds *b)
 {
-  Dwarf *dw;
+  Dwarf *dw = NULL;
   Dwarf_Off off = 0, next;
   Dwarf_CU *cu = NULL;
+  Elf_Data *line;
   size_t cap = 0, shstrndx;
-  if (elf_getshdrstrndx(e, &shstrndx) != 0 || !dwarf_ready(e, shstrndx)) return;
-  if ((dw = dwarf_begin_elf(e, DWARF_C_READ, NULL)) == NULL) return;
-  for (;;) {
+  uint64_t chunk = 0;
+  const char *ident = elf_getident(e, NULL);
+  int msb = ident != NULL && ident[EI_DATA] == ELFDATA2MSB;
+  if (elf_getshdrstrndx(e, &shstrndx) != 0 || !dwarf_ready(e, shstrndx, &line)) return;
+  while (off < line->d_size) {
     Dwarf_Lines *lines;
-    size_t nlines, i;
-    struct file_cache fc;
+    size_t nlines;
+    uint64_t len = table_bytes(line, off, msb);
+    if (len == 0) break;
+    if (len > LINES_CHUNK_BYTES) { /* more rows than a session may hold */
+      img->lines_cut = 1;
+      off += len;
+      continue;
+    }
+    if (dw != NULL && chunk + len > LINES_CHUNK_BYTES) {
+      dwarf_end(dw);
+      dw = NULL;
+    }
+    if (dw == NULL) {
+      if ((dw = dwarf_begin_elf(e, DWARF_C_READ, NULL)) == NULL) break;
+      chunk = 0;
+      cu = NULL;
+    }
+    chunk += len;
     if (cm_mono_ns() > b->deadline_ns) { img->lines_cut = 1; break; }
     if (dwarf_next_lines(dw, off, &next, &cu, NULL, NULL, &lines, &nlines) != 0) break;
-    if (next <= off) break; /* a table that does not move on would loop */
+    if (next != off + len) break; /* libdw's table is not the one counted */
     off = next;
-    memset(&fc, 0, sizeof fc);
-    for (i = 0; i < nlines; i++) {
-      Dwarf_Line *l = dwarf_onesrcline(lines, i);
-      Dwarf_Addr a;
-      int lineno;
-      bool end = false;
-      const char *src;
-      struct elf_line *row;
-      if (l == NULL || dwarf_lineaddr(l, &a) != 0) continue;
-      if (dwarf_lineno(l, &lineno) != 0 || lineno < 0) lineno = 0;
-      (void)dwarf_lineendsequence(l, &end);
-      src = end ? NULL : dwarf_linesrc(l, NULL, NULL);
-      if (!end && (src == NULL || lineno == 0)) continue;
-      if (img->nlines >= b->max_lines) { img->lines_cut = 1; goto done; }
-      if (img->nlines == cap) {
-        size_t nc = cap ? cap * 2 : 4096;
-        struct elf_line *p;
-        if (nc > b->max_lines) nc = (size_t)b->max_lines;
-        if ((p = realloc(img->lines, nc * sizeof *p)) == NULL) { img->lines_cut = 1; goto done; }
-        img->lines = p;
-        cap = nc;
-      }
-      row = &img->lines[img->nlines];
-      row->addr = a;
-      row->line = end ? 0 : (uint32_t)lineno;
-      row->file = end ? UINT32_MAX : file_of(img, &fc, src);
-      if (!end && row->file == UINT32_MAX) { img->lines_cut = 1; goto done; }
-      img->nlines++;
-    }
+    if (keep_rows(img, b, lines, nlines, &cap) != 0) { img->lines_cut = 1; break; }
   }
-done:
-  dwarf_end(dw);
+  if (dw != NULL) dwarf_end(dw);
 }
 
 /* Sort, then drop what a lookup cannot tell apart: a symbol at the address
@@ -308,26 +351,28 @@ static void tidy(struct elf_image *img)
 
 int elf_image_read(int fd, const struct elf_bounds *b, struct elf_image *img)
 {
-  struct stat st;
-  struct statfs sf;
+  struct elf_loaded ld;
   Elf *e;
   GElf_Ehdr eh;
-  Elf_Scn *scn = NULL, *symtab = NULL, *dynsym = NULL;
-  GElf_Shdr symsh, dynsh;
-  size_t shstrndx, nph = 0, i, nsec = 0;
-  uint64_t budget = b->max_read_bytes, dwarf = 0;
-  int alt = 0, err = 0;
+  size_t shstrndx, nph = 0, nsec = 0, i;
+  int err = 0;
 
   memset(img, 0, sizeof *img);
-  if (fstat(fd, &st) != 0) return -errno;
-  if (!S_ISREG(st.st_mode)) return -EINVAL;
-  if (fstatfs(fd, &sf) == 0 && sf.f_type == FUSE_SUPER_MAGIC) return -EINVAL;
-  if ((uint64_t)st.st_size > b->max_file_bytes) return -EFBIG;
   if (elf_version(EV_CURRENT) == EV_NONE) return OCGC_E_CORRUPT;
-  if ((e = elf_begin(fd, ELF_C_READ, NULL)) == NULL) return OCGC_E_CORRUPT;
+  if ((err = elf_load(fd, b, &ld)) != 0) return err;
+  memcpy(img->build_id, ld.build_id, sizeof img->build_id);
+  img->read_bytes = ld.read_bytes;
+  img->lines_cut = ld.dwarf_cut;
+  if ((e = elf_memory((char *)ld.image, ld.size)) == NULL) {
+    elf_unload(&ld);
+    return OCGC_E_CORRUPT;
+  }
+  /* libelf reads the copy elfload.c checked: the same counts, or nothing. */
   if (elf_kind(e) != ELF_K_ELF || gelf_getehdr(e, &eh) == NULL ||
-      (eh.e_type != ET_EXEC && eh.e_type != ET_DYN) || elf_getshdrstrndx(e, &shstrndx) != 0) {
+      (eh.e_type != ET_EXEC && eh.e_type != ET_DYN) || elf_getshdrstrndx(e, &shstrndx) != 0 ||
+      elf_getshdrnum(e, &nsec) != 0 || nsec != ld.nsections) {
     elf_end(e);
+    elf_unload(&ld);
     return OCGC_E_CORRUPT;
   }
   if (elf_getphdrnum(e, &nph) != 0) nph = 0;
@@ -339,33 +384,11 @@ int elf_image_read(int fd, const struct elf_bounds *b, struct elf_image *img)
     img->loads[img->nloads].filesz = ph.p_filesz;
     img->nloads++;
   }
-  while ((scn = elf_nextscn(e, scn)) != NULL && nsec++ < MAX_SECTIONS) {
-    GElf_Shdr sh;
-    const char *name;
-    if (gelf_getshdr(scn, &sh) == NULL) continue;
-    name = elf_strptr(e, shstrndx, sh.sh_name);
-    if (name == NULL) name = "";
-    if (sh.sh_type == SHT_SYMTAB && symtab == NULL) { symtab = scn; symsh = sh; }
-    else if (sh.sh_type == SHT_DYNSYM && dynsym == NULL) { dynsym = scn; dynsh = sh; }
-    else if (sh.sh_type == SHT_NOTE) build_id(img, scn, &sh);
-    if (strcmp(name, ".gnu_debugaltlink") == 0 || strcmp(name, ".debug_sup") == 0) alt = 1;
-    if (strncmp(name, ".debug_", 7) == 0 || strncmp(name, ".zdebug_", 8) == 0) {
-      uint64_t n = debug_bytes(scn, &sh, name);
-      dwarf = n > UINT64_MAX - dwarf ? UINT64_MAX : dwarf + n;
-    }
-  }
-  if (symtab != NULL) err = read_symbols(img, e, symtab, &symsh, b, &budget);
-  if (img->nfuncs == 0 && err == 0 && dynsym != NULL)
-    err = read_symbols(img, e, dynsym, &dynsh, b, &budget);
-  if (err == 0 && !b->no_lines && !alt && dwarf > 0) {
-    if (dwarf <= budget) {
-      img->read_bytes += dwarf;
-      read_lines(img, e, b);
-    } else {
-      img->lines_cut = 1;
-    }
-  }
+  if (ld.symtab != 0) err = read_symbols(img, e, ld.symtab, b);
+  if (img->nfuncs == 0 && err == 0 && ld.dynsym != 0) err = read_symbols(img, e, ld.dynsym, b);
+  if (err == 0 && ld.dwarf) read_lines(img, e, b);
   elf_end(e);
+  elf_unload(&ld);
   if (err == -ENOMEM) {
     elf_image_free(img);
     return err;

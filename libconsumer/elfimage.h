@@ -34,21 +34,24 @@ struct elf_image {
   size_t pool_len, pool_cap;
   char build_id[41]; /* hex of the first 20 bytes, "" if none */
   int lines_cut;     /* the line rows hit a bound: some addresses have none */
+  int names_cut;     /* the functions hit a bound: some are not kept */
   uint64_t read_bytes; /* bytes of sections read (figures for the bench) */
+  uint64_t held;     /* bytes of memory funcs, lines and pool hold */
 };
 
 /* The bounds of one reading. */
 struct elf_bounds {
   uint64_t max_file_bytes, max_read_bytes, max_symbols, max_lines;
+  uint64_t max_hold_bytes; /* what the image may hold: funcs, lines and pool */
   uint64_t deadline_ns; /* CLOCK_MONOTONIC */
   int no_lines;
 };
 
-/* Read the regular file [fd] (not kept) into *img.  Returns 0, -EINVAL (not
- * a regular file, or on FUSE), -EFBIG, OCGC_E_CORRUPT (not an ELF
- * executable or shared object this reads), -ETIME (out of time before any
- * symbol was kept), -ENOMEM.  A file whose symbols were read but not its
- * lines returns 0 with nlines 0. */
+/* Read the regular file [fd] (not kept) into *img, checked first by
+ * elfload.c.  Returns 0, -EINVAL (not a regular file, or on FUSE), -EFBIG,
+ * OCGC_E_CORRUPT (not an ELF executable or shared object this reads),
+ * -ENOMEM.  A file whose symbols were read but not its lines returns 0
+ * with nlines 0. */
 int elf_image_read(int fd, const struct elf_bounds *b, struct elf_image *img);
 
 void elf_image_free(struct elf_image *img);

@@ -16,14 +16,17 @@
  * (a mapping as if loaded at its file offset, a location at its place in
  * that file, one in no mapping without an address): its load addresses
  * would undo its ASLR for whoever reads the profile;
- * a string holds the target's bytes as they are (protobuf strings are
- * bytes to pprof; presenters escape); the output stops at max_bytes. */
+ * every string of the target's (function, symbol and file names, mapping
+ * paths, build ids) is escaped (escape.c: printable ASCII, "\xNN"), so
+ * no control byte reaches pprof's presenters; the output stops at
+ * max_bytes. */
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
 
+#include "escape.h"
 #include "ocgc/profile.h"
 #include "opts.h"
 #include "idmap.h"
@@ -133,6 +136,8 @@ struct writer {
   uint64_t nloc, nfn;
   uint64_t synthetic[2]; /* the location ids of the two made-up frames */
   int absolute;          /* opts->absolute_addresses */
+  char **owned;          /* escaped copies, freed at the end */
+  size_t nowned, capowned;
 };
 
 /* Where mapping [m] is said to be: its own addresses, or (the default) as
@@ -142,6 +147,27 @@ struct writer {
 static uint64_t map_start(const struct writer *w, const struct ocgc_symbols_mapping *m)
 {
   return w->absolute ? m->start : m->offset;
+}
+
+/* [s] (a target's) escaped: itself when nothing is, else a copy the
+ * writer owns. */
+static const char *esc(struct writer *w, const char *s)
+{
+  size_t n;
+  char *c;
+  if (s == NULL || !esc_needed(s, NULL)) return s;
+  if (w->nowned == w->capowned) {
+    size_t cap = w->capowned ? w->capowned * 2 : 64;
+    char **q = realloc(w->owned, cap * sizeof *q);
+    if (q == NULL) { w->out.err = -ENOMEM; return ""; }
+    w->owned = q;
+    w->capowned = cap;
+  }
+  n = ESC_SIZE(strlen(s));
+  if ((c = malloc(n)) == NULL) { w->out.err = -ENOMEM; return ""; }
+  esc_bytes(s, NULL, c, n);
+  w->owned[w->nowned++] = c;
+  return c;
 }
 
 static uint64_t function_id(struct writer *w, const char *name, const char *system,
@@ -174,7 +200,7 @@ static uint64_t location_id(struct writer *w, uint64_t addr)
   if (im_put(&w->loc_by_addr, addr, id) != 0) w->out.err = -ENOMEM;
   ocgc_symbols_lookup(w->syms, addr, 1, &sym);
   if (sym.function != NULL) {
-    uint64_t fn = function_id(w, sym.function, sym.symbol, sym.file);
+    uint64_t fn = function_id(w, esc(w, sym.function), esc(w, sym.symbol), esc(w, sym.file));
     f_uint(&w->sub, 1, fn);
     f_uint(&w->sub, 2, sym.line);
   }
@@ -251,8 +277,8 @@ static void mappings(struct writer *w)
     f_uint(&w->msg, 2, map_start(w, m));
     f_uint(&w->msg, 3, map_start(w, m) + (m->limit - m->start));
     f_uint(&w->msg, 4, m->offset);
-    f_uint(&w->msg, 5, str_id(&w->str, m->path));
-    f_uint(&w->msg, 6, str_id(&w->str, m->build_id));
+    f_uint(&w->msg, 5, str_id(&w->str, esc(w, m->path)));
+    f_uint(&w->msg, 6, str_id(&w->str, esc(w, m->build_id)));
     f_uint(&w->msg, 7, (uint64_t)(m->has_functions != 0));
     f_uint(&w->msg, 8, (uint64_t)(m->has_lines != 0));
     f_uint(&w->msg, 9, (uint64_t)(m->has_lines != 0));
@@ -353,5 +379,7 @@ int ocgc_pprof_write(const struct ocgc_memprof *p, struct ocgc_symbols *syms,
   im_free(&w.loc_by_addr);
   im_free(&w.fn_by_key);
   free(w.mapping_used);
+  for (i = 0; i < w.nowned; i++) free(w.owned[i]);
+  free(w.owned);
   return err;
 }

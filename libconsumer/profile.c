@@ -2,8 +2,10 @@
  * folded form; pprof's is pprof.c.
  *
  * Invariants: the one rule that turns the producer's counts into bytes and
- * objects is ocgc_profile_values(), which every form uses; folded output
- * holds printable ASCII only, ';' and ' ' in nothing but their places, one
+ * objects is ocgc_profile_values(), which every form uses; a frame's name
+ * is escaped by the one rule (profile_frame_name, escape.c); folded output
+ * holds printable ASCII only, ';' and ' ' in nothing but their places (a
+ * name's own are escaped, "\x3b" and "\x20": no name forges a frame), one
  * line per stack, and stops at FOLDED_MAX bytes. */
 
 #include <errno.h>
@@ -12,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "escape.h"
 #include "ocgc/profile.h"
 #include "profile.h"
 
@@ -78,30 +81,24 @@ static void put(struct text *t, const char *s, size_t n)
   t->p[t->len] = '\0';
 }
 
-static void put_name(struct text *t, const char *s)
-{
-  char buf[256];
-  size_t n = 0;
-  for (; *s != '\0'; s++) {
-    unsigned char c = (unsigned char)*s;
-    buf[n++] = c > 0x20 && c < 0x7f && c != ';' ? (char)c : '?';
-    if (n == sizeof buf) { put(t, buf, n); n = 0; }
-  }
-  put(t, buf, n);
-}
-
-const char *profile_frame_name(struct ocgc_symbols *syms, uint64_t addr, char *buf, size_t n)
+const char *profile_frame_name(struct ocgc_symbols *syms, uint64_t addr, const char *also,
+                               char *buf, size_t n)
 {
   struct ocgc_symbol sym;
-  if (ocgc_symbols_lookup(syms, addr, 1, &sym) && sym.function != NULL) return sym.function;
+  if (ocgc_symbols_lookup(syms, addr, 1, &sym) && sym.function != NULL) {
+    if (!esc_needed(sym.function, also)) return sym.function;
+    esc_bytes(sym.function, also, buf, n);
+    return buf;
+  }
   snprintf(buf, n, "0x%" PRIx64, addr);
   return buf;
 }
 
 static void put_frame(struct text *t, struct ocgc_symbols *syms, uint64_t addr)
 {
-  char hex[24];
-  put_name(t, profile_frame_name(syms, addr, hex, sizeof hex));
+  char name[PROFILE_NAME_SIZE];
+  const char *s = profile_frame_name(syms, addr, " ;", name, sizeof name);
+  put(t, s, strlen(s));
 }
 
 int ocgc_profile_folded(const struct ocgc_memprof *p, struct ocgc_symbols *syms,

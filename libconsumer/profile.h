@@ -15,8 +15,15 @@
 
 struct ocgc_symbols;
 
-/* The name of frame [addr] (a return address): its function's, else "0x"
- * and the address in buf[0..n) (n >= 20).  The one rule for every form. */
-const char *profile_frame_name(struct ocgc_symbols *syms, uint64_t addr, char *buf, size_t n);
+/* Room for a frame's name: a symbolizer's name is at most 1023 bytes,
+ * each escaped in at most 4. */
+#define PROFILE_NAME_SIZE (4 * 1023 + 1)
+
+/* The name of frame [addr] (a return address): its function's, escaped
+ * (esc_bytes, with the bytes of [also] too), else "0x" and the address;
+ * in buf[0..n) (n >= PROFILE_NAME_SIZE), or the symbolizer's string when
+ * nothing is escaped.  The one rule for every form. */
+const char *profile_frame_name(struct ocgc_symbols *syms, uint64_t addr, const char *also,
+                               char *buf, size_t n);
 
 #endif /* OCGC_PROFILE_PRIV_H */

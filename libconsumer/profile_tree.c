@@ -2,8 +2,9 @@
  * cumulative, as pprof's -top) and by call path (ocgc_profile_tree: the
  * stacks merged from the outermost frame in, as a flame graph draws them).
  *
- * Frames are named as every form names them (profile_frame_name, the
- * made-up frames of profile.h) and compared by name, interned once each;
+ * Frames are named as every form names them (profile_frame_name: escaped,
+ * printable ASCII; the made-up frames of profile.h) and compared by name,
+ * interned once each;
  * the results own copies of the names.
  *
  * Invariants: bounded by the profile (at most stacks x (depth + 1) frames
@@ -82,12 +83,12 @@ static int stack_names(struct names *t, struct idmap *by_addr, struct ocgc_symbo
   if (s->cut && (ids[n++] = name_id(t, PROFILE_FRAME_CUT)) < 0) return -ENOMEM;
   for (d = s->depth; d > 0; d--) {
     uint64_t a = s->frames[d - 1], known = im_get(by_addr, a);
-    char hex[24];
+    char name[PROFILE_NAME_SIZE];
     if (known != 0) {
       ids[n++] = (long)known - 1;
       continue;
     }
-    if ((ids[n] = name_id(t, profile_frame_name(syms, a, hex, sizeof hex))) < 0 ||
+    if ((ids[n] = name_id(t, profile_frame_name(syms, a, NULL, name, sizeof name))) < 0 ||
         im_put(by_addr, a, (uint64_t)ids[n] + 1) != 0)
       return -ENOMEM;
     n++;

@@ -9,13 +9,15 @@
  *   what the process runs; it is the mapping's file when the kernel gives
  *   both the same device and inode, or the same path, both of its own
  *   writing) or /proc/PID/map_files/START-END (the kernel's link to that
- *   very mapping's file; root only);
+ *   very mapping's file; root only), and opened for reading only once
+ *   proved a regular file through an O_PATH descriptor (open_regular);
  * - a file read is kept only if the process is still the one asked for
  *   (pid and start time) when the reading ends: a pid reused by an exec'd
  *   or new program during the read cannot lend us its names;
  * - bounded: at most MAX_MAPPINGS mappings, MAX_IMAGES files, each read
  *   within the bounds of ocgc_symbols_opts, all within max_ns from the
- *   open; a file that failed is not tried again. */
+ *   open, and all its images together holding at most max_process_bytes;
+ *   a file that failed is not tried again. */
 
 #include <errno.h>
 #include <fcntl.h>
@@ -49,6 +51,8 @@ struct ocgc_symbols {
   int pid; /* 0: a file of ocgc_symbols_open_elf */
   uint64_t start_time;
   struct elf_bounds b;
+  uint64_t max_process_bytes; /* what all its images may hold */
+  uint64_t paths_bytes;       /* the mappings' path copies */
   struct mapping *maps;
   size_t nmaps;
   struct ocgc_symbols_mapping *pub; /* the copy ocgc_symbols_mappings returns */
@@ -59,17 +63,20 @@ struct ocgc_symbols {
   int exe_known;
 };
 
-static int bounds_of(const struct ocgc_symbols_opts *in, struct elf_bounds *b)
+static int bounds_of(const struct ocgc_symbols_opts *in, struct elf_bounds *b,
+                     uint64_t *max_process)
 {
   struct ocgc_symbols_opts o;
   int err = opts_read(&o, sizeof o, in);
   if (err != 0) return err;
   b->max_file_bytes = o.max_file_bytes ? o.max_file_bytes : UINT64_C(4) << 30;
-  b->max_read_bytes = o.max_read_bytes ? o.max_read_bytes : UINT64_C(512) << 20;
-  b->max_symbols = o.max_symbols ? o.max_symbols : UINT64_C(4) << 20;
-  b->max_lines = o.max_lines ? o.max_lines : UINT64_C(8) << 20;
+  b->max_read_bytes = o.max_read_bytes ? o.max_read_bytes : UINT64_C(64) << 20;
+  b->max_symbols = o.max_symbols ? o.max_symbols : UINT64_C(1) << 20;
+  b->max_lines = o.max_lines ? o.max_lines : UINT64_C(4) << 20;
+  b->max_hold_bytes = o.max_names_bytes ? o.max_names_bytes : UINT64_C(48) << 20;
   b->deadline_ns = cm_mono_ns() + (o.max_ns ? o.max_ns : UINT64_C(10000000000));
   b->no_lines = o.no_lines;
+  *max_process = o.max_process_bytes ? o.max_process_bytes : UINT64_C(64) << 20;
   return 0;
 }
 
@@ -103,6 +110,7 @@ static int keep_line(char *line, void *arg)
     c->err = -ENOMEM;
     return 1;
   }
+  s->paths_bytes += strlen(path) + 1;
   m = &s->maps[s->nmaps++];
   memset(m, 0, sizeof *m);
   m->pub.start = l.start;
@@ -144,7 +152,7 @@ int ocgc_symbols_open_pid(int pid, uint64_t start_time, const struct ocgc_symbol
   if (out == NULL || pid <= 0) return -EINVAL;
   *out = NULL;
   if ((s = calloc(1, sizeof *s)) == NULL) return -ENOMEM;
-  if ((err = bounds_of(opts, &s->b)) != 0) goto fail;
+  if ((err = bounds_of(opts, &s->b, &s->max_process_bytes)) != 0) goto fail;
   s->pid = pid;
   s->start_time = start_time;
   if ((s->maps = calloc(MAX_MAPPINGS, sizeof *s->maps)) == NULL) { err = -ENOMEM; goto fail; }
@@ -183,7 +191,7 @@ int ocgc_symbols_open_elf(int fd, const char *name, const struct ocgc_symbols_op
   if (out == NULL) return -EINVAL;
   *out = NULL;
   if ((s = calloc(1, sizeof *s)) == NULL) return -ENOMEM;
-  if ((err = bounds_of(opts, &s->b)) != 0) goto fail;
+  if ((err = bounds_of(opts, &s->b, &s->max_process_bytes)) != 0) goto fail;
   if ((s->maps = calloc(1, sizeof *s->maps)) == NULL) { err = -ENOMEM; goto fail; }
   if ((err = elf_image_read(fd, &s->b, &s->images[0])) != 0) goto fail;
   s->nimages = 1;
@@ -207,18 +215,42 @@ fail:
   return err;
 }
 
+/* [path] (a kernel link of /proc) opened for reading only once it is
+ * proved a regular file: O_PATH first (it opens nothing: no driver's open,
+ * no FIFO's wait), fstat(), and only then a real open through
+ * /proc/self/fd of that very file, checked to be it.  A device, FIFO or
+ * socket a target mapped is never opened. */
+static int open_regular(const char *path)
+{
+  char self[64];
+  struct stat a, b;
+  int pfd = open(path, O_PATH | O_CLOEXEC), fd = -1;
+  if (pfd < 0) return -1;
+  if (fstat(pfd, &a) == 0 && S_ISREG(a.st_mode)) {
+    snprintf(self, sizeof self, "/proc/self/fd/%d", pfd);
+    fd = open(self, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    if (fd >= 0 && (fstat(fd, &b) != 0 || !S_ISREG(b.st_mode) || b.st_dev != a.st_dev ||
+                    b.st_ino != a.st_ino)) {
+      close(fd);
+      fd = -1;
+    }
+  }
+  close(pfd);
+  return fd;
+}
+
 /* Open the file of mapping [m] as the kernel names it, never by its path. */
 static int open_mapped(struct ocgc_symbols *s, const struct mapping *m)
 {
   char path[96];
   if (m->pub.is_main) {
     snprintf(path, sizeof path, "/proc/%d/exe", s->pid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    int fd = open_regular(path);
     if (fd >= 0) return fd;
   }
   snprintf(path, sizeof path, "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, s->pid, m->pub.start,
            m->pub.limit);
-  return open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+  return open_regular(path);
 }
 
 /* Read mapping [m]'s file, or find it read for another mapping. */
@@ -237,10 +269,17 @@ static void load(struct ocgc_symbols *s, struct mapping *m)
     }
   }
   if (m->image == OCGC_SYMBOLS_NONE) {
-    if (s->nimages >= MAX_IMAGES || cm_mono_ns() > s->b.deadline_ns) return;
+    struct elf_bounds b = s->b;
+    uint64_t held = 0;
+    for (i = 0; i < s->nimages; i++) held += s->images[i].held;
+    if (s->nimages >= MAX_IMAGES || cm_mono_ns() > s->b.deadline_ns || held >= s->max_process_bytes)
+      return;
+    /* what this file may hold: its own bound, within what the process has left */
+    if (b.max_hold_bytes > s->max_process_bytes - held)
+      b.max_hold_bytes = s->max_process_bytes - held;
     if ((fd = open_mapped(s, m)) < 0) return;
     img = &s->images[s->nimages];
-    err = elf_image_read(fd, &s->b, img);
+    err = elf_image_read(fd, &b, img);
     close(fd);
     if (err != 0) return;
     if (s->start_time != 0 && (ocgc_proc_ident(s->pid, &id) != 0 || id.start_time != s->start_time)) {
@@ -304,6 +343,17 @@ size_t ocgc_symbols_mappings(struct ocgc_symbols *s, const struct ocgc_symbols_m
   for (i = 0; i < s->nmaps; i++) s->pub[i] = s->maps[i].pub;
   *out = s->pub;
   return s->nmaps;
+}
+
+uint64_t ocgc_symbols_memory(const struct ocgc_symbols *s)
+{
+  uint64_t n;
+  size_t i;
+  if (s == NULL) return 0;
+  n = sizeof *s + s->paths_bytes + (s->pid != 0 ? MAX_MAPPINGS : 1) * sizeof *s->maps;
+  if (s->pub != NULL) n += s->nmaps * sizeof *s->pub;
+  for (i = 0; i < s->nimages; i++) n += s->images[i].held;
+  return n;
 }
 
 void ocgc_symbols_close(struct ocgc_symbols *s)

@@ -35,7 +35,10 @@
  *   PPROF_PER_CLIENT of one client (then 429), seconds at
  *   most PPROF_MAX_SECONDS, a copy as ocgc_memprof_read bounds it, naming
  *   within PPROF_NAMES_NS and PPROF_READ_BYTES of a file, the body at most
- *   SERVE_BUF_MAX, SERVE_PPROF_CACHE symbolizers kept; so an answer comes within
+ *   SERVE_BUF_MAX, SERVE_PPROF_CACHE symbolizers kept, together holding at
+ *   most PPROF_CACHE_BYTES (a reading adds PPROF_READ_BYTES and libocgc's
+ *   libdw bound while it lasts: serve stays under 256 MiB whatever the
+ *   targets' files claim); so an answer comes within
  *   PPROF_JOBS x (PPROF_NAMES_NS + the copies) + seconds, whatever the
  *   targets do, and /metrics is not slowed by it;
  * - a job is freed by the last of its two holders (the worker, the
@@ -66,8 +69,14 @@
 #define PPROF_GONE_NS UINT64_C(500000000)      /* 0.5 s */
 #define PPROF_MAX_SECONDS 300
 #define PPROF_NAMES_NS UINT64_C(2000000000)     /* 2 s */
-#define PPROF_READ_BYTES (UINT64_C(256) << 20)  /* of one executable */
+#define PPROF_READ_BYTES (UINT64_C(32) << 20)   /* of one file, while it is read */
 #define PPROF_MAX_LINES (UINT64_C(2) << 20)
+#define PPROF_NAMES_BYTES (UINT64_C(32) << 20)  /* what one process's names may hold */
+/* What the cache of symbolizers may hold, all told (ocgc_symbols_memory):
+ * each may grow to PPROF_NAMES_BYTES and its mappings as it reads files
+ * at lookups, so that much is kept free for the one in use. */
+#define PPROF_CACHE_BYTES (UINT64_C(96) << 20)
+#define PPROF_ONE_BYTES (PPROF_NAMES_BYTES + (UINT64_C(1) << 20))
 #define PPROF_STOP_NS UINT64_C(2000000000)      /* the stop's answers sent, at most */
 
 enum job_state { JOB_NEW, JOB_WAITING, JOB_DONE };
@@ -266,9 +275,30 @@ void serve_pprof_completed(struct serve_pprof *p, void *con_cls)
 
 /* ---- the worker ------------------------------------------------------------------------- */
 
+/* Close the least recently used symbolizers but [keep] until the others
+ * hold at most PPROF_CACHE_BYTES less what [keep] may grow to. */
+static void cache_trim(struct serve_pprof *p, const struct serve_pprof_cached *keep)
+{
+  for (;;) {
+    struct serve_pprof_cached *oldest = NULL;
+    uint64_t held = 0;
+    unsigned i;
+    for (i = 0; i < SERVE_PPROF_CACHE; i++) {
+      struct serve_pprof_cached *c = &p->cache[i];
+      if (c == keep || c->syms == NULL) continue;
+      held += ocgc_symbols_memory(c->syms);
+      if (oldest == NULL || c->used_ns < oldest->used_ns) oldest = c;
+    }
+    if (oldest == NULL || held + PPROF_ONE_BYTES <= PPROF_CACHE_BYTES) return;
+    ocgc_symbols_close(oldest->syms);
+    memset(oldest, 0, sizeof *oldest);
+  }
+}
+
 /* The names of [pid] (that start time, and the ring made at [ring_ns]: a
  * process that execs keeps its pid and start time, and makes a new ring
- * for its new image): cached, else read now. */
+ * for its new image): cached, else read now.  The cache holds at most
+ * PPROF_CACHE_BYTES, the one returned grown to its bound included. */
 static struct ocgc_symbols *names(struct serve_pprof *p, int pid, uint64_t start, uint64_t ring_ns)
 {
   struct ocgc_symbols_opts o = OCGC_OPTS_INIT(struct ocgc_symbols_opts);
@@ -278,15 +308,19 @@ static struct ocgc_symbols *names(struct serve_pprof *p, int pid, uint64_t start
     struct serve_pprof_cached *c = &p->cache[i];
     if (c->syms != NULL && c->pid == pid && c->start_ticks == start && c->ring_ns == ring_ns) {
       c->used_ns = cm_mono_ns();
+      cache_trim(p, c);
       return c->syms;
     }
     if (c->syms == NULL || c->used_ns < oldest->used_ns) oldest = c;
   }
   ocgc_symbols_close(oldest->syms);
   memset(oldest, 0, sizeof *oldest);
+  cache_trim(p, oldest);
   o.max_ns = PPROF_NAMES_NS;
   o.max_read_bytes = PPROF_READ_BYTES;
   o.max_lines = PPROF_MAX_LINES;
+  o.max_names_bytes = PPROF_NAMES_BYTES;
+  o.max_process_bytes = PPROF_NAMES_BYTES;
   if (ocgc_symbols_open_pid(pid, start, &o, &oldest->syms) != 0) return NULL;
   oldest->pid = pid;
   oldest->start_ticks = start;

@@ -6,9 +6,11 @@
  * ELF file mapped there: the process's executable (where all of an OCaml
  * program's native code is) through /proc/PID/exe, any other file only
  * through /proc/PID/map_files/ (root), each proved to be the file mapped
- * (device and inode) and a regular file off FUSE; never through a path the
- * process wrote.  The file is read with pread() into private memory, never
- * mapped (a target that truncates it cannot fault the reader), and is
+ * (device and inode) and a regular file off FUSE (proved through an O_PATH
+ * descriptor before it is opened for reading: a device, FIFO or socket the
+ * process maps is never opened); never through a path the process wrote.
+ * The file is read with pread() into private memory, never mapped (a
+ * target that truncates it cannot fault the reader), and is
  * hostile input: its function symbols, build id and DWARF line tables are
  * read within the bounds of struct ocgc_symbols_opts, copied, and the file
  * closed.  No other file is opened: DWARF that lives elsewhere
@@ -30,22 +32,45 @@
 extern "C" {
 #endif
 
-/** Bounds of the reading of one process's files (0: the default). */
+/** Bounds of the reading of one process's files (0: the default).
+ *
+ * Memory: a process's symbolizer holds at most max_process_bytes of names
+ * (functions, line rows and their strings, by capacity: what
+ * ocgc_symbols_memory() tells), plus 0.5 MiB for its mappings; reading one
+ * file costs, on top and only while it is read, at most max_read_bytes
+ * (the sections read, and the compressed ones inflated), 40 MiB of
+ * libdw's line rows, 2 MiB of libelf's section descriptors and what an
+ * array of names may take while it grows (half of max_names_bytes).  With
+ * the defaults: at most 64 MiB held and under 200 MiB at the peak,
+ * whatever the files claim.  A file's headers are checked against its
+ * size before any of it is given to libelf: at most 8192 sections and
+ * 4096 program headers, every section with bytes inside the file, the
+ * build id looked for in at most 16 note sections of 64 KiB, a symbol
+ * table of at most 4 x max_symbols + 64 Ki entries; a file that fails the
+ * checks is not read at all.  (In-process, not a child with limits:
+ * libocgc lives in its callers' processes, whose threads and signals are
+ * theirs.) */
 struct ocgc_symbols_opts {
   size_t sz;                /**< OCGC_OPTS_INIT */
   uint64_t max_file_bytes;  /**< a larger file is not read (default 4 GiB) */
-  uint64_t max_read_bytes;  /**< bytes read from one file: symbol tables and
-                                 line tables, decompressed (default 512 MiB);
-                                 past it, the file's lines are not read, or
-                                 none of it */
-  uint64_t max_symbols;     /**< function symbols kept of one file (default 4 M) */
-  uint64_t max_lines;       /**< line rows kept of one file (default 8 M) */
+  uint64_t max_read_bytes;  /**< bytes read from one file: symbol and string
+                                 tables, DWARF sections, and the compressed
+                                 ones inflated (default 64 MiB); past it, the
+                                 file's lines are not read, or none of it */
+  uint64_t max_symbols;     /**< function symbols kept of one file (default 1 M) */
+  uint64_t max_lines;       /**< line rows kept of one file (default 4 M) */
   uint64_t max_ns;          /**< time to read one process's files (default 10 s):
                                  past it, what remains is left unnamed */
   int no_lines;             /**< nonzero: functions only, no DWARF read */
   int read_now;             /**< nonzero: read every mapped file at the open, not
                                  when first asked for (a process about to exit,
                                  whose /proc entries will be gone) */
+  uint64_t max_names_bytes; /**< what one file's names may hold: functions,
+                                 rows, strings (default 48 MiB); past it, the
+                                 rest of the file is not named */
+  uint64_t max_process_bytes; /**< what all of the process's files' names may
+                                 hold (default 64 MiB); past it, no other file
+                                 is read */
 };
 
 /** A file-backed executable mapping of the process (or the one file of
@@ -105,6 +130,12 @@ OCGC_API int ocgc_symbols_lookup(struct ocgc_symbols *s, uint64_t addr, int retu
  * until the next call on [s]. */
 OCGC_API size_t ocgc_symbols_mappings(struct ocgc_symbols *s,
                                       const struct ocgc_symbols_mapping **out);
+
+/** The bytes of memory [s] holds now (its names, rows and mappings): at
+ * most max_process_bytes and 0.5 MiB more.  It grows as files are read
+ * (at a lookup, unless read_now).  NULL: 0.  For a cache of symbolizers
+ * bounded in bytes. */
+OCGC_API uint64_t ocgc_symbols_memory(const struct ocgc_symbols *s);
 
 /** Free [s].  NULL is accepted. */
 OCGC_API void ocgc_symbols_close(struct ocgc_symbols *s);

@@ -18,7 +18,10 @@
  * - by function: flat (innermost frame) and cumulative (once per stack,
  *   even in a recursion), sorted; the call tree: merged by name from the
  *   outermost frame, children by name, depth-first, a parent at least the
- *   sum of its children. */
+ *   sum of its children;
+ * - a function name of control bytes, ';', ' ' and '\\' (a target's
+ *   ELF file names its functions) is escaped "\\xNN" in every form: no
+ *   newline or ';' of a name forges a folded frame or line. */
 
 #include <check.h>
 #include <errno.h>
@@ -29,6 +32,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "elfgen.h"
 #include "ocgc/consumer.h"
 #include "testutil.h"
 
@@ -459,6 +463,50 @@ START_TEST(folded)
 }
 END_TEST
 
+static const struct ocgc_profile_function *fn_named(const struct ocgc_profile_functions *f,
+                                                    const char *name);
+
+#define NASTY "evil\nx 1\n;fake\x01\x7f\\\xc3("
+#define NASTY_ESC "evil\\x0ax\\x201\\x0a\\x3bfake\\x01\\x7f\\x5c\\xc3("
+#define NASTY_ESC_PPROF "evil\\x0ax 1\\x0a;fake\\x01\\x7f\\x5c\\xc3("
+
+START_TEST(escaped)
+{
+  struct ocgc_memprof *p = made();
+  struct ocgc_pprof_opts o = OCGC_OPTS_INIT(struct ocgc_pprof_opts);
+  struct ocgc_profile_functions *f = NULL;
+  struct ocgc_symbols *s = NULL;
+  char tmpl[] = "/tmp/ocgc-test-pprof-XXXXXX", *out;
+  unsigned char *pb;
+  size_t len, i;
+  int fd = mkstemp(tmpl);
+  ck_assert_int_ge(fd, 0);
+  unlink(tmpl);
+  ck_assert_int_eq(elfgen_write_one(fd, NASTY), 0);
+  ck_assert_int_eq(ocgc_symbols_open_elf(fd, "lib\n;x.so", NULL, &s), 0);
+  close(fd);
+  p->stack[1].frames[0] = ELFGEN_FUNC + 4;
+  /* folded: one line per stack still, the name escaped */
+  ck_assert_int_eq(ocgc_profile_folded(p, s, OCGC_PV_ALLOC_SPACE, &out, &len), 0);
+  ck_assert_ptr_nonnull(strstr(out, "0x2000;" NASTY_ESC " 40960\n"));
+  for (i = 0; i < len; i++) ck_assert(out[i] == '\n' || (out[i] >= 0x20 && out[i] < 0x7f));
+  free(out);
+  /* by function */
+  ck_assert_int_eq(ocgc_profile_functions(p, s, OCGC_PV_ALLOC_SPACE, &f), 0);
+  ck_assert_ptr_nonnull(fn_named(f, NASTY_ESC_PPROF));
+  ocgc_profile_functions_free(f);
+  /* pprof: the strings escaped, the mapping's path too */
+  o.no_gzip = 1;
+  ck_assert_int_eq(ocgc_pprof_write(p, s, &o, &pb, &len), 0);
+  ck_assert_ptr_nonnull(memmem(pb, len, NASTY_ESC_PPROF, strlen(NASTY_ESC_PPROF)));
+  ck_assert_ptr_null(memmem(pb, len, "evil\n", 5));
+  ck_assert_ptr_nonnull(memmem(pb, len, "lib\\x0a;x.so", 12));
+  free(pb);
+  ocgc_symbols_close(s);
+  ocgc_memprof_free(p);
+}
+END_TEST
+
 /* The function named [name] of [f], or NULL. */
 static const struct ocgc_profile_function *fn_named(const struct ocgc_profile_functions *f,
                                                     const char *name)
@@ -549,6 +597,7 @@ static Suite *pprof_suite(void)
   tcase_add_test(tc, pprof_fields);
   tcase_add_test(tc, pprof_addresses);
   tcase_add_test(tc, folded);
+  tcase_add_test(tc, escaped);
   tcase_add_test(tc, functions);
   tcase_add_test(tc, tree);
   suite_add_tcase(s, tc);

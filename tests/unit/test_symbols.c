@@ -13,7 +13,12 @@
  *   leak, no read out of bounds), and an address is never named outside
  *   the function symbols of the file;
  * - what is not a regular file (a FIFO, /dev/zero, a folder) is refused
- *   without a read that could block. */
+ *   without a read that could block;
+ * - elfgen.c's hostile shapes, small: a section count past the bound
+ *   refused before libelf, note sections searched within their bound,
+ *   symbols sharing a name held once (ocgc_symbols_memory), and what a
+ *   file's names hold within max_names_bytes (symbols_hostile.sh reads
+ *   them at full size, with the peak memory). */
 
 #include <check.h>
 #include <errno.h>
@@ -24,6 +29,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "elfgen.h"
 #include "ocgc/consumer.h"
 #include "testutil.h"
 
@@ -306,6 +312,57 @@ START_TEST(own_process)
 }
 END_TEST
 
+/* A file of [shape], opened with [o]: open_elf's answer. */
+static int open_shape(enum elfgen_shape shape, uint64_t n, const struct ocgc_symbols_opts *o,
+                      struct ocgc_symbols **s)
+{
+  char tmpl[] = "/tmp/ocgc-test-symbols-XXXXXX";
+  int fd = mkstemp(tmpl), err;
+  ck_assert_int_ge(fd, 0);
+  unlink(tmpl);
+  ck_assert_int_eq(elfgen_write(fd, shape, n, 1), 0);
+  err = ocgc_symbols_open_elf(fd, "x", o, s);
+  close(fd);
+  return err;
+}
+
+START_TEST(hostile_shapes)
+{
+  struct ocgc_symbols_opts o = OCGC_OPTS_INIT(struct ocgc_symbols_opts);
+  struct ocgc_symbols *s = NULL;
+  const struct ocgc_symbols_mapping *m;
+  struct ocgc_symbol sym;
+  uint64_t held;
+  ck_assert_int_eq(open_shape(ELFGEN_SECTIONS, 8193, NULL, &s), OCGC_E_CORRUPT);
+  ck_assert_ptr_null(s);
+  ck_assert_int_eq(open_shape(ELFGEN_SECTIONS, 8192, NULL, &s), 0); /* at the bound: read */
+  ck_assert_int_eq(ocgc_symbols_lookup(s, ELFGEN_FUNC + 1, 1, &sym), 1);
+  ocgc_symbols_close(s);
+  ck_assert_int_eq(open_shape(ELFGEN_NOTES, 100, NULL, &s), 0);
+  ck_assert_int_eq(ocgc_symbols_lookup(s, ELFGEN_FUNC + 1, 1, &sym), 1);
+  ck_assert_str_eq(sym.function, "Hostile.f");
+  ck_assert_uint_eq(ocgc_symbols_mappings(s, &m), 1);
+  ck_assert_str_eq(m[0].build_id, "");
+  ocgc_symbols_close(s);
+  /* 64 Ki symbols of one 1 KiB name: the name once, not 64 Ki times */
+  ck_assert_int_eq(open_shape(ELFGEN_NAMES, 65536, NULL, &s), 0);
+  ck_assert_int_eq(ocgc_symbols_lookup(s, ELFGEN_FUNC + 16 * 1000 + 1, 1, &sym), 1);
+  ck_assert_uint_eq(strlen(sym.symbol), 1023);
+  held = ocgc_symbols_memory(s);
+  ck_assert_uint_lt(held, UINT64_C(4) << 20);
+  ck_assert_uint_gt(held, 65536 * 24);
+  ocgc_symbols_close(s);
+  /* what one file's names hold, bounded: some named, the rest not */
+  o.max_names_bytes = UINT64_C(1) << 20;
+  ck_assert_int_eq(open_shape(ELFGEN_NAMES, 65536, &o, &s), 0);
+  ck_assert_uint_le(ocgc_symbols_memory(s), (UINT64_C(1) << 20) + (UINT64_C(64) << 10));
+  ck_assert_int_eq(ocgc_symbols_lookup(s, ELFGEN_FUNC + 1, 1, &sym), 1);
+  ck_assert_int_eq(ocgc_symbols_lookup(s, ELFGEN_FUNC + 16 * 65535 + 1, 1, &sym), 0);
+  ocgc_symbols_close(s);
+  ck_assert_uint_eq(ocgc_symbols_memory(NULL), 0);
+}
+END_TEST
+
 static Suite *symbols_suite(void)
 {
   Suite *s = suite_create("symbols");
@@ -318,6 +375,7 @@ static Suite *symbols_suite(void)
   tcase_add_test(tc, every_truncation_and_byte);
   tcase_add_test(tc, not_a_regular_file);
   tcase_add_test(tc, own_process);
+  tcase_add_test(tc, hostile_shapes);
   suite_add_tcase(s, tc);
   return s;
 }
