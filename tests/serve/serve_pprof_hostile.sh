@@ -46,7 +46,7 @@ ls -ls "$WORK/pub" | sed 's/^/files: /'
 
 ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=0"
 export ASAN_OPTIONS
-serve srv --listen 127.0.0.1:0 $pids
+serve srv --listen 127.0.0.1:0 --web.enable-pprof $pids
 hwm() { awk '/^VmHWM:/ { print $2 }' /proc/$srv/status; }
 say "serve's peak before the profiles: `hwm` KiB"
 for shape in sections lines notes names; do
