@@ -196,10 +196,26 @@ static void *worker(void *arg)
   return NULL;
 }
 
+/* The worker started: 0, or an errno. */
+static int start_worker(struct serve_auth *a)
+{
+  sigset_t block, old;
+  int err;
+  /* SIGINT, SIGTERM and SIGHUP are the main thread's. */
+  sigemptyset(&block);
+  sigaddset(&block, SIGINT);
+  sigaddset(&block, SIGTERM);
+  sigaddset(&block, SIGHUP);
+  pthread_sigmask(SIG_BLOCK, &block, &old);
+  err = pthread_create(&a->thread, NULL, worker, a);
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
+  if (err == 0) a->running = 1;
+  return err;
+}
+
 int serve_auth_start(struct serve_auth *a, const struct web_config *web)
 {
   pthread_condattr_t ca;
-  sigset_t block, old;
   int err;
   memset(a, 0, sizeof *a);
   a->web = web;
@@ -214,17 +230,7 @@ int serve_auth_start(struct serve_auth *a, const struct web_config *web)
   pthread_condattr_destroy(&ca);
   if (err != 0) goto no_cond;
   a->inited = 1;
-  /* SIGINT, SIGTERM and SIGHUP are the main thread's. */
-  sigemptyset(&block);
-  sigaddset(&block, SIGINT);
-  sigaddset(&block, SIGTERM);
-  sigaddset(&block, SIGHUP);
-  pthread_sigmask(SIG_BLOCK, &block, &old);
-  err = pthread_create(&a->thread, NULL, worker, a);
-  pthread_sigmask(SIG_SETMASK, &old, NULL);
-  if (err != 0) return err; /* serve_auth_free undoes the rest */
-  a->running = 1;
-  return 0;
+  return start_worker(a); /* on failure, serve_auth_free undoes the rest */
 no_cond:
   pthread_mutex_destroy(&a->lock);
 no_lock:
@@ -260,7 +266,6 @@ void serve_auth_stop(struct serve_auth *a)
 
 int serve_auth_restart(struct serve_auth *a, const struct web_config *web)
 {
-  sigset_t block, old;
   int err;
   if (!a->inited) return serve_auth_start(a, web);
   serve_auth_stop(a); /* the worker joined, the queue answered 503 */
@@ -276,15 +281,7 @@ int serve_auth_restart(struct serve_auth *a, const struct web_config *web)
   a->stopping = 0;
   pthread_mutex_unlock(&a->lock);
   if (err != 0 || web->nusers == 0) return err; /* no worker: ask says BUSY */
-  sigemptyset(&block);
-  sigaddset(&block, SIGINT);
-  sigaddset(&block, SIGTERM);
-  sigaddset(&block, SIGHUP);
-  pthread_sigmask(SIG_BLOCK, &block, &old);
-  err = pthread_create(&a->thread, NULL, worker, a);
-  pthread_sigmask(SIG_SETMASK, &old, NULL);
-  if (err == 0) a->running = 1;
-  return err;
+  return start_worker(a);
 }
 
 void serve_auth_free(struct serve_auth *a)
