@@ -346,7 +346,7 @@ static struct ocgc_symbols *symbolizer(const struct profile_args *a, struct ocgc
 static int window(const struct profile_args *a, struct ocgc_source *src,
                   struct ocgc_memprof **out, uint64_t *window_ns)
 {
-  struct ocgc_memprof *first = NULL, *last = NULL;
+  struct ocgc_memprof *first = NULL, *last = NULL, *now = NULL;
   uint64_t old_rate = 0, t0;
   int rc, switched = 0;
   if ((rc = read_copy(a, src, &first)) != 0) return rc;
@@ -368,9 +368,21 @@ static int window(const struct profile_args *a, struct ocgc_source *src,
       rc = TOOL_EXIT_NOPROFILE;
     }
     if (rc != 0) goto restore;
-    ocgc_memprof_free(first);
-    first = NULL;
-    if ((rc = read_copy(a, src, &first)) != 0) goto restore;
+    /* A program that did not sample took no sample before the switch: the
+     * copy before it begins the window, and every sample at the new rate
+     * is in it.  A copy taken now would miss those made since the program
+     * applied the rate (a test that allocates as soon as the ring says
+     * "on" lost half of them on a loaded machine).  One that sampled at
+     * another rate is copied again, so that no sample of the old rate is
+     * counted at the new one. */
+    if ((rc = read_copy(a, src, &now)) != 0) goto restore;
+    if (first->state == OCGC_MP_OFF && now->state == OCGC_MP_ON && a->has_duration) {
+      ocgc_memprof_free(now);
+    } else {
+      ocgc_memprof_free(first);
+      first = now;
+    }
+    now = NULL;
   }
   if (first->state == OCGC_MP_ASIDE) {
     tool_say("%s runs its own Gc.Memprof: ocgc takes no sample meanwhile",
