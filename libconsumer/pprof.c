@@ -44,7 +44,10 @@ struct buf {
 
 static void b_put(struct buf *b, const void *s, size_t n)
 {
-  if (b->err) return;
+  /* Nothing to add: an empty message or packed field (a stack of no
+   * frames, which a target's table may hold), whose bytes are NULL and
+   * which memcpy may not be given. */
+  if (b->err || n == 0) return;
   if (n > b->max - b->len) { b->err = -EFBIG; return; }
   if (b->len + n > b->cap) {
     size_t cap = b->cap ? b->cap : 1024;

@@ -463,6 +463,38 @@ START_TEST(folded)
 }
 END_TEST
 
+/* A stack of no frame (a table is the target's: nothing says a row has
+ * one) is a sample with no location, in every form.  The pprof writer
+ * gave memcpy the NULL bytes of its empty list of locations, and UBSan
+ * stopped serve there (it had sampled such a stack on a loaded machine). */
+START_TEST(no_frames)
+{
+  struct ocgc_memprof *p = calloc(1, sizeof *p);
+  struct ocgc_pprof_opts o = OCGC_OPTS_INIT(struct ocgc_pprof_opts);
+  struct decoded *d = calloc(1, sizeof *d);
+  unsigned char *plain;
+  size_t nplain, len;
+  char *out;
+  p->state = OCGC_MP_ON;
+  p->rate_bytes = 4096;
+  p->nstacks = 2;
+  p->stack = calloc(2, sizeof *p->stack);
+  counts(&p->stack[1].alloc, 3, 1536, 3 * 1024);
+  o.no_gzip = 1;
+  ck_assert_int_eq(ocgc_pprof_write(p, NULL, &o, &plain, &nplain), 0);
+  decode(plain, nplain, d);
+  ck_assert_uint_eq(d->nsamples, 1);
+  ck_assert_uint_eq(d->samples[0].nloc, 0);
+  ck_assert_int_eq(d->samples[0].val[1], 1536 * 8); /* alloc_space */
+  free(plain);
+  ck_assert_int_eq(ocgc_profile_folded(p, NULL, OCGC_PV_ALLOC_SPACE, &out, &len), 0);
+  ck_assert_uint_eq(strlen(out), len);
+  free(out);
+  free(d);
+  ocgc_memprof_free(p);
+}
+END_TEST
+
 static const struct ocgc_profile_function *fn_named(const struct ocgc_profile_functions *f,
                                                     const char *name);
 
@@ -597,6 +629,7 @@ static Suite *pprof_suite(void)
   tcase_add_test(tc, pprof_fields);
   tcase_add_test(tc, pprof_addresses);
   tcase_add_test(tc, folded);
+  tcase_add_test(tc, no_frames);
   tcase_add_test(tc, escaped);
   tcase_add_test(tc, functions);
   tcase_add_test(tc, tree);
