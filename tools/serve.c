@@ -259,6 +259,8 @@ static int poll_start(struct serve *sv, pthread_t *t)
   pthread_sigmask(SIG_BLOCK, &block, &old);
   err = pthread_create(t, NULL, poll_thread, sv);
   pthread_sigmask(SIG_SETMASK, &old, NULL);
+  /* For top -H, perf and gdb (and serve_first_scrape.sh, which stops it). */
+  if (err == 0) pthread_setname_np(*t, "ocgc-poll");
   return err;
 }
 
@@ -1088,6 +1090,12 @@ int cmd_serve(int argc, char **argv)
      * thread's turns. */
     serve_set_refresh(&sv.set, cm_mono_ns() + FIRST_READ_NS);
     serve_set_members(&sv.set);
+    /* And every answer rendered once from it: a request that the poll
+     * thread does not answer within ANSWER_WAIT_NS (a machine loaded to
+     * its cores) is given the last body, marked late, and there must be
+     * one; without it a first scrape was answered 503 "not ready". */
+    render_kinds(&sv, (1u << BODY_KINDS) - 1, sv.body);
+    sv.metrics_failed = sv.body[BODY_TEXT] == NULL || sv.body[BODY_TEXT]->failed;
     if ((rc = poll_start(&sv, &poller)) != 0) {
       tool_say("cannot start the poll thread: %s", strerror(rc));
       rc = TOOL_EXIT_ERROR;
