@@ -26,9 +26,10 @@ cmd_init() {
 
 # target_start TAG SECONDS: run the target in the background (ring in
 # $EVDIR, kept at exit) and wait until it printed its before.* lines;
-# BGPID is its pid.
+# BGPID is its pid.  TARGET_BIN (default cmd_target) names the binary in
+# $WORK, and so the program its ring names.
 target_start() {
-  start_bg "$1" ./cmd_target "$2" "$WORK/$1.go" "$WORK/$1.stop"
+  start_bg "$1" "./${TARGET_BIN:-cmd_target}" "$2" "$WORK/$1.go" "$WORK/$1.stop"
   wait_key "$1" before.heap_chunks "$BGPID"
   check_eq "$1: the program's pid" "$BGPID" "`outkey "$1" pid`"
 }

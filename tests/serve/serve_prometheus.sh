@@ -13,7 +13,9 @@
 # families served per process only); promtool accepts a scrape; a
 # SIGKILLed program's series leave /metrics and go stale in Prometheus.
 # Every wait is a bounded poll.  Other OCaml programs may run on the host
-# (--all serves them too): every check is about our own pids.
+# (--all serves them too), a second run of this test among them: every
+# check is about our own pids, and the programs are named for this run
+# (the series by program, and the rules, aggregate every process of a name).
 . "$OCGC_SRCDIR/tests/lib/lib.sh"
 . "$OCGC_SRCDIR/tests/lib/attach_lib.sh"
 . "$OCGC_SRCDIR/tests/lib/cmd_lib.sh"
@@ -29,20 +31,26 @@ FIXTURE="$OCGC_SRCDIR/tests/fixtures/ocaml5.2/full-3695.events.xz"
 mkdir -m 0700 "$WORK/stock" || hard_error "cannot make $WORK/stock"
 (xz -dc "$FIXTURE" | cp --sparse=always /dev/stdin "$WORK/stock/fixture") 2>"$WORK/xz.err" &
 XZ_PID=$!
+# The names of this run's programs (argv[0] for the patched runtime, comm
+# for the stock stand-in: at most 15 bytes).
+PROG=srvprom$$
+TICK=srvtick$$
+STOCK=o5fix$$
 compile_native ticker ocgc_test.ml serve_prom_ticker.ml
+cp "$WORK/cmd_target" "$WORK/$PROG" && cp "$WORK/ticker" "$WORK/$TICK" || hard_error "cannot copy the programs under this run's names"
 wait "$XZ_PID" || { cat "$WORK/xz.err"; hard_error "cannot unpack $FIXTURE"; }
 
 for t in a b c; do
-  target_start $t 0.2
+  TARGET_BIN=$PROG target_start $t 0.2
   eval "pid_$t=\$BGPID"
   target_go $t
 done
-start_bg tick ./ticker "$WORK/tick.stop"
+start_bg tick "./$TICK" "$WORK/tick.stop"
 pid_tick=$BGPID
 # The stock ring is <its holder's pid>.events: sh copies it under its own
 # pid ($$), then execs the holder, which keeps that pid.
-start_bg stock sh -c 'cp --sparse=always "$1/fixture" "$1/$$.events" && exec python3 "$2" "$1/$$.events" ocaml5_fixture "$3"' \
-  sh "$WORK/stock" "$SERVE_DIR/serve_prom_holder.py" "$WORK/stock.stop"
+start_bg stock sh -c 'cp --sparse=always "$1/fixture" "$1/$$.events" && exec python3 "$2" "$1/$$.events" "$4" "$3"' \
+  sh "$WORK/stock" "$SERVE_DIR/serve_prom_holder.py" "$WORK/stock.stop" "$STOCK"
 pid_stock=$BGPID
 wait_key tick pid "$pid_tick"
 wait_key stock ready "$pid_stock"
@@ -75,12 +83,12 @@ for t in a b c; do
     "ocaml_gc_promoted_bytes_total{pid=\"$p\"}"
   prom_eq "$t: heap size" "$((`outkey $t gc.heap_words` * 8))" "ocaml_gc_heap_size_bytes{pid=\"$p\"}"
   prom_eq "$t: runtime info, program" 1 \
-    "ocaml_runtime_info{pid=\"$p\",program=\"cmd_target\",variant=\"native\"}"
+    "ocaml_runtime_info{pid=\"$p\",program=\"$PROG\",variant=\"native\"}"
 done
 # The fixture's facts (tests/fixtures/ocaml5.2/README.md).
 S="pid=\"$pid_stock\""
 prom_eq "stock: runtime info, program from comm" 1 \
-  "ocaml_runtime_info{$S,program=\"ocaml5_fixture\",variant=\"stock\"}"
+  "ocaml_runtime_info{$S,program=\"$STOCK\",variant=\"stock\"}"
 prom_eq "stock: minor collections" 2963 "sum(ocaml_gc_collections_total{$S,kind=\"minor\"})"
 prom_eq "stock: major slices" 2872 "sum(ocaml_gc_collections_total{$S,kind=\"major_slice\"})"
 prom_eq "stock: minor allocated bytes" 5624962264 "ocaml_gc_allocated_bytes_total{$S,heap=\"minor\"}"
@@ -136,7 +144,7 @@ Q variables "$DASHBOARD" >"$WORK/vars.out" || hard_error "serve_prom_query.py va
 # has_word NAME WORD: the values of variable NAME hold WORD
 has_word() { awk -F '\t' -v n="$1" -v w="$2" '$1 == n && index(" " $2 " ", " " w " ") { f = 1 } END { exit !f }' "$WORK/vars.out"; }
 for _v in job:ocgc job:ocgc_byprog "instance:$SRV_HOSTPORT" "instance:$SRV2_HOSTPORT" \
-  program:cmd_target program:ocaml5_fixture "pid:$pid_a" "pid:$pid_stock"; do
+  "program:$PROG" "program:$STOCK" "pid:$pid_a" "pid:$pid_stock"; do
   check_true "dashboard: variable ${_v%%:*} offers ${_v#*:}" has_word "${_v%%:*}" "${_v#*:}"
 done
 check_eq "dashboard: expressions run" "`grep -c '"expr"' "$DASHBOARD"`" "`lines_of dash.out`"
@@ -155,11 +163,11 @@ check_true "dashboard: the allocation table's overflow has data" \
 for _r in `sed -n 's/^ *- record: *//p' "$OCGC_SRCDIR/contrib/prometheus/ocgc-rules.yml"`; do
   for _i in "$SRV_HOSTPORT" "$SRV2_HOSTPORT"; do
     prom_eq "rules: $_r has data for the ticker from $_i" 1 \
-      "count($_r{instance=\"$_i\",program=\"ticker\"}) > bool 0"
+      "count($_r{instance=\"$_i\",program=\"$TICK\"}) > bool 0"
   done
 done
-prom_eq "rules: the ticker is one process by pid" 1 "ocgc:processes{instance=\"$SRV_HOSTPORT\",program=\"ticker\"}"
-prom_eq "rules: and by program" 1 "ocgc:processes{instance=\"$SRV2_HOSTPORT\",program=\"ticker\"}"
+prom_eq "rules: the ticker is one process by pid" 1 "ocgc:processes{instance=\"$SRV_HOSTPORT\",program=\"$TICK\"}"
+prom_eq "rules: and by program" 1 "ocgc:processes{instance=\"$SRV2_HOSTPORT\",program=\"$TICK\"}"
 check_gt "rules: recording rules checked" 8 \
   "`grep -c '^ *- record:' "$OCGC_SRCDIR/contrib/prometheus/ocgc-rules.yml"`"
 
