@@ -22,9 +22,24 @@ attach_init() {
   trap 'attach_cleanup' EXIT
 }
 
+# A pid of BG_PIDS may have exited and been reaped long ago, and the pid
+# reused by any process of the host (pid_max is often 32768): only a
+# process whose parent is still this shell is ours to kill.  (Killing them
+# all once SIGKILLed a `cat` of another test run.)
 attach_cleanup() {
-  for _p in $BG_PIDS; do kill -9 "$_p" 2>/dev/null; done
+  for _p in $BG_PIDS; do
+    own_child "$_p" && kill -9 "$_p" 2>/dev/null
+  done
   ocgc_cleanup
+}
+
+# own_child PID: PID is a child of this shell (its parent in /proc/PID/stat,
+# read after the last ')' since the name may hold one)
+own_child() {
+  _st=`cat "/proc/$1/stat" 2>/dev/null` || return 1
+  _st=${_st##*) }
+  set -- $_st
+  test "${2:-}" = "$$"
 }
 
 # start_bg TAG COMMAND...: as run (lib.sh), but in the background; BGPID is
