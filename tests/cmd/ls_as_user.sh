@@ -52,6 +52,9 @@ check_eq "ls: its path, the folder's name" "$WORK/nev/$pid.events" "`printf '%s\
 say "== what nobody cannot see"
 # Root's program, its ring in root's default folder (no XDG_RUNTIME_DIR).
 if test -d /dev/shm; then rdir=/dev/shm/ocgc-0; else rdir=/tmp/ocgc-0; fi
+# The runtime makes the folder if it is not there; the test takes away
+# what it made (fresh-debian.sh found /tmp/ocgc-0 left after the check).
+rdir_was=0; test -e "$rdir" && rdir_was=1
 (cd "$WORK" && env -u XDG_RUNTIME_DIR ./lifecycle "$rdir" 0 sleep >"$WORK/root.out" 2>"$WORK/root.err") &
 rbg=$!
 while test -z "`outkey root pid_again`"; do
@@ -80,4 +83,10 @@ check_eq "root's ls: nothing said" "" "`cat "$WORK/ls3.err"`"
 
 kill $bg $rbg 2>/dev/null; kill `outkey prog pid` "$rpid" 2>/dev/null
 wait
+# Root's program died of SIGTERM, before its exit could unlink its names
+# there: they are ours to take away (the program is reaped).  Then the
+# folder, if the test made it (rmdir: only while empty, so never while a
+# ring another run put there since is in it).
+rm -f "$rdir/$rpid.events" "$rdir"/.ocgc-ring.*."$rpid"
+test $rdir_was = 1 || rmdir "$rdir" 2>/dev/null || say "$rdir is left: another run's program uses it"
 finish
