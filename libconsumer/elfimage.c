@@ -24,12 +24,16 @@
  *   every count is bounded (symbols, rows, segments, name lengths) and the
  *   clock is checked between tables and every 64 Ki symbols;
  * - names are copied NUL-terminated and cut at NAME_MAX_BYTES; the pool
- *   stays below 4 GiB (offsets are 32 bits). */
+ *   stays below 4 GiB (offsets are 32 bits);
+ * - an OCaml name is one person can tell apart: an anonymous function's,
+ *   or one that functions of different symbols share, carries the file
+ *   and line of the function's entry (own_names), within the same bounds. */
 
 #include <elfutils/libdw.h>
 #include <errno.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -349,6 +353,138 @@ static void tidy(struct elf_image *img)
   }
 }
 
+/* ---- names a person tells apart ----------------------------------------------------- */
+
+static const char *demangled_of(const struct elf_image *img, const struct elf_func *f)
+{
+  return img->pool + f->demangled;
+}
+
+/* qsort_r's: the OCaml functions by name, then address. */
+static int by_name(const void *a, const void *b, void *arg)
+{
+  const struct elf_image *img = arg;
+  const struct elf_func *x = &img->funcs[*(const uint32_t *)a];
+  const struct elf_func *y = &img->funcs[*(const uint32_t *)b];
+  int c = x->demangled == y->demangled ? 0 : strcmp(demangled_of(img, x), demangled_of(img, y));
+  if (c != 0) return c;
+  return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* Whether [name] is an anonymous function's: its last step "fun". */
+static int anonymous(const char *name)
+{
+  size_t n = strlen(name);
+  return n >= 4 && strcmp(name + n - 4, ".fun") == 0;
+}
+
+/* The stamp of OCaml symbol [sym] ("_" and digits at its end), or "". */
+static const char *stamp_of(const char *sym)
+{
+  size_t n = strlen(sym), i = n;
+  while (i > 0 && sym[i - 1] >= '0' && sym[i - 1] <= '9') i--;
+  return i < n && i > 0 && sym[i - 1] == '_' ? sym + i - 1 : "";
+}
+
+/* The line row of [f]'s first instruction: the row holding its address
+ * (rows of one line are merged by tidy(), so that row may begin before
+ * it: it is still the line of that instruction), or NULL. */
+static const struct elf_line *entry_row(const struct elf_image *img, const struct elf_func *f)
+{
+  const struct elf_line *l = elf_image_line(img, f->addr);
+  return l != NULL && l->file != UINT32_MAX ? l : NULL;
+}
+
+/* Qualified names already in the pool, by hash: direct-mapped, so that
+ * functions of one name, file and line share one string. */
+struct qual_cache {
+  uint32_t hash[NAME_CACHE], at[NAME_CACHE]; /* at + 1, 0: empty */
+};
+
+/* [f]'s name made its own: "Module.fun@file.ml:LINE" (the line row at its
+ * entry: where ocamlopt puts the function's definition), else, where no
+ * row is known (built without -g), its symbol's stamp ("Main.fun_1234",
+ * "Stdlib.List.find_436").  0, or -1
+ * when the pool may not grow (the plain name stays). */
+static int qualify(struct elf_image *img, const struct elf_bounds *b, struct qual_cache *qc,
+                   struct elf_func *f)
+{
+  char name[NAME_MAX_BYTES];
+  const struct elf_line *l = entry_row(img, f);
+  const char *dem = demangled_of(img, f);
+  uint32_t at, h = 2166136261u;
+  unsigned slot;
+  int n, i;
+  if (l != NULL) {
+    const char *file = img->pool + l->file, *slash = strrchr(file, '/');
+    n = snprintf(name, sizeof name, "%s@%s:%u", dem, slash ? slash + 1 : file, (unsigned)l->line);
+  } else {
+    const char *st = stamp_of(img->pool + f->name);
+    if (st[0] == '\0') return 0; /* nothing to add */
+    n = snprintf(name, sizeof name, "%s%s", dem, st);
+  }
+  if (n < 0 || (size_t)n >= sizeof name) return 0;
+  for (i = 0; i < n; i++) h = (h ^ (unsigned char)name[i]) * 16777619u;
+  slot = h % NAME_CACHE;
+  if (qc->at[slot] != 0 && qc->hash[slot] == h && strcmp(img->pool + qc->at[slot] - 1, name) == 0) {
+    f->demangled = qc->at[slot] - 1;
+    return 0;
+  }
+  if ((at = pool_add(img, b, name, (size_t)n)) == UINT32_MAX) return -1;
+  qc->hash[slot] = h;
+  qc->at[slot] = at + 1;
+  f->demangled = at;
+  return 0;
+}
+
+/* OCaml gives every function a symbol of its own but the demangled name
+ * drops the stamp that tells two apart: every anonymous function of a
+ * module is "Module.fun", and a local function is named as a top-level
+ * one of the same name (List.find_all's inner "find" reads
+ * "Stdlib.List.find").  Such names are made their own (qualify): every
+ * anonymous function, and every function whose name another function of
+ * the file shares under another symbol (the same symbol at two addresses
+ * tells nothing more).  Bounded: one sort of the functions, a line lookup
+ * and at most NAME_MAX_BYTES of pool each (within max_hold_bytes; one
+ * string for every function of one name, file and line), the clock
+ * checked every 64 Ki. */
+static void own_names(struct elf_image *img, const struct elf_bounds *b)
+{
+  struct qual_cache *qc;
+  uint32_t *ix;
+  size_t n = 0, i, j;
+  if (img->nfuncs == 0 || img->nfuncs > UINT32_MAX) return;
+  if ((ix = malloc(img->nfuncs * sizeof *ix)) == NULL) return;
+  if ((qc = calloc(1, sizeof *qc)) == NULL) {
+    free(ix);
+    return;
+  }
+  for (i = 0; i < img->nfuncs; i++)
+    if (img->funcs[i].demangled != NOT_OCAML) ix[n++] = (uint32_t)i;
+  qsort_r(ix, n, sizeof *ix, by_name, img);
+  for (i = 0; i < n; i = j) {
+    const struct elf_func *first = &img->funcs[ix[i]];
+    const char *dem = demangled_of(img, first);
+    int own = anonymous(dem);
+    for (j = i + 1; j < n && (img->funcs[ix[j]].demangled == first->demangled ||
+                              strcmp(demangled_of(img, &img->funcs[ix[j]]), dem) == 0); j++)
+      if (img->funcs[ix[j]].name != first->name &&
+          strcmp(img->pool + img->funcs[ix[j]].name, img->pool + first->name) != 0)
+        own = 1;
+    if (!own) continue;
+    for (; i < j; i++) {
+      if ((i & 0xffff) == 0xffff && cm_mono_ns() > b->deadline_ns) goto done;
+      if (qualify(img, b, qc, &img->funcs[ix[i]]) != 0) {
+        img->names_cut = 1;
+        goto done;
+      }
+    }
+  }
+done:
+  free(qc);
+  free(ix);
+}
+
 int elf_image_read(int fd, const struct elf_bounds *b, struct elf_image *img)
 {
   struct elf_loaded ld;
@@ -394,6 +530,7 @@ int elf_image_read(int fd, const struct elf_bounds *b, struct elf_image *img)
     return err;
   }
   tidy(img);
+  own_names(img, b);
   return 0;
 }
 
