@@ -150,6 +150,8 @@ static int read_symbols(struct elf_image *img, Elf *e, size_t ndx, const struct 
     f = &img->funcs[img->nfuncs];
     f->addr = sym.st_value;
     f->size = sym.st_size;
+    f->entry_file = UINT32_MAX;
+    f->entry_line = 0;
     slot = (unsigned)(sym.st_name * 2654435761u >> 20) % NAME_CACHE;
     if (nc->key[slot] == sym.st_name + 1) {
       f->name = nc->name[slot];
@@ -245,12 +247,28 @@ static uint64_t table_bytes(const Elf_Data *d, uint64_t off, int msb)
   return v + head;
 }
 
+/* [row], the first of its table at its address: the entry row of the
+ * function that begins there, if any (the first such row found). */
+static void entry_of(struct elf_image *img, const struct elf_line *row)
+{
+  size_t lo = 0, hi = img->nfuncs;
+  struct elf_func *f;
+  while (lo < hi) { /* the first function at or above row->addr */
+    size_t mid = lo + (hi - lo) / 2;
+    if (img->funcs[mid].addr < row->addr) lo = mid + 1; else hi = mid;
+  }
+  if (lo == img->nfuncs || (f = &img->funcs[lo])->addr != row->addr || f->entry_line != 0) return;
+  f->entry_file = row->file;
+  f->entry_line = row->line;
+}
+
 /* The rows of one table, within the bounds: 0, or -1 to stop. */
 static int keep_rows(struct elf_image *img, const struct elf_bounds *b, Dwarf_Lines *lines,
                      size_t nlines, size_t *cap)
 {
   struct file_cache fc;
   size_t i;
+  uint64_t prev = UINT64_MAX; /* the address of the table's row before */
   memset(&fc, 0, sizeof fc);
   for (i = 0; i < nlines; i++) {
     Dwarf_Line *l = dwarf_onesrcline(lines, i);
@@ -281,6 +299,11 @@ static int keep_rows(struct elf_image *img, const struct elf_bounds *b, Dwarf_Li
     row->file = end ? UINT32_MAX : file_of(img, b, &fc, src);
     if (!end && row->file == UINT32_MAX) return -1;
     img->nlines++;
+    /* The first row at a function's address is its own line; one after
+     * it at that address is code inlined there (which a lookup prefers:
+     * tidy_lines keeps the later). */
+    if (!end && a != prev) entry_of(img, row);
+    prev = a;
   }
   return 0;
 }
@@ -328,8 +351,9 @@ static void read_lines(struct elf_image *img, Elf *e, const struct elf_bounds *b
 }
 
 /* Sort, then drop what a lookup cannot tell apart: a symbol at the address
- * of the one before it, a row with the file and line of the one before. */
-static void tidy(struct elf_image *img)
+ * of the one before it (tidy_funcs), a row with the file and line of the
+ * one before (tidy_lines). */
+static void tidy_funcs(struct elf_image *img)
 {
   size_t i, o;
   if (img->nfuncs > 1) {
@@ -338,6 +362,11 @@ static void tidy(struct elf_image *img)
       if (img->funcs[i].addr != img->funcs[o - 1].addr) img->funcs[o++] = img->funcs[i];
     img->nfuncs = o;
   }
+}
+
+static void tidy_lines(struct elf_image *img)
+{
+  size_t i, o;
   if (img->nlines > 1) {
     qsort(img->lines, img->nlines, sizeof *img->lines, line_cmp);
     for (i = 1, o = 1; i < img->nlines; i++) {
@@ -386,23 +415,15 @@ static const char *stamp_of(const char *sym)
   return i < n && i > 0 && sym[i - 1] == '_' ? sym + i - 1 : "";
 }
 
-/* The line row of [f]'s first instruction: the row holding its address
- * (rows of one line are merged by tidy(), so that row may begin before
- * it: it is still the line of that instruction), or NULL. */
-static const struct elf_line *entry_row(const struct elf_image *img, const struct elf_func *f)
-{
-  const struct elf_line *l = elf_image_line(img, f->addr);
-  return l != NULL && l->file != UINT32_MAX ? l : NULL;
-}
-
 /* Qualified names already in the pool, by hash: direct-mapped, so that
  * functions of one name, file and line share one string. */
 struct qual_cache {
   uint32_t hash[NAME_CACHE], at[NAME_CACHE]; /* at + 1, 0: empty */
 };
 
-/* [f]'s name made its own: "Module.fun@file.ml:LINE" (the line row at its
- * entry: where ocamlopt puts the function's definition), else, where no
+/* [f]'s name made its own: "Module.fun@file.ml:LINE" (the first line row
+ * at its entry: where ocamlopt puts the function's definition; a row after
+ * it at that address is code inlined there, another file's), else, where no
  * row is known (built without -g), its symbol's stamp ("Main.fun_1234",
  * "Stdlib.List.find_436").  0, or -1
  * when the pool may not grow (the plain name stays). */
@@ -410,14 +431,13 @@ static int qualify(struct elf_image *img, const struct elf_bounds *b, struct qua
                    struct elf_func *f)
 {
   char name[NAME_MAX_BYTES];
-  const struct elf_line *l = entry_row(img, f);
   const char *dem = demangled_of(img, f);
   uint32_t at, h = 2166136261u;
   unsigned slot;
   int n, i;
-  if (l != NULL) {
-    const char *file = img->pool + l->file, *slash = strrchr(file, '/');
-    n = snprintf(name, sizeof name, "%s@%s:%u", dem, slash ? slash + 1 : file, (unsigned)l->line);
+  if (f->entry_line != 0) {
+    const char *file = img->pool + f->entry_file, *slash = strrchr(file, '/');
+    n = snprintf(name, sizeof name, "%s@%s:%u", dem, slash ? slash + 1 : file, f->entry_line);
   } else {
     const char *st = stamp_of(img->pool + f->name);
     if (st[0] == '\0') return 0; /* nothing to add */
@@ -522,6 +542,7 @@ int elf_image_read(int fd, const struct elf_bounds *b, struct elf_image *img)
   }
   if (ld.symtab != 0) err = read_symbols(img, e, ld.symtab, b);
   if (img->nfuncs == 0 && err == 0 && ld.dynsym != 0) err = read_symbols(img, e, ld.dynsym, b);
+  tidy_funcs(img); /* sorted: keep_rows finds a function's entry row */
   if (err == 0 && ld.dwarf) read_lines(img, e, b);
   elf_end(e);
   elf_unload(&ld);
@@ -529,7 +550,7 @@ int elf_image_read(int fd, const struct elf_bounds *b, struct elf_image *img)
     elf_image_free(img);
     return err;
   }
-  tidy(img);
+  tidy_lines(img);
   own_names(img, b);
   return 0;
 }

@@ -13,6 +13,8 @@ struct elf_func {
   uint32_t demangled;  /* offset in the pool, or UINT32_MAX: not an OCaml name;
                           made the function's own where symbols alone do not
                           tell it apart ("Main.fun@main.ml:12") */
+  uint32_t entry_file; /* the first line row at addr: file (pool offset) */
+  uint32_t entry_line; /* and line, 0: none */
 };
 
 struct elf_line {

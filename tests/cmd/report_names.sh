@@ -9,7 +9,9 @@
 #   (Memprof_funs.alloc_c, no row an address, no note of missing names);
 #   the JSON validates against docs/report.schema.json (version 2) and
 #   carries the profile: the anonymous function as
-#   Names_target.fun@names_target.ml:LINE, the local function by its own
+#   Names_target.fun@names_target.ml:LINE (one whose first code is
+#   Names_inline.pair's, inlined: the line of the fun, not of names_inline.ml),
+#   the local function by its own
 #   symbol (Stdlib.List.find@list.ml:LINE of "let rec find accu" in the
 #   build's Stdlib, never the plain "Stdlib.List.find");
 # - `ocgc report PID --duration 2s`: the text report's allocation profile;
@@ -23,9 +25,11 @@ cmd_report_init
 
 RATE=16384
 # -g: the line rows an anonymous function is named by (dune builds so too)
-OCAMLFLAGS=-g compile_native nt memprof_funs.ml names_target.ml
+OCAMLFLAGS=-g compile_native nt memprof_funs.ml names_inline.ml names_target.ml
 ANON_LINE=`grep -n '(\* ANON \*)' "$OCAML_SRC/names_target.ml" | cut -d: -f1`
-test -n "$ANON_LINE" || hard_error "names_target.ml has no ANON line"
+INLINED_LINE=`grep -n '(\* INLINED \*)' "$OCAML_SRC/names_target.ml" | cut -d: -f1`
+test -n "$ANON_LINE" && test -n "$INLINED_LINE" ||
+  hard_error "names_target.ml has no ANON or INLINED line"
 # The line of List.find_all's local "find" in the Stdlib the program is
 # built with, if its source is installed (it is in Debian's ocaml).
 STDLIB=`"$OCAMLFIND" ocamlc -where 2>/dev/null`
@@ -69,6 +73,9 @@ check_eq "win json: the top allocating function" Memprof_funs.alloc_c \
   "`head -n 1 "$WORK/win.alloc" | cut -d' ' -f1`"
 check_true "win json: the anonymous function by its file and line" \
   grep -q "^Names_target.fun@names_target.ml:$ANON_LINE " "$WORK/win.alloc"
+check_true "win json: one that begins with inlined code by its own line, not the inlined one's" \
+  grep -q "^Names_target.fun@names_target.ml:$INLINED_LINE " "$WORK/win.alloc"
+check_false "win json: no function named by names_inline.ml" grep -q '@names_inline' "$WORK/win.alloc"
 if test -n "$FIND_LINE"; then
   check_true "win json: List.find_all's local find by its own symbol (list.ml:$FIND_LINE)" \
     grep -q "^Stdlib.List.find@list.ml:$FIND_LINE " "$WORK/win.alloc"
