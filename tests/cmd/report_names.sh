@@ -15,6 +15,9 @@
 #   symbol (Stdlib.List.find@list.ml:LINE of "let rec find accu" in the
 #   build's Stdlib, never the plain "Stdlib.List.find");
 # - `ocgc report PID --duration 2s`: the text report's allocation profile;
+# - the program built without -g (no line rows): its anonymous functions
+#   named by their symbols' stamps (Names_target.fun_639), never all
+#   "Names_target.fun";
 # - a window the program ends (it exits 3 s into a 30 s window): still
 #   named (the names were read as the window began).
 # The time each report took is printed; no bound is asserted on it.
@@ -105,6 +108,27 @@ for t in "Allocation profile" "top allocating functions" "top promoting function
 done
 : >"$WORK/nt.stop"
 wait "$pid"
+
+say "== built without -g: an anonymous function by its symbol's stamp"
+OCAMLFLAGS= compile_native ntnog memprof_funs.ml names_inline.ml names_target.ml
+start_bg ntnog env OCGC_MEMPROF=$RATE ./ntnog "$WORK/ntnog.stop"
+pid=$BGPID
+wait_key ntnog pid "$pid"
+ocgc_cmd nog report "$pid" --duration 2s --json
+: >"$WORK/ntnog.stop"
+wait "$pid"
+check_eq "nog: exit status" 0 "`cat "$WORK/nog.rc"`"
+top nog top_allocating >"$WORK/nog.alloc"
+sed 's/^/  top allocating: /' "$WORK/nog.alloc"
+_stamps=`LC_ALL=C nm "$WORK/ntnog" | sed -n 's/.* camlNames_target__fun_\([0-9]*\)$/\1/p' | tr '\n' ' '`
+_got=`sed -n 's/^Names_target\.fun_\([0-9]*\) .*/\1/p' "$WORK/nog.alloc" | tr '\n' ' '`
+check_true "nog: anonymous functions by their symbols' stamps ($_got of $_stamps)" \
+  test -n "$_got"
+for _s in $_got; do
+  check_true "nog: Names_target.fun_$_s is a symbol of the program" \
+    sh -c "echo ' $_stamps' | grep -q ' $_s '"
+done
+check_false "nog: no function named plain Names_target.fun" grep -q '^Names_target.fun ' "$WORK/nog.alloc"
 
 say "== a window the program ends: named all the same"
 start_bg nt2 env OCGC_MEMPROF=$RATE ./nt "$WORK/nt2.stop"
