@@ -24,12 +24,16 @@
  *   every count is bounded (symbols, rows, segments, name lengths) and the
  *   clock is checked between tables and every 64 Ki symbols;
  * - names are copied NUL-terminated and cut at NAME_MAX_BYTES; the pool
- *   stays below 4 GiB (offsets are 32 bits). */
+ *   stays below 4 GiB (offsets are 32 bits);
+ * - an OCaml name is one person can tell apart: an anonymous function's,
+ *   or one that functions of different symbols share, carries the file
+ *   and line of the function's entry (own_names), within the same bounds. */
 
 #include <elfutils/libdw.h>
 #include <errno.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -146,6 +150,8 @@ static int read_symbols(struct elf_image *img, Elf *e, size_t ndx, const struct 
     f = &img->funcs[img->nfuncs];
     f->addr = sym.st_value;
     f->size = sym.st_size;
+    f->entry_file = UINT32_MAX;
+    f->entry_line = 0;
     slot = (unsigned)(sym.st_name * 2654435761u >> 20) % NAME_CACHE;
     if (nc->key[slot] == sym.st_name + 1) {
       f->name = nc->name[slot];
@@ -241,12 +247,28 @@ static uint64_t table_bytes(const Elf_Data *d, uint64_t off, int msb)
   return v + head;
 }
 
+/* [row], the first of its table at its address: the entry row of the
+ * function that begins there, if any (the first such row found). */
+static void entry_of(struct elf_image *img, const struct elf_line *row)
+{
+  size_t lo = 0, hi = img->nfuncs;
+  struct elf_func *f;
+  while (lo < hi) { /* the first function at or above row->addr */
+    size_t mid = lo + (hi - lo) / 2;
+    if (img->funcs[mid].addr < row->addr) lo = mid + 1; else hi = mid;
+  }
+  if (lo == img->nfuncs || (f = &img->funcs[lo])->addr != row->addr || f->entry_line != 0) return;
+  f->entry_file = row->file;
+  f->entry_line = row->line;
+}
+
 /* The rows of one table, within the bounds: 0, or -1 to stop. */
 static int keep_rows(struct elf_image *img, const struct elf_bounds *b, Dwarf_Lines *lines,
                      size_t nlines, size_t *cap)
 {
   struct file_cache fc;
   size_t i;
+  uint64_t prev = UINT64_MAX; /* the address of the table's row before */
   memset(&fc, 0, sizeof fc);
   for (i = 0; i < nlines; i++) {
     Dwarf_Line *l = dwarf_onesrcline(lines, i);
@@ -277,6 +299,11 @@ static int keep_rows(struct elf_image *img, const struct elf_bounds *b, Dwarf_Li
     row->file = end ? UINT32_MAX : file_of(img, b, &fc, src);
     if (!end && row->file == UINT32_MAX) return -1;
     img->nlines++;
+    /* The first row at a function's address is its own line; one after
+     * it at that address is code inlined there (which a lookup prefers:
+     * tidy_lines keeps the later). */
+    if (!end && a != prev) entry_of(img, row);
+    prev = a;
   }
   return 0;
 }
@@ -324,8 +351,9 @@ static void read_lines(struct elf_image *img, Elf *e, const struct elf_bounds *b
 }
 
 /* Sort, then drop what a lookup cannot tell apart: a symbol at the address
- * of the one before it, a row with the file and line of the one before. */
-static void tidy(struct elf_image *img)
+ * of the one before it (tidy_funcs), a row with the file and line of the
+ * one before (tidy_lines). */
+static void tidy_funcs(struct elf_image *img)
 {
   size_t i, o;
   if (img->nfuncs > 1) {
@@ -334,6 +362,11 @@ static void tidy(struct elf_image *img)
       if (img->funcs[i].addr != img->funcs[o - 1].addr) img->funcs[o++] = img->funcs[i];
     img->nfuncs = o;
   }
+}
+
+static void tidy_lines(struct elf_image *img)
+{
+  size_t i, o;
   if (img->nlines > 1) {
     qsort(img->lines, img->nlines, sizeof *img->lines, line_cmp);
     for (i = 1, o = 1; i < img->nlines; i++) {
@@ -347,6 +380,129 @@ static void tidy(struct elf_image *img)
     }
     img->nlines = o;
   }
+}
+
+/* ---- names a person tells apart ----------------------------------------------------- */
+
+static const char *demangled_of(const struct elf_image *img, const struct elf_func *f)
+{
+  return img->pool + f->demangled;
+}
+
+/* qsort_r's: the OCaml functions by name, then address. */
+static int by_name(const void *a, const void *b, void *arg)
+{
+  const struct elf_image *img = arg;
+  const struct elf_func *x = &img->funcs[*(const uint32_t *)a];
+  const struct elf_func *y = &img->funcs[*(const uint32_t *)b];
+  int c = x->demangled == y->demangled ? 0 : strcmp(demangled_of(img, x), demangled_of(img, y));
+  if (c != 0) return c;
+  return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* Whether [name] is an anonymous function's: its last step "fun". */
+static int anonymous(const char *name)
+{
+  size_t n = strlen(name);
+  return n >= 4 && strcmp(name + n - 4, ".fun") == 0;
+}
+
+/* The stamp of OCaml symbol [sym] ("_" and digits at its end), or "". */
+static const char *stamp_of(const char *sym)
+{
+  size_t n = strlen(sym), i = n;
+  while (i > 0 && sym[i - 1] >= '0' && sym[i - 1] <= '9') i--;
+  return i < n && i > 0 && sym[i - 1] == '_' ? sym + i - 1 : "";
+}
+
+/* Qualified names already in the pool, by hash: direct-mapped, so that
+ * functions of one name, file and line share one string. */
+struct qual_cache {
+  uint32_t hash[NAME_CACHE], at[NAME_CACHE]; /* at + 1, 0: empty */
+};
+
+/* [f]'s name made its own: "Module.fun@file.ml:LINE" (the first line row
+ * at its entry: where ocamlopt puts the function's definition; a row after
+ * it at that address is code inlined there, another file's), else, where no
+ * row is known (built without -g), its symbol's stamp ("Main.fun_1234",
+ * "Stdlib.List.find_436").  0, or -1
+ * when the pool may not grow (the plain name stays). */
+static int qualify(struct elf_image *img, const struct elf_bounds *b, struct qual_cache *qc,
+                   struct elf_func *f)
+{
+  char name[NAME_MAX_BYTES];
+  const char *dem = demangled_of(img, f);
+  uint32_t at, h = 2166136261u;
+  unsigned slot;
+  int n, i;
+  if (f->entry_line != 0) {
+    const char *file = img->pool + f->entry_file, *slash = strrchr(file, '/');
+    n = snprintf(name, sizeof name, "%s@%s:%u", dem, slash ? slash + 1 : file, f->entry_line);
+  } else {
+    const char *st = stamp_of(img->pool + f->name);
+    if (st[0] == '\0') return 0; /* nothing to add */
+    n = snprintf(name, sizeof name, "%s%s", dem, st);
+  }
+  if (n < 0 || (size_t)n >= sizeof name) return 0;
+  for (i = 0; i < n; i++) h = (h ^ (unsigned char)name[i]) * 16777619u;
+  slot = h % NAME_CACHE;
+  if (qc->at[slot] != 0 && qc->hash[slot] == h && strcmp(img->pool + qc->at[slot] - 1, name) == 0) {
+    f->demangled = qc->at[slot] - 1;
+    return 0;
+  }
+  if ((at = pool_add(img, b, name, (size_t)n)) == UINT32_MAX) return -1;
+  qc->hash[slot] = h;
+  qc->at[slot] = at + 1;
+  f->demangled = at;
+  return 0;
+}
+
+/* OCaml gives every function a symbol of its own but the demangled name
+ * drops the stamp that tells two apart: every anonymous function of a
+ * module is "Module.fun", and a local function is named as a top-level
+ * one of the same name (List.find_all's inner "find" reads
+ * "Stdlib.List.find").  Such names are made their own (qualify): every
+ * anonymous function, and every function whose name another function of
+ * the file shares under another symbol (the same symbol at two addresses
+ * tells nothing more).  Bounded: one sort of the functions, a line lookup
+ * and at most NAME_MAX_BYTES of pool each (within max_hold_bytes; one
+ * string for every function of one name, file and line), the clock
+ * checked every 64 Ki. */
+static void own_names(struct elf_image *img, const struct elf_bounds *b)
+{
+  struct qual_cache *qc;
+  uint32_t *ix;
+  size_t n = 0, i, j;
+  if (img->nfuncs == 0 || img->nfuncs > UINT32_MAX) return;
+  if ((ix = malloc(img->nfuncs * sizeof *ix)) == NULL) return;
+  if ((qc = calloc(1, sizeof *qc)) == NULL) {
+    free(ix);
+    return;
+  }
+  for (i = 0; i < img->nfuncs; i++)
+    if (img->funcs[i].demangled != NOT_OCAML) ix[n++] = (uint32_t)i;
+  qsort_r(ix, n, sizeof *ix, by_name, img);
+  for (i = 0; i < n; i = j) {
+    const struct elf_func *first = &img->funcs[ix[i]];
+    const char *dem = demangled_of(img, first);
+    int own = anonymous(dem);
+    for (j = i + 1; j < n && (img->funcs[ix[j]].demangled == first->demangled ||
+                              strcmp(demangled_of(img, &img->funcs[ix[j]]), dem) == 0); j++)
+      if (img->funcs[ix[j]].name != first->name &&
+          strcmp(img->pool + img->funcs[ix[j]].name, img->pool + first->name) != 0)
+        own = 1;
+    if (!own) continue;
+    for (; i < j; i++) {
+      if ((i & 0xffff) == 0xffff && cm_mono_ns() > b->deadline_ns) goto done;
+      if (qualify(img, b, qc, &img->funcs[ix[i]]) != 0) {
+        img->names_cut = 1;
+        goto done;
+      }
+    }
+  }
+done:
+  free(qc);
+  free(ix);
 }
 
 int elf_image_read(int fd, const struct elf_bounds *b, struct elf_image *img)
@@ -386,6 +542,7 @@ int elf_image_read(int fd, const struct elf_bounds *b, struct elf_image *img)
   }
   if (ld.symtab != 0) err = read_symbols(img, e, ld.symtab, b);
   if (img->nfuncs == 0 && err == 0 && ld.dynsym != 0) err = read_symbols(img, e, ld.dynsym, b);
+  tidy_funcs(img); /* sorted: keep_rows finds a function's entry row */
   if (err == 0 && ld.dwarf) read_lines(img, e, b);
   elf_end(e);
   elf_unload(&ld);
@@ -393,7 +550,8 @@ int elf_image_read(int fd, const struct elf_bounds *b, struct elf_image *img)
     elf_image_free(img);
     return err;
   }
-  tidy(img);
+  tidy_lines(img);
+  own_names(img, b);
   return 0;
 }
 

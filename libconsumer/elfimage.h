@@ -10,7 +10,11 @@
 struct elf_func {
   uint64_t addr, size; /* file virtual addresses; size 0: up to the next */
   uint32_t name;       /* offset in the pool */
-  uint32_t demangled;  /* offset in the pool, or UINT32_MAX: not an OCaml name */
+  uint32_t demangled;  /* offset in the pool, or UINT32_MAX: not an OCaml name;
+                          made the function's own where symbols alone do not
+                          tell it apart ("Main.fun@main.ml:12") */
+  uint32_t entry_file; /* the first line row at addr: file (pool offset) */
+  uint32_t entry_line; /* and line, 0: none */
 };
 
 struct elf_line {

@@ -16,8 +16,10 @@
  *   or new program during the read cannot lend us its names;
  * - bounded: at most MAX_MAPPINGS mappings, MAX_IMAGES files, each read
  *   within the bounds of ocgc_symbols_opts, all within max_ns from the
- *   open, and all its images together holding at most max_process_bytes;
- *   a file that failed is not tried again. */
+ *   start of the first file's reading (not from the open: a report opens
+ *   its names when its window begins and may read them when it ends), and
+ *   all its images together holding at most max_process_bytes; a file
+ *   that failed is not tried again. */
 
 #include <errno.h>
 #include <fcntl.h>
@@ -50,7 +52,8 @@ struct mapping {
 struct ocgc_symbols {
   int pid; /* 0: a file of ocgc_symbols_open_elf */
   uint64_t start_time;
-  struct elf_bounds b;
+  struct elf_bounds b;  /* deadline_ns 0: no file read yet */
+  uint64_t max_ns;      /* the time all its files may take, from the first */
   uint64_t max_process_bytes; /* what all its images may hold */
   uint64_t paths_bytes;       /* the mappings' path copies */
   struct mapping *maps;
@@ -64,7 +67,7 @@ struct ocgc_symbols {
 };
 
 static int bounds_of(const struct ocgc_symbols_opts *in, struct elf_bounds *b,
-                     uint64_t *max_process)
+                     uint64_t *max_ns, uint64_t *max_process)
 {
   struct ocgc_symbols_opts o;
   int err = opts_read(&o, sizeof o, in);
@@ -74,7 +77,8 @@ static int bounds_of(const struct ocgc_symbols_opts *in, struct elf_bounds *b,
   b->max_symbols = o.max_symbols ? o.max_symbols : UINT64_C(1) << 20;
   b->max_lines = o.max_lines ? o.max_lines : UINT64_C(4) << 20;
   b->max_hold_bytes = o.max_names_bytes ? o.max_names_bytes : UINT64_C(48) << 20;
-  b->deadline_ns = cm_mono_ns() + (o.max_ns ? o.max_ns : UINT64_C(10000000000));
+  b->deadline_ns = 0; /* set when the first file is read (start_clock) */
+  *max_ns = o.max_ns ? o.max_ns : UINT64_C(10000000000);
   b->no_lines = o.no_lines;
   *max_process = o.max_process_bytes ? o.max_process_bytes : UINT64_C(64) << 20;
   return 0;
@@ -152,7 +156,7 @@ int ocgc_symbols_open_pid(int pid, uint64_t start_time, const struct ocgc_symbol
   if (out == NULL || pid <= 0) return -EINVAL;
   *out = NULL;
   if ((s = calloc(1, sizeof *s)) == NULL) return -ENOMEM;
-  if ((err = bounds_of(opts, &s->b, &s->max_process_bytes)) != 0) goto fail;
+  if ((err = bounds_of(opts, &s->b, &s->max_ns, &s->max_process_bytes)) != 0) goto fail;
   s->pid = pid;
   s->start_time = start_time;
   if ((s->maps = calloc(MAX_MAPPINGS, sizeof *s->maps)) == NULL) { err = -ENOMEM; goto fail; }
@@ -191,7 +195,8 @@ int ocgc_symbols_open_elf(int fd, const char *name, const struct ocgc_symbols_op
   if (out == NULL) return -EINVAL;
   *out = NULL;
   if ((s = calloc(1, sizeof *s)) == NULL) return -ENOMEM;
-  if ((err = bounds_of(opts, &s->b, &s->max_process_bytes)) != 0) goto fail;
+  if ((err = bounds_of(opts, &s->b, &s->max_ns, &s->max_process_bytes)) != 0) goto fail;
+  s->b.deadline_ns = cm_mono_ns() + s->max_ns;
   if ((s->maps = calloc(1, sizeof *s->maps)) == NULL) { err = -ENOMEM; goto fail; }
   if ((err = elf_image_read(fd, &s->b, &s->images[0])) != 0) goto fail;
   s->nimages = 1;
@@ -272,6 +277,7 @@ static void load(struct ocgc_symbols *s, struct mapping *m)
     struct elf_bounds b = s->b;
     uint64_t held = 0;
     for (i = 0; i < s->nimages; i++) held += s->images[i].held;
+    if (s->b.deadline_ns == 0) s->b.deadline_ns = b.deadline_ns = cm_mono_ns() + s->max_ns;
     if (s->nimages >= MAX_IMAGES || cm_mono_ns() > s->b.deadline_ns || held >= s->max_process_bytes)
       return;
     /* what this file may hold: its own bound, within what the process has left */

@@ -17,7 +17,9 @@
  *   itself); the root's data-bytes is the section's total;
  * - names are the target's bytes (its executable's symbols): html_text()
  *   everywhere, in text, titles and attributes;
- * - no script: hover texts are <title>s. */
+ * - no script: hover texts are <title>s;
+ * - a table with a row that is an address (a function not named) is
+ *   followed by a note saying so (id ocgc-names-missing). */
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -122,13 +124,15 @@ static void flame(const struct html_ctx *c, const char *id, const char *title,
   ocgc_profile_tree_free(t);
 }
 
-/* The top functions by [v]'s flat figure, with [v2] beside. */
-static void top_table(const struct html_ctx *c, const char *id, const char *title,
-                      enum ocgc_profile_value v)
+/* The top functions by [v]'s flat figure: how many of its rows are
+ * addresses (functions not named). */
+static unsigned top_table(const struct html_ctx *c, const char *id, const char *title,
+                          enum ocgc_profile_value v)
 {
   struct ocgc_profile_functions *fs = NULL;
   size_t i, rows = 0;
-  if (ocgc_profile_functions(c->prof, c->syms, v, &fs) != 0) return;
+  unsigned unnamed = 0;
+  if (ocgc_profile_functions(c->prof, c->syms, v, &fs) != 0) return 0;
   fprintf(c->f, "<h3>%s</h3>\n<table id=\"%s\" class=\"functions\" data-value=\"%s\">\n"
           "<tr><th>function</th><th>flat</th><th>flat %%</th><th>cumulative</th></tr>\n",
           title, id, ocgc_profile_value_name(v));
@@ -139,6 +143,7 @@ static void top_table(const struct html_ctx *c, const char *id, const char *titl
       const struct ocgc_profile_function *fn = &fs->fn[i];
       if (fn->flat[v] <= 0) break;
       rows++;
+      if (strncmp(fn->name, "0x", 2) == 0) unnamed++;
       fputs("<tr data-fn=\"", c->f);
       html_text(c->f, fn->name);
       fprintf(c->f, "\" data-flat=\"%" PRId64 "\" data-cum=\"%" PRId64 "\"><td>", fn->flat[v],
@@ -154,11 +159,13 @@ static void top_table(const struct html_ctx *c, const char *id, const char *titl
   fputs("</table>\n", c->f);
   if (rows == 0) fputs("<p class=\"note\">nothing in this window.</p>\n", c->f);
   ocgc_profile_functions_free(fs);
+  return unnamed;
 }
 
 void html_profile(const struct html_ctx *c)
 {
   const struct ocgc_memprof *p = c->prof;
+  unsigned unnamed;
   fputs("<h2>Which code allocates</h2>\n", c->f);
   if (p == NULL) {
     fputs("<p class=\"note\" id=\"ocgc-profile-none\">no allocation profile: the program's "
@@ -173,9 +180,18 @@ void html_profile(const struct html_ctx *c)
           p->rate_bytes, p->samples, p->rate_bytes, p->samples,
           p->overflow_samples ? ", some in the table's overflow row" : "", p->rate_bytes,
           c->syms == NULL ? " Frames are addresses: the program was not there to be named." : "");
-  top_table(c, "ocgc-top-alloc", "Top allocating functions (bytes allocated)", OCGC_PV_ALLOC_SPACE);
-  top_table(c, "ocgc-top-promoted", "Top promoting functions (bytes the minor heap promoted)",
-            OCGC_PV_PROMOTED_SPACE);
+  unnamed = top_table(c, "ocgc-top-alloc", "Top allocating functions (bytes allocated)",
+                      OCGC_PV_ALLOC_SPACE);
+  unnamed += top_table(c, "ocgc-top-promoted",
+                       "Top promoting functions (bytes the minor heap promoted)",
+                       OCGC_PV_PROMOTED_SPACE);
+  /* Names that are missing are said, whatever the reason. */
+  if (unnamed > 0)
+    fprintf(c->f, "<p class=\"note\" id=\"ocgc-names-missing\" data-unnamed=\"%u\">%u of "
+            "these functions are addresses (0x...): %s</p>\n", unnamed, unnamed,
+            c->syms == NULL ? "the program was not there to be named."
+                            : "their files could not be read, or not in time, or hold no "
+                              "symbol for them.");
   flame(c, "ocgc-flame-alloc", "Allocation by call stack", OCGC_PV_ALLOC_SPACE);
   flame(c, "ocgc-flame-inuse", "In use by call stack", OCGC_PV_INUSE_SPACE);
 }
@@ -189,7 +205,10 @@ void html_prof_begin(struct html_prof *hp, const struct ocgc_source *src, int pi
   memset(hp, 0, sizeof *hp);
   /* A window from now: no profile now, none at the end either. */
   if (!whole && ocgc_memprof_read(src, &hp->first) != 0) return;
-  o.read_now = whole;
+  /* A program that samples has its names read now, while it is surely
+   * there (it may exit within the window, and its /proc with it); one that
+   * does not yet has them read when a profile is named, if it still is. */
+  o.read_now = whole || hp->first->state == OCGC_MP_ON || hp->first->samples > 0;
   if (ocgc_source_info(src, &info) != 0) info.start_time = 0;
   if (ocgc_symbols_open_pid(pid, info.start_time, &o, &hp->syms) != 0) hp->syms = NULL;
 }

@@ -21,7 +21,12 @@
  *   so a folder we cannot write to fails at once; the HTML is written after
  *   the usual report, from the same snapshot, with the pauses the
  *   aggregator gave the timeline (html.h) and, live, /proc samples taken
- *   at each poll. */
+ *   at each poll;
+ * - the allocation profile of the window (a copy at its start and one at
+ *   its end; a file's one copy) goes into every form, text, JSON and HTML;
+ *   a process that samples has its names read as the window begins
+ *   (html_prof_begin), so a window of any length, or one the process
+ *   ends, is named. */
 
 #include <errno.h>
 #include <getopt.h>
@@ -59,7 +64,10 @@ static void report_usage(FILE *f)
           "p99.99 and max of the pauses, of each collection kind and of each phase\n"
           "seen; the cause table (kind, cause, count, total time, worst); and how\n"
           "many events were seen and lost, and the time they cover.  Counts are the\n"
-          "producer's exact counters; durations and causes are of the events seen.\n\n"
+          "producer's exact counters; durations and causes are of the events seen.\n"
+          "A program that samples its allocations (OCGC_MEMPROF, ocgc profile --rate)\n"
+          "also has its allocation profile: the top allocating and top promoting\n"
+          "functions, with their bytes and share.\n\n"
           "  --json          JSON (schema \"ocgc-report\", version %d: see\n"
           "                  docs/report-json.md and docs/report.schema.json)\n"
           "  --html OUT      also write the report as one self-contained HTML file\n"
@@ -157,8 +165,8 @@ static void timeline_origin(struct ocgc_timeline *tl, const struct ocgc_source *
 }
 
 /* Read the target into [agg]: the window of a process, or a whole file;
- * then finish it (the last pauses go to the timeline) and snapshot; with
- * [hp] (the HTML report), the window's allocation profile too. */
+ * then finish it (the last pauses go to the timeline) and snapshot; and
+ * the window's allocation profile into [hp]. */
 static int read_target(const struct report_opts *o, struct ocgc_source *src, struct rep_meta *m,
                        struct ocgc_agg *agg, struct ocgc_timeline *tl, struct html_prof *hp,
                        struct ocgc_snapshot **base, struct ocgc_snapshot **snap)
@@ -166,7 +174,7 @@ static int read_target(const struct report_opts *o, struct ocgc_source *src, str
   struct ocgc_counters c = OCGC_OPTS_INIT(struct ocgc_counters);
   int err = 0;
   if (m->mode == REP_PID) {
-    if (hp != NULL) html_prof_begin(hp, src, m->pid, 0);
+    html_prof_begin(hp, src, m->pid, 0);
     err = ocgc_agg_snapshot(agg, base);
     if (err == 0) tool_say_ids(src, tool_target_label(&o->t)); /* the window has begun */
     if (err == 0) html_sample(tl, m->pid);
@@ -174,7 +182,7 @@ static int read_target(const struct report_opts *o, struct ocgc_source *src, str
   } else {
     err = ocgc_agg_drain(agg, NULL, NULL);
   }
-  if (err == 0 && hp != NULL) html_prof_end(hp, src);
+  if (err == 0) html_prof_end(hp, src);
   if (err == 0) err = ocgc_agg_finish(agg);
   if (err == 0) err = ocgc_agg_snapshot(agg, snap);
   if (err == 0 && tl != NULL) {
@@ -199,7 +207,9 @@ static int report(const struct report_opts *o, struct ocgc_source *src, struct r
   if (err == 0) timeline_origin(tl, src, m->mode == REP_PID);
   if (err == 0)
     err = rep_agg_new(src, m->mode == REP_PID ? OCGC_START_NOW : OCGC_START_OLDEST, tl, &agg);
-  if (err == 0) err = read_target(o, src, m, agg, tl, hf->f != NULL ? &hp : NULL, &base, &snap);
+  if (err == 0) err = read_target(o, src, m, agg, tl, &hp, &base, &snap);
+  m->prof = hp.window;
+  m->syms = hp.syms;
   if (err) {
     err = tool_target_error(&o->t, err);
   } else if ((err = rep_print(stdout, o->json, m, src, base, snap)) != 0) {

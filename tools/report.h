@@ -5,7 +5,7 @@
  * A report is built from libocgc's public API only: an aggregator over one
  * source and the snapshots it gives (their counters include the span of
  * time the events cover).  Text for humans, or JSON in the versioned schema
- * docs/report.schema.json ("schema": "ocgc-report", "schema_version": 1;
+ * docs/report.schema.json ("schema": "ocgc-report", "schema_version": 2;
  * described in docs/report-json.md).  Bump REPORT_SCHEMA_VERSION on any
  * change that removes or changes the meaning of a field. */
 #ifndef OCGC_TOOLS_REPORT_H
@@ -17,7 +17,7 @@
 #include "common.h"
 #include "ocgc/consumer.h"
 
-#define REPORT_SCHEMA_VERSION 1
+#define REPORT_SCHEMA_VERSION 2
 
 /* The aggregator a report reads [src] with, from [start], giving its
  * pauses and losses to [tl] (NULL: none).  0 or an error. */
@@ -44,6 +44,9 @@ struct rep_meta {
   int signal;              /* the signal that killed it, or 0 */
   int core_dumped;
   uint64_t ended_ns;       /* REP_RUN: CLOCK_MONOTONIC when ocgc saw it end */
+  const struct ocgc_memprof *prof; /* the allocation profile of the report's
+                                      window, or NULL: none (not sampled) */
+  struct ocgc_symbols *syms;       /* its frames' names, or NULL: addresses */
 };
 
 /* Print the report of [snap] ([base]: the snapshot at the start of the
@@ -91,5 +94,12 @@ const char *rep_phase_name(const struct rep_figures *x, unsigned id, char *buf, 
 
 void rep_print_json(FILE *out, const struct rep_meta *m, const struct rep_figures *x,
                     const struct ocgc_snapshot *snap);
+
+/* report_profile.c: m->prof's top allocating and promoting functions, as
+ * a text section (nothing without a profile) or the JSON member "profile"
+ * (null without one). */
+struct json;
+void rep_profile_text(FILE *out, const struct rep_meta *m);
+void rep_profile_json(struct json *j, const struct rep_meta *m);
 
 #endif /* OCGC_TOOLS_REPORT_H */

@@ -208,6 +208,7 @@ void rep_print_json(FILE *out, const struct rep_meta *m, const struct rep_figure
   hists(&j, x, snap);
   causes(&j, snap);
   events(&j, x);
+  rep_profile_json(&j, m);
   json_obj_end(&j);
   json_raw(&j, "\n");
 }

@@ -286,6 +286,7 @@ int rep_print(FILE *out, int json, const struct rep_meta *m, const struct ocgc_s
     text_durations(out, &x, snap);
     text_causes(out, &x, snap);
     text_events(out, &x);
+    rep_profile_text(out, m);
   }
   if (fflush(out) != 0 || ferror(out)) return errno ? -errno : -EIO;
   return 0;

@@ -59,8 +59,10 @@ struct ocgc_symbols_opts {
                                  file's lines are not read, or none of it */
   uint64_t max_symbols;     /**< function symbols kept of one file (default 1 M) */
   uint64_t max_lines;       /**< line rows kept of one file (default 4 M) */
-  uint64_t max_ns;          /**< time to read one process's files (default 10 s):
-                                 past it, what remains is left unnamed */
+  uint64_t max_ns;          /**< time to read one process's files (default 10 s),
+                                 counted from the start of the first file's
+                                 reading (not from the open): past it, what
+                                 remains is left unnamed */
   int no_lines;             /**< nonzero: functions only, no DWARF read */
   int read_now;             /**< nonzero: read every mapped file at the open, not
                                  when first asked for (a process about to exit,
@@ -89,7 +91,16 @@ struct ocgc_symbols_mapping {
 /** What an address is. */
 struct ocgc_symbol {
   const char *function;     /**< demangled name (ocgc_ocaml_demangle), else the
-                                 symbol's; NULL: not named */
+                                 symbol's; NULL: not named.  An OCaml name
+                                 two functions of the file would share is
+                                 made the function's own: an anonymous
+                                 function, or a local one named as another
+                                 ("Stdlib.List.find", List.find_all's inner
+                                 loop), gets "@" and the file and line of
+                                 its entry's line row ("Main.fun@main.ml:12",
+                                 the file without its folders), or without
+                                 line rows its symbol's stamp
+                                 ("Main.fun_1234", "Stdlib.List.find_436") */
   const char *symbol;       /**< the ELF symbol, NULL: not named */
   uint64_t symbol_start;    /**< the symbol's address in the process */
   const char *file;         /**< source file, NULL: not known */

@@ -14,6 +14,8 @@
  *   the function symbols of the file;
  * - what is not a regular file (a FIFO, /dev/zero, a folder) is refused
  *   without a read that could block;
+ * - a process's files are read within max_ns of the first reading, not
+ *   of the open;
  * - elfgen.c's hostile shapes, small: a section count past the bound
  *   refused before libelf, note sections searched within their bound,
  *   symbols sharing a name held once (ocgc_symbols_memory), and what a
@@ -312,6 +314,24 @@ START_TEST(own_process)
 }
 END_TEST
 
+/* max_ns counts from the first file's reading, not from the open: a
+ * report opens a process's names when its window begins and may name its
+ * frames only when it ends, past max_ns (issue 43: `ocgc report --html`
+ * of 10 s or more gave addresses). */
+START_TEST(time_from_first_read)
+{
+  struct ocgc_symbols_opts o = OCGC_OPTS_INIT(struct ocgc_symbols_opts);
+  struct ocgc_symbols *s = NULL;
+  struct ocgc_symbol sym;
+  o.max_ns = UINT64_C(50000000); /* 50 ms */
+  ck_assert_int_eq(ocgc_symbols_open_pid(getpid(), 0, &o, &s), 0);
+  usleep(200000); /* past max_ns since the open */
+  ck_assert_int_eq(ocgc_symbols_lookup(s, (uint64_t)(uintptr_t)&symbols_probe + 1, 0, &sym), 1);
+  ck_assert_str_eq(sym.function, "symbols_probe");
+  ocgc_symbols_close(s);
+}
+END_TEST
+
 /* A file of [shape], opened with [o]: open_elf's answer. */
 static int open_shape(enum elfgen_shape shape, uint64_t n, const struct ocgc_symbols_opts *o,
                       struct ocgc_symbols **s)
@@ -375,6 +395,7 @@ static Suite *symbols_suite(void)
   tcase_add_test(tc, every_truncation_and_byte);
   tcase_add_test(tc, not_a_regular_file);
   tcase_add_test(tc, own_process);
+  tcase_add_test(tc, time_from_first_read);
   tcase_add_test(tc, hostile_shapes);
   suite_add_tcase(s, tc);
   return s;
