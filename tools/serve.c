@@ -663,6 +663,11 @@ static enum MHD_Result pprof(struct serve *sv, struct MHD_Connection *c, const c
                 "forbidden: profiles are served over TCP only to clients that --web.config.file "
                 "authenticates (basic_auth_users, or client certificates it verifies), or to "
                 "any with --web.enable-pprof\n");
+  if (strcmp(url, "/debug/pprof/targets") == 0) {
+    struct MHD_Response *r = serve_pprof_targets(&sv->pprof, c, &who, &status);
+    if (r == NULL) return text(sv, c, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
+    return queue(sv, c, status, r);
+  }
   if (serve_pprof_submit(&sv->pprof, c, url, &who, &job, &status, why, sizeof why) != 0)
     return text(sv, c, status, why);
   *con_cls = job;
