@@ -414,6 +414,7 @@ static uint64_t x_id(struct extra *x, const struct ocgc_pprof_merge *m, const ch
     if (strcmp(m->str.p[i], s) == 0) return i;
   for (i = 0; i < x->n; i++)
     if (strcmp(x->s[i], s) == 0) return x->base + i;
+  if (x->n == sizeof x->s / sizeof x->s[0]) return 0; /* not reached: the writer's own few */
   x->s[x->n] = s;
   return x->base + x->n++;
 }

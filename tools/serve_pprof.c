@@ -2,7 +2,11 @@
  * and /debug/pprof/heap?pid=N[&seconds=S], Go's names and meanings (the
  * same profile, alloc_space or inuse_space its default sample type; with
  * seconds, the delta of a window of S seconds), for Pyroscope's and
- * Parca's scrapers and `go tool pprof http://...`.
+ * Parca's scrapers and `go tool pprof http://...`; and ?program=NAME, the
+ * profiles of a program's processes merged (the processes followed:
+ * serve_pprof_kept.c; the merge: libocgc's ocgc/pprof_merge.h), each
+ * process's part of a window, every process merged passing the client's
+ * rule (else 403).
  *
  * What it owns: the profile worker, a thread of its own, and its queue.
  * A request is checked (its client may have that process's profile:
@@ -30,7 +34,11 @@
  *   answers a closed one at once, which frees its place;
  * - a window across an exec of its process (same pid and start time; the
  *   ring held no longer mapped, the new image's another or none yet) is
- *   answered 409, not with the old image's figures;
+ *   answered 409, not with the old image's figures; by program, the old
+ *   image counts as a process gone and the new one as a process begun;
+ * - a merged profile holds at most PPROF_PROG_PROCS processes, names read
+ *   within PPROF_MERGE_NAMES_NS a request (and PPROF_NAMES_NS each look
+ *   at the processes followed, every PPROF_LOOK_NS);
  * - bounded: at most PPROF_JOBS requests at once (then 503), of them
  *   PPROF_PER_CLIENT of one client (then 429), seconds at
  *   most PPROF_MAX_SECONDS, a copy as ocgc_memprof_read bounds it, naming

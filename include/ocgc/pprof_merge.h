@@ -83,7 +83,8 @@ OCGC_API int ocgc_pprof_merge_add(struct ocgc_pprof_merge *m, const struct ocgc_
 /** Write the merge as a pprof profile, as ocgc_pprof_write (opts: the
  * same; absolute_addresses is not honoured: a merged profile holds no
  * address of any process), period the largest rate of the profiles added,
- * and [comment] (may be NULL) as a comment after the library's own.
+ * and [comment] (may be NULL; written as it is: the caller escapes what
+ * a target chose in it) as a comment after the library's own.
  * Returns 0, -EINVAL, -ENOMEM, -EFBIG. */
 OCGC_API int ocgc_pprof_merge_write(const struct ocgc_pprof_merge *m,
                                     const struct ocgc_pprof_opts *opts, const char *comment,
