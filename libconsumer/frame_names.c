@@ -105,14 +105,18 @@ static unsigned map_of(struct ocgc_frame_names *fn, const struct ocgc_symbols_ma
 }
 
 /* Look [addr] up and keep what it is. */
-static int add_one(struct ocgc_frame_names *fn, uint64_t addr, struct ocgc_symbols *syms,
-                   const struct ocgc_symbols_mapping *maps, size_t nmaps)
+static int add_one(struct ocgc_frame_names *fn, uint64_t addr, struct ocgc_symbols *syms)
 {
   struct ocgc_symbol sym;
   struct fn_frame f = {FN_NONE, 0, NULL, NULL, NULL, 0};
+  const struct ocgc_symbols_mapping *maps = NULL;
+  size_t nmaps;
   int err = 0;
   if (fn->nframes >= OCGC_FRAME_NAMES_MAX) return 0;
   ocgc_symbols_lookup(syms, addr, 1, &sym);
+  /* after the lookup: it may have read the file (its build id) and
+   * renewed the array */
+  nmaps = ocgc_symbols_mappings(syms, &maps);
   if (sym.mapping != OCGC_SYMBOLS_NONE && sym.mapping < nmaps) {
     const struct ocgc_symbols_mapping *m = &maps[sym.mapping];
     f.map = map_of(fn, m, &err);
@@ -152,19 +156,15 @@ size_t ocgc_frame_names_missing(const struct ocgc_frame_names *fn, const struct 
 int ocgc_frame_names_add(struct ocgc_frame_names *fn, const struct ocgc_memprof *p,
                          struct ocgc_symbols *syms)
 {
-  const struct ocgc_symbols_mapping *maps = NULL;
-  size_t i, nmaps;
+  size_t i;
   unsigned d;
   int err;
   if (fn == NULL || p == NULL || syms == NULL) return -EINVAL;
-  nmaps = ocgc_symbols_mappings(syms, &maps);
   for (i = 0; i < p->nstacks; i++)
     for (d = 0; d < p->stack[i].depth && d < OCGC_MEMPROF_MAX_DEPTH; d++) {
       uint64_t a = p->stack[i].frames[d];
       if (fn_get(fn, a) != NULL) continue;
-      if ((err = add_one(fn, a, syms, maps, nmaps)) != 0) return err;
-      /* a lookup may read a file, which renews the array of mappings */
-      nmaps = ocgc_symbols_mappings(syms, &maps);
+      if ((err = add_one(fn, a, syms)) != 0) return err;
     }
   return 0;
 }

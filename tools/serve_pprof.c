@@ -652,7 +652,9 @@ static void program_answer(struct serve_pprof *p, struct pprof_job *j, uint64_t 
       struct serve_pprof_creds c;
       if (ocgc_memprof_read(k[i]->src, &now_copy) != 0) continue;
       serve_pprof_creds_of(k[i]->pid, &c);
-      if (c.valid) k[i]->creds = c; /* for when it is gone (the lock: submit reads it) */
+      pthread_mutex_lock(&p->lock); /* submit and the targets read it */
+      if (c.valid) k[i]->creds = c; /* for when it is gone */
+      pthread_mutex_unlock(&p->lock);
       newer = now_copy;
     } else if ((newer = k[i]->last) == NULL) {
       continue;
