@@ -108,6 +108,8 @@ struct serve_pprof {
   struct pprof_kept *kept;
   size_t nkept;
   uint64_t kept_ns;           /* the worker's last look at them */
+  uint64_t firsts_bytes;      /* the waiting windows' first copies (?program=), under
+                                 the lock: PPROF_FIRSTS_BYTES at most */
 };
 /* The client of a /debug/pprof request (serve_pprof_access.c). */
 struct serve_pprof_client {
@@ -165,7 +167,9 @@ struct MHD_Response *serve_pprof_targets(struct serve_pprof *p, struct MHD_Conne
 #define PPROF_FOLLOW_NS (UINT64_C(600) * 1000000000u) /* a program not asked for 10 min
                                                           is no longer followed */
 #define PPROF_KEPT_MAX 256          /* processes followed and kept, at most */
-#define PPROF_KEPT_BYTES (UINT64_C(64) << 20) /* their copies and names, at most */
+#define PPROF_KEPT_BYTES (UINT64_C(32) << 20) /* their copies and names, at most */
+#define PPROF_FIRSTS_BYTES (UINT64_C(48) << 20) /* the windows' first copies by program,
+                                                   all jobs together, at most */
 #define PPROF_PROG_PROCS 64         /* processes merged into one profile, at most */
 #define PPROF_LOOK_NS UINT64_C(1000000000) /* how often the worker looks for exits */
 struct pprof_kept {

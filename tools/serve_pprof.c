@@ -115,7 +115,8 @@ struct pprof_job {
   char program[OCGC_EXPO_LABEL_MAX + 4];
   struct serve_pprof_client who;
   uint64_t began_ns;
-  size_t nfirsts;
+  size_t nfirsts, firsts_left; /* left out: past PPROF_FIRSTS_BYTES */
+  uint64_t firsts_bytes;
   struct pprof_first {
     struct pprof_kept *k;      /* compared, never followed: it may be freed meanwhile */
     int pid;
@@ -132,6 +133,7 @@ static void job_free(struct serve_pprof *p, struct pprof_job *j)
   p->live--;
   pthread_cond_broadcast(&p->wake);
   for (i = 0; i < j->nfirsts; i++) ocgc_memprof_free(j->firsts[i].copy);
+  p->firsts_bytes -= j->firsts_bytes;
   ocgc_memprof_free(j->first);
   ocgc_source_close(j->src);
   if (j->resp != NULL) MHD_destroy_response(j->resp);
@@ -611,8 +613,23 @@ static void program_begin(struct serve_pprof *p, struct pprof_job *j, uint64_t n
   n = program_procs(p, j, now, k, &left);
   for (i = 0; i < n && j->nfirsts < PPROF_PROG_PROCS; i++) {
     struct pprof_first *f = &j->firsts[j->nfirsts];
+    uint64_t bytes;
+    int room;
     if (serve_pprof_kept_check(p, k[i], now) || ocgc_memprof_read(k[i]->src, &f->copy) != 0)
       continue;
+    bytes = sizeof *f->copy + f->copy->nstacks * sizeof *f->copy->stack;
+    pthread_mutex_lock(&p->lock);
+    if ((room = p->firsts_bytes + bytes <= PPROF_FIRSTS_BYTES)) {
+      p->firsts_bytes += bytes;
+      j->firsts_bytes += bytes;
+    }
+    pthread_mutex_unlock(&p->lock);
+    if (!room) { /* its part of the window is not known: left out, and said */
+      ocgc_memprof_free(f->copy);
+      f->copy = NULL;
+      j->firsts_left++;
+      continue;
+    }
     f->k = k[i];
     f->pid = k[i]->pid;
     f->start_ticks = k[i]->start_ticks;
@@ -690,7 +707,8 @@ static void program_answer(struct serve_pprof *p, struct pprof_job *j, uint64_t 
   snprintf(comment, sizeof comment, "ocgc serve: program \"%s\": %zu processes merged, %zu of "
            "them gone within %d s%s", tool_esc(j->program, prog, sizeof prog), merged, gone,
            (int)(PPROF_KEEP_NS / 1000000000u),
-           left > 0 ? " (more were left out: at most 64 are merged)" : "");
+           left > 0 || j->firsts_left > 0 ? " (more were left out: at most 64 are merged, and a "
+                                            "window's first copies take 48 MiB at most)" : "");
   clock_gettime(CLOCK_REALTIME, &rt);
   o.time_ns = (int64_t)rt.tv_sec * 1000000000 + rt.tv_nsec;
   o.duration_ns = (int64_t)j->seconds_ns;

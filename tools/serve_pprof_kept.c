@@ -22,8 +22,9 @@
  * - bounded: at most PPROF_KEPT_MAX processes, gone ones kept
  *   PPROF_KEEP_NS, a program not asked for PPROF_FOLLOW_NS not followed;
  *   the gone copies and every names table together at most
- *   PPROF_KEPT_BYTES (past it the oldest gone go first); so serve holds at
- *   most 64 MiB for this, whatever the programs do. */
+ *   PPROF_KEPT_BYTES (past it the oldest gone go first, and no living
+ *   one's names grow); so serve holds at most 32 MiB for this, whatever
+ *   the programs do. */
 
 #include <stdlib.h>
 #include <string.h>

@@ -76,7 +76,7 @@ OCGC_API int ocgc_pprof_merge_new(struct ocgc_pprof_merge **out);
  * keeps: [p] and [names] may be freed after.  At most
  * OCGC_PPROF_MERGE_SAMPLES distinct stacks in all: past it -EFBIG.
  * Returns 0, -EINVAL, -ENOMEM, -EFBIG. */
-#define OCGC_PPROF_MERGE_SAMPLES 1000000u
+#define OCGC_PPROF_MERGE_SAMPLES 200000u
 OCGC_API int ocgc_pprof_merge_add(struct ocgc_pprof_merge *m, const struct ocgc_memprof *p,
                                   const struct ocgc_frame_names *names);
 

@@ -221,6 +221,7 @@ else
 fi
 kill -TERM "$srv"
 ocgc_wait srv
+check_eq "serve: SIGTERM, exit 0 (nothing a sanitizer found)" 0 "`cat "$WORK/srv.rc"`"
 
 say "== 5. who gets a merged profile"
 NOBODY_WHY=`nobody_why`
@@ -266,6 +267,7 @@ print(sum(1 for t in g if t["labels"]["program"] == sys.argv[2].encode("utf-8", 
 ' "$WORK/o/nsd" "$NAME"`"
   kill -TERM "$srv"
   ocgc_wait usrv
+  check_eq "serve on the unix socket: exit 0" 0 "`cat "$WORK/usrv.rc"`"
   : >"$WORK/pn.d/go"
   : >"$WORK/pn.d/end"
   wait "$pn"
