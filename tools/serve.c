@@ -347,7 +347,10 @@ static void serve_usage(FILE *f)
           "/metrics (text format 0.0.4, or OpenMetrics when the scraper asks for it),\n"
           "/ (the watched processes), /-/healthy, and their allocation profiles as\n"
           "pprof: /debug/pprof/allocs?pid=N and /debug/pprof/heap?pid=N (&seconds=S:\n"
-          "the delta of a window, as Go's; &addresses=1: the process's own addresses).\n"
+          "the delta of a window, as Go's; &addresses=1: the process's own addresses);\n"
+          "?program=NAME instead of pid=N: the program's processes merged (living,\n"
+          "and gone within 5 minutes), one target per program at /debug/pprof/targets\n"
+          "(Prometheus HTTP service discovery JSON).\n"
           "Profiles go over TCP only to clients the web config authenticates, or to\n"
           "any with --web.enable-pprof; over a unix socket also to root and to the\n"
           "process's own user.  Each ring is drained on its own schedule (every\n"
@@ -663,6 +666,11 @@ static enum MHD_Result pprof(struct serve *sv, struct MHD_Connection *c, const c
                 "forbidden: profiles are served over TCP only to clients that --web.config.file "
                 "authenticates (basic_auth_users, or client certificates it verifies), or to "
                 "any with --web.enable-pprof\n");
+  if (strcmp(url, "/debug/pprof/targets") == 0) {
+    struct MHD_Response *r = serve_pprof_targets(&sv->pprof, c, &who, &status);
+    if (r == NULL) return text(sv, c, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
+    return queue(sv, c, status, r);
+  }
   if (serve_pprof_submit(&sv->pprof, c, url, &who, &job, &status, why, sizeof why) != 0)
     return text(sv, c, status, why);
   *con_cls = job;

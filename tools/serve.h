@@ -17,6 +17,7 @@
 
 #include "ocgc/consumer.h"
 #include "ocgc/expo.h"
+#include "ocgc/pprof_merge.h"
 
 /* A body's compressed size at most (then it fails). */
 #define SERVE_BUF_MAX (64u << 20)
@@ -66,7 +67,17 @@ struct pprof_job;
 struct serve_pprof_member {
   int pid;
   uint64_t start_ticks;
+  char program[OCGC_EXPO_LABEL_MAX + 4]; /* as /metrics labels it (cut): ?program= */
 };
+/* Who may read a process's profile on a unix socket, read from /proc
+ * while it lives (serve_pprof_access.c), so that the rule still holds
+ * for a process gone: valid, and the one uid and gid of the process's
+ * real, effective and saved ids, it dumpable. */
+struct serve_pprof_creds {
+  int valid;
+  unsigned uid, gid;
+};
+struct pprof_kept;
 struct serve_pprof_cached {
   int pid;
   uint64_t start_ticks, ring_ns, used_ns;
@@ -91,6 +102,14 @@ struct serve_pprof {
                                  (atomic: read by /metrics) */
   uint64_t abandoned;         /* windows dropped because their client left
                                  (atomic: read by /metrics) */
+  /* ?program=: the processes followed (serve_pprof_kept.c), under the
+   * lock for what submit reads (identity, program, creds, gone_ns); the
+   * worker's alone for the rest. */
+  struct pprof_kept *kept;
+  size_t nkept;
+  uint64_t kept_ns;           /* the worker's last look at them */
+  uint64_t firsts_bytes;      /* the waiting windows' first copies (?program=), under
+                                 the lock: PPROF_FIRSTS_BYTES at most */
 };
 /* The client of a /debug/pprof request (serve_pprof_access.c). */
 struct serve_pprof_client {
@@ -110,6 +129,12 @@ void serve_pprof_client(struct MHD_Connection *c, int is_unix, int open,
 /* Whether [who] may have the profile of process [pid] (the rule of
  * serve_pprof_access.c): 1 or 0.  Reads /proc/PID/status on a unix socket. */
 int serve_pprof_may_read(const struct serve_pprof_client *who, int pid);
+/* The creds of process [pid] now into *c (c->valid 0: none may read it
+ * but root; /proc/PID unreadable, or not dumpable). */
+void serve_pprof_creds_of(int pid, struct serve_pprof_creds *c);
+/* The rule of serve_pprof_may_read for a process of creds [c]. */
+int serve_pprof_may_read_creds(const struct serve_pprof_client *who,
+                               const struct serve_pprof_creds *c);
 /* 0, or -1 (a mutex or condition variable could not be made). */
 int serve_pprof_init(struct serve_pprof *p, const char *dir);
 int serve_pprof_start(struct serve_pprof *p); /* 0 or an errno */
@@ -131,6 +156,56 @@ int serve_pprof_submit(struct serve_pprof *p, struct MHD_Connection *c, const ch
 struct MHD_Response *serve_pprof_take(struct serve_pprof *p, void *con_cls, unsigned *status);
 /* The connection of a job is done with it (libmicrohttpd's completion). */
 void serve_pprof_completed(struct serve_pprof *p, void *con_cls);
+/* /debug/pprof/targets (serve_pprof_sd.c): the programs whose profiles
+ * [who] may have, as Prometheus http_sd_configs JSON, for [c]: the
+ * response (*status set), or NULL (out of memory). */
+struct MHD_Response *serve_pprof_targets(struct serve_pprof *p, struct MHD_Connection *c,
+                                         const struct serve_pprof_client *who, unsigned *status);
+
+/* ---- ?program=: the processes followed (serve_pprof_kept.c) ------------ */
+#define PPROF_KEEP_NS (UINT64_C(300) * 1000000000u)   /* a process gone is kept 5 min */
+#define PPROF_FOLLOW_NS (UINT64_C(600) * 1000000000u) /* a program not asked for 10 min
+                                                          is no longer followed */
+#define PPROF_KEPT_MAX 256          /* processes followed and kept, at most */
+#define PPROF_KEPT_BYTES (UINT64_C(32) << 20) /* their copies and names, at most */
+#define PPROF_FIRSTS_BYTES (UINT64_C(48) << 20) /* the windows' first copies by program,
+                                                   all jobs together, at most */
+#define PPROF_PROG_PROCS 64         /* processes merged into one profile, at most */
+#define PPROF_LOOK_NS UINT64_C(1000000000) /* how often the worker looks for exits */
+struct pprof_kept {
+  struct pprof_kept *next;
+  int pid;
+  uint64_t start_ticks, ring_ns;
+  char program[OCGC_EXPO_LABEL_MAX + 4];
+  struct serve_pprof_creds creds;
+  uint64_t since_ns;          /* followed from (cm_mono_ns) */
+  uint64_t asked_ns;          /* its program last asked for */
+  uint64_t gone_ns;           /* 0 while it lives */
+  /* the worker's: */
+  struct ocgc_source *src;    /* held while it lives: its ring stays mapped, and
+                                 its last copy can be read once it is gone */
+  struct ocgc_memprof *last;  /* once gone: its last copy (NULL: none could be read) */
+  struct ocgc_frame_names *names;
+  uint64_t named_stacks;      /* its stacks when its names were last read */
+};
+/* Follow the living processes of [program] (the lock not held): each
+ * opened and its creds read, within PPROF_KEPT_MAX (the oldest gone give
+ * way); [asked_ns]: when it was last asked for (now, for a request).  Also at each look, for the
+ * programs asked within PPROF_FOLLOW_NS (PPROF_LOOK_PROGRAMS at most). */
+#define PPROF_LOOK_PROGRAMS 16
+void serve_pprof_follow(struct serve_pprof *p, const char *program, uint64_t now,
+                        uint64_t asked_ns);
+/* Look at the processes followed (the lock not held): those no longer
+ * watched (or exec'd) read a last time and marked gone; those gone past
+ * PPROF_KEEP_NS, or of a program not asked for PPROF_FOLLOW_NS, freed. */
+void serve_pprof_look(struct serve_pprof *p, uint64_t now);
+/* Whether followed process [k] is gone (the worker, no lock held): if its
+ * ring is no longer its (it exited, or exec'd), it is marked gone now,
+ * its last copy read: 1; else 0. */
+int serve_pprof_kept_check(struct serve_pprof *p, struct pprof_kept *k, uint64_t now);
+/* The bytes the gone processes' copies and every names table hold. */
+uint64_t serve_pprof_kept_bytes(const struct serve_pprof *p);
+void serve_pprof_kept_free(struct serve_pprof *p);
 
 
 /* The processes watched: libocgc's watch, made from the options below

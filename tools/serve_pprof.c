@@ -2,7 +2,11 @@
  * and /debug/pprof/heap?pid=N[&seconds=S], Go's names and meanings (the
  * same profile, alloc_space or inuse_space its default sample type; with
  * seconds, the delta of a window of S seconds), for Pyroscope's and
- * Parca's scrapers and `go tool pprof http://...`.
+ * Parca's scrapers and `go tool pprof http://...`; and ?program=NAME, the
+ * profiles of a program's processes merged (the processes followed:
+ * serve_pprof_kept.c; the merge: libocgc's ocgc/pprof_merge.h), each
+ * process's part of a window, every process merged passing the client's
+ * rule (else 403).
  *
  * What it owns: the profile worker, a thread of its own, and its queue.
  * A request is checked (its client may have that process's profile:
@@ -30,7 +34,11 @@
  *   answers a closed one at once, which frees its place;
  * - a window across an exec of its process (same pid and start time; the
  *   ring held no longer mapped, the new image's another or none yet) is
- *   answered 409, not with the old image's figures;
+ *   answered 409, not with the old image's figures; by program, the old
+ *   image counts as a process gone and the new one as a process begun;
+ * - a merged profile holds at most PPROF_PROG_PROCS processes, names read
+ *   within PPROF_MERGE_NAMES_NS a request (and PPROF_NAMES_NS each look
+ *   at the processes followed, every PPROF_LOOK_NS);
  * - bounded: at most PPROF_JOBS requests at once (then 503), of them
  *   PPROF_PER_CLIENT of one client (then 429), seconds at
  *   most PPROF_MAX_SECONDS, a copy as ocgc_memprof_read bounds it, naming
@@ -58,6 +66,7 @@
 #include <time.h>
 
 #include "clock.h"
+#include "common.h"
 #include "serve.h"
 
 #define PPROF_JOBS 8
@@ -78,6 +87,9 @@
 #define PPROF_CACHE_BYTES (UINT64_C(96) << 20)
 #define PPROF_ONE_BYTES (PPROF_NAMES_BYTES + (UINT64_C(1) << 20))
 #define PPROF_STOP_NS UINT64_C(2000000000)      /* the stop's answers sent, at most */
+/* A merged profile's naming, all its processes together: past it, frames
+ * not named yet stay addresses in their files. */
+#define PPROF_MERGE_NAMES_NS UINT64_C(10000000000) /* 10 s */
 
 enum job_state { JOB_NEW, JOB_WAITING, JOB_DONE };
 
@@ -96,14 +108,32 @@ struct pprof_job {
   unsigned holders;            /* the worker and the connection */
   struct ocgc_source *src;     /* the worker's, while it waits */
   struct ocgc_memprof *first;
+  /* ?program=: the program (its label), its client (the rule is checked
+   * again for each process merged: one may start during a window), and
+   * the first copy of each process followed when the window began */
+  int by_program;
+  char program[OCGC_EXPO_LABEL_MAX + 4];
+  struct serve_pprof_client who;
+  uint64_t began_ns;
+  size_t nfirsts, firsts_left; /* left out: past PPROF_FIRSTS_BYTES */
+  uint64_t firsts_bytes;
+  struct pprof_first {
+    struct pprof_kept *k;      /* compared, never followed: it may be freed meanwhile */
+    int pid;
+    uint64_t start_ticks, ring_ns;
+    struct ocgc_memprof *copy;
+  } firsts[PPROF_PROG_PROCS];
   unsigned status;             /* once DONE */
   struct MHD_Response *resp;   /* once DONE; taken by the connection */
 };
 
 static void job_free(struct serve_pprof *p, struct pprof_job *j)
 {
+  size_t i;
   p->live--;
   pthread_cond_broadcast(&p->wake);
+  for (i = 0; i < j->nfirsts; i++) ocgc_memprof_free(j->firsts[i].copy);
+  p->firsts_bytes -= j->firsts_bytes;
   ocgc_memprof_free(j->first);
   ocgc_source_close(j->src);
   if (j->resp != NULL) MHD_destroy_response(j->resp);
@@ -163,6 +193,53 @@ static int parse_bounded(const char *s, long lo, long hi, long *v)
   return 0;
 }
 
+/* Whether [who] may not have the merged profile of [prog] (a 404 or a 403
+ * into *status and why): 0 if it may, or -1.  Every process that would be
+ * merged is judged by the rule (serve_pprof_access.c): the living ones by
+ * their /proc now, the gone ones by their ids as they lived.  One it may
+ * not read refuses the whole: a merge cannot say whose share is whose. */
+static int program_refused(struct serve_pprof *p, const struct serve_pprof_client *who,
+                           const char *prog, unsigned *status, char *why, size_t n)
+{
+  int pids[PPROF_PROG_PROCS];
+  struct serve_pprof_creds gone[PPROF_PROG_PROCS];
+  size_t np = 0, ng = 0, i;
+  uint64_t now = cm_mono_ns();
+  const struct pprof_kept *k;
+  pthread_mutex_lock(&p->lock);
+  for (i = 0; i < p->nmembers && np < PPROF_PROG_PROCS; i++)
+    if (strcmp(p->members[i].program, prog) == 0) pids[np++] = p->members[i].pid;
+  for (k = p->kept; k != NULL && ng < PPROF_PROG_PROCS; k = k->next)
+    if (k->gone_ns != 0 && now - k->gone_ns <= PPROF_KEEP_NS && strcmp(k->program, prog) == 0)
+      gone[ng++] = k->creds;
+  pthread_mutex_unlock(&p->lock);
+  if (np + ng == 0) {
+    *status = MHD_HTTP_NOT_FOUND;
+    snprintf(why, n, "not found: this exporter watches no process of that program, and kept "
+                     "none gone in the last %d s\n", (int)(PPROF_KEEP_NS / 1000000000u));
+    return -1;
+  }
+  for (i = 0; i < np; i++)
+    if (!serve_pprof_may_read(who, pids[i])) break;
+  if (i < np) {
+    *status = MHD_HTTP_FORBIDDEN;
+    snprintf(why, n, "forbidden: a merged profile goes only to a client who may read each of "
+                     "the program's processes (as ptrace, over this unix socket), and this one "
+                     "may not read process %d\n", pids[i]);
+    return -1;
+  }
+  for (i = 0; i < ng; i++)
+    if (!serve_pprof_may_read_creds(who, &gone[i])) {
+      *status = MHD_HTTP_FORBIDDEN;
+      snprintf(why, n, "forbidden: a merged profile goes only to a client who may read each of "
+                       "the program's processes (as ptrace, over this unix socket), and this one "
+                       "may not read one that exited in the last %d s\n",
+               (int)(PPROF_KEEP_NS / 1000000000u));
+      return -1;
+    }
+  return 0;
+}
+
 int serve_pprof_submit(struct serve_pprof *p, struct MHD_Connection *c, const char *url,
                        const struct serve_pprof_client *who, void **job_out, unsigned *status,
                        char *why, size_t n)
@@ -170,8 +247,9 @@ int serve_pprof_submit(struct serve_pprof *p, struct MHD_Connection *c, const ch
   const char *spid = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "pid");
   const char *ssec = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "seconds");
   const char *sadr = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "addresses");
+  const char *sprog = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "program");
   struct pprof_job *j;
-  long pid, sec = 0, absolute = 0;
+  long pid = 0, sec = 0, absolute = 0;
   size_t i;
   unsigned mine = 0;
   int heap = strcmp(url, "/debug/pprof/heap") == 0;
@@ -181,10 +259,17 @@ int serve_pprof_submit(struct serve_pprof *p, struct MHD_Connection *c, const ch
     snprintf(why, n, "not found: /debug/pprof/allocs and /debug/pprof/heap are served\n");
     return -1;
   }
-  if (parse_bounded(spid, 1, 0x7fffffff, &pid) != 0) {
+  if (sprog != NULL && spid == NULL) {
+    if (sprog[0] == '\0' || strlen(sprog) > OCGC_EXPO_LABEL_MAX + 3) {
+      *status = MHD_HTTP_BAD_REQUEST;
+      snprintf(why, n, "bad request: program is a program label of /metrics (1 to %d bytes)\n",
+               OCGC_EXPO_LABEL_MAX + 3);
+      return -1;
+    }
+  } else if (sprog != NULL || parse_bounded(spid, 1, 0x7fffffff, &pid) != 0) {
     *status = MHD_HTTP_BAD_REQUEST;
-    snprintf(why, n, "bad request: pid=N is required, a process this exporter watches (/ lists "
-                     "them)\n");
+    snprintf(why, n, "bad request: pid=N (a process this exporter watches: / lists them) or "
+                     "program=NAME (a program label of /metrics), one of them, is required\n");
     return -1;
   }
   if (ssec != NULL && parse_bounded(ssec, 1, PPROF_MAX_SECONDS, &sec) != 0) {
@@ -197,17 +282,24 @@ int serve_pprof_submit(struct serve_pprof *p, struct MHD_Connection *c, const ch
     snprintf(why, n, "bad request: addresses is 0 (the default: none of the process's) or 1\n");
     return -1;
   }
+  if (sprog != NULL && absolute) {
+    *status = MHD_HTTP_BAD_REQUEST;
+    snprintf(why, n, "bad request: a merged profile has no process's addresses (addresses=1 "
+                     "goes with pid=N)\n");
+    return -1;
+  }
+  if (sprog != NULL && program_refused(p, who, sprog, status, why, n) != 0) return -1;
   /* Before the list: who may not have it learns nothing of what is watched. */
-  if (!serve_pprof_may_read(who, (int)pid)) {
+  if (sprog == NULL && !serve_pprof_may_read(who, (int)pid)) {
     *status = MHD_HTTP_FORBIDDEN;
     snprintf(why, n, "forbidden: over this unix socket, a process's profile goes to root and "
                      "to its own user (as ptrace); --web.enable-pprof serves any client\n");
     return -1;
   }
   pthread_mutex_lock(&p->lock);
-  for (i = 0; i < p->nmembers; i++)
+  for (i = 0; i < p->nmembers && sprog == NULL; i++)
     if (p->members[i].pid == (int)pid) break;
-  if (i == p->nmembers || p->stopping) {
+  if ((sprog == NULL && i == p->nmembers) || p->stopping) {
     int stopping = p->stopping;
     pthread_mutex_unlock(&p->lock);
     *status = stopping ? MHD_HTTP_SERVICE_UNAVAILABLE : MHD_HTTP_NOT_FOUND;
@@ -234,7 +326,10 @@ int serve_pprof_submit(struct serve_pprof *p, struct MHD_Connection *c, const ch
   }
   j->c = c;
   j->pid = (int)pid;
-  j->start_ticks = p->members[i].start_ticks;
+  if (sprog == NULL) j->start_ticks = p->members[i].start_ticks;
+  j->by_program = sprog != NULL;
+  if (sprog != NULL) snprintf(j->program, sizeof j->program, "%s", sprog);
+  j->who = *who;
   j->heap = heap;
   j->absolute = absolute != 0;
   j->fd = who->fd;
@@ -338,6 +433,9 @@ static void answer_text(struct pprof_job *j, unsigned status, const char *s)
     MHD_add_response_header(j->resp, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
 }
 
+static void answer_pprof(struct serve_pprof *p, struct pprof_job *j, unsigned char *buf,
+                         size_t len);
+
 /* [prof] as the job's pprof answer. */
 static void answer_profile(struct serve_pprof *p, struct pprof_job *j,
                            const struct ocgc_memprof *prof)
@@ -359,6 +457,12 @@ static void answer_profile(struct serve_pprof *p, struct pprof_job *j,
                 err == -EFBIG ? "the profile outgrew its bound (64 MiB)\n" : "out of memory\n");
     return;
   }
+  answer_pprof(p, j, buf, len);
+}
+
+/* [buf] (a gzipped pprof of [len] bytes, taken over) as the job's answer. */
+static void answer_pprof(struct serve_pprof *p, struct pprof_job *j, unsigned char *buf, size_t len)
+{
   j->status = MHD_HTTP_OK;
   j->resp = MHD_create_response_from_buffer_with_free_callback(len, buf, free);
   if (j->resp == NULL) {
@@ -431,10 +535,220 @@ static int exec_since(struct serve_pprof *p, struct pprof_job *j)
          lives(j->pid, j->start_ticks);
 }
 
+/* ---- ?program=: the merged profile ------------------------------------------------ */
+
+/* The processes followed for [j]'s program, living or gone within
+ * PPROF_KEEP_NS, into k[] (at most PPROF_PROG_PROCS; *left those past it):
+ * the worker's to use with no lock held (only it frees them). */
+static size_t program_procs(struct serve_pprof *p, const struct pprof_job *j, uint64_t now,
+                            struct pprof_kept **k, size_t *left)
+{
+  struct pprof_kept *x;
+  size_t n = 0;
+  *left = 0;
+  pthread_mutex_lock(&p->lock);
+  for (x = p->kept; x != NULL; x = x->next) {
+    if (strcmp(x->program, j->program) != 0) continue;
+    if (x->gone_ns != 0 && now - x->gone_ns > PPROF_KEEP_NS) continue;
+    if (n < PPROF_PROG_PROCS) k[n++] = x;
+    else ++*left;
+  }
+  pthread_mutex_unlock(&p->lock);
+  return n;
+}
+
+/* Name the frames of [k] (living) in [copy] not named yet, if the kept
+ * processes have room. */
+static void name_kept(struct serve_pprof *p, struct pprof_kept *k, const struct ocgc_memprof *copy)
+{
+  struct ocgc_symbols *syms;
+  int room;
+  if (ocgc_frame_names_missing(k->names, copy) == 0) return;
+  pthread_mutex_lock(&p->lock);
+  room = serve_pprof_kept_bytes(p) < PPROF_KEPT_BYTES;
+  pthread_mutex_unlock(&p->lock);
+  if (room && (syms = names(p, k->pid, k->start_ticks, k->ring_ns)) != NULL)
+    (void)ocgc_frame_names_add(k->names, copy, syms);
+}
+
+/* The living processes followed whose tables have new stacks: named now
+ * (a look, every PPROF_LOOK_NS), so that a process that goes between two
+ * requests has its names; PPROF_NAMES_NS at most a turn. */
+static void name_followed(struct serve_pprof *p, uint64_t now)
+{
+  struct pprof_kept *k[PPROF_KEPT_MAX], *x;
+  size_t n = 0, i;
+  pthread_mutex_lock(&p->lock);
+  for (x = p->kept; x != NULL && n < PPROF_KEPT_MAX; x = x->next)
+    if (x->gone_ns == 0) k[n++] = x;
+  pthread_mutex_unlock(&p->lock);
+  for (i = 0; i < n && cm_mono_ns() - now < PPROF_NAMES_NS; i++) {
+    struct ocgc_memprof_summary sum = OCGC_OPTS_INIT(struct ocgc_memprof_summary);
+    struct ocgc_memprof *copy = NULL;
+    if (ocgc_memprof_summary(k[i]->src, &sum) != 0 || sum.stacks == k[i]->named_stacks) continue;
+    if (ocgc_memprof_read(k[i]->src, &copy) != 0) continue;
+    name_kept(p, k[i], copy);
+    k[i]->named_stacks = sum.stacks;
+    ocgc_memprof_free(copy);
+  }
+}
+
+/* The first copy of [k] taken when [j]'s window began, or NULL. */
+static const struct ocgc_memprof *first_of(const struct pprof_job *j, const struct pprof_kept *k)
+{
+  size_t i;
+  for (i = 0; i < j->nfirsts; i++)
+    if (j->firsts[i].k == k && j->firsts[i].pid == k->pid &&
+        j->firsts[i].start_ticks == k->start_ticks && j->firsts[i].ring_ns == k->ring_ns)
+      return j->firsts[i].copy;
+  return NULL;
+}
+
+/* The window's first copies: one of each living process followed. */
+static void program_begin(struct serve_pprof *p, struct pprof_job *j, uint64_t now)
+{
+  struct pprof_kept *k[PPROF_PROG_PROCS];
+  size_t n, i, left;
+  j->began_ns = now;
+  n = program_procs(p, j, now, k, &left);
+  for (i = 0; i < n && j->nfirsts < PPROF_PROG_PROCS; i++) {
+    struct pprof_first *f = &j->firsts[j->nfirsts];
+    uint64_t bytes;
+    int room;
+    if (serve_pprof_kept_check(p, k[i], now) || ocgc_memprof_read(k[i]->src, &f->copy) != 0)
+      continue;
+    bytes = sizeof *f->copy + f->copy->nstacks * sizeof *f->copy->stack;
+    pthread_mutex_lock(&p->lock);
+    if ((room = p->firsts_bytes + bytes <= PPROF_FIRSTS_BYTES)) {
+      p->firsts_bytes += bytes;
+      j->firsts_bytes += bytes;
+    }
+    pthread_mutex_unlock(&p->lock);
+    if (!room) { /* its part of the window is not known: left out, and said */
+      ocgc_memprof_free(f->copy);
+      f->copy = NULL;
+      j->firsts_left++;
+      continue;
+    }
+    f->k = k[i];
+    f->pid = k[i]->pid;
+    f->start_ticks = k[i]->start_ticks;
+    f->ring_ns = k[i]->ring_ns;
+    j->nfirsts++;
+  }
+}
+
+/* The merged profile of [j]'s program as its answer: each process's copy
+ * now (its last, if gone), or with a window its part of the window: what
+ * it added since its first copy, all it counted if it began during the
+ * window, nothing if it was gone before.  Each process merged must pass
+ * the client's rule, else 403. */
+static void program_answer(struct serve_pprof *p, struct pprof_job *j, uint64_t now)
+{
+  struct pprof_kept *k[PPROF_PROG_PROCS];
+  struct ocgc_pprof_merge *m = NULL;
+  struct ocgc_pprof_opts o = OCGC_OPTS_INIT(struct ocgc_pprof_opts);
+  struct timespec rt;
+  size_t n, i, left, merged = 0, gone = 0;
+  uint64_t names_until = now + PPROF_MERGE_NAMES_NS;
+  unsigned char *buf;
+  size_t len;
+  int err = 0;
+  char comment[400], prog[TOOL_ESC_SIZE(sizeof j->program)];
+  n = program_procs(p, j, now, k, &left);
+  if (ocgc_pprof_merge_new(&m) != 0) return;
+  for (i = 0; i < n && err == 0; i++) {
+    struct ocgc_memprof *now_copy = NULL, *window = NULL;
+    const struct ocgc_memprof *newer, *older = NULL;
+    int living = !serve_pprof_kept_check(p, k[i], now);
+    if (j->seconds_ns > 0) {
+      older = first_of(j, k[i]);
+      if (older == NULL && k[i]->since_ns < j->began_ns) continue; /* none of the window's */
+    }
+    if (living) {
+      struct serve_pprof_creds c;
+      if (ocgc_memprof_read(k[i]->src, &now_copy) != 0) continue;
+      serve_pprof_creds_of(k[i]->pid, &c);
+      pthread_mutex_lock(&p->lock); /* submit and the targets read it */
+      if (c.valid) k[i]->creds = c; /* for when it is gone */
+      pthread_mutex_unlock(&p->lock);
+      newer = now_copy;
+    } else if ((newer = k[i]->last) == NULL) {
+      continue;
+    }
+    if (!serve_pprof_may_read_creds(&j->who, &k[i]->creds) &&
+        !(living && serve_pprof_may_read(&j->who, k[i]->pid))) {
+      ocgc_memprof_free(now_copy);
+      ocgc_pprof_merge_free(m);
+      answer_text(j, MHD_HTTP_FORBIDDEN, "forbidden: a merged profile goes only to a client who "
+                                         "may read each of the program's processes, and one "
+                                         "merged is not this client's to read\n");
+      return;
+    }
+    /* Names while it lives, within the request's time for names and the
+     * kept processes' bytes: what is not named stays an address in its file. */
+    if (living && cm_mono_ns() < names_until) name_kept(p, k[i], newer);
+    if (older != NULL && ocgc_memprof_delta(older, newer, &window) != 0) {
+      ocgc_memprof_free(now_copy);
+      continue; /* not one table (a fork's new one): its part is not known */
+    }
+    err = ocgc_pprof_merge_add(m, window != NULL ? window : newer, k[i]->names);
+    merged++;
+    gone += !living;
+    ocgc_memprof_free(window);
+    ocgc_memprof_free(now_copy);
+  }
+  if (err != 0) {
+    ocgc_pprof_merge_free(m);
+    answer_text(j, MHD_HTTP_INTERNAL_SERVER_ERROR,
+                err == -EFBIG ? "the merged profile outgrew its bound\n" : "out of memory\n");
+    return;
+  }
+  snprintf(comment, sizeof comment, "ocgc serve: program \"%s\": %zu processes merged, %zu of "
+           "them gone within %d s%s", tool_esc(j->program, prog, sizeof prog), merged, gone,
+           (int)(PPROF_KEEP_NS / 1000000000u),
+           left > 0 || j->firsts_left > 0 ? " (more were left out: at most 64 are merged, and a "
+                                            "window's first copies take 48 MiB at most)" : "");
+  clock_gettime(CLOCK_REALTIME, &rt);
+  o.time_ns = (int64_t)rt.tv_sec * 1000000000 + rt.tv_nsec;
+  o.duration_ns = (int64_t)j->seconds_ns;
+  o.default_value_set = 1;
+  o.default_value = j->heap ? OCGC_PV_INUSE_SPACE : OCGC_PV_ALLOC_SPACE;
+  o.max_bytes = SERVE_BUF_MAX;
+  err = ocgc_pprof_merge_write(m, &o, comment, &buf, &len);
+  ocgc_pprof_merge_free(m);
+  if (err != 0) {
+    answer_text(j, MHD_HTTP_INTERNAL_SERVER_ERROR,
+                err == -EFBIG ? "the profile outgrew its bound (64 MiB)\n" : "out of memory\n");
+    return;
+  }
+  answer_pprof(p, j, buf, len);
+}
+
+/* One step of a ?program= job, with no lock held. */
+static void program_step(struct serve_pprof *p, struct pprof_job *j)
+{
+  uint64_t now = cm_mono_ns();
+  serve_pprof_follow(p, j->program, now, now);
+  if (j->state == JOB_NEW && j->seconds_ns > 0) {
+    program_begin(p, j, now);
+    j->due_ns = now + j->seconds_ns;
+    j->state = JOB_WAITING;
+    return;
+  }
+  serve_pprof_look(p, now); /* who went during the window: their last copies */
+  program_answer(p, j, now);
+  j->state = JOB_DONE;
+}
+
 /* One step of job [j], with no lock held. */
 static void step(struct serve_pprof *p, struct pprof_job *j)
 {
   struct ocgc_memprof *last, *window = NULL;
+  if (j->by_program) {
+    program_step(p, j);
+    return;
+  }
   if (j->state == JOB_NEW) {
     struct ocgc_attach_opts oo = OCGC_OPTS_INIT(struct ocgc_attach_opts);
     struct ocgc_source_info info = OCGC_OPTS_INIT(struct ocgc_source_info);
@@ -557,9 +871,20 @@ static void *worker(void *arg)
       drop_gone(p);
       gone_ns = now;
     }
+    if (p->kept != NULL && now - p->kept_ns >= PPROF_LOOK_NS) {
+      /* the processes followed: exits noticed within PPROF_LOOK_NS, and
+       * the gone ones let go after PPROF_KEEP_NS */
+      pthread_mutex_unlock(&p->lock);
+      serve_pprof_look(p, now);
+      name_followed(p, now);
+      pthread_mutex_lock(&p->lock);
+      continue;
+    }
     j = next_job(p, now, &until);
     /* a window waits: its socket looked at again within PPROF_GONE_NS */
     if (j == NULL && until != 0 && until > gone_ns + PPROF_GONE_NS) until = gone_ns + PPROF_GONE_NS;
+    if (j == NULL && p->kept != NULL && (until == 0 || until > p->kept_ns + PPROF_LOOK_NS))
+      until = p->kept_ns + PPROF_LOOK_NS;
     if (j == NULL) {
       if (until == 0) {
         pthread_cond_wait(&p->wake, &p->lock);
@@ -631,6 +956,7 @@ void serve_pprof_free(struct serve_pprof *p)
 {
   unsigned i;
   for (i = 0; i < SERVE_PPROF_CACHE; i++) ocgc_symbols_close(p->cache[i].syms);
+  serve_pprof_kept_free(p);
   free(p->members);
   pthread_cond_destroy(&p->wake);
   pthread_mutex_destroy(&p->lock);

@@ -19,7 +19,11 @@
  *   target's real, effective and saved uids and a gid each of its gids,
  *   the target dumpable (its /proc/PID owned by that uid: the kernel
  *   gives a process that is not dumpable to root);
- * - what cannot be read (/proc/PID gone, a line missing) refuses.
+ * - what cannot be read (/proc/PID gone, a line missing) refuses;
+ * - a merged profile (?program=) goes only to a client who may read
+ *   every process merged, each by the rule above; a process gone is
+ *   judged by its ids as read while it lived (serve_pprof_creds_of, when
+ *   it was first followed).
  *
  * Invariants: only the kernel's files are read (/proc/PID/status, written
  * by the kernel, its Uid and Gid lines; the target chooses nothing there),
@@ -86,25 +90,46 @@ static int ids(const char *status, const char *name, unsigned long v[4])
   return -1;
 }
 
-int serve_pprof_may_read(const struct serve_pprof_client *who, int pid)
+void serve_pprof_creds_of(int pid, struct serve_pprof_creds *c)
 {
   char path[64], status[4096];
   unsigned long uid[4], gid[4];
   struct stat st;
   ssize_t got;
   int fd, i;
+  memset(c, 0, sizeof *c);
+  snprintf(path, sizeof path, "/proc/%d/status", pid);
+  if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) return;
+  got = read(fd, status, sizeof status - 1); /* Uid and Gid come in the first lines */
+  close(fd);
+  if (got <= 0) return;
+  status[got] = '\0';
+  if (ids(status, "Uid:", uid) != 0 || ids(status, "Gid:", gid) != 0) return;
+  for (i = 1; i < 3; i++)
+    if (uid[i] != uid[0] || gid[i] != gid[0]) return;
+  /* not dumpable: the kernel gives /proc/PID to root */
+  snprintf(path, sizeof path, "/proc/%d", pid);
+  if (stat(path, &st) != 0 || st.st_uid != uid[0]) return;
+  c->valid = 1;
+  c->uid = (unsigned)uid[0];
+  c->gid = (unsigned)gid[0];
+}
+
+int serve_pprof_may_read_creds(const struct serve_pprof_client *who,
+                               const struct serve_pprof_creds *c)
+{
   if (who->open) return 1;
   if (!who->is_unix || !who->have_peer) return 0;
   if (who->uid == 0) return 1;
-  snprintf(path, sizeof path, "/proc/%d/status", pid);
-  if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) return 0;
-  got = read(fd, status, sizeof status - 1); /* Uid and Gid come in the first lines */
-  close(fd);
-  if (got <= 0) return 0;
-  status[got] = '\0';
-  if (ids(status, "Uid:", uid) != 0 || ids(status, "Gid:", gid) != 0) return 0;
-  for (i = 0; i < 3; i++)
-    if (uid[i] != who->uid || gid[i] != who->gid) return 0;
-  snprintf(path, sizeof path, "/proc/%d", pid);
-  return stat(path, &st) == 0 && st.st_uid == who->uid;
+  return c->valid && c->uid == who->uid && c->gid == who->gid;
+}
+
+int serve_pprof_may_read(const struct serve_pprof_client *who, int pid)
+{
+  struct serve_pprof_creds c;
+  if (who->open) return 1;
+  if (!who->is_unix || !who->have_peer) return 0;
+  if (who->uid == 0) return 1;
+  serve_pprof_creds_of(pid, &c);
+  return serve_pprof_may_read_creds(who, &c);
 }

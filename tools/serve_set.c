@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "common.h"
+#include "utf8.h"
 #include "serve.h"
 
 /* --program: a name of the target's choosing, matched as it is (the
@@ -112,7 +113,9 @@ void serve_set_members(struct serve_set *s)
   if ((m = calloc(cap ? cap : 1, sizeof *m)) == NULL) return; /* the last list stands */
   for (p = ocgc_watch_next(s->watch, NULL); p != NULL && n < cap; p = ocgc_watch_next(s->watch, p)) {
     m[n].pid = p->pid;
-    m[n++].start_ticks = p->start_ticks;
+    m[n].start_ticks = p->start_ticks;
+    /* the name /metrics labels it with, cut as there: what ?program= asks */
+    cm_utf8_cut(p->program, OCGC_EXPO_LABEL_MAX, m[n++].program);
   }
   serve_pprof_members(s->pprof, m, n); /* taken over */
 }

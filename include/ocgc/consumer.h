@@ -29,5 +29,6 @@
 #include <ocgc/memprof.h>
 #include <ocgc/symbols.h>
 #include <ocgc/profile.h>
+#include <ocgc/pprof_merge.h>
 
 #endif /* OCGC_CONSUMER_H */

@@ -21,10 +21,13 @@
  *   sum of its children;
  * - a function name of control bytes, ';', ' ' and '\\' (a target's
  *   ELF file names its functions) is escaped "\\xNN" in every form: no
- *   newline or ';' of a name forges a folded frame or line. */
+ *   newline or ';' of a name forges a folded frame or line;
+ * - a merge (ocgc/pprof_merge.h) of two profiles of one build: one
+ *   location per place in the file, figures summed. */
 
 #include <check.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -621,6 +624,95 @@ START_TEST(tree)
 }
 END_TEST
 
+/* Two profiles of one build merged (ocgc_pprof_merge), each named by a
+ * symbolizer of its own (closed before the merge: the names outlive it):
+ * the frame in both is one location of one mapping, each stack's figures
+ * summed, a frame that could not be placed a location of its own with no
+ * address, and no address of this process. */
+START_TEST(merge_two)
+{
+  struct ocgc_memprof *p1 = made(), *p2 = made();
+  struct ocgc_symbols *s1, *s2;
+  const struct ocgc_symbols_mapping *ms;
+  struct ocgc_symbol sym, sym2;
+  struct ocgc_frame_names *n1, *n2;
+  struct ocgc_pprof_merge *m;
+  struct ocgc_pprof_opts o = OCGC_OPTS_INIT(struct ocgc_pprof_opts);
+  struct decoded *d = calloc(1, sizeof *d);
+  uint64_t here = (uint64_t)(uintptr_t)&made + 16, there; /* inside made() */
+  unsigned char *b;
+  size_t nb, i, nms;
+  int found = 0;
+  int64_t v1[OCGC_PV_COUNT], v2[OCGC_PV_COUNT];
+  char fname[128];
+  uint64_t lo, hi;
+  ck_assert_int_eq(ocgc_symbols_open_pid(getpid(), 0, NULL, &s1), 0);
+  ocgc_symbols_lookup(s1, here, 1, &sym);
+  ck_assert_uint_ne(sym.mapping, OCGC_SYMBOLS_NONE);
+  nms = ocgc_symbols_mappings(s1, &ms);
+  ck_assert_uint_lt(sym.mapping, nms);
+  if (ms[sym.mapping].build_id[0] == '\0') { /* a build without build ids: by path, not shown here */
+    ocgc_symbols_close(s1);
+    ocgc_memprof_free(p1);
+    ocgc_memprof_free(p2);
+    free(d);
+    return;
+  }
+  /* a second process of the same build: another symbolizer of this one
+   * (two processes at other load addresses: serve_pprof_byprog.sh) */
+  ck_assert_int_eq(ocgc_symbols_open_pid(getpid(), 0, NULL, &s2), 0);
+  there = here;
+  ocgc_symbols_lookup(s2, there, 1, &sym2);
+  ck_assert_ptr_nonnull(sym2.function);
+  ck_assert_str_eq(sym2.function, sym.function);
+  snprintf(fname, sizeof fname, "%s", sym.function); /* the symbolizers close below */
+  lo = ms[sym.mapping].start;
+  hi = ms[sym.mapping].limit;
+  p1->stack[1].frames[0] = here;
+  p2->stack[1].frames[0] = there;
+  p1->stack[1].depth = p2->stack[1].depth = 1;
+  p2->stack[2].frames[0] = 0x77; /* in no mapping of the file: not placed */
+  counts(&p2->stack[1].alloc, 30, 15360, 30 * 1024);
+  ck_assert_int_eq(ocgc_frame_names_new(&n1), 0);
+  ck_assert_int_eq(ocgc_frame_names_new(&n2), 0);
+  ck_assert_uint_eq(ocgc_frame_names_missing(n1, p1), 5);
+  ck_assert_int_eq(ocgc_frame_names_add(n1, p1, s1), 0);
+  ck_assert_int_eq(ocgc_frame_names_add(n2, p2, s2), 0);
+  ck_assert_uint_eq(ocgc_frame_names_missing(n1, p1), 0);
+  ocgc_symbols_close(s1); /* the names outlive their symbolizers */
+  ocgc_symbols_close(s2);
+  ck_assert_int_eq(ocgc_pprof_merge_new(&m), 0);
+  ck_assert_int_eq(ocgc_pprof_merge_add(m, p1, n1), 0);
+  ck_assert_int_eq(ocgc_pprof_merge_add(m, p2, n2), 0);
+  ocgc_frame_names_free(n1);
+  ocgc_frame_names_free(n2);
+  o.no_gzip = 1;
+  ck_assert_int_eq(ocgc_pprof_merge_write(m, &o, "two", &b, &nb), 0);
+  ocgc_pprof_merge_free(m);
+  decode(b, nb, d);
+  free(b);
+  ocgc_profile_values(&p1->stack[1], v1);
+  ocgc_profile_values(&p2->stack[1], v2);
+  for (i = 0; i < d->nsamples; i++) {
+    const char *f = d->samples[i].nloc == 1 ? loc_fn(d, d->samples[i].loc[0]) : NULL;
+    unsigned k;
+    if (f == NULL || strcmp(f, fname) != 0) continue;
+    found++;
+    for (k = 0; k < OCGC_PV_COUNT; k++) ck_assert_int_eq(d->samples[i].val[k], v1[k] + v2[k]);
+  }
+  ck_assert_int_eq(found, 1); /* one sample: one location, in one mapping */
+  for (i = 0; i < d->nlocs; i++) {
+    ck_assert_msg(d->locs[i].address < lo || d->locs[i].address >= hi,
+                  "location 0x%" PRIx64 " is an address of the process", d->locs[i].address);
+    if (d->locs[i].mapping == 0 && d->locs[i].fn == 0) ck_assert_uint_eq(d->locs[i].address, 0);
+  }
+  ck_assert_uint_eq(d->period, 4096);
+  free(d);
+  ocgc_memprof_free(p1);
+  ocgc_memprof_free(p2);
+}
+END_TEST
+
 static Suite *pprof_suite(void)
 {
   Suite *s = suite_create("pprof");
@@ -633,6 +725,7 @@ static Suite *pprof_suite(void)
   tcase_add_test(tc, escaped);
   tcase_add_test(tc, functions);
   tcase_add_test(tc, tree);
+  tcase_add_test(tc, merge_two);
   suite_add_tcase(s, tc);
   return s;
 }

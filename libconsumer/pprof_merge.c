@@ -1,0 +1,547 @@
+/* pprof_merge.c - the profiles of several processes merged into one pprof
+ * profile (ocgc/pprof_merge.h): what `ocgc serve` answers for a program.
+ *
+ * How: each process's frames are placed through its frame names
+ * (frame_names.c): a mapping (per build id, else path, and segment
+ * offset) and a place in that file; a location is one place of one
+ * mapping, so the same code of two processes of one build is one
+ * location; a sample is one stack of locations and one kind, its six
+ * values summed.  The profile.proto written is the one pprof.c writes
+ * (same fields, same sample types, same made-up frames, same escaping:
+ * the names are escaped when kept), with mappings as if loaded at their
+ * file offset: no address of any process is written.
+ *
+ * Invariants: every table is hashed with chains through its items (a
+ * hash collision is told by comparing, never merged); the merge owns all
+ * it keeps (copies), so the profiles and names added may go; at most
+ * OCGC_PPROF_MERGE_SAMPLES samples, and locations and functions at most
+ * as many as the frames added; the output stops at max_bytes. */
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "frame_names.h"
+#include "idmap.h"
+#include "ocgc/pprof_merge.h"
+#include "opts.h"
+#include "profile.h"
+
+#define DEFAULT_MAX (UINT64_C(64) << 20)
+#define NONE 0u /* ids are 1-based: 0 is none */
+
+/* ---- hashed items: hash -> first item, then chained ------------------------------ */
+
+struct chains {
+  struct idmap first; /* hash -> index + 1 of the newest item with it */
+  size_t *next;       /* index + 1 of the next item of the same hash, 0: none */
+  size_t cap;
+};
+
+static int ch_add(struct chains *c, uint64_t h, size_t index)
+{
+  uint64_t old = im_get(&c->first, h);
+  if (index >= c->cap) {
+    size_t cap = c->cap ? c->cap * 2 : 256;
+    size_t *q;
+    while (cap <= index) cap *= 2;
+    if ((q = realloc(c->next, cap * sizeof *q)) == NULL) return -ENOMEM;
+    c->next = q;
+    c->cap = cap;
+  }
+  c->next[index] = old; /* the older ones after it */
+  if (old != 0) { /* replace: the idmap keeps the first put, so rewrite it in place */
+    size_t i;
+    for (i = mix(h) & (c->first.cap - 1); c->first.key[i] != h || c->first.id[i] == 0;
+         i = (i + 1) & (c->first.cap - 1)) {}
+    c->first.id[i] = index + 1;
+    return 0;
+  }
+  return im_put(&c->first, h, index + 1);
+}
+
+static void ch_free(struct chains *c)
+{
+  im_free(&c->first);
+  free(c->next);
+}
+
+#define CH_EACH(c, h, i) \
+  for (size_t i##_1 = im_get(&(c)->first, (h)); i##_1 != 0 && ((i) = i##_1 - 1, 1); \
+       i##_1 = (c)->next[i##_1 - 1])
+
+/* ---- the merge ------------------------------------------------------------------------ */
+
+struct m_map {
+  uint64_t path, build_id;     /* string ids */
+  uint64_t offset, size;
+  int has_functions, has_lines;
+};
+struct m_loc {
+  uint64_t map;                /* mapping id, NONE: not placed */
+  uint64_t file_addr;
+  uint64_t fn;                 /* function id, NONE: not named */
+  unsigned line;
+};
+struct m_fn {
+  uint64_t name, system, file; /* string ids */
+};
+struct m_sample {
+  unsigned kind;
+  int overflow, cut;
+  size_t nloc;
+  uint64_t *loc;               /* location ids, innermost first */
+  int64_t v[OCGC_PV_COUNT];
+};
+
+#define VEC(T) struct { T *p; size_t n, cap; }
+struct ocgc_pprof_merge {
+  VEC(char *) str;
+  struct chains str_h;
+  VEC(struct m_map) map;
+  struct chains map_h;
+  VEC(struct m_loc) loc;
+  struct chains loc_h;
+  VEC(struct m_fn) fn;
+  struct chains fn_h;
+  VEC(struct m_sample) smp;
+  struct chains smp_h;
+  uint64_t rate_bytes;
+};
+
+#define VEC_ROOM(v) vec_room((void **)&(v).p, &(v).cap, (v).n, sizeof *(v).p)
+static int vec_room(void **p, size_t *cap, size_t n, size_t size)
+{
+  void *q;
+  size_t c;
+  if (n < *cap) return 0;
+  c = *cap ? *cap * 2 : 64;
+  if ((q = realloc(*p, c * size)) == NULL) return -ENOMEM;
+  *p = q;
+  *cap = c;
+  return 0;
+}
+
+int ocgc_pprof_merge_new(struct ocgc_pprof_merge **out)
+{
+  struct ocgc_pprof_merge *m;
+  if (out == NULL) return -EINVAL;
+  if ((m = calloc(1, sizeof *m)) == NULL) return -ENOMEM;
+  if (VEC_ROOM(m->str) != 0 || (m->str.p[0] = strdup("")) == NULL ||
+      ch_add(&m->str_h, fnv(""), 0) != 0) {
+    m->str.n = m->str.p != NULL && m->str.p[0] != NULL;
+    ocgc_pprof_merge_free(m);
+    return -ENOMEM;
+  }
+  m->str.n = 1;
+  *out = m;
+  return 0;
+}
+
+/* The id of string [s] (copied if new), or -1 out of memory. */
+static int64_t str_id(struct ocgc_pprof_merge *m, const char *s)
+{
+  uint64_t h = fnv(s);
+  size_t i;
+  char *c;
+  CH_EACH(&m->str_h, h, i)
+    if (strcmp(m->str.p[i], s) == 0) return (int64_t)i;
+  if (VEC_ROOM(m->str) != 0 || (c = strdup(s)) == NULL) return -1;
+  if (ch_add(&m->str_h, h, m->str.n) != 0) {
+    free(c);
+    return -1;
+  }
+  m->str.p[m->str.n] = c;
+  return (int64_t)m->str.n++;
+}
+
+static uint64_t h3(uint64_t a, uint64_t b, uint64_t c)
+{
+  return mix(mix(mix(a) ^ b) ^ c);
+}
+
+/* The mapping id of [fm] (a build's file segment), made if new: 0 on error. */
+static uint64_t map_id(struct ocgc_pprof_merge *m, const struct fn_map *fm)
+{
+  int64_t path = str_id(m, fm->path), bid = str_id(m, fm->build_id);
+  int by_id = fm->build_id[0] != '\0';
+  uint64_t h;
+  size_t i;
+  if (path < 0 || bid < 0) return 0;
+  /* One build's file is known by its build id wherever it lies; a file
+   * without one by its path. */
+  h = h3(by_id ? (uint64_t)bid : (uint64_t)path, by_id, fm->offset);
+  CH_EACH(&m->map_h, h, i) {
+    const struct m_map *x = &m->map.p[i];
+    if (x->offset == fm->offset &&
+        (by_id ? x->build_id == (uint64_t)bid : x->build_id == 0 && x->path == (uint64_t)path))
+      return i + 1;
+  }
+  if (VEC_ROOM(m->map) != 0 || ch_add(&m->map_h, h, m->map.n) != 0) return 0;
+  m->map.p[m->map.n] = (struct m_map){(uint64_t)path, (uint64_t)bid, fm->offset, fm->size,
+                                      fm->has_functions, fm->has_lines};
+  return ++m->map.n;
+}
+
+static uint64_t fn_id(struct ocgc_pprof_merge *m, const char *name, const char *system,
+                      const char *file)
+{
+  int64_t n = str_id(m, name), s = str_id(m, system), f = file != NULL ? str_id(m, file) : 0;
+  uint64_t h;
+  size_t i;
+  if (n < 0 || s < 0 || f < 0) return 0;
+  h = h3((uint64_t)n, (uint64_t)s, (uint64_t)f);
+  CH_EACH(&m->fn_h, h, i) {
+    const struct m_fn *x = &m->fn.p[i];
+    if (x->name == (uint64_t)n && x->system == (uint64_t)s && x->file == (uint64_t)f) return i + 1;
+  }
+  if (VEC_ROOM(m->fn) != 0 || ch_add(&m->fn_h, h, m->fn.n) != 0) return 0;
+  m->fn.p[m->fn.n] = (struct m_fn){(uint64_t)n, (uint64_t)s, (uint64_t)f};
+  return ++m->fn.n;
+}
+
+/* A new location (not hashed: a frame not placed, of one process only). */
+static uint64_t loc_new(struct ocgc_pprof_merge *m, struct m_loc l)
+{
+  if (VEC_ROOM(m->loc) != 0) return 0;
+  m->loc.p[m->loc.n] = l;
+  return ++m->loc.n;
+}
+
+/* The location of frame [f] of mapping [map]: one per place in the file,
+ * named by the first process that named it. */
+static uint64_t loc_placed(struct ocgc_pprof_merge *m, uint64_t map, const struct fn_frame *f)
+{
+  uint64_t h = h3(map, f->file_addr, 0x10c), fn = 0;
+  size_t i;
+  CH_EACH(&m->loc_h, h, i) {
+    struct m_loc *x = &m->loc.p[i];
+    if (x->map != map || x->file_addr != f->file_addr) continue;
+    if (x->fn == NONE && f->function != NULL) {
+      x->fn = fn_id(m, f->function, f->symbol, f->file);
+      x->line = f->line;
+    }
+    return i + 1;
+  }
+  if (f->function != NULL && (fn = fn_id(m, f->function, f->symbol, f->file)) == 0) return 0;
+  if (VEC_ROOM(m->loc) != 0 || ch_add(&m->loc_h, h, m->loc.n) != 0) return 0;
+  m->loc.p[m->loc.n] = (struct m_loc){map, f->file_addr, fn, fn != 0 ? f->line : 0};
+  return ++m->loc.n;
+}
+
+/* The location of a made-up frame [name] (one each). */
+static uint64_t loc_synthetic(struct ocgc_pprof_merge *m, const char *name)
+{
+  uint64_t fn = fn_id(m, name, name, NULL), h = h3(0, fn, 0x5e);
+  size_t i;
+  if (fn == 0) return 0;
+  CH_EACH(&m->loc_h, h, i)
+    if (m->loc.p[i].map == NONE && m->loc.p[i].fn == fn) return i + 1;
+  if (VEC_ROOM(m->loc) != 0 || ch_add(&m->loc_h, h, m->loc.n) != 0) return 0;
+  m->loc.p[m->loc.n] = (struct m_loc){NONE, 0, fn, 0};
+  return ++m->loc.n;
+}
+
+/* Add [v] to the sample of these locations and kind, made if new. */
+static int sample_add(struct ocgc_pprof_merge *m, const struct ocgc_memprof_stack *s,
+                      const uint64_t *loc, size_t nloc, const int64_t v[OCGC_PV_COUNT])
+{
+  uint64_t h = h3(s->kind, (uint64_t)(s->overflow != 0) << 1 | (s->cut != 0), nloc);
+  struct m_sample *x;
+  size_t i, k;
+  for (k = 0; k < nloc; k++) h = mix(h ^ loc[k]);
+  CH_EACH(&m->smp_h, h, i) {
+    x = &m->smp.p[i];
+    if (x->kind != s->kind || x->overflow != (s->overflow != 0) || x->cut != (s->cut != 0) ||
+        x->nloc != nloc || (nloc > 0 && memcmp(x->loc, loc, nloc * sizeof *loc) != 0))
+      continue;
+    for (k = 0; k < OCGC_PV_COUNT; k++) x->v[k] += v[k];
+    return 0;
+  }
+  if (m->smp.n >= OCGC_PPROF_MERGE_SAMPLES) return -EFBIG;
+  if (VEC_ROOM(m->smp) != 0) return -ENOMEM;
+  x = &m->smp.p[m->smp.n];
+  memset(x, 0, sizeof *x);
+  if (nloc > 0 && (x->loc = malloc(nloc * sizeof *loc)) == NULL) return -ENOMEM;
+  if (nloc > 0) memcpy(x->loc, loc, nloc * sizeof *loc);
+  x->kind = s->kind;
+  x->overflow = s->overflow != 0;
+  x->cut = s->cut != 0;
+  x->nloc = nloc;
+  memcpy(x->v, v, sizeof x->v);
+  if (ch_add(&m->smp_h, h, m->smp.n) != 0) {
+    free(x->loc);
+    return -ENOMEM;
+  }
+  m->smp.n++;
+  return 0;
+}
+
+int ocgc_pprof_merge_add(struct ocgc_pprof_merge *m, const struct ocgc_memprof *p,
+                         const struct ocgc_frame_names *names)
+{
+  uint64_t loc[OCGC_MEMPROF_MAX_DEPTH + 1];
+  uint64_t *mapids = NULL;
+  struct idmap unplaced = {NULL, NULL, 0, 0}; /* this process's address -> location */
+  size_t i;
+  int err = 0;
+  if (m == NULL || p == NULL) return -EINVAL;
+  if (p->rate_bytes > m->rate_bytes) m->rate_bytes = p->rate_bytes;
+  if (names != NULL && names->nmaps > 0 && (mapids = calloc(names->nmaps, sizeof *mapids)) == NULL)
+    return -ENOMEM;
+  for (i = 0; i < p->nstacks && err == 0; i++) {
+    const struct ocgc_memprof_stack *s = &p->stack[i];
+    int64_t v[OCGC_PV_COUNT];
+    size_t n = 0, k;
+    int any = 0;
+    ocgc_profile_values(s, v);
+    for (k = 0; k < OCGC_PV_COUNT; k++) any |= v[k] != 0;
+    if (!any) continue;
+    if (s->overflow) {
+      loc[n++] = loc_synthetic(m, PROFILE_FRAME_FULL);
+    } else {
+      unsigned d;
+      for (d = 0; d < s->depth && d < OCGC_MEMPROF_MAX_DEPTH; d++) {
+        const struct fn_frame *f = fn_get(names, s->frames[d]);
+        uint64_t id;
+        if (f != NULL && f->map != FN_NONE) {
+          if (mapids[f->map] == 0) mapids[f->map] = map_id(m, &names->maps[f->map]);
+          id = mapids[f->map] != 0 ? loc_placed(m, mapids[f->map], f) : 0;
+        } else if ((id = im_get(&unplaced, s->frames[d])) == 0) {
+          id = loc_new(m, (struct m_loc){NONE, 0, NONE, 0});
+          if (id != 0 && im_put(&unplaced, s->frames[d], id) != 0) id = 0;
+        }
+        loc[n++] = id;
+      }
+      if (s->cut) loc[n++] = loc_synthetic(m, PROFILE_FRAME_CUT);
+    }
+    for (k = 0; k < n; k++)
+      if (loc[k] == 0) err = -ENOMEM;
+    if (err == 0) err = sample_add(m, s, loc, n, v);
+  }
+  im_free(&unplaced);
+  free(mapids);
+  return err;
+}
+
+void ocgc_pprof_merge_free(struct ocgc_pprof_merge *m)
+{
+  size_t i;
+  if (m == NULL) return;
+  for (i = 0; i < m->str.n; i++) free(m->str.p[i]);
+  for (i = 0; i < m->smp.n; i++) free(m->smp.p[i].loc);
+  free(m->str.p);
+  free(m->map.p);
+  free(m->loc.p);
+  free(m->fn.p);
+  free(m->smp.p);
+  ch_free(&m->str_h);
+  ch_free(&m->map_h);
+  ch_free(&m->loc_h);
+  ch_free(&m->fn_h);
+  ch_free(&m->smp_h);
+  free(m);
+}
+
+/* ---- the protobuf (profile.proto, as pprof.c writes it) ------------------------- */
+
+struct buf {
+  unsigned char *p;
+  size_t len, cap, max;
+  int err;
+};
+
+static void b_put(struct buf *b, const void *s, size_t n)
+{
+  if (b->err || n == 0) return;
+  if (n > b->max - b->len) { b->err = -EFBIG; return; }
+  if (b->len + n > b->cap) {
+    size_t cap = b->cap ? b->cap : 1024;
+    unsigned char *q;
+    while (cap < b->len + n) cap *= 2;
+    if ((q = realloc(b->p, cap)) == NULL) { b->err = -ENOMEM; return; }
+    b->p = q;
+    b->cap = cap;
+  }
+  memcpy(b->p + b->len, s, n);
+  b->len += n;
+}
+
+static void b_varint(struct buf *b, uint64_t v)
+{
+  unsigned char t[10];
+  size_t n = 0;
+  do {
+    t[n++] = (unsigned char)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
+    v >>= 7;
+  } while (v != 0);
+  b_put(b, t, n);
+}
+
+static void f_uint(struct buf *b, unsigned f, uint64_t v)
+{
+  if (v == 0) return;
+  b_varint(b, (uint64_t)f << 3);
+  b_varint(b, v);
+}
+
+static void f_bytes(struct buf *b, unsigned f, const void *s, size_t n)
+{
+  b_varint(b, (uint64_t)f << 3 | 2);
+  b_varint(b, n);
+  b_put(b, s, n);
+}
+
+static void f_msg(struct buf *b, unsigned f, struct buf *m)
+{
+  if (m->err) b->err = m->err;
+  f_bytes(b, f, m->p, m->len);
+  m->len = 0;
+}
+
+/* Extra strings the writer needs, after the merge's (ids from m->str.n). */
+struct extra {
+  const char *s[OCGC_PV_COUNT + 16];
+  size_t n;
+  size_t base;
+};
+
+static uint64_t x_id(struct extra *x, const struct ocgc_pprof_merge *m, const char *s)
+{
+  size_t i;
+  for (i = 0; i < m->str.n && i < 64; i++) /* the merge's first strings: "" and a few */
+    if (strcmp(m->str.p[i], s) == 0) return i;
+  for (i = 0; i < x->n; i++)
+    if (strcmp(x->s[i], s) == 0) return x->base + i;
+  if (x->n == sizeof x->s / sizeof x->s[0]) return 0; /* not reached: the writer's own few */
+  x->s[x->n] = s;
+  return x->base + x->n++;
+}
+
+static int gzip_buf(const unsigned char *in, size_t n, size_t max, unsigned char **out, size_t *len)
+{
+  z_stream z;
+  uLong bound;
+  unsigned char *p;
+  memset(&z, 0, sizeof z);
+  if (deflateInit2(&z, Z_BEST_SPEED, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+    return -ENOMEM;
+  bound = deflateBound(&z, (uLong)n);
+  if (bound > max) bound = max;
+  if ((p = malloc(bound ? bound : 1)) == NULL) {
+    deflateEnd(&z);
+    return -ENOMEM;
+  }
+  z.next_in = (unsigned char *)in;
+  z.avail_in = (uInt)n;
+  z.next_out = p;
+  z.avail_out = (uInt)bound;
+  if (deflate(&z, Z_FINISH) != Z_STREAM_END) {
+    deflateEnd(&z);
+    free(p);
+    return -EFBIG;
+  }
+  *len = z.total_out;
+  deflateEnd(&z);
+  *out = p;
+  return 0;
+}
+
+int ocgc_pprof_merge_write(const struct ocgc_pprof_merge *m, const struct ocgc_pprof_opts *opts,
+                           const char *comment, unsigned char **out, size_t *len)
+{
+  struct ocgc_pprof_opts o;
+  struct buf b = {NULL, 0, 0, 0, 0}, msg = {NULL, 0, 0, SIZE_MAX, 0}, sub = msg;
+  struct extra x;
+  size_t i, k;
+  unsigned v;
+  int err;
+  if (m == NULL || out == NULL || len == NULL) return -EINVAL;
+  *out = NULL;
+  *len = 0;
+  if ((err = opts_read(&o, sizeof o, opts)) != 0) return err;
+  if (o.default_value_set && (unsigned)o.default_value >= OCGC_PV_COUNT) return -EINVAL;
+  b.max = o.max_bytes ? o.max_bytes : DEFAULT_MAX;
+  memset(&x, 0, sizeof x);
+  x.base = m->str.n;
+
+  for (v = 0; v < OCGC_PV_COUNT; v++) {
+    const char *name = ocgc_profile_value_name((enum ocgc_profile_value)v);
+    f_uint(&msg, 1, x_id(&x, m, name));
+    f_uint(&msg, 2, x_id(&x, m, strstr(name, "space") ? "bytes" : "count"));
+    f_msg(&b, 1, &msg);
+  }
+  for (i = 0; i < m->smp.n && !b.err; i++) {
+    const struct m_sample *s = &m->smp.p[i];
+    for (k = 0; k < s->nloc; k++) b_varint(&sub, s->loc[k]);
+    f_msg(&msg, 1, &sub);
+    for (k = 0; k < OCGC_PV_COUNT; k++) b_varint(&sub, (uint64_t)s->v[k]);
+    f_msg(&msg, 2, &sub);
+    if (!s->overflow) {
+      f_uint(&sub, 1, x_id(&x, m, "kind"));
+      f_uint(&sub, 2, x_id(&x, m, ocgc_memprof_kind_name(s->kind)));
+      f_msg(&msg, 3, &sub);
+    }
+    f_msg(&b, 2, &msg);
+  }
+  for (i = 0; i < m->map.n && !b.err; i++) {
+    const struct m_map *mp = &m->map.p[i];
+    f_uint(&msg, 1, i + 1);
+    f_uint(&msg, 2, mp->offset); /* as if loaded at its file offset */
+    f_uint(&msg, 3, mp->offset + mp->size);
+    f_uint(&msg, 4, mp->offset);
+    f_uint(&msg, 5, mp->path);
+    f_uint(&msg, 6, mp->build_id);
+    f_uint(&msg, 7, (uint64_t)(mp->has_functions != 0));
+    f_uint(&msg, 8, (uint64_t)(mp->has_lines != 0));
+    f_uint(&msg, 9, (uint64_t)(mp->has_lines != 0));
+    f_msg(&b, 3, &msg);
+  }
+  for (i = 0; i < m->loc.n && !b.err; i++) {
+    const struct m_loc *l = &m->loc.p[i];
+    f_uint(&msg, 1, i + 1);
+    f_uint(&msg, 2, l->map);
+    if (l->map != NONE) f_uint(&msg, 3, l->file_addr);
+    if (l->fn != NONE) {
+      f_uint(&sub, 1, l->fn);
+      f_uint(&sub, 2, l->line);
+      f_msg(&msg, 4, &sub);
+    }
+    f_msg(&b, 4, &msg);
+  }
+  for (i = 0; i < m->fn.n && !b.err; i++) {
+    const struct m_fn *f = &m->fn.p[i];
+    f_uint(&msg, 1, i + 1);
+    f_uint(&msg, 2, f->name);
+    f_uint(&msg, 3, f->system);
+    f_uint(&msg, 4, f->file);
+    f_msg(&b, 5, &msg);
+  }
+  f_uint(&b, 9, (uint64_t)o.time_ns);
+  f_uint(&b, 10, (uint64_t)o.duration_ns);
+  f_uint(&msg, 1, x_id(&x, m, "space"));
+  f_uint(&msg, 2, x_id(&x, m, "bytes"));
+  f_msg(&b, 11, &msg);
+  f_uint(&b, 12, m->rate_bytes);
+  f_uint(&b, 13, x_id(&x, m, "ocgc: sampled by the OCaml runtime's ocgc patch; figures are "
+                             "estimates (sd sqrt(bytes x period)); merged from several processes"));
+  if (comment != NULL) f_uint(&b, 13, x_id(&x, m, comment));
+  f_uint(&b, 14, x_id(&x, m, ocgc_profile_value_name(o.default_value_set ? o.default_value
+                                                                         : OCGC_PV_ALLOC_SPACE)));
+  for (i = 0; i < m->str.n; i++) f_bytes(&b, 6, m->str.p[i], strlen(m->str.p[i]));
+  for (i = 0; i < x.n; i++) f_bytes(&b, 6, x.s[i], strlen(x.s[i]));
+
+  err = b.err ? b.err : msg.err ? msg.err : sub.err;
+  if (err == 0 && o.no_gzip) {
+    *out = b.p;
+    *len = b.len;
+    b.p = NULL;
+  } else if (err == 0) {
+    err = gzip_buf(b.p, b.len, b.max, out, len);
+  }
+  free(b.p);
+  free(msg.p);
+  free(sub.p);
+  return err;
+}
