@@ -24,76 +24,15 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
 
 #include "escape.h"
 #include "ocgc/profile.h"
 #include "opts.h"
+#include "pbwrite.h"
 #include "idmap.h"
 #include "profile.h"
 
 #define DEFAULT_MAX (UINT64_C(64) << 20)
-
-/* ---- a growing byte buffer ---------------------------------------------------- */
-
-struct buf {
-  unsigned char *p;
-  size_t len, cap, max;
-  int err;
-};
-
-static void b_put(struct buf *b, const void *s, size_t n)
-{
-  /* Nothing to add: an empty message or packed field (a stack of no
-   * frames, which a target's table may hold), whose bytes are NULL and
-   * which memcpy may not be given. */
-  if (b->err || n == 0) return;
-  if (n > b->max - b->len) { b->err = -EFBIG; return; }
-  if (b->len + n > b->cap) {
-    size_t cap = b->cap ? b->cap : 1024;
-    unsigned char *q;
-    while (cap < b->len + n) cap *= 2;
-    if ((q = realloc(b->p, cap)) == NULL) { b->err = -ENOMEM; return; }
-    b->p = q;
-    b->cap = cap;
-  }
-  memcpy(b->p + b->len, s, n);
-  b->len += n;
-}
-
-static void b_varint(struct buf *b, uint64_t v)
-{
-  unsigned char t[10];
-  size_t n = 0;
-  do {
-    t[n++] = (unsigned char)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
-    v >>= 7;
-  } while (v != 0);
-  b_put(b, t, n);
-}
-
-/* Field [f] as a varint (wire type 0); 0 is the default and not written. */
-static void f_uint(struct buf *b, unsigned f, uint64_t v)
-{
-  if (v == 0) return;
-  b_varint(b, (uint64_t)f << 3);
-  b_varint(b, v);
-}
-
-/* Field [f] as bytes (wire type 2): a string, or a message written whole. */
-static void f_bytes(struct buf *b, unsigned f, const void *s, size_t n)
-{
-  b_varint(b, (uint64_t)f << 3 | 2);
-  b_varint(b, n);
-  b_put(b, s, n);
-}
-
-static void f_msg(struct buf *b, unsigned f, struct buf *m)
-{
-  if (m->err) b->err = m->err;
-  f_bytes(b, f, m->p, m->len);
-  m->len = 0;
-}
 
 /* ---- interning ------------------------------------------------------------------- */
 
@@ -129,7 +68,7 @@ static uint64_t str_id(struct strings *t, const char *s)
 /* ---- the profile ------------------------------------------------------------------- */
 
 struct writer {
-  struct buf out, msg, sub;
+  struct pb_buf out, msg, sub;
   struct strings str;
   struct idmap loc_by_addr, fn_by_key;
   struct ocgc_symbols *syms;
@@ -185,11 +124,11 @@ static uint64_t function_id(struct writer *w, const char *name, const char *syst
   if (id != 0) return id;
   id = ++w->nfn;
   if (exact && im_put(&w->fn_by_key, key, id) != 0) w->out.err = -ENOMEM;
-  f_uint(&w->msg, 1, id);
-  f_uint(&w->msg, 2, n);
-  f_uint(&w->msg, 3, sys);
-  f_uint(&w->msg, 4, fl);
-  f_msg(&w->out, 5, &w->msg);
+  pb_uint(&w->msg, 1, id);
+  pb_uint(&w->msg, 2, n);
+  pb_uint(&w->msg, 3, sys);
+  pb_uint(&w->msg, 4, fl);
+  pb_msg(&w->out, 5, &w->msg);
   return id;
 }
 
@@ -204,22 +143,22 @@ static uint64_t location_id(struct writer *w, uint64_t addr)
   ocgc_symbols_lookup(w->syms, addr, 1, &sym);
   if (sym.function != NULL) {
     uint64_t fn = function_id(w, esc(w, sym.function), esc(w, sym.symbol), esc(w, sym.file));
-    f_uint(&w->sub, 1, fn);
-    f_uint(&w->sub, 2, sym.line);
+    pb_uint(&w->sub, 1, fn);
+    pb_uint(&w->sub, 2, sym.line);
   }
-  f_uint(&w->msg, 1, id);
+  pb_uint(&w->msg, 1, id);
   if (sym.mapping != OCGC_SYMBOLS_NONE && sym.mapping < w->nmappings) {
     /* w->mappings stays valid across lookups (only ocgc_symbols_mappings
      * renews it), and a mapping's place never changes. */
     const struct ocgc_symbols_mapping *m = &w->mappings[sym.mapping];
-    f_uint(&w->msg, 2, (uint64_t)sym.mapping + 1);
+    pb_uint(&w->msg, 2, (uint64_t)sym.mapping + 1);
     w->mapping_used[sym.mapping] = 1;
-    f_uint(&w->msg, 3, addr - m->start + map_start(w, m));
+    pb_uint(&w->msg, 3, addr - m->start + map_start(w, m));
   } else if (w->absolute) {
-    f_uint(&w->msg, 3, addr); /* else none: an address in no file is the process's own */
+    pb_uint(&w->msg, 3, addr); /* else none: an address in no file is the process's own */
   }
-  if (sym.function != NULL) f_msg(&w->msg, 4, &w->sub);
-  f_msg(&w->out, 4, &w->msg);
+  if (sym.function != NULL) pb_msg(&w->msg, 4, &w->sub);
+  pb_msg(&w->out, 4, &w->msg);
   return id;
 }
 
@@ -230,42 +169,42 @@ static uint64_t synthetic_id(struct writer *w, unsigned which, const char *name)
   if (w->synthetic[which] != 0) return w->synthetic[which];
   fn = function_id(w, name, name, NULL);
   w->synthetic[which] = ++w->nloc;
-  f_uint(&w->sub, 1, fn);
-  f_uint(&w->msg, 1, w->synthetic[which]);
-  f_msg(&w->msg, 4, &w->sub);
-  f_msg(&w->out, 4, &w->msg);
+  pb_uint(&w->sub, 1, fn);
+  pb_uint(&w->msg, 1, w->synthetic[which]);
+  pb_msg(&w->msg, 4, &w->sub);
+  pb_msg(&w->out, 4, &w->msg);
   return w->synthetic[which];
 }
 
 static void value_type(struct writer *w, unsigned field, const char *type, const char *unit)
 {
-  f_uint(&w->msg, 1, str_id(&w->str, type));
-  f_uint(&w->msg, 2, str_id(&w->str, unit));
-  f_msg(&w->out, field, &w->msg);
+  pb_uint(&w->msg, 1, str_id(&w->str, type));
+  pb_uint(&w->msg, 2, str_id(&w->str, unit));
+  pb_msg(&w->out, field, &w->msg);
 }
 
 static void sample(struct writer *w, const struct ocgc_memprof_stack *s,
                    const int64_t v[OCGC_PV_COUNT])
 {
-  struct buf ids = {NULL, 0, 0, SIZE_MAX, 0};
+  struct pb_buf ids = {NULL, 0, 0, SIZE_MAX, 0};
   unsigned d, i;
   if (s->overflow) {
-    b_varint(&ids, synthetic_id(w, 0, PROFILE_FRAME_FULL));
+    pb_varint(&ids, synthetic_id(w, 0, PROFILE_FRAME_FULL));
   } else {
-    for (d = 0; d < s->depth; d++) b_varint(&ids, location_id(w, s->frames[d]));
-    if (s->cut) b_varint(&ids, synthetic_id(w, 1, PROFILE_FRAME_CUT));
+    for (d = 0; d < s->depth; d++) pb_varint(&ids, location_id(w, s->frames[d]));
+    if (s->cut) pb_varint(&ids, synthetic_id(w, 1, PROFILE_FRAME_CUT));
   }
-  f_msg(&w->msg, 1, &ids); /* packed location ids */
-  for (i = 0; i < OCGC_PV_COUNT; i++) b_varint(&ids, (uint64_t)v[i]);
-  f_msg(&w->msg, 2, &ids); /* packed values (int64 as two's complement varints) */
+  pb_msg(&w->msg, 1, &ids); /* packed location ids */
+  for (i = 0; i < OCGC_PV_COUNT; i++) pb_varint(&ids, (uint64_t)v[i]);
+  pb_msg(&w->msg, 2, &ids); /* packed values (int64 as two's complement varints) */
   if (!s->overflow) {
-    f_uint(&w->sub, 1, str_id(&w->str, "kind"));
-    f_uint(&w->sub, 2, str_id(&w->str, ocgc_memprof_kind_name(s->kind)));
-    f_msg(&w->msg, 3, &w->sub);
+    pb_uint(&w->sub, 1, str_id(&w->str, "kind"));
+    pb_uint(&w->sub, 2, str_id(&w->str, ocgc_memprof_kind_name(s->kind)));
+    pb_msg(&w->msg, 3, &w->sub);
   }
   if (ids.err) w->out.err = ids.err;
   free(ids.p);
-  f_msg(&w->out, 2, &w->msg);
+  pb_msg(&w->out, 2, &w->msg);
 }
 
 static void mappings(struct writer *w)
@@ -276,50 +215,19 @@ static void mappings(struct writer *w)
   for (i = 0; i < w->nmappings; i++) {
     const struct ocgc_symbols_mapping *m = &w->mappings[i];
     if (!w->mapping_used[i]) continue;
-    f_uint(&w->msg, 1, i + 1);
-    f_uint(&w->msg, 2, map_start(w, m));
-    f_uint(&w->msg, 3, map_start(w, m) + (m->limit - m->start));
-    f_uint(&w->msg, 4, m->offset);
-    f_uint(&w->msg, 5, str_id(&w->str, esc(w, m->path)));
-    f_uint(&w->msg, 6, str_id(&w->str, esc(w, m->build_id)));
-    f_uint(&w->msg, 7, (uint64_t)(m->has_functions != 0));
-    f_uint(&w->msg, 8, (uint64_t)(m->has_lines != 0));
-    f_uint(&w->msg, 9, (uint64_t)(m->has_lines != 0));
-    f_msg(&w->out, 3, &w->msg);
+    pb_uint(&w->msg, 1, i + 1);
+    pb_uint(&w->msg, 2, map_start(w, m));
+    pb_uint(&w->msg, 3, map_start(w, m) + (m->limit - m->start));
+    pb_uint(&w->msg, 4, m->offset);
+    pb_uint(&w->msg, 5, str_id(&w->str, esc(w, m->path)));
+    pb_uint(&w->msg, 6, str_id(&w->str, esc(w, m->build_id)));
+    pb_uint(&w->msg, 7, (uint64_t)(m->has_functions != 0));
+    pb_uint(&w->msg, 8, (uint64_t)(m->has_lines != 0));
+    pb_uint(&w->msg, 9, (uint64_t)(m->has_lines != 0));
+    pb_msg(&w->out, 3, &w->msg);
   }
 }
 
-/* gzip [in] into a new buffer (zlib's gzip wrapper: windowBits 15 + 16), at the
- * fastest level, as Go's runtime/pprof writes its profiles: a scrape pays
- * for it. */
-static int gzip(const unsigned char *in, size_t n, size_t max, unsigned char **out, size_t *len)
-{
-  z_stream z;
-  uLong bound;
-  unsigned char *p;
-  memset(&z, 0, sizeof z);
-  if (deflateInit2(&z, Z_BEST_SPEED, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
-    return -ENOMEM;
-  bound = deflateBound(&z, (uLong)n);
-  if (bound > max) bound = max;
-  if ((p = malloc(bound ? bound : 1)) == NULL) {
-    deflateEnd(&z);
-    return -ENOMEM;
-  }
-  z.next_in = (unsigned char *)in;
-  z.avail_in = (uInt)n;
-  z.next_out = p;
-  z.avail_out = (uInt)bound;
-  if (deflate(&z, Z_FINISH) != Z_STREAM_END) {
-    deflateEnd(&z);
-    free(p);
-    return -EFBIG;
-  }
-  *len = z.total_out;
-  deflateEnd(&z);
-  *out = p;
-  return 0;
-}
 
 int ocgc_pprof_write(const struct ocgc_memprof *p, struct ocgc_symbols *syms,
                      const struct ocgc_pprof_opts *opts, unsigned char **out, size_t *len)
@@ -356,15 +264,15 @@ int ocgc_pprof_write(const struct ocgc_memprof *p, struct ocgc_symbols *syms,
     if (any) sample(&w, &p->stack[i], vals);
   }
   mappings(&w);
-  f_uint(&w.out, 9, (uint64_t)o.time_ns);
-  f_uint(&w.out, 10, (uint64_t)o.duration_ns);
+  pb_uint(&w.out, 9, (uint64_t)o.time_ns);
+  pb_uint(&w.out, 10, (uint64_t)o.duration_ns);
   value_type(&w, 11, "space", "bytes");
-  f_uint(&w.out, 12, p->rate_bytes);
-  f_uint(&w.out, 13, str_id(&w.str, "ocgc: sampled by the OCaml runtime's ocgc patch; "
+  pb_uint(&w.out, 12, p->rate_bytes);
+  pb_uint(&w.out, 13, str_id(&w.str, "ocgc: sampled by the OCaml runtime's ocgc patch; "
                                     "figures are estimates (sd sqrt(bytes x period))"));
-  f_uint(&w.out, 14, str_id(&w.str, ocgc_profile_value_name(
+  pb_uint(&w.out, 14, str_id(&w.str, ocgc_profile_value_name(
                                         o.default_value_set ? o.default_value : OCGC_PV_ALLOC_SPACE)));
-  for (i = 0; i < w.str.n && !w.str.err; i++) f_bytes(&w.out, 6, w.str.s[i], strlen(w.str.s[i]));
+  for (i = 0; i < w.str.n && !w.str.err; i++) pb_bytes(&w.out, 6, w.str.s[i], strlen(w.str.s[i]));
 
   err = w.out.err ? w.out.err : w.msg.err ? w.msg.err : w.str.err;
   if (err == 0 && o.no_gzip) {
@@ -372,7 +280,7 @@ int ocgc_pprof_write(const struct ocgc_memprof *p, struct ocgc_symbols *syms,
     *len = w.out.len;
     w.out.p = NULL;
   } else if (err == 0) {
-    err = gzip(w.out.p, w.out.len, max, out, len);
+    err = pb_gzip(w.out.p, w.out.len, max, out, len);
   }
   free(w.out.p);
   free(w.msg.p);

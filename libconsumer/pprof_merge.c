@@ -20,12 +20,12 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
 
 #include "frame_names.h"
 #include "idmap.h"
 #include "ocgc/pprof_merge.h"
 #include "opts.h"
+#include "pbwrite.h"
 #include "profile.h"
 
 #define DEFAULT_MAX (UINT64_C(64) << 20)
@@ -344,61 +344,7 @@ void ocgc_pprof_merge_free(struct ocgc_pprof_merge *m)
   free(m);
 }
 
-/* ---- the protobuf (profile.proto, as pprof.c writes it) ------------------------- */
-
-struct buf {
-  unsigned char *p;
-  size_t len, cap, max;
-  int err;
-};
-
-static void b_put(struct buf *b, const void *s, size_t n)
-{
-  if (b->err || n == 0) return;
-  if (n > b->max - b->len) { b->err = -EFBIG; return; }
-  if (b->len + n > b->cap) {
-    size_t cap = b->cap ? b->cap : 1024;
-    unsigned char *q;
-    while (cap < b->len + n) cap *= 2;
-    if ((q = realloc(b->p, cap)) == NULL) { b->err = -ENOMEM; return; }
-    b->p = q;
-    b->cap = cap;
-  }
-  memcpy(b->p + b->len, s, n);
-  b->len += n;
-}
-
-static void b_varint(struct buf *b, uint64_t v)
-{
-  unsigned char t[10];
-  size_t n = 0;
-  do {
-    t[n++] = (unsigned char)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
-    v >>= 7;
-  } while (v != 0);
-  b_put(b, t, n);
-}
-
-static void f_uint(struct buf *b, unsigned f, uint64_t v)
-{
-  if (v == 0) return;
-  b_varint(b, (uint64_t)f << 3);
-  b_varint(b, v);
-}
-
-static void f_bytes(struct buf *b, unsigned f, const void *s, size_t n)
-{
-  b_varint(b, (uint64_t)f << 3 | 2);
-  b_varint(b, n);
-  b_put(b, s, n);
-}
-
-static void f_msg(struct buf *b, unsigned f, struct buf *m)
-{
-  if (m->err) b->err = m->err;
-  f_bytes(b, f, m->p, m->len);
-  m->len = 0;
-}
+/* ---- the protobuf (profile.proto, as pprof.c writes it: pbwrite.c) ------------- */
 
 /* Extra strings the writer needs, after the merge's (ids from m->str.n). */
 struct extra {
@@ -419,40 +365,12 @@ static uint64_t x_id(struct extra *x, const struct ocgc_pprof_merge *m, const ch
   return x->base + x->n++;
 }
 
-static int gzip_buf(const unsigned char *in, size_t n, size_t max, unsigned char **out, size_t *len)
-{
-  z_stream z;
-  uLong bound;
-  unsigned char *p;
-  memset(&z, 0, sizeof z);
-  if (deflateInit2(&z, Z_BEST_SPEED, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
-    return -ENOMEM;
-  bound = deflateBound(&z, (uLong)n);
-  if (bound > max) bound = max;
-  if ((p = malloc(bound ? bound : 1)) == NULL) {
-    deflateEnd(&z);
-    return -ENOMEM;
-  }
-  z.next_in = (unsigned char *)in;
-  z.avail_in = (uInt)n;
-  z.next_out = p;
-  z.avail_out = (uInt)bound;
-  if (deflate(&z, Z_FINISH) != Z_STREAM_END) {
-    deflateEnd(&z);
-    free(p);
-    return -EFBIG;
-  }
-  *len = z.total_out;
-  deflateEnd(&z);
-  *out = p;
-  return 0;
-}
 
 int ocgc_pprof_merge_write(const struct ocgc_pprof_merge *m, const struct ocgc_pprof_opts *opts,
                            const char *comment, unsigned char **out, size_t *len)
 {
   struct ocgc_pprof_opts o;
-  struct buf b = {NULL, 0, 0, 0, 0}, msg = {NULL, 0, 0, SIZE_MAX, 0}, sub = msg;
+  struct pb_buf b = {NULL, 0, 0, 0, 0}, msg = {NULL, 0, 0, SIZE_MAX, 0}, sub = msg;
   struct extra x;
   size_t i, k;
   unsigned v;
@@ -468,69 +386,69 @@ int ocgc_pprof_merge_write(const struct ocgc_pprof_merge *m, const struct ocgc_p
 
   for (v = 0; v < OCGC_PV_COUNT; v++) {
     const char *name = ocgc_profile_value_name((enum ocgc_profile_value)v);
-    f_uint(&msg, 1, x_id(&x, m, name));
-    f_uint(&msg, 2, x_id(&x, m, strstr(name, "space") ? "bytes" : "count"));
-    f_msg(&b, 1, &msg);
+    pb_uint(&msg, 1, x_id(&x, m, name));
+    pb_uint(&msg, 2, x_id(&x, m, strstr(name, "space") ? "bytes" : "count"));
+    pb_msg(&b, 1, &msg);
   }
   for (i = 0; i < m->smp.n && !b.err; i++) {
     const struct m_sample *s = &m->smp.p[i];
-    for (k = 0; k < s->nloc; k++) b_varint(&sub, s->loc[k]);
-    f_msg(&msg, 1, &sub);
-    for (k = 0; k < OCGC_PV_COUNT; k++) b_varint(&sub, (uint64_t)s->v[k]);
-    f_msg(&msg, 2, &sub);
+    for (k = 0; k < s->nloc; k++) pb_varint(&sub, s->loc[k]);
+    pb_msg(&msg, 1, &sub);
+    for (k = 0; k < OCGC_PV_COUNT; k++) pb_varint(&sub, (uint64_t)s->v[k]);
+    pb_msg(&msg, 2, &sub);
     if (!s->overflow) {
-      f_uint(&sub, 1, x_id(&x, m, "kind"));
-      f_uint(&sub, 2, x_id(&x, m, ocgc_memprof_kind_name(s->kind)));
-      f_msg(&msg, 3, &sub);
+      pb_uint(&sub, 1, x_id(&x, m, "kind"));
+      pb_uint(&sub, 2, x_id(&x, m, ocgc_memprof_kind_name(s->kind)));
+      pb_msg(&msg, 3, &sub);
     }
-    f_msg(&b, 2, &msg);
+    pb_msg(&b, 2, &msg);
   }
   for (i = 0; i < m->map.n && !b.err; i++) {
     const struct m_map *mp = &m->map.p[i];
-    f_uint(&msg, 1, i + 1);
-    f_uint(&msg, 2, mp->offset); /* as if loaded at its file offset */
-    f_uint(&msg, 3, mp->offset + mp->size);
-    f_uint(&msg, 4, mp->offset);
-    f_uint(&msg, 5, mp->path);
-    f_uint(&msg, 6, mp->build_id);
-    f_uint(&msg, 7, (uint64_t)(mp->has_functions != 0));
-    f_uint(&msg, 8, (uint64_t)(mp->has_lines != 0));
-    f_uint(&msg, 9, (uint64_t)(mp->has_lines != 0));
-    f_msg(&b, 3, &msg);
+    pb_uint(&msg, 1, i + 1);
+    pb_uint(&msg, 2, mp->offset); /* as if loaded at its file offset */
+    pb_uint(&msg, 3, mp->offset + mp->size);
+    pb_uint(&msg, 4, mp->offset);
+    pb_uint(&msg, 5, mp->path);
+    pb_uint(&msg, 6, mp->build_id);
+    pb_uint(&msg, 7, (uint64_t)(mp->has_functions != 0));
+    pb_uint(&msg, 8, (uint64_t)(mp->has_lines != 0));
+    pb_uint(&msg, 9, (uint64_t)(mp->has_lines != 0));
+    pb_msg(&b, 3, &msg);
   }
   for (i = 0; i < m->loc.n && !b.err; i++) {
     const struct m_loc *l = &m->loc.p[i];
-    f_uint(&msg, 1, i + 1);
-    f_uint(&msg, 2, l->map);
-    if (l->map != NONE) f_uint(&msg, 3, l->file_addr);
+    pb_uint(&msg, 1, i + 1);
+    pb_uint(&msg, 2, l->map);
+    if (l->map != NONE) pb_uint(&msg, 3, l->file_addr);
     if (l->fn != NONE) {
-      f_uint(&sub, 1, l->fn);
-      f_uint(&sub, 2, l->line);
-      f_msg(&msg, 4, &sub);
+      pb_uint(&sub, 1, l->fn);
+      pb_uint(&sub, 2, l->line);
+      pb_msg(&msg, 4, &sub);
     }
-    f_msg(&b, 4, &msg);
+    pb_msg(&b, 4, &msg);
   }
   for (i = 0; i < m->fn.n && !b.err; i++) {
     const struct m_fn *f = &m->fn.p[i];
-    f_uint(&msg, 1, i + 1);
-    f_uint(&msg, 2, f->name);
-    f_uint(&msg, 3, f->system);
-    f_uint(&msg, 4, f->file);
-    f_msg(&b, 5, &msg);
+    pb_uint(&msg, 1, i + 1);
+    pb_uint(&msg, 2, f->name);
+    pb_uint(&msg, 3, f->system);
+    pb_uint(&msg, 4, f->file);
+    pb_msg(&b, 5, &msg);
   }
-  f_uint(&b, 9, (uint64_t)o.time_ns);
-  f_uint(&b, 10, (uint64_t)o.duration_ns);
-  f_uint(&msg, 1, x_id(&x, m, "space"));
-  f_uint(&msg, 2, x_id(&x, m, "bytes"));
-  f_msg(&b, 11, &msg);
-  f_uint(&b, 12, m->rate_bytes);
-  f_uint(&b, 13, x_id(&x, m, "ocgc: sampled by the OCaml runtime's ocgc patch; figures are "
+  pb_uint(&b, 9, (uint64_t)o.time_ns);
+  pb_uint(&b, 10, (uint64_t)o.duration_ns);
+  pb_uint(&msg, 1, x_id(&x, m, "space"));
+  pb_uint(&msg, 2, x_id(&x, m, "bytes"));
+  pb_msg(&b, 11, &msg);
+  pb_uint(&b, 12, m->rate_bytes);
+  pb_uint(&b, 13, x_id(&x, m, "ocgc: sampled by the OCaml runtime's ocgc patch; figures are "
                              "estimates (sd sqrt(bytes x period)); merged from several processes"));
-  if (comment != NULL) f_uint(&b, 13, x_id(&x, m, comment));
-  f_uint(&b, 14, x_id(&x, m, ocgc_profile_value_name(o.default_value_set ? o.default_value
+  if (comment != NULL) pb_uint(&b, 13, x_id(&x, m, comment));
+  pb_uint(&b, 14, x_id(&x, m, ocgc_profile_value_name(o.default_value_set ? o.default_value
                                                                          : OCGC_PV_ALLOC_SPACE)));
-  for (i = 0; i < m->str.n; i++) f_bytes(&b, 6, m->str.p[i], strlen(m->str.p[i]));
-  for (i = 0; i < x.n; i++) f_bytes(&b, 6, x.s[i], strlen(x.s[i]));
+  for (i = 0; i < m->str.n; i++) pb_bytes(&b, 6, m->str.p[i], strlen(m->str.p[i]));
+  for (i = 0; i < x.n; i++) pb_bytes(&b, 6, x.s[i], strlen(x.s[i]));
 
   err = b.err ? b.err : msg.err ? msg.err : sub.err;
   if (err == 0 && o.no_gzip) {
@@ -538,7 +456,7 @@ int ocgc_pprof_merge_write(const struct ocgc_pprof_merge *m, const struct ocgc_p
     *len = b.len;
     b.p = NULL;
   } else if (err == 0) {
-    err = gzip_buf(b.p, b.len, b.max, out, len);
+    err = pb_gzip(b.p, b.len, b.max, out, len);
   }
   free(b.p);
   free(msg.p);
