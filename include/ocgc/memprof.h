@@ -127,9 +127,11 @@ OCGC_API int ocgc_memprof_delta(const struct ocgc_memprof *older,
                                 const struct ocgc_memprof *newer, struct ocgc_memprof **out);
 
 /** Ask the producer of [src] to sample at [rate_bytes] (0: stop; else from
- * OCGC_MP_RATE_MIN to OCGC_MP_RATE_MAX): writes the control word, which
- * the producer reads at the end of its next minor collection and answers
- * in control_seen and control_result.  Only a process that may write the
+ * OCGC_MP_RATE_MIN to OCGC_MP_RATE_MAX) for good: writes the control word,
+ * which the producer reads at the end of its next minor collection and
+ * answers in control_seen and control_result.  It sets the base rate: a
+ * live lease finer than it (ocgc_memprof_lease_take) stays in force until
+ * it ends.  Only a process that may write the
  * ring file may ask: its owner (the program's own user) or root; the file
  * is reopened for writing through this process's own descriptor, never by
  * a path the target names.  *word (may be NULL) receives the control word
@@ -141,7 +143,8 @@ OCGC_API int ocgc_memprof_request(const struct ocgc_source *src, uint64_t rate_b
                                   uint64_t *word);
 
 /** How copy [p] answers the request that wrote control word [word]
- * (ocgc_memprof_request's *word): 1 applied (its rate is in force; if
+ * (ocgc_memprof_request's *word): 1 applied (its rate is the base rate,
+ * in force unless a live lease is finer: p->rate_leased; if
  * p->state is OCGC_MP_ASIDE the program's own Gc.Memprof runs and no
  * sample is taken until it stops); 0 not read yet (the producer reads the
  * word at the end of its next minor collection: a program that allocates
