@@ -33,6 +33,7 @@ test -n "$was" || hard_error "mp_control --raw-seq failed"
 t0=`ms`
 "$OCGC" profile $pid --format json -o "$WORK/busy.json" 2>"$WORK/busy.err" &
 pp=$!
+BG_PIDS="$BG_PIDS $pp"
 sleep 1.5
 "$MPCTL" $pid --raw-seq "$was" >/dev/null || hard_error "mp_control could not put the seq back"
 wait $pp
@@ -47,6 +48,7 @@ was=`hold`
 t0=`ms`
 "$OCGC" profile $pid --format json -o "$WORK/stuck.json" 2>"$WORK/stuck.err" &
 pp=$!
+BG_PIDS="$BG_PIDS $pp"
 n=0
 while kill -0 $pp 2>/dev/null && test $n -lt 600; do n=$((n + 1)); sleep 0.1; done
 kill -0 $pp 2>/dev/null && { kill $pp; hard_error "ocgc profile still ran after 60 s of a busy table"; }
