@@ -16,7 +16,8 @@
 # 3. four windows hold every slot: a fifth is refused with one clear line
 #    (exit 9), and the rate it asked for is never in force;
 # 4. each profile states the rate its samples were drawn at, and whether
-#    it was a lease (JSON: rate_bytes, rate_leased, rate_changes).
+#    it was a lease (JSON: rate_bytes, rate_leased, rate_changes; pprof: a
+#    comment).
 . "$OCGC_SRCDIR/tests/lib/lib.sh"
 . "$OCGC_SRCDIR/tests/lib/attach_lib.sh"
 attach_init
@@ -27,6 +28,16 @@ compile_native tk ocgc_test.ml serve_prom_ticker.ml
 # rate PID: the rate in force, from `ocgc dump --pid`
 rate() { "$OCGC" dump --pid "$1" 2>/dev/null | awk '$1 == "memprof.rate_bytes" { print $2 }'; }
 ms() { date +%s%N | cut -c1-13; }
+# alive PID: the mask of lease slots the producer counts alive
+alive() { "$OCGC" dump --pid "$1" 2>/dev/null | awk '$1 == "memprof.leases_alive" { print $2 }'; }
+# wait_alive PID MASK SECONDS: until alive says MASK, at most SECONDS; 1 if never
+wait_alive() {
+  _t0=`ms`
+  while test "`alive "$1"`" != "$2"; do
+    test $(( `ms` - _t0 )) -le $(($3 * 1000)) || return 1
+    sleep 0.1
+  done
+}
 # wait_rate PID RATE SECONDS: until the rate is RATE, at most SECONDS by
 # the clock; prints the seconds waited, or "never"
 wait_rate() {
@@ -57,11 +68,7 @@ test "$t" != never || hard_error "the first window's rate was never in force: `c
 pb=$!
 BG_PIDS="$BG_PIDS $pb"
 # the second window's lease counted: both slots alive
-n=0
-until test "`"$OCGC" dump --pid $tk 2>/dev/null | awk '$1 == "memprof.leases_alive" { print $2 }'`" = 3; do
-  n=$((n + 1)); test $n -le 600 || break
-  sleep 0.1
-done
+wait_alive $tk 3 60 || say "note: the second window's lease was not seen alive in 60 s"
 # during the overlap, each look for 3 s must find the finer rate in force
 seen=
 for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15; do
@@ -124,11 +131,7 @@ for r in 16k 32k 128k 256k; do
   holders="$holders $!"
   BG_PIDS="$BG_PIDS $!"
 done
-n=0
-until test "`"$OCGC" dump --pid $tk 2>/dev/null | awk '$1 == "memprof.leases_alive" { print $2 }'`" = 15; do
-  n=$((n + 1)); test $n -le 600 || hard_error "four windows never held the four slots"
-  sleep 0.1
-done
+wait_alive $tk 15 60 || hard_error "four windows never held the four slots"
 "$OCGC" profile $tk --rate 2k --duration 2s -o "$WORK/fifth.pb.gz" >"$WORK/fifth.out" 2>"$WORK/fifth.err"
 check_eq "a fifth window: exit 9" 9 $?
 check_eq "... one line" 1 "`wc -l <"$WORK/fifth.err" | tr -d ' '`"
@@ -136,6 +139,9 @@ check_true "... saying the leases are all held" grep -q "all 4 of its rate lease
 check_eq "... its rate never in force (the finest holder's is)" 16384 "`rate $tk`"
 for p in $holders; do kill -INT $p; done
 for p in $holders; do wait $p; done
+# pprof's comment (a string of the gzipped message): the rate and whether a lease
+check_true "the 16 KiB window's pprof says its samples' rate, a lease" \
+  sh -c "gzip -dc '$WORK/h16k.pb.gz' | grep -a -q 'samples drawn at a rate of 16384 bytes (a lease'"
 t=`wait_rate $tk $BASE 30`
 check_eq "the four windows ended (SIGINT): the base rate again" $BASE "`rate $tk`"
 
