@@ -24,6 +24,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "memprof_lease.h"
 #include "ocgc/memprof.h"
 #include "opts.h"
 #include "source.h"
@@ -176,6 +177,7 @@ int ocgc_memprof_read(const struct ocgc_source *src, struct ocgc_memprof **out)
                           ? (enum ocgc_mp_control_result)c.head.control_result
                           : OCGC_MP_CONTROL_NONE;
   p->control_refused = c.head.control_refused;
+  memprof_take_leases(p, c.head.reserved);
   p->nstacks = (size_t)c.used;
   for (i = 0; i < c.used; i++) take_row(&p->stack[i], c.rows + i * g.row_size, &g);
   free(c.rows);

@@ -22,6 +22,8 @@
  * max_bytes. */
 
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -80,6 +82,7 @@ struct writer {
   int absolute;          /* opts->absolute_addresses */
   char **owned;          /* escaped copies, freed at the end */
   size_t nowned, capowned;
+  char rate_line[320];   /* the rate's comment (the string table borrows it) */
 };
 
 /* Where mapping [m] is said to be: its own addresses, or (the default) as
@@ -229,6 +232,23 @@ static void mappings(struct writer *w)
 }
 
 
+/* The rate the samples were drawn at, said in a comment: the period says
+ * the rate in force at the copy's end, not whether it was a window's lease
+ * nor whether it changed during the window. */
+static void rate_comment(struct writer *w, const struct ocgc_memprof *p, int window)
+{
+  char *line = w->rate_line;
+  size_t cap = sizeof w->rate_line;
+  int n = snprintf(line, cap, "ocgc: samples drawn at a rate of %" PRIu64 " bytes (%s)",
+                   p->rate_bytes,
+                   p->rate_leased ? "a lease: ocgc profile --rate" : "the program's base rate");
+  if (window && p->rate_changes > 0 && n > 0 && (size_t)n < cap)
+    snprintf(line + n, cap - (size_t)n,
+             "; the rate changed %" PRIu64 " times during the window: its samples were drawn "
+             "at more than one rate, each weighed by its own", p->rate_changes);
+  pb_uint(&w->out, 13, str_id(&w->str, line));
+}
+
 int ocgc_pprof_write(const struct ocgc_memprof *p, struct ocgc_symbols *syms,
                      const struct ocgc_pprof_opts *opts, unsigned char **out, size_t *len)
 {
@@ -270,6 +290,7 @@ int ocgc_pprof_write(const struct ocgc_memprof *p, struct ocgc_symbols *syms,
   pb_uint(&w.out, 12, p->rate_bytes);
   pb_uint(&w.out, 13, str_id(&w.str, "ocgc: sampled by the OCaml runtime's ocgc patch; "
                                     "figures are estimates (sd sqrt(bytes x period))"));
+  rate_comment(&w, p, o.duration_ns != 0);
   pb_uint(&w.out, 14, str_id(&w.str, ocgc_profile_value_name(
                                         o.default_value_set ? o.default_value : OCGC_PV_ALLOC_SPACE)));
   for (i = 0; i < w.str.n && !w.str.err; i++) pb_bytes(&w.out, 6, w.str.s[i], strlen(w.str.s[i]));

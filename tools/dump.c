@@ -327,6 +327,13 @@ static void print_memprof(const struct dump *d, int stacks)
   printf("memprof.control_seen %" PRIu64 "\n", p->control_seen);
   printf("memprof.control_result %d\n", (int)p->control_result);
   printf("memprof.control_refused %" PRIu64 "\n", p->control_refused);
+  printf("memprof.base_rate_bytes %" PRIu64 "\n", p->base_rate);
+  printf("memprof.rate_leased %d\n", p->rate_leased);
+  printf("memprof.leases_alive %u\n", p->leases_alive);
+  printf("memprof.lease_holders %d %d %d %d\n", p->lease_pid[0], p->lease_pid[1],
+         p->lease_pid[2], p->lease_pid[3]);
+  printf("memprof.lease_refused %" PRIu64 "\n", p->lease_refused);
+  printf("memprof.lease_ns %" PRIu64 "\n", p->lease_ns);
   for (i = 0; stacks && i < p->nstacks; i++) {
     const struct ocgc_memprof_stack *st = &p->stack[i];
     printf("memprof.stack %zu %s depth=%u cut=%d index=%u", i,

@@ -2,15 +2,22 @@
  * window (--duration) or of everything since sampling began, named
  * (libocgc's symbolizer) and written as pprof, folded stacks or JSON.
  *
- * What it owns: the command line, the rate switched for the window and put
- * back, and the output file.  Every rule of the profile itself (copies,
- * windows, answers to a request, figures, names, the forms) is libocgc's.
+ * What it owns: the command line, the lease that holds the rate asked for
+ * the window (or, of a producer without leases, the rate switched and put
+ * back), the retries of a busy copy, and the output file.  Every rule of
+ * the profile itself (copies, windows, leases, answers to a request,
+ * figures, names, the forms) is libocgc's.
  *
  * Invariants:
- * - a rate switched by --rate is put back to what was in force before
- *   (0: off) on every way out after the switch was asked, SIGINT and
- *   SIGTERM included (they end the window early: the profile so far is
- *   written, and said to be short);
+ * - --rate takes a lease (ocgc_memprof_lease_take), renewed at least every
+ *   RENEW_NS while the window runs and released on every way out, SIGINT
+ *   and SIGTERM included (they end the window early: the profile so far is
+ *   written, and said to be short); a SIGKILL leaves it to lapse in the
+ *   producer's lease (10 s).  Of a producer without leases, the rate
+ *   switched is put back to what was in force before (0: off) on every
+ *   way out but a SIGKILL;
+ * - a copy the producer keeps busy (-EAGAIN) is tried again for BUSY_NS at
+ *   most, then the command fails with a line;
  * - the window starts when the producer has applied the rate, not when it
  *   was asked, and ends when the time asked for from the request is over:
  *   no window holds samples at the old rate;
@@ -34,6 +41,9 @@
 
 #define POLL_NS UINT64_C(20000000)
 #define RESTORE_WAIT_NS UINT64_C(2000000000)
+#define RENEW_NS UINT64_C(1000000000) /* a tenth of the producer's lease */
+#define BUSY_NS UINT64_C(5000000000)  /* a busy copy is tried again this long */
+#define BUSY_POLL_NS UINT64_C(10000000)
 
 enum format { FMT_PPROF, FMT_FOLDED, FMT_JSON };
 
@@ -60,7 +70,9 @@ static void profile_usage(FILE *f)
           "\n"
           "  --duration D     a window of D (\"30s\", \"2m\"); SIGINT ends it early\n"
           "  --rate BYTES     sample every BYTES allocated on average (\"512k\") for the\n"
-          "                   window (default 10 s), then put back the rate before\n"
+          "                   window (default 10 s): a lease, joined with other windows'\n"
+          "                   (the finest rate wins) and let go at the end, or 10 s\n"
+          "                   after this command is killed\n"
           "  --format F       pprof (gzipped profile.proto, default; `go tool pprof`,\n"
           "                   Pyroscope, Parca, speedscope), folded (\"a;b;c N\" lines for\n"
           "                   flamegraph.pl and speedscope) or json\n"
@@ -73,7 +85,7 @@ static void profile_usage(FILE *f)
           "\n"
           "Exit codes as ocgc(1), and %d: the process has no profile to give (a stock\n"
           "OCaml 5 or bytecode program, sampling off without --rate, its own Gc.Memprof\n"
-          "running, or a rate it refused).\n",
+          "running, a rate it refused, or all its rate leases held by other windows).\n",
           TOOL_EXIT_NOPROFILE);
 }
 
@@ -148,7 +160,20 @@ static int parse_args(int argc, char **argv, struct profile_args *a)
 static int read_copy(const struct profile_args *a, struct ocgc_source *src,
                      struct ocgc_memprof **out)
 {
-  int err = ocgc_memprof_read(src, out);
+  uint64_t t0 = cm_mono_ns();
+  int err;
+  /* A producer that samples very often, or was stopped mid-update, keeps
+   * the table busy for a while: tried again, within BUSY_NS (a stop
+   * signal does not cut it short: the window's end needs its copy). */
+  while ((err = ocgc_memprof_read(src, out)) == -EAGAIN && cm_mono_ns() - t0 < BUSY_NS &&
+         !ocgc_source_gone(src))
+    tool_sleep_ns(BUSY_POLL_NS);
+  if (err == -EAGAIN) {
+    tool_say("%s: its allocation profile stayed busy for %.1f s (the program was updating "
+             "it at every try): no copy", tool_target_label(&a->t),
+             (double)(cm_mono_ns() - t0) / 1e9);
+    return TOOL_EXIT_ERROR;
+  }
   if (err == -ENODATA) {
     tool_say("%s has no allocation profile (a stock OCaml 5 runtime, or a patched "
              "runtime older than ext_version 5)", tool_target_label(&a->t));
@@ -244,6 +269,9 @@ static void write_json(FILE *f, const struct profile_args *a, const struct ocgc_
   json_kv_u64(&j, "pid", (uint64_t)a->t.pid);
   json_kv_str(&j, "state", ocgc_memprof_state_name(p->state));
   json_kv_u64(&j, "rate_bytes", p->rate_bytes);
+  json_kv_bool(&j, "rate_leased", p->rate_leased);
+  json_kv_u64(&j, "base_rate_bytes", p->base_rate);
+  json_kv_u64(&j, "rate_changes", p->rate_changes);
   json_kv_u64_or_null(&j, "window_ns", window_ns != 0, window_ns);
   json_kv_u64(&j, "samples", p->samples);
   json_kv_u64(&j, "overflow_samples", p->overflow_samples);
@@ -342,22 +370,106 @@ static struct ocgc_symbols *symbolizer(const struct profile_args *a, struct ocgc
   return syms;
 }
 
-/* The window: copies before and after, and the rate switched around it. */
+/* Take the lease of --rate and wait for the producer to count it, at most
+ * [wait_ns] or until a stop signal, renewing it meanwhile.  0 when in
+ * force, 1 when not read by then (as switch_rate), 2 when the producer
+ * has no leases (switch_rate is the way); else an exit code after a line.
+ * *lease is set as soon as it is taken: the caller ends it. */
+static int take_lease(const struct profile_args *a, struct ocgc_source *src,
+                      struct ocgc_memprof_lease **lease, uint64_t wait_ns)
+{
+  int holders[OCGC_MP_LEASE_SLOTS];
+  uint64_t start = cm_mono_ns(), renewed = start;
+  int err = ocgc_memprof_lease_take(src, a->rate, lease, holders);
+  if (err == -ENOTSUP) return 2;
+  if (err == -EACCES || err == -EPERM) {
+    tool_say("%s: not allowed to switch its sampling (only its own user or root may)",
+             tool_target_label(&a->t));
+    return TOOL_EXIT_DENIED;
+  }
+  if (err == -EBUSY) {
+    tool_say("%s: all %u of its rate leases are held (by processes %d, %d, %d and %d, as "
+             "they wrote themselves): it samples at the finest of their rates meanwhile; "
+             "try again when one of their windows ends (a holder that was killed lets go "
+             "within the program's 10 s lease)",
+             tool_target_label(&a->t), OCGC_MP_LEASE_SLOTS, holders[0], holders[1], holders[2],
+             holders[3]);
+    return TOOL_EXIT_NOPROFILE;
+  }
+  if (err != 0) return tool_target_error(&a->t, err);
+  for (;;) {
+    struct ocgc_memprof *p = NULL;
+    int ans;
+    uint64_t now;
+    if ((err = ocgc_memprof_read(src, &p)) != 0 && err != -EAGAIN)
+      return tool_target_error(&a->t, err);
+    ans = p ? ocgc_memprof_lease_answer(p, *lease) : 0;
+    ocgc_memprof_free(p);
+    if (ans == 1) return 0;
+    if (ans == -ENOTSUP) {
+      tool_say("%s is a bytecode program: its allocations are not sampled",
+               tool_target_label(&a->t));
+      return TOOL_EXIT_NOPROFILE;
+    }
+    if (ocgc_source_gone(src)) return tool_target_error(&a->t, OCGC_E_STALE);
+    now = cm_mono_ns();
+    if (tool_stop || now - start >= wait_ns) return 1;
+    if (now - renewed >= RENEW_NS) {
+      (void)ocgc_memprof_lease_renew(*lease);
+      renewed = now;
+    }
+    tool_sleep_ns(POLL_NS);
+  }
+}
+
+/* The lease renewed if RENEW_NS passed since *renewed; a lease lost
+ * (this process was stopped for longer than the producer's lease) said
+ * once. */
+static void keep_lease(const struct profile_args *a, struct ocgc_memprof_lease *lease,
+                       uint64_t *renewed, int *said)
+{
+  uint64_t now = cm_mono_ns();
+  int r;
+  if (lease == NULL || now - *renewed < RENEW_NS) return;
+  *renewed = now;
+  r = ocgc_memprof_lease_renew(lease);
+  if (r != 0 && !*said) {
+    *said = 1;
+    tool_say("%s: the lease of the rate lapsed (this process was stopped for longer than "
+             "the program's lease)%s: the profile states the rates its samples were drawn at",
+             tool_target_label(&a->t),
+             r == 1 ? " and was taken again" : ", and every slot is held now");
+  }
+}
+
+/* The window: copies before and after, and the rate leased (or switched)
+ * around it. */
 static int window(const struct profile_args *a, struct ocgc_source *src,
                   struct ocgc_memprof **out, uint64_t *window_ns)
 {
   struct ocgc_memprof *first = NULL, *last = NULL, *now = NULL;
-  uint64_t old_rate = 0, t0;
-  int rc, switched = 0;
+  struct ocgc_memprof_lease *lease = NULL;
+  uint64_t old_rate = 0, t0, renewed = 0;
+  int rc, switched = 0, said = 0;
   if ((rc = read_copy(a, src, &first)) != 0) return rc;
   t0 = cm_mono_ns();
-  if (a->has_rate && !(first->state == OCGC_MP_ON && first->rate_bytes == a->rate)) {
-    old_rate = first->rate_bytes;
-    switched = 1;
+  if (a->has_rate) {
     /* The window begins when the rate is in force, within the time asked
      * for the window (the samples of a program that did not collect
-     * meanwhile are none: it allocated nothing). */
-    rc = switch_rate(a, src, a->rate, a->duration_ns);
+     * meanwhile are none: it allocated nothing).  A lease is taken even
+     * when the rate is in force already: another window's may end first. */
+    rc = take_lease(a, src, &lease, a->duration_ns);
+    renewed = cm_mono_ns();
+    if (rc == 2 && !(first->state == OCGC_MP_ON && first->rate_bytes == a->rate)) {
+      /* a producer without leases: the rate switched, and put back */
+      old_rate = first->rate_bytes;
+      switched = 1;
+      rc = switch_rate(a, src, a->rate, a->duration_ns);
+    } else if (rc == 2) {
+      rc = 0;
+    }
+  }
+  if (lease != NULL || switched) {
     if (rc == 1 && tool_stop) {
       tool_say("stopped before %s read the request: no window", tool_target_label(&a->t));
       rc = 128 + tool_stop;
@@ -383,6 +495,8 @@ static int window(const struct profile_args *a, struct ocgc_source *src,
       first = now;
     }
     now = NULL;
+  } else if (rc != 0) {
+    goto restore;
   }
   if (first->state == OCGC_MP_ASIDE) {
     tool_say("%s runs its own Gc.Memprof: ocgc takes no sample meanwhile",
@@ -402,9 +516,11 @@ static int window(const struct profile_args *a, struct ocgc_source *src,
   if (a->has_duration) {
     uint64_t left = a->duration_ns - (cm_mono_ns() - t0 < a->duration_ns ? cm_mono_ns() - t0 : a->duration_ns);
     t0 = cm_mono_ns();
-    while (!tool_stop && cm_mono_ns() - t0 < left && !ocgc_source_gone(src))
+    while (!tool_stop && cm_mono_ns() - t0 < left && !ocgc_source_gone(src)) {
       tool_sleep_ns(left - (cm_mono_ns() - t0) < POLL_NS * 10 ? left - (cm_mono_ns() - t0)
                                                               : POLL_NS * 10);
+      keep_lease(a, lease, &renewed, &said);
+    }
     *window_ns = cm_mono_ns() - t0;
     if (tool_stop) tool_say("stopped: the window is %.1f s, not the %.1f s asked",
                             (double)*window_ns / 1e9, (double)left / 1e9);
@@ -422,6 +538,9 @@ static int window(const struct profile_args *a, struct ocgc_source *src,
     first = NULL;
   }
 restore:
+  /* The lease released: the program goes back to its base rate, or to the
+   * finest of the other windows', at its next minor collection. */
+  ocgc_memprof_lease_end(lease);
   if (switched) {
     /* Whatever happened, the rate goes back: the word written is the last
      * one, applied at the program's next minor collection; waited for a

@@ -64,6 +64,15 @@ struct ocgc_memprof {
   uint64_t control_seen;     /**< the last control word the producer acted on */
   enum ocgc_mp_control_result control_result; /**< what it did with it */
   uint64_t control_refused;  /**< control words refused (out of bounds) */
+  /* The leases (ocgc_memprof_lease_take): */
+  uint64_t base_rate;        /**< the rate without leases: OCGC_MEMPROF's or the last
+                                  control word's, 0 off */
+  int rate_leased;           /**< rate_bytes is a lease's (finer than base_rate) */
+  unsigned leases_alive;     /**< the slots the producer counts alive (bit i: slot i) */
+  int lease_pid[OCGC_MP_LEASE_SLOTS]; /**< each slot's holder as it wrote itself (0 free;
+                                  written by readers: for display only) */
+  uint64_t lease_refused;    /**< slot words refused (a rate out of bounds) */
+  uint64_t lease_ns;         /**< the producer's lease; 0: a producer without leases */
   size_t nstacks;            /**< stack[0] is the overflow row, then one per stack */
   struct ocgc_memprof_stack *stack;
 };
@@ -118,9 +127,11 @@ OCGC_API int ocgc_memprof_delta(const struct ocgc_memprof *older,
                                 const struct ocgc_memprof *newer, struct ocgc_memprof **out);
 
 /** Ask the producer of [src] to sample at [rate_bytes] (0: stop; else from
- * OCGC_MP_RATE_MIN to OCGC_MP_RATE_MAX): writes the control word, which
- * the producer reads at the end of its next minor collection and answers
- * in control_seen and control_result.  Only a process that may write the
+ * OCGC_MP_RATE_MIN to OCGC_MP_RATE_MAX) for good: writes the control word,
+ * which the producer reads at the end of its next minor collection and
+ * answers in control_seen and control_result.  It sets the base rate: a
+ * live lease finer than it (ocgc_memprof_lease_take) stays in force until
+ * it ends.  Only a process that may write the
  * ring file may ask: its owner (the program's own user) or root; the file
  * is reopened for writing through this process's own descriptor, never by
  * a path the target names.  *word (may be NULL) receives the control word
@@ -132,7 +143,8 @@ OCGC_API int ocgc_memprof_request(const struct ocgc_source *src, uint64_t rate_b
                                   uint64_t *word);
 
 /** How copy [p] answers the request that wrote control word [word]
- * (ocgc_memprof_request's *word): 1 applied (its rate is in force; if
+ * (ocgc_memprof_request's *word): 1 applied (its rate is the base rate,
+ * in force unless a live lease is finer: p->rate_leased; if
  * p->state is OCGC_MP_ASIDE the program's own Gc.Memprof runs and no
  * sample is taken until it stops); 0 not read yet (the producer reads the
  * word at the end of its next minor collection: a program that allocates
@@ -148,6 +160,49 @@ OCGC_API const char *ocgc_memprof_state_name(enum ocgc_mp_state state);
 /** "minor", "major", "custom", "marshal" (enum ocgc_mp_kind): where a
  * sampled block was made; "unknown" for a value no producer writes. */
 OCGC_API const char *ocgc_memprof_kind_name(unsigned kind);
+
+/** A rate lease: a rate asked for a while (docs/profiling.md, "The rate
+ * as a lease").  The producer samples at the finest (fewest bytes) of its
+ * base rate and of the leases alive; a lease stays alive while its holder
+ * renews it (ocgc_memprof_lease_renew, every second or so) and ends when
+ * released (ocgc_memprof_lease_end) or, if its holder died, lease_ns
+ * (10 s) after the producer last saw it renewed, at the producer's first
+ * minor collection past that.  So two windows join, and none outlives
+ * its holder. */
+struct ocgc_memprof_lease;
+
+/** Take a lease of [rate_bytes] (OCGC_MP_RATE_MIN .. OCGC_MP_RATE_MAX) on
+ * [src]'s producer: one of its OCGC_MP_LEASE_SLOTS slots claimed with a
+ * compare-and-swap through a shared mapping of the file, reopened for
+ * writing through this process's own descriptor (only the file's owner or
+ * root may).  Returns 0 and *out; -EBUSY when every slot is held
+ * (holders[i], if not NULL, receives each slot's holder pid as it wrote
+ * itself); -ENOTSUP when the producer has no leases (lease_ns 0: use
+ * ocgc_memprof_request) or the file is not a sealed ring (it may shrink
+ * under a mapping); -ERANGE; -ENODATA; -EACCES or -EPERM; OCGC_E_STALE
+ * (the file is not the one opened any more); -ENOMEM; -errno. */
+OCGC_API int ocgc_memprof_lease_take(const struct ocgc_source *src, uint64_t rate_bytes,
+                                     struct ocgc_memprof_lease **out,
+                                     int holders[OCGC_MP_LEASE_SLOTS]);
+
+/** Renew [l]: 0; 1 when its slot had been freed meanwhile (its holder was
+ * stopped for longer than the lease) and another was claimed; -EBUSY
+ * when none was free (the lease is lost); -EINVAL. */
+OCGC_API int ocgc_memprof_lease_renew(struct ocgc_memprof_lease *l);
+
+/** Whether copy [p] shows lease [l] in force: 1 (its slot is alive, and
+ * the rate in force is its or finer); 0 not yet (the producer reads the
+ * slots at the end of its next minor collection); -ENOTSUP (a bytecode
+ * program). */
+OCGC_API int ocgc_memprof_lease_answer(const struct ocgc_memprof *p,
+                                       const struct ocgc_memprof_lease *l);
+
+/** [l]'s slot (0 .. OCGC_MP_LEASE_SLOTS - 1), or -1 for NULL. */
+OCGC_API int ocgc_memprof_lease_slot(const struct ocgc_memprof_lease *l);
+
+/** Release [l] (its slot freed unless the producer freed it already) and
+ * free it.  NULL is accepted. */
+OCGC_API void ocgc_memprof_lease_end(struct ocgc_memprof_lease *l);
 
 #ifdef __cplusplus
 }

@@ -568,9 +568,9 @@ OCGC_STATIC_ASSERT((0 OCGC_TOTALS_WORDS(OCGC_ROW_WORD_)) ==
 /* Right after the totals (at totals_offset + sizeof(struct ocgc_wire_totals),
  * inside ext_size): a header, then mp.rows rows of mp.row_size bytes.  Row 0
  * is the overflow row; stack rows are used in order from row 1, so the rows
- * in use are rows 0 .. stacks.  Only the producer writes, but for `control`,
- * which a permitted process writes to change the rate (docs/wire-format.md,
- * "The allocation profile").  Everything but control is under the seqlock
+ * in use are rows 0 .. stacks.  Only the producer writes, but for `control`
+ * and the lease slots, which a permitted process writes to change the rate
+ * (docs/wire-format.md, "The allocation profile").  Everything but control is under the seqlock
  * seq, as the totals are. */
 #define OCGC_MP_MAGIC UINT64_C(0x464f52504347434f) /* "OCGCPROF" read as a little-endian word */
 #define OCGC_MP_DEPTH 32u   /* frames kept per stack, innermost first */
@@ -610,6 +610,39 @@ enum ocgc_mp_control_result {
 #define OCGC_MP_RATE_MIN 64u                  /* bytes: smaller is refused */
 #define OCGC_MP_RATE_MAX (UINT64_C(1) << 30)  /* bytes: larger is refused */
 #define OCGC_MP_RATE_DEFAULT (512u * 1024u)   /* OCGC_MEMPROF=on: Go's MemProfileRate */
+
+/* Leases: a rate asked for a while (docs/wire-format.md, "Leases").  Header
+ * words reserved[0 .. OCGC_MP_LEASE_SLOTS - 1] are the slots, written by
+ * readers only with an 8-byte compare-and-swap through a shared mapping of
+ * the file (claim 0 -> word, renew word -> word with the beat bumped,
+ * release word -> 0), and by the producer only to free a slot it found
+ * dead (the same compare-and-swap, word -> 0).  A slot word: bits 0..31 the
+ * rate in bytes (0: the slot is free), bits 32..53 the holder's pid (for
+ * display only), bits 54..63 a beat the holder bumps to renew.  The
+ * producer reads the slots where it reads the control word, notes in its
+ * own clock when each word last changed, and samples at the finest rate
+ * (fewest bytes) among the base rate (OCGC_MEMPROF's, or the control
+ * word's) and the slots that changed within lease_ns; a slot unchanged for
+ * longer is dead, and freed.  What it found is published under seq in
+ * reserved[OCGC_MP_LEASE_STATE ..]. */
+#define OCGC_MP_LEASE_SLOTS 4u
+#define OCGC_MP_LEASE_RATE_MASK UINT64_C(0xffffffff)
+#define OCGC_MP_LEASE_PID_SHIFT 32
+#define OCGC_MP_LEASE_PID_MASK ((UINT64_C(1) << 22) - 1)
+#define OCGC_MP_LEASE_BEAT_SHIFT 54
+#define OCGC_MP_LEASE_WORD(rate, pid, beat)                                              \
+  (((uint64_t)(rate) & OCGC_MP_LEASE_RATE_MASK) |                                        \
+   (((uint64_t)(pid) & OCGC_MP_LEASE_PID_MASK) << OCGC_MP_LEASE_PID_SHIFT) |             \
+   ((uint64_t)(beat) << OCGC_MP_LEASE_BEAT_SHIFT))
+#define OCGC_MP_LEASE_RATE(w) ((w) & OCGC_MP_LEASE_RATE_MASK)
+#define OCGC_MP_LEASE_PID(w) (((w) >> OCGC_MP_LEASE_PID_SHIFT) & OCGC_MP_LEASE_PID_MASK)
+/* Producer-written words (under seq), as indexes of reserved[]: */
+#define OCGC_MP_LEASE_STATE 4u   /* bits 0..3: the slots alive; bit 8: rate_bytes is a lease's */
+#define OCGC_MP_LEASE_REFUSED 5u /* slot words refused (a rate out of bounds) */
+#define OCGC_MP_LEASE_BASE 6u    /* the base rate: OCGC_MEMPROF's or the control word's */
+#define OCGC_MP_LEASE_NS 7u      /* the producer's lease: a slot unchanged longer is dead */
+#define OCGC_MP_LEASE_ALIVE_MASK UINT64_C(0xf)
+#define OCGC_MP_LEASE_IN_FORCE (UINT64_C(1) << 8)
 
 /* Row meta word: bits 0..7 frames used, bit 8 the stack was cut (deeper than
  * OCGC_MP_DEPTH), bit 9 the overflow row, bits 16..19 enum ocgc_mp_kind,
@@ -672,7 +705,7 @@ struct ocgc_wire_mp {
   uint64_t control_seen;   /* the last control word the producer acted on */
   uint64_t control_result; /* enum ocgc_mp_control_result */
   uint64_t control_refused; /* control words refused */
-  uint64_t reserved[11];
+  uint64_t reserved[11];   /* [0..7]: the leases (OCGC_MP_LEASE_*) */
 };
 OCGC_STATIC_ASSERT(sizeof(struct ocgc_wire_mp) == 256, "profile header is 256 bytes");
 OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_mp, seq) == 40, "mp.seq");

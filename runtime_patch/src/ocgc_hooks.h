@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "ocgc/wire.h"
+#include "ocgc_mp_lease.h"
 
 /* The first events of a new ring (RING_START, and FORK_CHILD with the
  * parent's pid when parent_pid != 0) and its first totals, at time [at]. */
@@ -29,7 +30,8 @@ void caml_ocgc_writer_leave(void);
  *     too): filled, empty, saying the rate in force;
  *   mp_forked: in a forked child: the parent's table is not ours;
  *   mp_poll: at the end of each minor collection, inside a writing hook:
- *     the control word, acted on when new;
+ *     the control word, acted on when new, and the lease slots
+ *     (ocgc_mp_lease.c) while one is held;
  *   mp_program: the program's own Gc.Memprof started (1) or stopped (0). */
 void caml_ocgc_mp_init(const char *env);
 void caml_ocgc_mp_attach(struct ocgc_wire_mp *mp, uint64_t now);
@@ -46,6 +48,7 @@ struct caml_ocgc_mp_control {
 };
 extern struct caml_ocgc_mp_control caml_ocgc_mp_control;
 void caml_ocgc_mp_act(uint64_t c, uint64_t now);
+void caml_ocgc_mp_lease_act(uint64_t now);
 
 static inline void caml_ocgc_mp_poll(uint64_t now)
 {
@@ -56,6 +59,8 @@ static inline void caml_ocgc_mp_poll(uint64_t now)
    * single store: libocgc's ocgc_memprof_set_rate). */
   c = __atomic_load_n(w, __ATOMIC_ACQUIRE);
   if (__builtin_expect(c != caml_ocgc_mp_control.seen, 0)) caml_ocgc_mp_act(c, now);
+  /* the lease slots: a few relaxed loads while none is held */
+  if (__builtin_expect(caml_ocgc_lease_due(), 0)) caml_ocgc_mp_lease_act(now);
 }
 
 #endif /* CAML_OCGC_HOOKS_H */

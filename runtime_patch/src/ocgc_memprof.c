@@ -12,9 +12,9 @@
  * - A sample runs no OCaml code and allocates nothing: the stack is walked
  *   into a fixed buffer, the row found in a private index, the figures
  *   kept in private memory and copied into the shared table under its
- *   seqlock.  Nothing is read back from the mapping but the control word,
- *   which is bounded before use: what others write there (or anywhere in
- *   the table) cannot steer the writer.
+ *   seqlock.  Nothing is read back from the mapping but the control word
+ *   and the lease slots (ocgc_mp_lease.c), bounded before use: what others
+ *   write there (or anywhere in the table) cannot steer the writer.
  * - Each word allocated is sampled with probability 1/W (W = rate / 8):
  *   the distances between sampled words are geometric draws, from a
  *   generator of ocgc's own, as statmemprof's are from its own.  A block of
@@ -63,6 +63,7 @@
 #include "ocgc_clock.h"
 #include "ocgc_file.h"
 #include "ocgc_hooks.h"
+#include "ocgc_mp_lease.h"
 #include "ocgc_place.h"
 
 #define FOLLOW_MAX 32768u            /* sampled blocks followed at once */
@@ -198,6 +199,7 @@ static void pub_head(void)
   __atomic_store_n(&mp.shared->control_seen, caml_ocgc_mp_control.seen, __ATOMIC_RELAXED);
   __atomic_store_n(&mp.shared->control_result, mp.head.control_result, __ATOMIC_RELAXED);
   __atomic_store_n(&mp.shared->control_refused, mp.head.control_refused, __ATOMIC_RELAXED);
+  caml_ocgc_lease_publish(mp.shared->reserved);
 }
 
 static void pub_row_counts(unsigned r)
@@ -620,6 +622,7 @@ void caml_ocgc_mp_init(const char *env)
     return;
   }
   if (rate == 0) return;
+  caml_ocgc_lease_set_base(rate);
   set_rate(rate, caml_ocgc_now());
   pass_end(pass_begin());
 }
@@ -635,6 +638,7 @@ void caml_ocgc_mp_attach(struct ocgc_wire_mp *shared, uint64_t now)
   /* A new file's word is 0 (the parent's, in a forked child, is not ours). */
   caml_ocgc_mp_control.word = &shared->control;
   caml_ocgc_mp_control.seen = 0;
+  caml_ocgc_lease_attach(shared->reserved);
   /* the rate in force is the new table's first */
   mp.head.rate_since_ns = mp.rate_bytes != 0 ? now : 0;
   mp.head.rate_changes = mp.rate_bytes != 0;
@@ -666,6 +670,8 @@ void caml_ocgc_mp_forked(void)
   mp.inherited = 1;
   mp.early = 0;
   rng_seed();
+  /* the parent's leases are not ours: the base rate again */
+  if (caml_ocgc_lease_forked() && NATIVE) set_rate(caml_ocgc_lease_rate(), caml_ocgc_now());
   if (mp.rate_bytes != 0) mp.to_next = geom();
 }
 
@@ -706,11 +712,25 @@ void caml_ocgc_mp_act(uint64_t c, uint64_t now)
       say(line);
     }
   } else {
-    set_rate(rate, now);
+    /* the word sets the base rate; a live lease finer than it stays in
+     * force until it ends (ocgc_mp_lease.c) */
+    caml_ocgc_lease_set_base(rate);
+    set_rate(caml_ocgc_lease_rate(), now);
     /* (no memory for the tables: off, and said once on stderr) */
-    mp.head.control_result =
-        mp.rate_bytes == rate ? OCGC_MP_CONTROL_APPLIED : OCGC_MP_CONTROL_REFUSED;
+    mp.head.control_result = mp.rate_bytes == caml_ocgc_lease_rate() ? OCGC_MP_CONTROL_APPLIED
+                                                                     : OCGC_MP_CONTROL_REFUSED;
   }
+  pub_begin();
+  pub_head();
+  pub_end();
+}
+
+/* The lease slots at a poll (caml_ocgc_mp_poll): the rate they and the
+ * base give put in force, and published when anything changed. */
+void caml_ocgc_mp_lease_act(uint64_t now)
+{
+  if (!caml_ocgc_lease_poll(now)) return;
+  if (NATIVE && caml_ocgc_lease_rate() != mp.rate_bytes) set_rate(caml_ocgc_lease_rate(), now);
   pub_begin();
   pub_head();
   pub_end();

@@ -6,7 +6,10 @@
  *                              "error TEXT" and exits 1
  *   mp_control PID --raw WORD  the word itself, at the offset wire.h gives,
  *                              through the ring's descriptor reopened for
- *                              writing (no checks: the producer's job) */
+ *                              writing (no checks: the producer's job)
+ *   mp_control PID --raw-seq WORD  the table's seq, as a producer stopped
+ *                              mid-update leaves it (WORD odd) or puts it
+ *                              back; prints "was N", the word before */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -17,8 +20,9 @@
 
 #include <ocgc/consumer.h>
 
-static int raw(int pid, uint64_t word)
+static int raw(int pid, uint64_t word, size_t field)
 {
+  uint64_t was = 0;
   struct ocgc_wire_ext x;
   char path[4096], self[64];
   uint64_t off;
@@ -34,12 +38,13 @@ static int raw(int pid, uint64_t word)
     return 1;
   }
   off = x.totals_offset + offsetof(struct ocgc_wire_totals, by_cause) +
-        x.kind_count * x.cause_slots * 8 + offsetof(struct ocgc_wire_mp, control);
-  if (pwrite(wfd, &word, 8, (off_t)off) != 8) {
+        x.kind_count * x.cause_slots * 8 + field;
+  if (pread(fd, &was, 8, (off_t)off) != 8 || pwrite(wfd, &word, 8, (off_t)off) != 8) {
     printf("error %s\n", strerror(errno));
     return 1;
   }
-  printf("word %" PRIu64 "\n", word);
+  if (field == offsetof(struct ocgc_wire_mp, seq)) printf("was %" PRIu64 "\n", was);
+  else printf("word %" PRIu64 "\n", word);
   return 0;
 }
 
@@ -49,12 +54,14 @@ int main(int argc, char **argv)
   uint64_t word = 0;
   int pid, err;
   if (argc < 3) {
-    fprintf(stderr, "usage: mp_control PID RATE | mp_control PID --raw WORD\n");
+    fprintf(stderr, "usage: mp_control PID RATE | mp_control PID --raw WORD | mp_control PID --raw-seq WORD\n");
     return 2;
   }
   pid = atoi(argv[1]);
   if (strcmp(argv[2], "--raw") == 0 && argc == 4)
-    return raw(pid, strtoull(argv[3], NULL, 0));
+    return raw(pid, strtoull(argv[3], NULL, 0), offsetof(struct ocgc_wire_mp, control));
+  if (strcmp(argv[2], "--raw-seq") == 0 && argc == 4)
+    return raw(pid, strtoull(argv[3], NULL, 0), offsetof(struct ocgc_wire_mp, seq));
   if ((err = ocgc_source_open_pid(pid, NULL, &src)) != 0) {
     printf("error %s\n", ocgc_strerror(err));
     return 1;
