@@ -30,8 +30,11 @@ void caml_ocgc_writer_leave(void);
  *   mp_forked: in a forked child: the parent's table is not ours;
  *   mp_poll: at the end of each minor collection, inside a writing hook:
  *     the control word, acted on when new;
- *   mp_program: the program's own Gc.Memprof started (1) or stopped (0). */
+ *   mp_program: the program's own Gc.Memprof started (1) or stopped (0);
+ *   mp_rows_used: the table's rows in use (the overflow row and the
+ *     stacks), for the exit's copy of the file. */
 void caml_ocgc_mp_init(const char *env);
+unsigned caml_ocgc_mp_rows_used(void);
 void caml_ocgc_mp_attach(struct ocgc_wire_mp *mp, uint64_t now);
 void caml_ocgc_mp_forked(void);
 void caml_ocgc_mp_program(int started);
