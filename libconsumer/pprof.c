@@ -365,12 +365,10 @@ int ocgc_pprof_write(const struct ocgc_memprof *p, struct ocgc_symbols *syms,
   /* The in-use rule (ocgc/memprof.h), said in every profile. */
   f_uint(&w.out, 13,
          str_id(&w.str, p->live_known
-                            ? "inuse: as of the last completed major marking (known live then, "
-                              "not found dead since); garbage not yet collected and blocks "
-                              "sampled since are not counted"
-                            : "inuse: allocated - freed (this producer does not say what was "
-                              "live at the last marking): garbage counts until a marking "
-                              "finds it dead"));
+                            ? "inuse: as of the last completed major marking; garbage not "
+                              "yet collected is not counted"
+                            : "inuse: allocated - freed (an older producer): garbage counts "
+                              "until a marking finds it dead"));
   f_uint(&w.out, 14, str_id(&w.str, ocgc_profile_value_name(
                                         o.default_value_set ? o.default_value : OCGC_PV_ALLOC_SPACE)));
   for (i = 0; i < w.str.n && !w.str.err; i++) f_bytes(&w.out, 6, w.str.s[i], strlen(w.str.s[i]));

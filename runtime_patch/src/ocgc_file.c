@@ -13,7 +13,9 @@
  *   unless another pid namespace's live alias holds that name.  Without
  *   memfd, a regular file <pid>.events as OCaml 5 makes it, committed at
  *   once up to the names in use (posix_fallocate: a full tmpfs would turn
- *   a later write into SIGBUS).
+ *   a later write into SIGBUS), but for the allocation profile's rows past
+ *   CAML_OCGC_FALLBACK_MP_ROWS, a hole the producer never writes
+ *   (caml_ocgc_file.mp_rows).
  * - The memfd's descriptor number is the program's to take: it is closed
  *   (in a forked child) only once fstat(2) proves it is still the ring's
  *   inode, and forgotten when it is not (fd_is_ring).
