@@ -867,5 +867,5 @@ void caml_ocgc_init(void)
   __atomic_store_n(&caml_ocgc_enabled, 1, __ATOMIC_RELAXED);
   caml_ocgc_started(0, caml_ocgc_now());
   /* sampling only with a file to keep its table in */
-  caml_ocgc_mp_init(caml_secure_getenv("OCGC_MEMPROF"));
+  caml_ocgc_mp_init(caml_secure_getenv("OCGC_MEMPROF"), caml_secure_getenv("OCGC_MEMPROF_RECYCLE"));
 }

@@ -162,6 +162,7 @@ static struct {
   uint32_t cycles;              /* markings begun (wraps: compared for equality) */
   unsigned recycle_at;          /* the next row a full table looks at */
   unsigned rows_max;            /* rows the file lets us write (caml_ocgc_file.mp_rows) */
+  uint64_t recycle_ns;          /* a row this quiet may be recycled */
   uint64_t seq;
 } mp;
 
@@ -378,7 +379,8 @@ static unsigned recycle(uint64_t now)
     mp.recycle_at = r >= mp.head.stacks ? 1 : r + 1;
     if (r == 0 || r > mp.head.stacks) continue;
     if (mp.keys[r].nfollow == 0 && mp.rows[r].live.samples == 0 &&
-        now - mp.rows[r].changed_ns >= OCGC_MP_RECYCLE_NS && now >= mp.rows[r].changed_ns) {
+        now - mp.rows[r].changed_ns >= (mp.recycle_ns ? mp.recycle_ns : OCGC_MP_RECYCLE_NS) &&
+        now >= mp.rows[r].changed_ns) {
       uint64_t gen = mp.rows[r].generation + 1;
       unindex(r);
       memset(&mp.rows[r], 0, sizeof mp.rows[r]);
@@ -797,11 +799,24 @@ static int parse_rate(const char *v, uint64_t *out)
   return 0;
 }
 
-void caml_ocgc_mp_init(const char *env)
+/* OCGC_MEMPROF_RECYCLE: seconds a row must be quiet to be recycled (1 to
+ * 86400; default OCGC_MP_RECYCLE_NS); anything else keeps the default. */
+static uint64_t parse_recycle(const char *v)
+{
+  uint64_t n = 0;
+  const char *p = v;
+  if (v == NULL) return OCGC_MP_RECYCLE_NS;
+  for (; *p >= '0' && *p <= '9' && n <= 86400; p++) n = n * 10 + (uint64_t)(*p - '0');
+  if (p == v || *p != '\0' || n < 1 || n > 86400) return OCGC_MP_RECYCLE_NS;
+  return n * 1000000000u;
+}
+
+void caml_ocgc_mp_init(const char *env, const char *recycle)
 {
   uint64_t rate = 0;
   char line[256];
   rng_seed();
+  mp.recycle_ns = parse_recycle(recycle);
   if (env == NULL) return;
   if (parse_rate(env, &rate) != 0) {
     snprintf(line, sizeof line,
