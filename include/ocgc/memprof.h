@@ -96,7 +96,7 @@ struct ocgc_memprof {
 /** Copy [src]'s profile into a new *out (free with ocgc_memprof_free).
  * Returns 0; -ENODATA when the file has none (a stock OCaml 5 file, or one
  * of ext_version < 5); OCGC_E_CORRUPT when its table's geometry is not one
- * a producer writes (more than 65,536 rows, rows too small for their
+ * a producer writes (more than 16,384 rows, rows too small for their
  * frames); -EAGAIN when the producer kept it busy (it died or stopped
  * mid-update, or samples so often that no copy completes between two of
  * its samples: try again later); -ENOMEM; OCGC_E_TRUNCATED.  A copy is at

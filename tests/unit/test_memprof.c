@@ -120,7 +120,7 @@ START_TEST(hostile_geometry)
 {
   static const struct { size_t off; uint64_t v; } bad[] = {
     {offsetof(struct ocgc_wire_mp, rows), 0},
-    {offsetof(struct ocgc_wire_mp, rows), 65537},
+    {offsetof(struct ocgc_wire_mp, rows), 16385},
     {offsetof(struct ocgc_wire_mp, rows), UINT64_MAX},
     {offsetof(struct ocgc_wire_mp, rows), OCGC_MP_ROWS + 1}, /* past the block */
     {offsetof(struct ocgc_wire_mp, row_size), 0},
