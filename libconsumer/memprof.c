@@ -3,8 +3,10 @@
  * that asks the producer for another rate (ocgc_memprof_request).
  *
  * ocgc_memprof_delta() makes a window of two copies, row by row: rows
- * are used in order and never change their stack, so row i of the older
- * copy is row i of the newer, which the delta checks rather than trusts.
+ * are taken in order and change their stack only when the producer
+ * recycles them, with a new generation, so row i of the older copy is row
+ * i of the newer in one generation (which the delta checks rather than
+ * trusts) and a new stack counted from 0 in another.
  *
  * Invariants: the table's geometry is read once and checked against the
  * extension block (layout.c put the header inside it) and against fixed
@@ -29,13 +31,14 @@
 #include "opts.h"
 #include "source.h"
 
-#define MAX_ROWS 65536u
+#define MAX_ROWS 16384u /* twice a producer's: a copy's stacks stay under 20 MiB */
 #define MAX_ROW_SIZE 4096u
 #define MAX_COPY (UINT64_C(16) << 20)
 
 struct geometry {
   uint64_t off;      /* the header's file offset */
   uint64_t rows, row_size, depth;
+  int live_known;    /* rows carry live and generation */
 };
 
 /* The table's constants, checked: 0, -ENODATA or OCGC_E_CORRUPT. */
@@ -54,6 +57,8 @@ static int read_geometry(const struct ocgc_source *s, struct geometry *g)
   g->rows = h.rows;
   g->row_size = h.row_size;
   g->depth = h.depth;
+  /* (a constant, written before the magic) */
+  g->live_known = (h.features & OCGC_MP_FEATURE_LIVE) != 0;
   if (g->rows == 0 || g->rows > MAX_ROWS || g->row_size % 8 || g->row_size > MAX_ROW_SIZE ||
       g->depth > (MAX_ROW_SIZE - offsetof(struct ocgc_wire_mp_row, frames)) / 8 ||
       g->row_size < offsetof(struct ocgc_wire_mp_row, frames) + g->depth * 8)
@@ -134,6 +139,11 @@ static void take_row(struct ocgc_memprof_stack *out, const unsigned char *row,
   take_counts(&out->alloc, &r.alloc);
   take_counts(&out->promoted, &r.promoted);
   take_counts(&out->freed, &r.freed);
+  if (g->live_known) {
+    out->live_known = 1;
+    take_counts(&out->live, &r.live);
+    out->generation = r.generation;
+  }
 }
 
 int ocgc_memprof_read(const struct ocgc_source *src, struct ocgc_memprof **out)
@@ -178,6 +188,11 @@ int ocgc_memprof_read(const struct ocgc_source *src, struct ocgc_memprof **out)
                           : OCGC_MP_CONTROL_NONE;
   p->control_refused = c.head.control_refused;
   memprof_take_leases(p, c.head.reserved);
+  p->live_known = g.live_known;
+  if (g.live_known) {
+    p->live_cycle = c.head.live_cycle;
+    p->live_cycle_ns = c.head.live_cycle_ns;
+  }
   p->nstacks = (size_t)c.used;
   for (i = 0; i < c.used; i++) take_row(&p->stack[i], c.rows + i * g.row_size, &g);
   free(c.rows);
@@ -285,7 +300,8 @@ static int sub_counts(struct ocgc_memprof_counts *d, const struct ocgc_memprof_c
 
 static int counted(const struct ocgc_memprof_stack *s)
 {
-  return s->alloc.samples || s->promoted.samples || s->freed.samples;
+  return s->alloc.samples || s->promoted.samples || s->freed.samples ||
+         s->live.samples != s->live_before.samples;
 }
 
 /* *v = n - o for a header figure; 0, or OCGC_E_STALE. */
@@ -327,15 +343,24 @@ int ocgc_memprof_delta(const struct ocgc_memprof *older, const struct ocgc_mempr
   for (i = 0; !err && i < newer->nstacks; i++) {
     const struct ocgc_memprof_stack *n = &newer->stack[i];
     struct ocgc_memprof_stack d = *n;
+    memset(&d.live_before, 0, sizeof d.live_before);
     if (i < older->nstacks) {
       const struct ocgc_memprof_stack *o = &older->stack[i];
-      if (!same_stack(o, n)) {
+      if (o->live_known != n->live_known || n->generation < o->generation) {
         err = OCGC_E_STALE;
         break;
       }
-      err = sub_counts(&d.alloc, &n->alloc, &o->alloc);
-      if (!err) err = sub_counts(&d.promoted, &n->promoted, &o->promoted);
-      if (!err) err = sub_counts(&d.freed, &n->freed, &o->freed);
+      if (n->generation != o->generation) {
+        /* recycled between the copies: a new stack, all of it the window's */
+      } else if (!same_stack(o, n)) {
+        err = OCGC_E_STALE;
+        break;
+      } else {
+        err = sub_counts(&d.alloc, &n->alloc, &o->alloc);
+        if (!err) err = sub_counts(&d.promoted, &n->promoted, &o->promoted);
+        if (!err) err = sub_counts(&d.freed, &n->freed, &o->freed);
+        d.live_before = o->live;
+      }
     }
     if (!err && (i == 0 || counted(&d))) p->stack[k++] = d;
   }

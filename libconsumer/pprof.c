@@ -291,6 +291,9 @@ int ocgc_pprof_write(const struct ocgc_memprof *p, struct ocgc_symbols *syms,
   pb_uint(&w.out, 13, str_id(&w.str, "ocgc: sampled by the OCaml runtime's ocgc patch; "
                                     "figures are estimates (sd sqrt(bytes x period))"));
   rate_comment(&w, p, o.duration_ns != 0);
+  /* The in-use rule (ocgc/memprof.h), said in every profile. */
+  pb_uint(&w.out, 13,
+          str_id(&w.str, p->live_known ? PROFILE_INUSE_LIVE : PROFILE_INUSE_OLD));
   pb_uint(&w.out, 14, str_id(&w.str, ocgc_profile_value_name(
                                         o.default_value_set ? o.default_value : OCGC_PV_ALLOC_SPACE)));
   for (i = 0; i < w.str.n && !w.str.err; i++) pb_bytes(&w.out, 6, w.str.s[i], strlen(w.str.s[i]));

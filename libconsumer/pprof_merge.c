@@ -108,6 +108,7 @@ struct ocgc_pprof_merge {
   VEC(struct m_sample) smp;
   struct chains smp_h;
   uint64_t rate_bytes;
+  int older; /* a process's rows carry no live: its in use is allocated - freed */
 };
 
 #define VEC_ROOM(v) vec_room((void **)&(v).p, &(v).cap, (v).n, sizeof *(v).p)
@@ -288,6 +289,7 @@ int ocgc_pprof_merge_add(struct ocgc_pprof_merge *m, const struct ocgc_memprof *
   int err = 0;
   if (m == NULL || p == NULL) return -EINVAL;
   if (p->rate_bytes > m->rate_bytes) m->rate_bytes = p->rate_bytes;
+  if (!p->live_known) m->older = 1;
   if (names != NULL && names->nmaps > 0 && (mapids = calloc(names->nmaps, sizeof *mapids)) == NULL)
     return -ENOMEM;
   for (i = 0; i < p->nstacks && err == 0; i++) {
@@ -444,6 +446,7 @@ int ocgc_pprof_merge_write(const struct ocgc_pprof_merge *m, const struct ocgc_p
   pb_uint(&b, 12, m->rate_bytes);
   pb_uint(&b, 13, x_id(&x, m, "ocgc: sampled by the OCaml runtime's ocgc patch; figures are "
                              "estimates (sd sqrt(bytes x period)); merged from several processes"));
+  pb_uint(&b, 13, x_id(&x, m, m->older ? PROFILE_INUSE_OLD : PROFILE_INUSE_LIVE));
   if (comment != NULL) pb_uint(&b, 13, x_id(&x, m, comment));
   pb_uint(&b, 14, x_id(&x, m, ocgc_profile_value_name(o.default_value_set ? o.default_value
                                                                          : OCGC_PV_ALLOC_SPACE)));

@@ -49,10 +49,18 @@ void ocgc_profile_values(const struct ocgc_memprof_stack *s, int64_t out[OCGC_PV
 {
   out[OCGC_PV_ALLOC_OBJECTS] = objects(s->alloc.blocks_x1024);
   out[OCGC_PV_ALLOC_SPACE] = bytes(s->alloc.words);
-  /* Freed never exceeds allocated in one copy; in a window it may (blocks
-   * allocated before it, freed in it). */
-  out[OCGC_PV_INUSE_OBJECTS] = objects(s->alloc.blocks_x1024) - objects(s->freed.blocks_x1024);
-  out[OCGC_PV_INUSE_SPACE] = bytes(s->alloc.words) - bytes(s->freed.words);
+  if (s->live_known) {
+    /* In use as of the last completed marking (ocgc/memprof.h): a gauge;
+     * a window's growth may be negative. */
+    out[OCGC_PV_INUSE_OBJECTS] = objects(s->live.blocks_x1024) - objects(s->live_before.blocks_x1024);
+    out[OCGC_PV_INUSE_SPACE] = bytes(s->live.words) - bytes(s->live_before.words);
+  } else {
+    /* An older producer's: allocated - freed, garbage included until a
+     * marking finds it.  Freed never exceeds allocated in one copy; in a
+     * window it may (blocks allocated before it, freed in it). */
+    out[OCGC_PV_INUSE_OBJECTS] = objects(s->alloc.blocks_x1024) - objects(s->freed.blocks_x1024);
+    out[OCGC_PV_INUSE_SPACE] = bytes(s->alloc.words) - bytes(s->freed.words);
+  }
   out[OCGC_PV_PROMOTED_OBJECTS] = objects(s->promoted.blocks_x1024);
   out[OCGC_PV_PROMOTED_SPACE] = bytes(s->promoted.words);
 }

@@ -13,6 +13,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The in-use rule, said in a comment of every pprof profile (pprof.c one
+ * process's, pprof_merge.c a program's): of a producer whose rows carry
+ * live (ocgc/memprof.h), and of an older one. */
+#define PROFILE_INUSE_LIVE                                                       \
+  "inuse: as of the last completed major marking; garbage not yet collected is not counted"
+#define PROFILE_INUSE_OLD                                                        \
+  "inuse: allocated - freed (an older producer): garbage counts until a marking finds it dead"
+
 struct ocgc_symbols;
 
 /* Room for a frame's name: a symbolizer's name is at most 1023 bytes,

@@ -298,8 +298,10 @@ static void print_counts3(const char *name, const struct ocgc_memprof_counts *c)
 
 /* memprof.* keys: one copy of the table, its summary, and with --stacks a
  * line per row: 'memprof.stack I KIND depth=D cut=C index=X
- * alloc=S,W,B promoted=S,W,B freed=S,W,B frames=A,A,...' (samples, words,
- * blocks x1024; return addresses in hex, innermost first). */
+ * alloc=S,W,B promoted=S,W,B freed=S,W,B live=S,W,B generation=G
+ * frames=A,A,...' (samples, words, blocks x1024; return addresses in hex,
+ * innermost first).  inuse_words follows ocgc_profile_values' rule: live
+ * as of the last marking, or alloc - freed from a producer without it. */
 static void print_memprof(const struct dump *d, int stacks)
 {
   struct ocgc_memprof *p;
@@ -308,7 +310,8 @@ static void print_memprof(const struct dump *d, int stacks)
   unsigned f;
   if (ocgc_memprof_read(d->src, &p) != 0) return;
   for (i = 0; i < p->nstacks; i++) {
-    inuse += p->stack[i].alloc.words - p->stack[i].freed.words;
+    inuse += p->stack[i].live_known ? p->stack[i].live.words
+                                    : p->stack[i].alloc.words - p->stack[i].freed.words;
     promoted += p->stack[i].promoted.words;
   }
   printf("memprof.state %s\n", ocgc_memprof_state_name(p->state));
@@ -317,6 +320,8 @@ static void print_memprof(const struct dump *d, int stacks)
   printf("memprof.samples %" PRIu64 "\n", p->samples);
   printf("memprof.words %" PRIu64 "\n", p->words);
   printf("memprof.inuse_words %" PRIu64 "\n", inuse);
+  printf("memprof.live_known %d\n", p->live_known);
+  printf("memprof.live_cycle %" PRIu64 "\n", p->live_cycle);
   printf("memprof.promoted_words %" PRIu64 "\n", promoted);
   printf("memprof.stacks %zu\n", p->nstacks - 1);
   printf("memprof.table_rows %" PRIu64 "\n", p->table_rows);
@@ -342,6 +347,8 @@ static void print_memprof(const struct dump *d, int stacks)
     print_counts3("alloc", &st->alloc);
     print_counts3("promoted", &st->promoted);
     print_counts3("freed", &st->freed);
+    print_counts3("live", &st->live);
+    printf(" generation=%" PRIu64, st->generation);
     printf(" frames=");
     for (f = 0; f < st->depth; f++) printf("%s%" PRIx64, f ? "," : "", st->frames[f]);
     printf("\n");

@@ -277,6 +277,8 @@ static void write_json(FILE *f, const struct profile_args *a, const struct ocgc_
   json_kv_u64(&j, "overflow_samples", p->overflow_samples);
   json_kv_u64(&j, "cut_samples", p->cut_samples);
   json_kv_u64(&j, "unfollowed", p->unfollowed);
+  /* which in-use rule the figures follow (ocgc/memprof.h) */
+  json_kv_str(&j, "inuse", p->live_known ? "as of the last completed marking" : "allocated - freed");
   json_key(&j, "stacks");
   json_arr(&j, JSON_LINES);
   for (i = 0; i < p->nstacks; i++) {

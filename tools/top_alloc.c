@@ -4,7 +4,7 @@
  * What it owns: two copies of the profile and the functions of their
  * window (libocgc: ocgc_memprof_delta, ocgc_profile_functions, the same
  * rules as `ocgc profile` and pprof), and the process's names, read once
- * at the start.  Memory: two copies (at most 2,048 stacks) and the last
+ * at the start.  Memory: two copies (at most 8,192 stacks) and the last
  * window's functions, fixed after the start.
  *
  * Invariants: a window is the difference of two copies of one table, so

@@ -10,7 +10,22 @@
  * words allocated (promoted, freed) there, with a standard deviation of
  * sqrt(words * W) words.  Counts only grow, from when sampling began in
  * the process: a window is the difference of two copies (as Go's memory
- * profile). */
+ * profile).
+ *
+ * In use is `live`, as of the last completed major marking (Go's heap
+ * profile is "as of the most recently completed garbage collection"): a
+ * sample counts once a marking that began after it was taken found its
+ * block live, and stops counting when a marking finds it dead; a minor
+ * sample that dies young never counts, nor does a sample the producer
+ * could not follow (`unfollowed`).  So garbage the collector has not
+ * reached yet never shows, and in use never exceeds what was allocated.
+ * Never alloc - freed, but for a producer whose rows carry no `live`
+ * (live_known 0: before the feature), where alloc - freed is the only
+ * estimate, and holds garbage until a marking ends.
+ *
+ * A row may be recycled by the producer once nothing it counted is alive
+ * and it has not changed for 5 minutes: its `generation` then differs, and
+ * ocgc_memprof_delta counts it as a new stack from 0. */
 #ifndef OCGC_PUBLIC_MEMPROF_H
 #define OCGC_PUBLIC_MEMPROF_H
 
@@ -24,7 +39,7 @@ extern "C" {
 
 /** Frames a stack of the copy holds at most (a producer's rows may hold
  * fewer: OCGC_MP_DEPTH today). */
-#define OCGC_MEMPROF_MAX_DEPTH 64u
+#define OCGC_MEMPROF_MAX_DEPTH 128u
 
 /** Sampled figures of one stack, as the producer counts them. */
 struct ocgc_memprof_counts {
@@ -44,7 +59,14 @@ struct ocgc_memprof_stack {
   uint64_t frames[OCGC_MEMPROF_MAX_DEPTH];
   struct ocgc_memprof_counts alloc;    /**< allocated */
   struct ocgc_memprof_counts promoted; /**< minor samples that reached the major heap */
-  struct ocgc_memprof_counts freed;    /**< found dead; in use = alloc - freed */
+  struct ocgc_memprof_counts freed;    /**< found dead */
+  /** In use: known live at the end of the last marking (a gauge; see the
+   * top of this file).  In a window (ocgc_memprof_delta) live is newer's
+   * and live_before older's, so the window's growth is the difference. */
+  struct ocgc_memprof_counts live;
+  struct ocgc_memprof_counts live_before; /**< 0 in a copy */
+  int live_known;       /**< the producer keeps live; 0: in use is alloc - freed */
+  uint64_t generation;  /**< the row's, grows when the producer recycles it */
 };
 
 /** A consistent copy of a process's profile. */
@@ -73,6 +95,9 @@ struct ocgc_memprof {
                                   written by readers: for display only) */
   uint64_t lease_refused;    /**< slot words refused (a rate out of bounds) */
   uint64_t lease_ns;         /**< the producer's lease; 0: a producer without leases */
+  int live_known;            /**< rows carry live (OCGC_MP_FEATURE_LIVE) */
+  uint64_t live_cycle;       /**< markings ended: live is as of the last */
+  uint64_t live_cycle_ns;    /**< CLOCK_MONOTONIC when it ended (0: none yet) */
   size_t nstacks;            /**< stack[0] is the overflow row, then one per stack */
   struct ocgc_memprof_stack *stack;
 };
@@ -80,11 +105,11 @@ struct ocgc_memprof {
 /** Copy [src]'s profile into a new *out (free with ocgc_memprof_free).
  * Returns 0; -ENODATA when the file has none (a stock OCaml 5 file, or one
  * of ext_version < 5); OCGC_E_CORRUPT when its table's geometry is not one
- * a producer writes (more than 65,536 rows, rows too small for their
+ * a producer writes (more than 16,384 rows, rows too small for their
  * frames); -EAGAIN when the producer kept it busy (it died or stopped
  * mid-update, or samples so often that no copy completes between two of
  * its samples: try again later); -ENOMEM; OCGC_E_TRUNCATED.  A copy is at
- * most 16 MiB (the rows in use: 768 KiB for a producer's full table),
+ * most 16 MiB (the rows in use: 9.2 MiB for a producer's full table),
  * tried at most 10,000 times, and a seq held odd is waited for 2 ms at
  * most. */
 OCGC_API int ocgc_memprof_read(const struct ocgc_source *src, struct ocgc_memprof **out);
@@ -118,11 +143,13 @@ OCGC_API void ocgc_memprof_free(struct ocgc_memprof *p);
  * Into a new *out (free with ocgc_memprof_free): the header of [newer]
  * with samples, words, overflow_samples, cut_samples, unfollowed and
  * rate_changes made differences; the overflow row always, then the stacks
- * with something counted in the window (alloc, promoted or freed), each
- * with its three differences.  Returns 0; -EINVAL; -ENOMEM; OCGC_E_STALE
- * when the copies are not of one table (a stack changed place, a count went
- * back, older has more stacks: another process, or a forked child's new
- * table). */
+ * with something counted in the window (alloc, promoted, freed or live
+ * changed), each with its three differences, live and live_before.  A row
+ * whose generation differs between the copies was recycled: a new stack,
+ * counted from 0.  Returns 0; -EINVAL; -ENOMEM; OCGC_E_STALE when the
+ * copies are not of one table (a stack changed place in one generation, a
+ * count or a generation went back, older has more stacks: another
+ * process, or a forked child's new table). */
 OCGC_API int ocgc_memprof_delta(const struct ocgc_memprof *older,
                                 const struct ocgc_memprof *newer, struct ocgc_memprof **out);
 

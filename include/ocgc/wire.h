@@ -567,14 +567,23 @@ OCGC_STATIC_ASSERT((0 OCGC_TOTALS_WORDS(OCGC_ROW_WORD_)) ==
 
 /* Right after the totals (at totals_offset + sizeof(struct ocgc_wire_totals),
  * inside ext_size): a header, then mp.rows rows of mp.row_size bytes.  Row 0
- * is the overflow row; stack rows are used in order from row 1, so the rows
- * in use are rows 0 .. stacks.  Only the producer writes, but for `control`
- * and the lease slots, which a permitted process writes to change the rate
- * (docs/wire-format.md, "The allocation profile").  Everything but control is under the seqlock
- * seq, as the totals are. */
+ * is the overflow row; stack rows are taken in order from row 1, so the rows
+ * in use are rows 0 .. stacks.  A row whose blocks are all dead and which
+ * has not changed for OCGC_MP_RECYCLE_NS may be given to another stack when
+ * no row is free: its generation word grows, and its counts start again
+ * from 0.  Only the producer writes, but for `control` and the lease
+ * slots, which a permitted process writes to change the rate
+ * (docs/wire-format.md, "The allocation profile").  Everything but those
+ * is under the seqlock seq, as the totals are.  The file's pages of the
+ * rows are written (so committed) only as rows are taken. */
 #define OCGC_MP_MAGIC UINT64_C(0x464f52504347434f) /* "OCGCPROF" read as a little-endian word */
-#define OCGC_MP_DEPTH 32u   /* frames kept per stack, innermost first */
-#define OCGC_MP_ROWS 2048u  /* rows, the overflow row included */
+#define OCGC_MP_DEPTH 128u  /* frames kept per stack, innermost first (after folding) */
+#define OCGC_MP_ROWS 8192u  /* rows, the overflow row included */
+/* A row unchanged this long, none of its blocks followed, may be recycled. */
+#define OCGC_MP_RECYCLE_NS (UINT64_C(300) * 1000000000u)
+/* mp.features bits. */
+#define OCGC_MP_FEATURE_LIVE UINT64_C(1) /* rows carry `live`, `generation` and
+                                            `changed_ns`; the header live_cycle */
 
 /* What a sampled block is. */
 enum ocgc_mp_kind {
@@ -645,7 +654,7 @@ enum ocgc_mp_control_result {
 #define OCGC_MP_LEASE_IN_FORCE (UINT64_C(1) << 8)
 
 /* Row meta word: bits 0..7 frames used, bit 8 the stack was cut (deeper than
- * OCGC_MP_DEPTH), bit 9 the overflow row, bits 16..19 enum ocgc_mp_kind,
+ * OCGC_MP_DEPTH frames once folded, or than the producer walks), bit 9 the overflow row, bits 16..19 enum ocgc_mp_kind,
  * bits 24..31 the allocation's index in a combined allocation (several
  * blocks that one allocation point makes at once share a return address). */
 #define OCGC_MP_META_DEPTH(m) ((unsigned)((m) & 0xffu))
@@ -657,7 +666,7 @@ enum ocgc_mp_control_result {
   ((uint64_t)(depth) | ((cut) ? OCGC_MP_META_CUT : 0) | ((uint64_t)(kind) << 16) | \
    ((uint64_t)(index) << 24))
 
-/* Sampled figures, each only growing.  A block of h words (header
+/* Sampled figures (alloc, promoted, freed only grow; live is a gauge).  A block of h words (header
  * included) drawn n times at a rate of W words per sample stands for n * W
  * words and n * W / h blocks (each word is drawn with probability 1/W). */
 struct ocgc_wire_mp_counts {
@@ -671,11 +680,16 @@ struct ocgc_wire_mp_row {
   uint64_t reserved0;
   struct ocgc_wire_mp_counts alloc;     /* allocated */
   struct ocgc_wire_mp_counts promoted;  /* minor samples that reached the major heap */
-  struct ocgc_wire_mp_counts freed;     /* found dead: in use = alloc - freed */
-  uint64_t reserved[5];
+  struct ocgc_wire_mp_counts freed;     /* found dead */
+  struct ocgc_wire_mp_counts live;      /* in use: known live at the end of a
+                                           marking, not found dead since */
+  uint64_t generation;                  /* grows each time the row is recycled */
+  uint64_t changed_ns;                  /* CLOCK_MONOTONIC of the last change */
   uint64_t frames[OCGC_MP_DEPTH];       /* return addresses, innermost first */
 };
-OCGC_STATIC_ASSERT(sizeof(struct ocgc_wire_mp_row) == 384, "profile row is 384 bytes");
+OCGC_STATIC_ASSERT(sizeof(struct ocgc_wire_mp_row) == 1152, "profile row is 1152 bytes");
+OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_mp_row, live) == 88, "row.live");
+OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_mp_row, generation) == 112, "row.generation");
 OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_mp_row, alloc) == 16, "row.alloc");
 OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_mp_row, promoted) == 40, "row.promoted");
 OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_mp_row, freed) == 64, "row.freed");
@@ -705,13 +719,18 @@ struct ocgc_wire_mp {
   uint64_t control_seen;   /* the last control word the producer acted on */
   uint64_t control_result; /* enum ocgc_mp_control_result */
   uint64_t control_refused; /* control words refused */
-  uint64_t reserved[11];   /* [0..7]: the leases (OCGC_MP_LEASE_*) */
+  uint64_t reserved[8];    /* [0..7]: the leases (OCGC_MP_LEASE_*) */
+  uint64_t live_cycle;     /* markings ended: rows' live is as of the last */
+  uint64_t live_cycle_ns;  /* CLOCK_MONOTONIC when it ended, 0: none yet */
+  uint64_t features;       /* OCGC_MP_FEATURE_* */
 };
 OCGC_STATIC_ASSERT(sizeof(struct ocgc_wire_mp) == 256, "profile header is 256 bytes");
 OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_mp, seq) == 40, "mp.seq");
 OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_mp, stacks) == 80, "mp.stacks");
 OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_mp, control) == 136, "mp.control");
 OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_mp, control_refused) == 160, "mp.refused");
+OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_mp, live_cycle) == 232, "mp.live_cycle");
+OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_mp, features) == 248, "mp.features");
 
 /* Bytes of the profile: header and rows. */
 #define OCGC_WIRE_MP_SIZE                                                       \

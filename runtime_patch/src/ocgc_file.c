@@ -13,7 +13,9 @@
  *   unless another pid namespace's live alias holds that name.  Without
  *   memfd, a regular file <pid>.events as OCaml 5 makes it, committed at
  *   once up to the names in use (posix_fallocate: a full tmpfs would turn
- *   a later write into SIGBUS).
+ *   a later write into SIGBUS), but for the allocation profile's rows past
+ *   CAML_OCGC_FALLBACK_MP_ROWS, a hole the producer never writes
+ *   (caml_ocgc_file.mp_rows).
  * - The memfd's descriptor number is the program's to take: it is closed
  *   (in a forked child) only once fstat(2) proves it is still the ring's
  *   inode, and forgotten when it is not (fd_is_ring).
@@ -365,13 +367,16 @@ fail:
 /* Where there is no memfd (an old kernel, a seccomp filter): a file in the
  * folder under the temporary name, as OCaml 5 does, committed at once up to
  * the names in use (posix_fallocate, so a full tmpfs fails here, not with
- * SIGBUS later).
+ * SIGBUS later), but for the profile's rows past the first
+ * CAML_OCGC_FALLBACK_MP_ROWS, which are never written (a hole).
  * Returns the fd, or -1 with errno. */
-static int make_tmpfile(int dfd, const char *tmp, uint64_t size, uint64_t commit)
+static int make_tmpfile(int dfd, const char *tmp, uint64_t size, uint64_t commit,
+                        uint64_t rows_end, uint64_t rings)
 {
   int err, fd = openat(dfd, tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd < 0) return -1;
-  err = posix_fallocate(fd, 0, (off_t)commit);
+  err = posix_fallocate(fd, 0, (off_t)rows_end);
+  if (err == 0) err = posix_fallocate(fd, (off_t)rings, (off_t)(commit - rings));
   if (err == 0 && ftruncate(fd, (off_t)size) != 0) err = errno;
   if (err != 0) {
     close(fd);
@@ -503,6 +508,7 @@ static void use_file(char *map, const struct ocgc_wire_header *geometry, uint64_
   f->map_size = file_size;
   f->commit_size = commit_size(geometry);
   f->is_memfd = memfd >= 0;
+  f->mp_rows = memfd >= 0 ? OCGC_MP_ROWS : CAML_OCGC_FALLBACK_MP_ROWS;
   f->memfd = memfd;
   f->ext = (struct ocgc_wire_ext *)(map + OCGC_WIRE_HEADER_SIZE);
   f->totals = (struct ocgc_wire_totals *)(map + TOTALS_OFFSET);
@@ -538,7 +544,10 @@ static int create_file(int dfd, unsigned long pidns)
      * never follows a link, it removes the link itself).  publish_link
      * does so for a memfd ring. */
     (void)unlinkat(dfd, tmp, 0);
-    fd = make_tmpfile(dfd, tmp, file_size, commit_size(&geometry));
+    fd = make_tmpfile(dfd, tmp, file_size, commit_size(&geometry),
+                      MP_OFFSET + sizeof(struct ocgc_wire_mp) +
+                          (uint64_t)CAML_OCGC_FALLBACK_MP_ROWS * sizeof(struct ocgc_wire_mp_row),
+                      geometry.headers_offset);
   }
   if (fd < 0) return errno;
   map = caml_ocgc_place_map(file_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
@@ -621,8 +630,10 @@ static int fd_is_ring(int fd)
 
 /* OCAML_RUNTIME_EVENTS_PRESERVE with a memfd ring: the memory goes with the
  * process, so leave a regular file in its place holding the final ring
- * (the name table's unused part stays a hole).  It replaces our link, or
- * takes the name if it is free; never another file put there meanwhile. */
+ * (the profile's rows not taken and the name table's unused part stay
+ * holes: reading them from the memfd would commit them).  It replaces our
+ * link, or takes the name if it is free; never another file put there
+ * meanwhile. */
 static void preserve_copy(struct caml_ocgc_file *f, int dfd)
 {
   char tmp[CAML_OCGC_ENTRY_MAX], final[32];
@@ -638,11 +649,20 @@ static void preserve_copy(struct caml_ocgc_file *f, int dfd)
   (void)unlinkat(dfd, tmp, 0);
   fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd < 0) err = errno;
-  while (err == 0 && done < f->commit_size) {
-    ssize_t n = write(fd, f->map + done, (size_t)(f->commit_size - done));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) err = n < 0 ? errno : EIO;
-    else done += (uint64_t)n;
+  {
+    /* the rows in use: the overflow row and the stacks */
+    uint64_t rows_end = MP_OFFSET + sizeof(struct ocgc_wire_mp) +
+                        (uint64_t)caml_ocgc_mp_rows_used() * sizeof(struct ocgc_wire_mp_row);
+    uint64_t rings = OCGC_WIRE_HEADER_SIZE + ocgc_wire_ext_size(1);
+    while (err == 0 && done < f->commit_size) {
+      ssize_t n;
+      if (done >= rows_end && done < rings) done = rings; /* a hole */
+      n = pwrite(fd, f->map + done,
+                 (size_t)((done < rows_end ? rows_end : f->commit_size) - done), (off_t)done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) err = n < 0 ? errno : EIO;
+      else done += (uint64_t)n;
+    }
   }
   if (err == 0 && ftruncate(fd, (off_t)f->map_size) != 0) err = errno;
   if (fd >= 0 && close(fd) != 0 && err == 0) err = errno;
@@ -847,5 +867,5 @@ void caml_ocgc_init(void)
   __atomic_store_n(&caml_ocgc_enabled, 1, __ATOMIC_RELAXED);
   caml_ocgc_started(0, caml_ocgc_now());
   /* sampling only with a file to keep its table in */
-  caml_ocgc_mp_init(caml_secure_getenv("OCGC_MEMPROF"));
+  caml_ocgc_mp_init(caml_secure_getenv("OCGC_MEMPROF"), caml_secure_getenv("OCGC_MEMPROF_RECYCLE"));
 }

@@ -34,7 +34,16 @@ struct caml_ocgc_file {
   char ident[CAML_OCGC_ENTRY_MAX];  /* a memfd ring's identity link's name, */
   char link[CAML_OCGC_ENTRY_MAX];   /* and its text (map_files) */
   int aliased;                     /* <pid>.events is our alias of it */
+  unsigned mp_rows;                /* profile rows whose pages may be written:
+                                      all of a memfd's (committed when written),
+                                      a regular file's first FALLBACK_MP_ROWS
+                                      (committed at creation) */
 };
+
+/* The profile rows a regular file (no memfd) commits at creation: its
+ * writes must never meet a hole (a full tmpfs would turn one into SIGBUS),
+ * and committing 8,192 rows (9 MiB) would be paid by every process. */
+#define CAML_OCGC_FALLBACK_MP_ROWS 2048u
 
 extern struct caml_ocgc_file caml_ocgc_file;
 

@@ -907,6 +907,7 @@ static void emit_point(unsigned slot, uint64_t value)
 
 void caml_ocgc_cycle_start(void)
 {
+  caml_ocgc_mp_cycle_start(); /* in use: as of the marking that begins */
   emit_point(CAML_OCGC_UEV_CYCLE_START, (uint64_t)Caml_state->stat_major_collections + 1);
 }
 

@@ -25,15 +25,19 @@ int caml_ocgc_writer_enter(void);
 void caml_ocgc_writer_leave(void);
 
 /* ocgc_memprof.c, as the rest of the producer sees it.
- *   mp_init: OCGC_MEMPROF's value (or NULL), at start, before the file;
+ *   mp_init: OCGC_MEMPROF's and OCGC_MEMPROF_RECYCLE's values (or NULL),
+ *     at start, before the file;
  *   mp_attach: a new file's table [mp] (at creation, in a forked child
  *     too): filled, empty, saying the rate in force;
  *   mp_forked: in a forked child: the parent's table is not ours;
  *   mp_poll: at the end of each minor collection, inside a writing hook:
  *     the control word, acted on when new, and the lease slots
  *     (ocgc_mp_lease.c) while one is held;
- *   mp_program: the program's own Gc.Memprof started (1) or stopped (0). */
-void caml_ocgc_mp_init(const char *env);
+ *   mp_program: the program's own Gc.Memprof started (1) or stopped (0);
+ *   mp_rows_used: the table's rows in use (the overflow row and the
+ *     stacks), for the exit's copy of the file. */
+void caml_ocgc_mp_init(const char *env, const char *recycle);
+unsigned caml_ocgc_mp_rows_used(void);
 void caml_ocgc_mp_attach(struct ocgc_wire_mp *mp, uint64_t now);
 void caml_ocgc_mp_forked(void);
 void caml_ocgc_mp_program(int started);

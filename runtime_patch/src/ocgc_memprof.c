@@ -19,19 +19,37 @@
  *   the distances between sampled words are geometric draws, from a
  *   generator of ocgc's own, as statmemprof's are from its own.  A block of
  *   h words drawn n times counts n samples, n * W words and n * W / h
- *   blocks, at the rate in force when it was drawn; its promotion and its
- *   death count the same, so in-use figures stay right when the rate
- *   changes.
+ *   blocks, at the rate in force when it was drawn; its promotion, its
+ *   death and its time in use count the same, so in-use figures stay right
+ *   when the rate changes.
  * - At most FOLLOW_MAX sampled blocks are followed at once (a weak
- *   reference each, as statmemprof's): blocks still young are those from
+ *   reference each, as statmemprof's), in a reservation whose pages are
+ *   committed as entries are used: blocks still young are those from
  *   [young_from] on; a minor collection finds each promoted or dead, the
  *   end of marking finds the major ones dead (still white), compaction
  *   moves them (caml_invert_root).  A sample past the limit is counted, not
- *   followed (mp.unfollowed).
- * - Rows are used in order (shared rows 1 .. stacks are in use); a full
- *   table counts further stacks in row 0, the overflow row.
+ *   followed (mp.unfollowed), and never in use.
+ * - In use is as of the last completed marking (Go's "as of the last GC"):
+ *   each entry keeps the count of markings begun when it was sampled
+ *   (mp.cycles, caml_ocgc_mp_cycle_start); the end of a marking adds to
+ *   its row's `live` each entry sampled before that marking began and not
+ *   found dead (F_LIVE), and takes back out each F_LIVE entry it finds
+ *   dead.  An entry sampled during the marking was not traced by it (a
+ *   block allocated or promoted then is black): it waits for the next.  A
+ *   minor sample that dies young is never in use.  So `live` never holds
+ *   garbage the collector has not reached, and never more than was
+ *   allocated.
+ * - Stacks are folded before they become keys: a return address seen
+ *   again further in drops the frames since its first occurrence, so
+ *   recursion (direct or mutual) of any depth makes one row.
+ * - Rows are taken in order (shared rows 1 .. stacks are in use); a full
+ *   table recycles a row none of whose blocks is followed, whose live is
+ *   0, unchanged for OCGC_MP_RECYCLE_NS (its generation word grows), and
+ *   failing that counts the stack in row 0, the overflow row.
  * - A forked child starts with an empty table, nothing followed and a new
- *   generator state; its parent's table is untouched.  A sample never
+ *   generator state; its parent's table is untouched.  Its private tables
+ *   are given back (madvise MADV_DONTNEED: zero pages again, nothing
+ *   copied nor written), never cleared by writing.  A sample never
  *   makes the child's file: before the child's first GC event (which
  *   makes it) samples go into the private table only, published whole when
  *   the file is made, so that a child that allocates a little and execs
@@ -66,8 +84,12 @@
 #include "ocgc_mp_lease.h"
 #include "ocgc_place.h"
 
-#define FOLLOW_MAX 32768u            /* sampled blocks followed at once */
+#define FOLLOW_MAX 1048576u          /* sampled blocks followed at once */
 #define INDEX_SLOTS (2u * OCGC_MP_ROWS) /* private hash index: half full at most */
+#define RAW_MAX 1024u                /* frames walked before folding */
+#define SEEN_SLOTS (2u * RAW_MAX)    /* the fold's index of addresses */
+/* How many rows a full table looks at for one to recycle, per new stack. */
+#define RECYCLE_LOOK 64u
 
 int caml_ocgc_mp_on = 0;
 
@@ -77,19 +99,47 @@ int caml_ocgc_mp_on = 0;
 #define NATIVE 0 /* bytecode: never sampled */
 #endif
 
+#define F_YOUNG 1u /* still in the minor heap */
+#define F_LIVE 2u  /* counted in its row's live */
+
 struct followed {
   value block;      /* weak: the sampled block, while it lives */
   uint64_t words;   /* n * W */
   uint64_t blocks;  /* n * W * 1024 / h */
   uint32_t samples; /* n */
+  uint32_t cycle;   /* mp.cycles when sampled (only compared for equality) */
   uint16_t row;
-  uint16_t young;   /* still in the minor heap */
+  uint16_t flags;   /* F_* */
 };
 
 struct key {
-  uint64_t hash; /* 0: free private row */
+  uint64_t hash;    /* 0: free private row */
   uint64_t meta;
+  uint32_t nfollow; /* followed entries of the row */
+  uint32_t unused;
   uint64_t frames[OCGC_MP_DEPTH];
+};
+
+/* A row's published words, from alloc to changed_ns (struct
+ * ocgc_wire_mp_row's order). */
+struct fig {
+  struct ocgc_wire_mp_counts alloc, promoted, freed, live;
+  uint64_t generation, changed_ns;
+};
+#define FIG_WORDS (sizeof(struct fig) / 8)
+_Static_assert(offsetof(struct ocgc_wire_mp_row, alloc) + sizeof(struct fig) ==
+                   offsetof(struct ocgc_wire_mp_row, frames),
+               "a row's figures are its words from alloc to the frames");
+
+/* The stack walk's scratch (capture). */
+struct walk {
+  uint64_t raw[RAW_MAX];  /* innermost first, as walked */
+  uint64_t out[RAW_MAX];  /* folded, outermost first */
+  struct {
+    uint64_t addr;
+    uint32_t pos, stamp;
+  } seen[SEEN_SLOTS];     /* address -> its place in out, valid when stamp is */
+  uint32_t stamp;
 };
 
 static struct {
@@ -104,11 +154,16 @@ static struct {
   int said_refused;       /* the one stderr line for a refused control word */
   struct ocgc_wire_mp *shared;  /* the file's table, or NULL */
   struct ocgc_wire_mp head;     /* our copy of the header's figures */
-  struct ocgc_wire_mp_row *rows; /* our copy of the rows' figures (OCGC_MP_ROWS) */
+  struct fig *rows;             /* our copy of the rows' figures (OCGC_MP_ROWS) */
   struct key *keys;             /* our copy of the rows' keys */
   uint16_t *index;              /* INDEX_SLOTS: row, 0 free */
   struct followed *follow;      /* FOLLOW_MAX */
+  struct walk *walk;
   uint32_t nfollow, young_from;
+  uint32_t cycles;              /* markings begun (wraps: compared for equality) */
+  unsigned recycle_at;          /* the next row a full table looks at */
+  unsigned rows_max;            /* rows the file lets us write (caml_ocgc_file.mp_rows) */
+  uint64_t recycle_ns;          /* a row this quiet may be recycled */
   uint64_t seq;
 } mp;
 
@@ -196,6 +251,9 @@ static void pub_end(void)
 static void pub_head(void)
 {
   store_words(&mp.shared->state, &mp.head.state, HEAD_FIGURES_WORDS);
+  __atomic_store_n(&mp.shared->live_cycle, mp.head.live_cycle, __ATOMIC_RELAXED);
+  __atomic_store_n(&mp.shared->live_cycle_ns, mp.head.live_cycle_ns, __ATOMIC_RELAXED);
+  __atomic_store_n(&mp.shared->features, mp.head.features, __ATOMIC_RELAXED);
   __atomic_store_n(&mp.shared->control_seen, caml_ocgc_mp_control.seen, __ATOMIC_RELAXED);
   __atomic_store_n(&mp.shared->control_result, mp.head.control_result, __ATOMIC_RELAXED);
   __atomic_store_n(&mp.shared->control_refused, mp.head.control_refused, __ATOMIC_RELAXED);
@@ -205,7 +263,7 @@ static void pub_head(void)
 static void pub_row_counts(unsigned r)
 {
   store_words((uint64_t *)&((struct ocgc_wire_mp_row *)(mp.shared + 1))[r].alloc,
-              (const uint64_t *)&mp.rows[r].alloc, 9);
+              (const uint64_t *)&mp.rows[r], FIG_WORDS);
 }
 
 static void pub_row_key(unsigned r)
@@ -220,47 +278,53 @@ static void pub_row_key(unsigned r)
 /* The private tables, made when sampling first starts: one anonymous
  * mapping placed out of the program's way (ocgc_place.c), not malloc's,
  * whose large blocks are mappings too and would move the program's later
- * ones (and whose free would raise its mmap threshold).  Never unmapped: a
- * forked child clears its copy. */
+ * ones (and whose free would raise its mmap threshold).  A reservation
+ * (MAP_NORESERVE, about 50 MiB of address space, mostly the followed
+ * entries): a page is committed when first written, so what a program pays
+ * grows with the stacks it samples and the samples it follows.  Never
+ * unmapped: a forked child gives its copy's pages back. */
 #define TABLES_BYTES                                                               \
-  ((size_t)OCGC_MP_ROWS * sizeof(struct ocgc_wire_mp_row) +                        \
-   (size_t)OCGC_MP_ROWS * sizeof(struct key) + (size_t)FOLLOW_MAX * sizeof(struct followed) + \
+  ((size_t)OCGC_MP_ROWS * sizeof(struct fig) + (size_t)OCGC_MP_ROWS * sizeof(struct key) + \
+   (size_t)FOLLOW_MAX * sizeof(struct followed) + sizeof(struct walk) +                  \
    (size_t)INDEX_SLOTS * sizeof(uint16_t))
 
 static int tables_ready(void)
 {
   char *t;
   if (mp.rows != NULL) return 1;
-  t = caml_ocgc_place_map(TABLES_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-                          -1, 0);
+  t = caml_ocgc_place_map(TABLES_BYTES, PROT_READ | PROT_WRITE,
+                          MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (t == MAP_FAILED) return 0;
-  /* Largest alignment first: rows and keys are of 64-bit words, the index
-   * of 16-bit ones. */
-  mp.rows = (struct ocgc_wire_mp_row *)t;
+  /* Largest alignment first: everything but the index is of 64-bit words. */
+  mp.rows = (struct fig *)t;
   mp.keys = (struct key *)(t + (size_t)OCGC_MP_ROWS * sizeof *mp.rows);
   mp.follow = (struct followed *)((char *)mp.keys + (size_t)OCGC_MP_ROWS * sizeof *mp.keys);
-  mp.index = (uint16_t *)((char *)mp.follow + (size_t)FOLLOW_MAX * sizeof *mp.follow);
+  mp.walk = (struct walk *)((char *)mp.follow + (size_t)FOLLOW_MAX * sizeof *mp.follow);
+  mp.index = (uint16_t *)((char *)mp.walk + sizeof *mp.walk);
   return 1;
 }
 
-/* A new, empty table (a new file, or a forked child's). */
+/* A new, empty table (a new file, or a forked child's).  The private
+ * mapping's pages are given back rather than written with zeros: the
+ * kernel maps the zero page again, so a cleared table costs no page (a
+ * forked child's memset of its parent's tables copied every page they
+ * had). */
 static void tables_clear(void)
 {
-  uint64_t rate = mp.rate_bytes;
-  if (mp.rows != NULL) {
-    memset(mp.rows, 0, OCGC_MP_ROWS * sizeof *mp.rows);
-    memset(mp.keys, 0, OCGC_MP_ROWS * sizeof *mp.keys);
-    memset(mp.index, 0, INDEX_SLOTS * sizeof *mp.index);
-  }
+  uint64_t rate = mp.rate_bytes, cycle = mp.head.live_cycle, cycle_ns = mp.head.live_cycle_ns;
+  if (mp.rows != NULL) (void)madvise(mp.rows, TABLES_BYTES, MADV_DONTNEED);
   mp.nfollow = mp.young_from = 0;
+  mp.recycle_at = 1;
   memset(&mp.head, 0, sizeof mp.head);
   mp.head.rate_bytes = rate;
+  mp.head.live_cycle = cycle;
+  mp.head.live_cycle_ns = cycle_ns;
+  mp.head.features = OCGC_MP_FEATURE_LIVE;
   if (mp.keys != NULL) mp.keys[0].meta = OCGC_MP_META_OVERFLOW;
 }
 
 /* A forked child's tables are cleared at its first sample or its file,
- * not at the fork: a child that execs touches none of their pages (each
- * would be copied). */
+ * not at the fork: a child that execs touches none of their pages. */
 static void tables_own(void)
 {
   if (!mp.inherited) return;
@@ -280,9 +344,60 @@ static uint64_t key_hash(const uint64_t *frames, unsigned depth, uint64_t meta)
   return h | 1; /* never 0: 0 marks a free row */
 }
 
-/* The row of a stack: found, made (rows in order), or 0, the overflow row;
- * a new row's key is published if [pub]. */
-static unsigned row_of(const uint64_t *frames, unsigned depth, uint64_t meta, int pub)
+/* Take row [r] out of the index (linear probing: the entries after it
+ * in its run that may not stay are moved back, so every lookup still
+ * finds its row before an empty slot). */
+static void unindex(unsigned r)
+{
+  const unsigned mask = INDEX_SLOTS - 1;
+  unsigned i = (unsigned)mp.keys[r].hash & mask, j, k, probes;
+  for (probes = 0; mp.index[i] != r; probes++, i = (i + 1) & mask)
+    if (mp.index[i] == 0 || probes == INDEX_SLOTS) return; /* not there: nothing to do */
+  for (;;) {
+    mp.index[i] = 0;
+    for (j = i;;) {
+      j = (j + 1) & mask;
+      if (mp.index[j] == 0) return;
+      k = (unsigned)mp.keys[mp.index[j]].hash & mask; /* its first choice */
+      /* it stays if k lies cyclically in (i, j] */
+      if (i <= j ? (i < k && k <= j) : (i < k || k <= j)) continue;
+      mp.index[i] = mp.index[j];
+      i = j;
+      break;
+    }
+  }
+}
+
+/* A full table's row for a new stack: one, among the next RECYCLE_LOOK,
+ * that holds nothing any more (no entry followed, nothing live) and has
+ * not changed for OCGC_MP_RECYCLE_NS (readers took its last figures), or
+ * 0.  Bounded: a table of busy rows costs a new stack 64 looks. */
+static unsigned recycle(uint64_t now)
+{
+  unsigned k, r;
+  if (mp.head.stacks == 0) return 0;
+  for (k = 0; k < RECYCLE_LOOK; k++) {
+    r = mp.recycle_at;
+    mp.recycle_at = r >= mp.head.stacks ? 1 : r + 1;
+    if (r == 0 || r > mp.head.stacks) continue;
+    if (mp.keys[r].nfollow == 0 && mp.rows[r].live.samples == 0 &&
+        now - mp.rows[r].changed_ns >= (mp.recycle_ns ? mp.recycle_ns : OCGC_MP_RECYCLE_NS) &&
+        now >= mp.rows[r].changed_ns) {
+      uint64_t gen = mp.rows[r].generation + 1;
+      unindex(r);
+      memset(&mp.rows[r], 0, sizeof mp.rows[r]);
+      mp.rows[r].generation = gen;
+      memset(mp.keys[r].frames, 0, sizeof mp.keys[r].frames);
+      return r;
+    }
+  }
+  return 0;
+}
+
+/* The row of a stack: found, made (rows in order, then recycled), or 0,
+ * the overflow row; a new row's key is published if [pub]. */
+static unsigned row_of(const uint64_t *frames, unsigned depth, uint64_t meta, int pub,
+                       uint64_t now)
 {
   uint64_t h = key_hash(frames, depth, meta);
   unsigned slot = (unsigned)h & (INDEX_SLOTS - 1), probes, r;
@@ -293,41 +408,86 @@ static unsigned row_of(const uint64_t *frames, unsigned depth, uint64_t meta, in
         memcmp(mp.keys[r].frames, frames, depth * sizeof *frames) == 0)
       return r;
   }
-  if (mp.head.stacks + 1 >= OCGC_MP_ROWS || probes == INDEX_SLOTS) return 0;
-  r = (unsigned)++mp.head.stacks;
+  if (probes == INDEX_SLOTS) return 0;
+  if (mp.head.stacks + 1 < mp.rows_max) {
+    r = (unsigned)++mp.head.stacks;
+  } else {
+    if ((r = recycle(now)) == 0) return 0;
+    /* the index changed: the free slot is found again */
+    for (slot = (unsigned)h & (INDEX_SLOTS - 1); mp.index[slot] != 0;
+         slot = (slot + 1) & (INDEX_SLOTS - 1)) {
+    }
+  }
   mp.index[slot] = (uint16_t)r;
   mp.keys[r].hash = h;
   mp.keys[r].meta = meta;
+  mp.keys[r].nfollow = 0;
   memcpy(mp.keys[r].frames, frames, depth * sizeof *frames);
-  if (pub) pub_row_key(r);
+  mp.rows[r].changed_ns = now;
+  if (pub) {
+    pub_row_key(r);
+    pub_row_counts(r);
+  }
   return r;
 }
 
-/* The call stack of the allocation being sampled: return addresses of the
- * OCaml frames, innermost first, at most OCGC_MP_DEPTH (*cut set when
- * there were more).  The walk is the runtime's own (the frame tables),
- * from the last return to OCaml code, which the systhreads library keeps
- * per thread. */
+static inline unsigned seen_slot(uint64_t a)
+{
+  return (unsigned)((a * UINT64_C(0x9E3779B97F4A7C15)) >> 53) & (SEEN_SLOTS - 1);
+}
+
+/* The call stack of the allocation being sampled, folded: return addresses
+ * of the OCaml frames, innermost first, at most OCGC_MP_DEPTH (*cut set
+ * when there were more, or more than RAW_MAX before folding).  The walk is
+ * the runtime's own (the frame tables), from the last return to OCaml
+ * code, which the systhreads library keeps per thread.  Folding goes from
+ * the outermost frame in, keeping each address once: an address seen
+ * again drops the frames since its first occurrence (main c a b a b a b
+ * becomes main c a b), so the depth of a recursion, direct or mutual,
+ * makes no new key; the allocating frame stays innermost. */
 static unsigned capture(uint64_t *frames, int *cut)
 {
+  unsigned n = 0, len = 0, i;
 #ifdef NATIVE_CODE
   uintnat pc = Caml_state->last_return_address;
   char *sp = Caml_state->bottom_of_stack;
-#endif
-  unsigned n = 0;
+  struct walk *w = mp.walk;
   *cut = 0;
-#ifdef NATIVE_CODE
   for (;;) {
     frame_descr *d = caml_next_frame_descriptor(&pc, &sp);
     if (d == NULL) break;
-    if (n == OCGC_MP_DEPTH) {
+    if (n == RAW_MAX) {
       *cut = 1;
       break;
     }
-    frames[n++] = (uint64_t)d->retaddr;
+    w->raw[n++] = (uint64_t)d->retaddr;
   }
+  if (++w->stamp == 0) { /* once in 2^32 samples: no stale stamp may match */
+    memset(w->seen, 0, sizeof w->seen);
+    w->stamp = 1;
+  }
+  for (i = n; i-- > 0;) {
+    uint64_t a = w->raw[i];
+    unsigned s = seen_slot(a);
+    /* at most RAW_MAX addresses in SEEN_SLOTS slots: an empty one is met */
+    while (w->seen[s].stamp == w->stamp && w->seen[s].addr != a) s = (s + 1) & (SEEN_SLOTS - 1);
+    if (w->seen[s].stamp == w->stamp && w->seen[s].pos < len && w->out[w->seen[s].pos] == a) {
+      len = w->seen[s].pos + 1;
+    } else {
+      w->seen[s].addr = a;
+      w->seen[s].stamp = w->stamp;
+      w->seen[s].pos = len;
+      w->out[len++] = a;
+    }
+  }
+  if (len > OCGC_MP_DEPTH) *cut = 1;
+  for (i = 0; i < len && i < OCGC_MP_DEPTH; i++) frames[i] = w->out[len - 1 - i];
+  n = i;
 #else
   (void)frames;
+  (void)len;
+  (void)i;
+  *cut = 0;
 #endif
   return n;
 }
@@ -350,6 +510,7 @@ static void record(value block, uint32_t n, uint64_t whsize, unsigned kind, unsi
   unsigned depth, r;
   uint64_t words = (uint64_t)n * mp.w;
   uint64_t blocks = whsize == 0 ? 0 : words * 1024 / whsize;
+  uint64_t now;
   int w = 0; /* the shared table is written */
 
   if (caml_ocgc_file.lazy) {
@@ -370,10 +531,11 @@ static void record(value block, uint32_t n, uint64_t whsize, unsigned kind, unsi
   }
   /* (frames past depth are never read: the key is its first depth) */
   depth = capture(frames, &cut);
+  now = caml_ocgc_now();
   if (w) pub_begin();
-  r = row_of(frames, depth, OCGC_MP_META(depth, cut, kind, idx & 0xffu), w);
+  r = row_of(frames, depth, OCGC_MP_META(depth, cut, kind, idx & 0xffu), w, now);
   add(&mp.rows[r].alloc, n, words, blocks);
-  if (w) pub_row_counts(r);
+  mp.rows[r].changed_ns = now;
   mp.head.samples += n;
   mp.head.words += words;
   if (r == 0) mp.head.overflow_samples += n;
@@ -384,11 +546,14 @@ static void record(value block, uint32_t n, uint64_t whsize, unsigned kind, unsi
     f->words = words;
     f->blocks = blocks;
     f->samples = n;
+    f->cycle = mp.cycles;
     f->row = (uint16_t)r;
-    f->young = (uint16_t)(young != 0);
+    f->flags = young ? F_YOUNG : 0;
+    mp.keys[r].nfollow++;
   } else {
     mp.head.unfollowed++;
   }
+  if (w) pub_row_counts(r);
   mp.head.followed = mp.nfollow;
   if (!w) return;
   pub_head();
@@ -449,17 +614,20 @@ void caml_ocgc_mp_interned(header_t *block, header_t *blockend)
   }
 }
 
-static void count_away(unsigned i, struct ocgc_wire_mp_counts *c)
+/* Entry [i]'s figures added to [c], a count of its row (published if [w]). */
+static void count_away(unsigned i, struct ocgc_wire_mp_counts *c, int w, uint64_t now)
 {
   struct followed *f = &mp.follow[i];
   add(c, f->samples, f->words, f->blocks);
-  pub_row_counts(f->row);
+  mp.rows[f->row].changed_ns = now;
+  if (w) pub_row_counts(f->row);
 }
 
 /* Forget entry [i], keeping the young ones together from young_from on:
  * an old entry's place takes the last old one, whose place the last. */
 static void drop(unsigned i)
 {
+  mp.keys[mp.follow[i].row].nfollow--;
   if (i < mp.young_from) {
     mp.follow[i] = mp.follow[--mp.young_from];
     i = mp.young_from;
@@ -470,7 +638,9 @@ static void drop(unsigned i)
 /* Around a pass over the followed blocks: whether their figures can be
  * published (a file to write, and the exit handler not in), and the
  * publication of what the pass counted.  A pass that cannot publish still
- * moves and forgets blocks: the array must stay true.  A forked child's
+ * moves and forgets blocks, and counts them in the private table, which
+ * a later publication writes whole (a row's words are all written each
+ * time): the array and the figures must stay true.  A forked child's
  * file is made by a GC event, never here (see record). */
 static int pass_begin(void)
 {
@@ -495,24 +665,26 @@ static void pass_end(int w)
 void caml_ocgc_mp_minor_update(void)
 {
   unsigned i;
+  uint64_t now;
   int w;
   if (mp.young_from >= mp.nfollow) {
     mp.young_from = mp.nfollow;
     return;
   }
   w = pass_begin();
+  now = caml_ocgc_now();
   for (i = mp.young_from; i < mp.nfollow;) {
     struct followed *f = &mp.follow[i];
-    if (!f->young || !Is_young(f->block)) {
-      f->young = 0;
+    if (!(f->flags & F_YOUNG) || !Is_young(f->block)) {
+      f->flags &= (uint16_t)~F_YOUNG;
       i++;
     } else if (Hd_val(f->block) == 0) { /* promoted: the first field is where to */
       f->block = Field(f->block, 0);
-      f->young = 0;
-      if (w) count_away(i, &mp.rows[f->row].promoted);
+      f->flags &= (uint16_t)~F_YOUNG;
+      count_away(i, &mp.rows[f->row].promoted, w, now);
       i++;
-    } else { /* died young */
-      if (w) count_away(i, &mp.rows[f->row].freed);
+    } else { /* died young: never in use */
+      count_away(i, &mp.rows[f->row].freed, w, now);
       drop(i);
     }
   }
@@ -520,21 +692,47 @@ void caml_ocgc_mp_minor_update(void)
   pass_end(w);
 }
 
+/* Markings begun: caml_ocgc_cycle_start, from start_cycle, before the
+ * roots are darkened. */
+void caml_ocgc_mp_cycle_start(void)
+{
+  mp.cycles++;
+}
+
+/* The end of a marking: white blocks are dead, every other block that was
+ * in the heap when it began is live (what was allocated or promoted since
+ * is black without being traced, and waits for the next marking). */
 void caml_ocgc_mp_clean_phase(void)
 {
   unsigned i;
+  uint64_t now;
   int w;
-  if (mp.nfollow == 0) return;
+  if (mp.rows == NULL) return; /* never sampled */
   w = pass_begin();
+  now = caml_ocgc_now();
   for (i = 0; i < mp.nfollow;) {
     struct followed *f = &mp.follow[i];
-    if (!Is_young(f->block) && Is_white_val(f->block)) {
-      if (w) count_away(i, &mp.rows[f->row].freed);
+    struct fig *row = &mp.rows[f->row];
+    if (Is_young(f->block)) {
+      i++;
+    } else if (Is_white_val(f->block)) {
+      if (f->flags & F_LIVE) {
+        row->live.samples -= f->samples;
+        row->live.words -= f->words;
+        row->live.blocks_x1024 -= f->blocks;
+      }
+      count_away(i, &row->freed, w, now);
       drop(i);
     } else {
+      if (!(f->flags & F_LIVE) && f->cycle != mp.cycles) {
+        f->flags |= F_LIVE;
+        count_away(i, &row->live, w, now);
+      }
       i++;
     }
   }
+  mp.head.live_cycle = mp.cycles;
+  mp.head.live_cycle_ns = now;
   pass_end(w);
 }
 
@@ -603,11 +801,24 @@ static int parse_rate(const char *v, uint64_t *out)
   return 0;
 }
 
-void caml_ocgc_mp_init(const char *env)
+/* OCGC_MEMPROF_RECYCLE: seconds a row must be quiet to be recycled (1 to
+ * 86400; default OCGC_MP_RECYCLE_NS); anything else keeps the default. */
+static uint64_t parse_recycle(const char *v)
+{
+  uint64_t n = 0;
+  const char *p = v;
+  if (v == NULL) return OCGC_MP_RECYCLE_NS;
+  for (; *p >= '0' && *p <= '9' && n <= 86400; p++) n = n * 10 + (uint64_t)(*p - '0');
+  if (p == v || *p != '\0' || n < 1 || n > 86400) return OCGC_MP_RECYCLE_NS;
+  return n * 1000000000u;
+}
+
+void caml_ocgc_mp_init(const char *env, const char *recycle)
 {
   uint64_t rate = 0;
   char line[256];
   rng_seed();
+  mp.recycle_ns = parse_recycle(recycle);
   if (env == NULL) return;
   if (parse_rate(env, &rate) != 0) {
     snprintf(line, sizeof line,
@@ -631,6 +842,9 @@ void caml_ocgc_mp_attach(struct ocgc_wire_mp *shared, uint64_t now)
 {
   unsigned r;
   mp.shared = shared;
+  /* (the early samples of a forked child fit: it had no file to limit
+   * them, and its file is made like its parent's) */
+  mp.rows_max = caml_ocgc_file.mp_rows;
   /* A forked child's samples from before its file are its table's first;
    * otherwise the table starts empty. */
   if (!mp.early) tables_clear();
@@ -643,6 +857,7 @@ void caml_ocgc_mp_attach(struct ocgc_wire_mp *shared, uint64_t now)
   mp.head.rate_since_ns = mp.rate_bytes != 0 ? now : 0;
   mp.head.rate_changes = mp.rate_bytes != 0;
   mp.head.state = state_now();
+  mp.head.features = OCGC_MP_FEATURE_LIVE;
   mp.seq = 0;
   /* a new file: the constants, then the figures */
   shared->size = OCGC_WIRE_MP_SIZE;
@@ -660,6 +875,11 @@ void caml_ocgc_mp_attach(struct ocgc_wire_mp *shared, uint64_t now)
   }
   pub_head();
   __atomic_store_n(&shared->magic, OCGC_MP_MAGIC, __ATOMIC_RELEASE);
+}
+
+unsigned caml_ocgc_mp_rows_used(void)
+{
+  return (unsigned)mp.head.stacks + 1;
 }
 
 void caml_ocgc_mp_forked(void)

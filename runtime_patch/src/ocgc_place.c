@@ -5,7 +5,7 @@
  * free gap below mmap_base, so every mapping made later (the OCaml heap's
  * chunks and minor heap, malloc's large blocks, thread stacks, libraries
  * loaded by dlopen) lands below the ones made before.  The ring (about
- * 2.3 MiB with its profile table) is made before the heap, and mapped that
+ * 10.8 MiB with its profile table) is made before the heap, and mapped that
  * way it moved every later mapping of the program down by its size; on
  * OCaml 4.13/4.14, whose page table is a hash of page numbers probed
  * linearly, the heap on other pages collides differently, and binary-trees

@@ -17,7 +17,8 @@ mp_dump() {
 
 # mp_functions TAG EXE [BASE]: $WORK/TAG.fn, one line per function that
 # holds an innermost frame: "NAME ALLOC_SAMPLES ALLOC_WORDS
-# PROMOTED_SAMPLES PROMOTED_WORDS FREED_SAMPLES FREED_WORDS", from the rows
+# PROMOTED_SAMPLES PROMOTED_WORDS FREED_SAMPLES FREED_WORDS LIVE_SAMPLES
+# LIVE_WORDS" (live: in use as of the last marking), from the rows
 # of TAG's dump (custom rows, whose words are memory outside the heap, left
 # out), the executable's base BASE, else the exe_base TAG's program printed.
 mp_functions() {
@@ -42,16 +43,16 @@ mp_functions() {
       split($0, kv, " "); fr = ""
       for (i in kv) {
         split(kv[i], p, "=")
-        if (p[1] == "alloc" || p[1] == "promoted" || p[1] == "freed") { split(p[2], c, ","); s[p[1]] = c[1]; w[p[1]] = c[2] }
+        if (p[1] == "alloc" || p[1] == "promoted" || p[1] == "freed" || p[1] == "live") { split(p[2], c, ","); s[p[1]] = c[1]; w[p[1]] = c[2] }
         if (p[1] == "frames") fr = p[2]
       }
       split(fr, f, ","); pc = hex(f[1]) - hex(base) - 1
       lo = 1; hi = n; fn = "?"
       while (lo <= hi) { mid = int((lo + hi) / 2); if (addr[mid] <= pc) { fn = name[mid]; lo = mid + 1 } else hi = mid - 1 }
       A[fn] += s["alloc"]; AW[fn] += w["alloc"]; P[fn] += s["promoted"]; PW[fn] += w["promoted"]
-      F[fn] += s["freed"]; FW[fn] += w["freed"]
+      F[fn] += s["freed"]; FW[fn] += w["freed"]; L[fn] += s["live"]; LW[fn] += w["live"]
     }
-    END { for (fn in A) printf "%s %d %d %d %d %d %d\n", fn, A[fn], AW[fn], P[fn], PW[fn], F[fn], FW[fn] }
+    END { for (fn in A) printf "%s %d %d %d %d %d %d %d %d\n", fn, A[fn], AW[fn], P[fn], PW[fn], F[fn], FW[fn], L[fn], LW[fn] }
   ' "$WORK/$1.syms" "$WORK/$1.dump" >"$WORK/$1.fn"
 }
 
@@ -66,7 +67,7 @@ mp_rows() {
     END { printf "%d\n", t }' "$WORK/$1.dump"
 }
 
-# mp_fn TAG PREFIX FIELD: FIELD (2..7, as mp_functions lists them) summed
+# mp_fn TAG PREFIX FIELD: FIELD (2..9, as mp_functions lists them) summed
 # over the functions whose name starts with PREFIX (OCaml's names end in
 # a stamp: camlMod__f_123).
 mp_fn() {
@@ -83,5 +84,17 @@ mp_within() {
     pass "$1: $2 words estimated for $3 (5 sd = `awk -v t="$3" -v w="$4" 'BEGIN { printf "%d", 5 * sqrt(t * w) }'`)"
   else
     fail "$1: $2 words estimated for $3, more than 5 standard deviations (sqrt($3 x $4) each) away"
+  fi
+}
+
+# mp_ratio WHAT MEASURED TRUE LO HI: MEASURED / TRUE within [LO, HI]
+# (printed either way).
+mp_ratio() {
+  CHECKS=$((CHECKS + 1))
+  _r=`awk -v m="$2" -v t="$3" 'BEGIN { if (t > 0) printf "%.3f", m / t; else print "inf" }'`
+  if awk -v r="$_r" -v lo="$4" -v hi="$5" 'BEGIN { exit !(r != "inf" && r + 0 >= lo && r + 0 <= hi) }'; then
+    pass "$1: $2 for $3, ratio $_r (within $4..$5)"
+  else
+    fail "$1: $2 for $3, ratio $_r (not within $4..$5)"
   fi
 }

@@ -3,7 +3,8 @@
    allocated inline from OCaml) that die at once, from three functions the
    tests find by name (camlMemprof_funs__alloc_a_...); retain makes K
    arrays of 100 fields (101 words, allocated by C, caml_make_vect) in a
-   list (3 words a cell) that the caller keeps; exe_base says where the
+   list (3 words a cell) that the caller keeps; cache_entry makes one
+   entry of memprof_cache.ml's cache; exe_base says where the
    executable is mapped, to name return addresses with nm. *)
 
 let[@inline never] alloc_a n = for i = 1 to n do ignore (Sys.opaque_identity (i, i, i, i, i, i, i, i, i, i)) done
@@ -31,3 +32,6 @@ let exe_base () =
   let b = find () in
   close_in ic;
   b
+
+(* An entry of memprof_cache.ml's cache: 30 fields (31 words, by C). *)
+let[@inline never] cache_entry i = Array.make 30 i

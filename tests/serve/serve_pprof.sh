@@ -91,7 +91,7 @@ between "ocaml_memprof_sampled_bytes_total is the ring's words x 8" \
   $((`dkey d1 memprof.words` * 8))
 between "ocaml_memprof_stacks" "`dkey d0 memprof.stacks`" "`val m1 ocaml_memprof_stacks $pid`" \
   "`dkey d1 memprof.stacks`"
-check_eq "ocaml_memprof_table_rows" 2048 "`val m1 ocaml_memprof_table_rows $pid`"
+check_eq "ocaml_memprof_table_rows" 8192 "`val m1 ocaml_memprof_table_rows $pid`"
 check_eq "ocgc_serve_pprof_profiles_total" 4 \
   "`awk '$1 == "ocgc_serve_pprof_profiles_total" { print $2 }' "$WORK/m1"`"
 

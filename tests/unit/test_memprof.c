@@ -8,7 +8,9 @@
  * held odd by a live producer is reported busy, by a dead one read as it
  * is; a request writes one control word with the next request number, and
  * a rate out of bounds is refused without a write; a window of two copies
- * holds their differences, and two copies of different tables are told. */
+ * holds their differences, and two copies of different tables are told;
+ * a row recycled between two copies (a new generation) is a new stack; in
+ * use is the rows' live where the producer keeps it, else alloc - freed. */
 
 #include <check.h>
 #include <errno.h>
@@ -118,7 +120,7 @@ START_TEST(hostile_geometry)
 {
   static const struct { size_t off; uint64_t v; } bad[] = {
     {offsetof(struct ocgc_wire_mp, rows), 0},
-    {offsetof(struct ocgc_wire_mp, rows), 65537},
+    {offsetof(struct ocgc_wire_mp, rows), 16385},
     {offsetof(struct ocgc_wire_mp, rows), UINT64_MAX},
     {offsetof(struct ocgc_wire_mp, rows), OCGC_MP_ROWS + 1}, /* past the block */
     {offsetof(struct ocgc_wire_mp, row_size), 0},
@@ -126,7 +128,7 @@ START_TEST(hostile_geometry)
     {offsetof(struct ocgc_wire_mp, row_size), 4104},
     {offsetof(struct ocgc_wire_mp, row_size), UINT64_MAX},
     {offsetof(struct ocgc_wire_mp, row_size), 128}, /* no room for the frames */
-    {offsetof(struct ocgc_wire_mp, depth), 33},     /* more frames than the row holds */
+    {offsetof(struct ocgc_wire_mp, depth), OCGC_MP_DEPTH + 1}, /* more frames than the row holds */
     {offsetof(struct ocgc_wire_mp, depth), UINT64_MAX},
   };
   unsigned i;
@@ -253,6 +255,83 @@ START_TEST(delta_is_the_window)
 }
 END_TEST
 
+/* Rows that carry live and generations (OCGC_MP_FEATURE_LIVE): in use is
+ * the live gauge, a window's in use its growth (negative when it shrank);
+ * a row recycled between two copies (its generation grew, its stack
+ * changed) is a new stack counted from 0, not two tables; a generation
+ * that went back is. */
+START_TEST(delta_generations)
+{
+  struct tf *t = producer_file();
+  struct ocgc_source *s = rf_open(t, OCGC_IDS_AUTO);
+  struct ocgc_memprof *a, *b, *d;
+  int64_t v[OCGC_PV_COUNT];
+  table(t)->features = OCGC_MP_FEATURE_LIVE;
+  table(t)->live_cycle = 7;
+  table(t)->live_cycle_ns = 1234;
+  row(t, 1)->live = (struct ocgc_wire_mp_counts){1, 512, 512 * 1024 / 11};
+  row(t, 2)->live = (struct ocgc_wire_mp_counts){12, 6144, 6};
+  row(t, 2)->generation = 3;
+  ck_assert_int_eq(ocgc_memprof_read(s, &a), 0);
+  ck_assert_int_eq(a->live_known, 1);
+  ck_assert_uint_eq(a->live_cycle, 7);
+  ck_assert_uint_eq(a->live_cycle_ns, 1234);
+  ck_assert_int_eq(a->stack[2].live_known, 1);
+  ck_assert_uint_eq(a->stack[2].generation, 3);
+  /* in use is live, not alloc - freed (20 samples allocated, none freed) */
+  ocgc_profile_values(&a->stack[2], v);
+  ck_assert_int_eq(v[OCGC_PV_INUSE_SPACE], 6144 * 8);
+  ck_assert_int_eq(v[OCGC_PV_ALLOC_SPACE], 10240 * 8);
+  /* row 1 recycled for another stack; row 2 shrank */
+  row(t, 1)->meta = OCGC_MP_META(1, 0, OCGC_MP_MAJOR, 0);
+  row(t, 1)->frames[0] = 0x4444;
+  row(t, 1)->frames[1] = 0;
+  row(t, 1)->generation = 1;
+  row(t, 1)->alloc = (struct ocgc_wire_mp_counts){2, 1024, 20};
+  row(t, 1)->promoted = (struct ocgc_wire_mp_counts){0, 0, 0};
+  row(t, 1)->freed = (struct ocgc_wire_mp_counts){0, 0, 0};
+  row(t, 1)->live = (struct ocgc_wire_mp_counts){1, 512, 10};
+  row(t, 2)->live = (struct ocgc_wire_mp_counts){4, 2048, 2};
+  row(t, 2)->freed = (struct ocgc_wire_mp_counts){8, 4096, 4};
+  ck_assert_int_eq(ocgc_memprof_read(s, &b), 0);
+  ck_assert_int_eq(ocgc_memprof_delta(a, b, &d), 0);
+  ck_assert_uint_eq(d->nstacks, 3);
+  ck_assert_uint_eq(d->stack[1].frames[0], 0x4444);
+  ck_assert_uint_eq(d->stack[1].generation, 1);
+  ck_assert_uint_eq(d->stack[1].alloc.samples, 2); /* from 0, not 2 - 10 */
+  ck_assert_uint_eq(d->stack[1].live_before.samples, 0);
+  ocgc_profile_values(&d->stack[1], v);
+  ck_assert_int_eq(v[OCGC_PV_INUSE_SPACE], 512 * 8);
+  ck_assert_uint_eq(d->stack[2].freed.samples, 8);
+  ocgc_profile_values(&d->stack[2], v);
+  ck_assert_int_eq(v[OCGC_PV_INUSE_SPACE], (2048 - 6144) * 8); /* the window's growth */
+  ck_assert_int_eq(v[OCGC_PV_ALLOC_SPACE], 0);
+  ocgc_memprof_free(d);
+  /* a generation that went back: not one table */
+  b->stack[2].generation = 2;
+  ck_assert_int_eq(ocgc_memprof_delta(a, b, &d), OCGC_E_STALE);
+  ck_assert_ptr_null(d);
+  ocgc_memprof_free(a);
+  ocgc_memprof_free(b);
+}
+END_TEST
+
+/* A producer whose rows carry no live: in use falls back to alloc - freed. */
+START_TEST(inuse_without_live)
+{
+  struct tf *t = producer_file();
+  struct ocgc_memprof *p;
+  int64_t v[OCGC_PV_COUNT];
+  row(t, 1)->live = (struct ocgc_wire_mp_counts){9, 9999, 9}; /* reserved words: not read */
+  ck_assert_int_eq(ocgc_memprof_read(rf_open(t, OCGC_IDS_AUTO), &p), 0);
+  ck_assert_int_eq(p->live_known, 0);
+  ck_assert_int_eq(p->stack[1].live_known, 0);
+  ocgc_profile_values(&p->stack[1], v);
+  ck_assert_int_eq(v[OCGC_PV_INUSE_SPACE], (5120 - 4096) * 8);
+  ocgc_memprof_free(p);
+}
+END_TEST
+
 static Suite *memprof_suite(void)
 {
   Suite *s = suite_create("memprof");
@@ -264,6 +343,8 @@ static Suite *memprof_suite(void)
   tcase_add_test(tc, seq_held_odd);
   tcase_add_test(tc, request_writes_one_word);
   tcase_add_test(tc, delta_is_the_window);
+  tcase_add_test(tc, delta_generations);
+  tcase_add_test(tc, inuse_without_live);
   return s;
 }
 

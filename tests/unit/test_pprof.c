@@ -2,7 +2,9 @@
  * made here, the pprof one decoded field by field by a protobuf reader of
  * the test's own:
  * - the figures of a stack: bytes = words x 8, objects = blocks_x1024 /
- *   1024 rounded, in use = allocated - freed (negative in a window);
+ *   1024 rounded, in use = live where the producer keeps it (a window's:
+ *   live - live_before), else allocated - freed (negative in a window);
+ *   each profile's comment says which rule it followed;
  * - pprof: "" first in the string table, the six sample types in order,
  *   one sample per stack with a figure, its values those figures, its
  *   locations innermost first, one location per address (shared between
@@ -101,6 +103,8 @@ struct decoded {
   struct { uint64_t id, name; } fns[MAXN];
   unsigned nfns;
   uint64_t period, period_type[2], default_type;
+  uint64_t comments[4];
+  unsigned ncomments;
 };
 
 static void packed(const struct field *f, uint64_t *out, unsigned *n, unsigned max)
@@ -190,6 +194,10 @@ static void decode(const unsigned char *b, size_t n, struct decoded *d)
       d->strings[d->nstrings++][f.n] = '\0';
       break;
     case 12: d->period = f.v; break;
+    case 13:
+      ck_assert_uint_lt(d->ncomments, 4);
+      d->comments[d->ncomments++] = f.v;
+      break;
     case 14: d->default_type = f.v; break;
     default: break;
     }
@@ -275,6 +283,39 @@ START_TEST(values)
   ck_assert_int_eq(e, OCGC_PV_INUSE_SPACE);
   ck_assert_int_eq(ocgc_profile_value_parse("cpu", &e), -EINVAL);
   ck_assert_ptr_null(ocgc_profile_value_name(OCGC_PV_COUNT));
+  /* A producer that keeps live: in use is live (here less than allocated
+   * - freed: garbage not yet found), a window's its growth. */
+  p->stack[1].live_known = 1;
+  counts(&p->stack[1].live, 3, 1536, 3 * 1024);
+  ocgc_profile_values(&p->stack[1], v);
+  ck_assert_int_eq(v[OCGC_PV_INUSE_SPACE], 1536 * 8);
+  ck_assert_int_eq(v[OCGC_PV_INUSE_OBJECTS], 3);
+  counts(&p->stack[1].live_before, 5, 2560, 5 * 1024);
+  ocgc_profile_values(&p->stack[1], v);
+  ck_assert_int_eq(v[OCGC_PV_INUSE_SPACE], -1024 * 8);
+  ck_assert_int_eq(v[OCGC_PV_INUSE_OBJECTS], -2);
+  ocgc_memprof_free(p);
+}
+END_TEST
+
+/* The comment of a profile whose producer keeps live states that rule. */
+START_TEST(pprof_inuse_rule)
+{
+  struct ocgc_memprof *p = made();
+  struct ocgc_pprof_opts o = OCGC_OPTS_INIT(struct ocgc_pprof_opts);
+  unsigned char *plain;
+  size_t nplain;
+  struct decoded *d = calloc(1, sizeof *d);
+  p->live_known = 1;
+  o.no_gzip = 1;
+  ck_assert_int_eq(ocgc_pprof_write(p, NULL, &o, &plain, &nplain), 0);
+  decode(plain, nplain, d);
+  ck_assert_uint_eq(d->ncomments, 2);
+  ck_assert_str_eq(str(d, d->comments[1]),
+                   "inuse: as of the last completed major marking; garbage not yet collected "
+                   "is not counted");
+  free(plain);
+  free(d);
   ocgc_memprof_free(p);
 }
 END_TEST
@@ -304,6 +345,11 @@ START_TEST(pprof_fields)
   ck_assert_uint_eq(d->period, 4096);
   ck_assert_str_eq(str(d, d->period_type[0]), "space");
   ck_assert_str_eq(str(d, d->period_type[1]), "bytes");
+  /* the in-use rule said: this copy's producer keeps no live */
+  ck_assert_uint_eq(d->ncomments, 2);
+  ck_assert_str_eq(str(d, d->comments[1]),
+                   "inuse: allocated - freed (an older producer): garbage counts until a "
+                   "marking finds it dead");
   ck_assert_uint_eq(d->nsamples, 4); /* the empty stack has none */
   for (i = 0; i < 4; i++) {
     int64_t v[OCGC_PV_COUNT];
@@ -719,6 +765,7 @@ static Suite *pprof_suite(void)
   TCase *tc = tcase_create("pprof");
   tcase_add_test(tc, values);
   tcase_add_test(tc, pprof_fields);
+  tcase_add_test(tc, pprof_inuse_rule);
   tcase_add_test(tc, pprof_addresses);
   tcase_add_test(tc, folded);
   tcase_add_test(tc, no_frames);

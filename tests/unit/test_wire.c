@@ -402,8 +402,8 @@ START_TEST(ext_size_values)
 {
   uint64_t d;
   ck_assert_uint_eq(sizeof(struct ocgc_wire_totals), 1280);
-  /* the allocation profile: a 256-byte header and 2,048 rows of 384 */
-  ck_assert_uint_eq(OCGC_WIRE_MP_SIZE, 256 + 2048 * 384);
+  /* the allocation profile: a 256-byte header and 8,192 rows of 1,152 */
+  ck_assert_uint_eq(OCGC_WIRE_MP_SIZE, 256 + 8192 * 1152);
   ck_assert_uint_eq(ocgc_wire_ext_size(0), 256 + 1280 + OCGC_WIRE_MP_SIZE);
   ck_assert_uint_eq(ocgc_wire_ext_size(1), 1600 + OCGC_WIRE_MP_SIZE); /* the producer's: 1 ring */
   ck_assert_uint_eq(ocgc_wire_ext_size(128), 256 + 128 * 64 + 1280 + OCGC_WIRE_MP_SIZE);

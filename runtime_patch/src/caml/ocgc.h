@@ -144,7 +144,9 @@ void caml_ocgc_direct_alloc(uintptr_t wosize);
  *     words; kind CAML_OCGC_MP_*);
  *   interned: the blocks unmarshalled into [block, blockend);
  *   minor_update, clean_phase, invert: what the collector tells
- *     statmemprof's tracked blocks, told to ocgc's too. */
+ *     statmemprof's tracked blocks, told to ocgc's too;
+ *   cycle_start: a marking begins (from caml_ocgc_cycle_start): in use
+ *     is what a marking finds live of what was sampled before it. */
 #include "mlvalues.h"
 extern int caml_ocgc_mp_on;
 #define CAML_OCGC_MP(call)                                                     \
@@ -160,6 +162,7 @@ void caml_ocgc_mp_interned(header_t *block, header_t *blockend);
 void caml_ocgc_mp_minor_update(void);
 void caml_ocgc_mp_clean_phase(void);
 void caml_ocgc_mp_invert(void);
+void caml_ocgc_mp_cycle_start(void);
 
 #endif /* CAML_INTERNALS */
 
