@@ -174,10 +174,11 @@ done
 if test "$DO_CG" = 1 && command -v valgrind >/dev/null 2>&1; then
   say ""
   say "Instructions (callgrind, $CG_RUNS runs of each, shorter inputs): ratio to off, median"
-  say "(min - max over runs); on - off per sample taken (medians)"
+  say "(min - max over runs); on - off per sample taken (medians); own: the share of ocgc's"
+  say "sampling functions (caml_ocgc_mp_*, inclusive) at 512 KiB, in %, median (min - max)"
   say ""
-  say "| workload | off | ocgc 512 KiB | samples | per sample | ocgc 51 KiB | samples | per sample | Gc.Memprof 512 KiB |"
-  say "|---|---|---|---|---|---|---|---|---|"
+  say "| workload | off | ocgc 512 KiB | own % | samples | per sample | ocgc 51 KiB | samples | per sample | Gc.Memprof 512 KiB |"
+  say "|---|---|---|---|---|---|---|---|---|---|"
   for w in $WORKLOADS; do
     set -- `wl_cg_cmd $w`
     prog=$1; shift
@@ -186,9 +187,19 @@ if test "$DO_CG" = 1 && command -v valgrind >/dev/null 2>&1; then
     while test $r -le $CG_RUNS; do
       for c in off go x10 gcmp; do
         rm -f "$WORK/rings/"*
+        rm -f "$WORK/cg.out"
         ins=`cd "$WORK" && env OCAML_RUNTIME_EVENTS_DIR="$WORK/rings" OCAML_RUNTIME_EVENTS_PRESERVE=1 $(cfg_env $c) \
-          valgrind --tool=callgrind --callgrind-out-file=/dev/null "./$prog" $arg 2>&1 >/dev/null |
+          valgrind --tool=callgrind --callgrind-out-file="$WORK/cg.out" "./$prog" $arg 2>&1 >/dev/null |
           awk '/Collected :/ { print $NF }'`
+        # the share of ocgc's sampling functions (inclusive): where the
+        # whole count varies from run to run (threads: the major GC's work
+        # depends on how the threads interleave), the cost itself
+        if test $c = go; then
+          callgrind_annotate --inclusive=yes --auto=no --threshold=100 "$WORK/cg.out" 2>/dev/null |
+            awk -v r=$r '/PROGRAM TOTALS/ { gsub(",", "", $1); tot = $1 }
+              /caml_ocgc_mp_(young|young_trigger|block|interned|minor_update|clean_phase|invert)[ []/ { gsub(",", "", $1); own += $1 }
+              END { if (tot > 0) printf "%d %.4f\n", r, 100 * own / tot }' >>"$WORK/$w.own"
+        fi
         samples=`"$OCGC_BUILDDIR/tools/ocgc" dump "$WORK/rings/"*.events 2>/dev/null | awk '$1 == "memprof.samples" { print $2 }'`
         echo "$r $c ${ins:-0}" >>"$WORK/$w.cg"
         echo "$r $c ${samples:-0}" >>"$WORK/$w.smp"
@@ -198,6 +209,8 @@ if test "$DO_CG" = 1 && command -v valgrind >/dev/null 2>&1; then
     line="| $w | `awk '$2 == "off" { print $3 }' "$WORK/$w.cg" | sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'`"
     for c in go x10 gcmp; do
       line="$line | `ratios "$WORK/$w.cg" $c`"
+      test $c = go && line="$line | `sort -k2,2n "$WORK/$w.own" 2>/dev/null |
+        awk '{ a[NR] = $2 } END { if (NR) printf "%.3f (%.3f - %.3f)", a[int((NR + 1) / 2)], a[1], a[NR]; else printf "n/a" }'`"
       test $c = gcmp && continue
       line="$line | `awk -v c=$c '$2 == c { print $3 }' "$WORK/$w.smp" | sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'`"
       line="$line | `awk -v c=$c '
