@@ -563,6 +563,9 @@ static void record(value block, uint32_t n, uint64_t whsize, unsigned kind, unsi
 
 /* ---- memprof.c's calls --------------------------------------------------------- */
 
+/* The sampled words of the minor heap are a Bernoulli process: the trigger
+ * (the next success) stays valid until used, the heap emptied or the rate
+ * changed, so only those draw anew (caml/ocgc.h), never a thread switch. */
 value *caml_ocgc_mp_young_trigger(void)
 {
   uint64_t g = geom();
@@ -777,7 +780,8 @@ static void set_rate(uint64_t bytes, uint64_t now)
   mp.head.rate_bytes = bytes;
   mp.head.state = state_now();
   caml_ocgc_mp_on = bytes != 0;
-  /* the minor heap's trigger, drawn anew (none yet at start) */
+  /* the minor heap's trigger, drawn anew at the new rate (none yet at
+   * start): else the old one stands until crossed or the heap is emptied */
   if (Caml_state != NULL && Caml_state->young_ptr != NULL) caml_memprof_renew_minor_sample();
 }
 

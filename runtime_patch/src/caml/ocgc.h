@@ -136,7 +136,10 @@ void caml_ocgc_direct_alloc(uintptr_t wosize);
  * runtime.  caml_ocgc_mp_on is nonzero while ocgc samples (its rate not
  * 0); only the runtime lock's holder writes it.
  *   young_trigger: where in the minor heap the next sampled word lies, for
- *     caml_memprof_renew_minor_sample;
+ *     caml_memprof_renew_minor_sample: drawn when an allocation crossed the
+ *     last one, the minor heap was emptied or made anew, the rate changed
+ *     or the program's Gc.Memprof stopped; never at a thread switch or a
+ *     blocking section (caml_memprof_set_suspended), where it stays valid;
  *   young: the allocation that crossed that trigger (from
  *     caml_memprof_track_young, before the blocks are initialised);
  *   block: a block made outside the minor heap's fast path ([words]: its
