@@ -335,7 +335,8 @@ static void print_memprof(const struct dump *d, int stacks)
   printf("memprof.base_rate_bytes %" PRIu64 "\n", p->base_rate);
   printf("memprof.rate_leased %d\n", p->rate_leased);
   printf("memprof.leases_alive %u\n", p->leases_alive);
-  printf("memprof.lease_holders %d %d %d %d\n", p->lease_pid[0], p->lease_pid[1],
+  /* one value (a key and a value a line): the slots' holders, commas between */
+  printf("memprof.lease_holders %d,%d,%d,%d\n", p->lease_pid[0], p->lease_pid[1],
          p->lease_pid[2], p->lease_pid[3]);
   printf("memprof.lease_refused %" PRIu64 "\n", p->lease_refused);
   printf("memprof.lease_ns %" PRIu64 "\n", p->lease_ns);
