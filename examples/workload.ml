@@ -4,16 +4,19 @@
    then (direct major allocation), and an explicit Gc.full_major every few
    seconds, like a periodic maintenance task.
 
-   usage: workload [SECONDS]   (default 10; 0 = run until killed) *)
+   usage: workload [SECONDS [STOPFILE]]   (default 10; 0 = run until
+   killed; it also stops, and says what it served, once STOPFILE exists) *)
 
 type entry = { key : string; payload : float array; mutable hits : int }
 
 let () =
   let seconds = try float_of_string Sys.argv.(1) with _ -> 10.0 in
+  let stop = if Array.length Sys.argv > 2 then Some Sys.argv.(2) else None in
+  let stopped () = match stop with Some f -> Sys.file_exists f | None -> false in
   let t0 = Unix.gettimeofday () in
   let cache = Array.make 4096 None in
   let served = ref 0 and last_full = ref t0 in
-  while seconds = 0.0 || Unix.gettimeofday () -. t0 < seconds do
+  while (seconds = 0.0 || Unix.gettimeofday () -. t0 < seconds) && not (stopped ()) do
     for i = 1 to 2000 do
       (* a "request": parse, build a response, drop it *)
       let words = List.init 20 (fun k -> string_of_int (i * k)) in

@@ -102,7 +102,9 @@ demo_cleanup() {
 }
 
 # demo_run BUILDDIR: compile the workload against BUILDDIR's runtime
-# variant, run it for 12 s and attach BUILDDIR's ocgc to it.
+# variant, run it and attach BUILDDIR's ocgc to it, then stop it: it runs
+# until told (a stop file), not for a fixed time, which a loaded machine
+# outlasted before the report began ("no such process"); 120 s at most.
 demo_run() {
   b=$1
   ocgc=$b/tools/ocgc
@@ -125,8 +127,8 @@ demo_run() {
     env -C "$work" ocamlfind ocamlopt -package unix -linkpkg -I "$b/runtime_patch/stage" \
       -runtime-variant _ocgc workload.ml -o workload || exit 1
   mkdir -m 700 "$work/rings"
-  say "running it for 12 s (its ring: $work/rings/<pid>.events)"
-  OCAML_RUNTIME_EVENTS_DIR="$work/rings" "$work/workload" 12 >"$work/out" 2>"$work/err" &
+  say "running it while ocgc watches (its ring: $work/rings/<pid>.events)"
+  OCAML_RUNTIME_EVENTS_DIR="$work/rings" "$work/workload" 120 "$work/stop" >"$work/out" 2>"$work/err" &
   pid=$!
   # The ring appears at the program's first collection.
   n=0
@@ -140,6 +142,7 @@ demo_run() {
   "$ocgc" stat "$pid" 1s 6
   say "ocgc report $pid --duration 3s"
   "$ocgc" report "$pid" --duration 3s
+  : >"$work/stop"
   rc=0
   wait "$pid" || rc=$?
   pid=

@@ -24,7 +24,7 @@ section() {
 # shown_pid TAG: the workload's pid, from the "==> ocgc stat PID ..." line
 shown_pid() { sed -n 's/^==> ocgc stat \([0-9][0-9]*\) .*/\1/p' "$WORK/$1.out"; }
 
-say "== scripts/dev.sh demo-run (a 12 s run)"
+say "== scripts/dev.sh demo-run"
 mkdir "$WORK/tmp" || hard_error "mkdir"
 TMPDIR="$WORK/tmp" OCGC_DEV_LOGS="$WORK/logs" sh "$dev" demo-run "$OCGC_BUILDDIR" >"$WORK/demo.out" 2>"$WORK/demo.err"
 echo $? >"$WORK/demo.rc"

@@ -47,6 +47,8 @@ own_child() {
 # unless BG_PRESERVE=0.
 start_bg() {
   _tag=$1; shift
+  # (emptied before the job starts, as ocgc_bg's: cmd_lib.sh)
+  : >"$WORK/$_tag.out"; : >"$WORK/$_tag.err"
   if test "${BG_PRESERVE:-1}" = 1; then
     (cd "$WORK" && exec env OCAML_RUNTIME_EVENTS_DIR="$EVDIR" \
        OCAML_RUNTIME_EVENTS_PRESERVE=1 "$@" >"$WORK/$_tag.out" 2>"$WORK/$_tag.err") &

@@ -53,6 +53,11 @@ ocgc_cmd() {
 # in TAG.rc.
 ocgc_bg() {
   _tag=$1; shift
+  # Emptied here, before the background job starts: its own redirections
+  # run in the child, whenever it is scheduled, and a tag used a second
+  # time let the caller read the first run's lines as this one's (a
+  # second serve "listening" before it was started: serve_hup.sh).
+  : >"$WORK/$_tag.out"; : >"$WORK/$_tag.err"
   "$OCGC" "$@" >"$WORK/$_tag.out" 2>"$WORK/$_tag.err" &
   OCGC_BGPID=$!
   BG_PIDS="$BG_PIDS $OCGC_BGPID"

@@ -141,6 +141,7 @@ check_eq "dashboard by program: expressions run" "`grep -c '"expr"' "$DASHBOARD"
 OCGC_DASH_JOB=ocgc Q dashboard 30 "$DASHBOARD" >"$WORK/dash.out" || hard_error "serve_prom_query.py dashboard failed"
 check_eq "dashboard: lint" none "`Q lint "$DASHBOARD"`"
 Q variables "$DASHBOARD" >"$WORK/vars.out" || hard_error "serve_prom_query.py variables failed"
+say "the variables offer: `tr "\t\n" ": " <"$WORK/vars.out"`"
 # has_word NAME WORD: the values of variable NAME hold WORD
 has_word() { awk -F '\t' -v n="$1" -v w="$2" '$1 == n && index(" " $2 " ", " " w " ") { f = 1 } END { exit !f }' "$WORK/vars.out"; }
 for _v in job:ocgc job:ocgc_byprog "instance:$SRV_HOSTPORT" "instance:$SRV2_HOSTPORT" \
