@@ -437,20 +437,28 @@ static void answer_pprof(struct serve_pprof *p, struct pprof_job *j, unsigned ch
                          size_t len);
 
 /* [prof] as the job's pprof answer. */
+/* What every profile of job [j] says of itself: now, its window, its
+ * default sample type (heap: in use), its bound. */
+static void job_opts(const struct pprof_job *j, struct ocgc_pprof_opts *o)
+{
+  struct timespec now;
+  *o = (struct ocgc_pprof_opts)OCGC_OPTS_INIT(struct ocgc_pprof_opts);
+  clock_gettime(CLOCK_REALTIME, &now);
+  o->time_ns = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
+  o->duration_ns = (int64_t)j->seconds_ns;
+  o->default_value_set = 1;
+  o->default_value = j->heap ? OCGC_PV_INUSE_SPACE : OCGC_PV_ALLOC_SPACE;
+  o->max_bytes = SERVE_BUF_MAX;
+}
+
 static void answer_profile(struct serve_pprof *p, struct pprof_job *j,
                            const struct ocgc_memprof *prof)
 {
-  struct ocgc_pprof_opts o = OCGC_OPTS_INIT(struct ocgc_pprof_opts);
-  struct timespec now;
+  struct ocgc_pprof_opts o;
   unsigned char *buf;
   size_t len;
   int err;
-  clock_gettime(CLOCK_REALTIME, &now);
-  o.time_ns = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
-  o.duration_ns = (int64_t)j->seconds_ns;
-  o.default_value_set = 1;
-  o.default_value = j->heap ? OCGC_PV_INUSE_SPACE : OCGC_PV_ALLOC_SPACE;
-  o.max_bytes = SERVE_BUF_MAX;
+  job_opts(j, &o);
   o.absolute_addresses = j->absolute;
   if ((err = ocgc_pprof_write(prof, names(p, j->pid, j->start_ticks, j->ring_ns), &o, &buf, &len)) != 0) {
     answer_text(j, MHD_HTTP_INTERNAL_SERVER_ERROR,
@@ -647,14 +655,13 @@ static void program_answer(struct serve_pprof *p, struct pprof_job *j, uint64_t 
 {
   struct pprof_kept *k[PPROF_PROG_PROCS];
   struct ocgc_pprof_merge *m = NULL;
-  struct ocgc_pprof_opts o = OCGC_OPTS_INIT(struct ocgc_pprof_opts);
-  struct timespec rt;
+  struct ocgc_pprof_opts o;
   size_t n, i, left, merged = 0, gone = 0;
   uint64_t names_until = now + PPROF_MERGE_NAMES_NS;
   unsigned char *buf;
   size_t len;
   int err = 0;
-  char comment[400], prog[TOOL_ESC_SIZE(sizeof j->program)];
+  char comment[400], prog[TOOL_ESC_SIZE(sizeof j->program)], more[160];
   n = program_procs(p, j, now, k, &left);
   if (ocgc_pprof_merge_new(&m) != 0) return;
   for (i = 0; i < n && err == 0; i++) {
@@ -704,17 +711,12 @@ static void program_answer(struct serve_pprof *p, struct pprof_job *j, uint64_t 
                 err == -EFBIG ? "the merged profile outgrew its bound\n" : "out of memory\n");
     return;
   }
+  snprintf(more, sizeof more, " (more were left out: at most %d are merged, and a window's "
+           "first copies take %d MiB at most)", PPROF_PROG_PROCS, (int)(PPROF_FIRSTS_BYTES >> 20));
   snprintf(comment, sizeof comment, "ocgc serve: program \"%s\": %zu processes merged, %zu of "
            "them gone within %d s%s", tool_esc(j->program, prog, sizeof prog), merged, gone,
-           (int)(PPROF_KEEP_NS / 1000000000u),
-           left > 0 || j->firsts_left > 0 ? " (more were left out: at most 64 are merged, and a "
-                                            "window's first copies take 48 MiB at most)" : "");
-  clock_gettime(CLOCK_REALTIME, &rt);
-  o.time_ns = (int64_t)rt.tv_sec * 1000000000 + rt.tv_nsec;
-  o.duration_ns = (int64_t)j->seconds_ns;
-  o.default_value_set = 1;
-  o.default_value = j->heap ? OCGC_PV_INUSE_SPACE : OCGC_PV_ALLOC_SPACE;
-  o.max_bytes = SERVE_BUF_MAX;
+           (int)(PPROF_KEEP_NS / 1000000000u), left > 0 || j->firsts_left > 0 ? more : "");
+  job_opts(j, &o);
   err = ocgc_pprof_merge_write(m, &o, comment, &buf, &len);
   ocgc_pprof_merge_free(m);
   if (err != 0) {
