@@ -135,6 +135,10 @@ def dashboard(url, seconds, path):
         print("%s\t%s\t%s" % (title, result, " ".join(families(text))), flush=True)
 
 
+def esc_word(v):
+    return json.dumps(v, ensure_ascii=False)[1:-1].replace(" ", "\\u0020")
+
+
 def variables(url, path):
     with open(path) as f:
         doc = json.load(f)
@@ -144,7 +148,13 @@ def variables(url, path):
             continue
         data, why = api(url, "/api/v1/label/%s/values" % m.group(2),
                         {"match[]": substitute(m.group(1))[0]})
-        print("%s\t%s" % (v["name"], " ".join(data) if data is not None else "error: " + why))
+        # One line a variable, its values between spaces: each value
+        # escaped (JSON's escapes, a space as \u0020), since --all serves
+        # every program of the host, and a name may hold a newline
+        # (serve_pprof_byprog.sh's does): unescaped, it split the line and
+        # the values after it were lost.
+        print("%s\t%s" % (v["name"], " ".join(esc_word(x) for x in data)
+                            if data is not None else "error: " + why))
 
 
 def lint(path):
