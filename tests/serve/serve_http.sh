@@ -215,6 +215,8 @@ mix() {
   hc mix_m loop $(($1 * 8 / 10)) /metrics
   hc mix_i loop $(($1 / 10)) /
   hc mix_h loop $(($1 / 10)) /-/healthy
+  # a failed request's reason, in the log (stderr: this runs in $(...))
+  cat "$WORK/mix_m.err" "$WORK/mix_i.err" "$WORK/mix_h.err" | sed 's/^/# mix: /' >&2
   echo $((`field mix_m ok` + `field mix_i ok` + `field mix_h ok`))
 }
 check_eq "warm-up: 1,000 requests answered" 1000 "`mix 1000`"
