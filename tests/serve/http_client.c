@@ -22,10 +22,18 @@
  *       status line's code), "raw closed ms T" (closed or reset with no
  *       answer), "raw nothttp ms T" (an answer that is not HTTP/1.x) or
  *       "raw timeout ms T".
- *   http_client HOST PORT loop N PATH [PER_CONN]
+ *   http_client HOST PORT loop N PATH [PER_CONN [PAUSE_MS]]
  *       N requests one after the other, PER_CONN (default 100) on each
- *       keep-alive connection; prints "loop N ok K failed F connections C
- *       ms T" (ok: 200 with the whole body, as for concurrent).
+ *       keep-alive connection; before each on a kept connection, idle
+ *       until the server closes it or PAUSE_MS (default 0) have passed,
+ *       then send on it all the same (a client crossing the server's
+ *       close, which a scraper's next scrape may be); prints
+ *       "loop N ok K failed F connections C ms T retried R" (ok: 200 with
+ *       the whole body, as for concurrent).  A request sent on a reused
+ *       connection that the server had closed (closed with no byte of an
+ *       answer) is sent again once on a new connection and counted in R,
+ *       as HTTP clients do (RFC 9112 9.3.1; Go's, so Prometheus's): a
+ *       server may close an idle keep-alive connection at any time.
  *
  *   http_client HOST PORT trickle N SECONDS [tls]
  *       N slow clients (slowloris) for SECONDS: each sends a request line
@@ -348,26 +356,37 @@ static int reusable(const struct conn *c)
 }
 
 static int mode_loop(const char *host, const char *port, size_t n, const char *path,
-                     size_t per_conn)
+                     size_t per_conn, size_t pause_ms)
 {
   char *req = get_request(host, port, path, 0, NULL);
   struct conn *c = conns_new(1);
   double t0 = now_s();
-  size_t ok = 0, conns = 0, on_this = 0;
+  size_t ok = 0, conns = 0, on_this = 0, retried = 0;
   for (size_t i = 0; i < n; i++) {
-    if (c->fd < 0) {
+    int reused = c->fd >= 0;
+    if (reused && pause_ms > 0) {
+      struct pollfd pf = {.fd = c->fd, .events = POLLIN | POLLRDHUP};
+      poll(&pf, 1, (int)(pause_ms > 600000 ? 600000 : pause_ms));
+    }
+    if (!reused) {
       conn_open(c, req, strlen(req));
       conns++, on_this = 0;
     } else {
-      c->st = C_SENDING, c->sent = 0, c->n = 0, c->status = 0;
+      c->st = C_SENDING, c->sent = 0, c->n = 0, c->status = 0, c->why = NULL;
     }
     run_conns(c, 1, C_DONE, now_s() + WAIT_S);
+    if (reused && c->st == C_FAILED && c->n == 0) { /* closed before it: once more */
+      conn_close(c);
+      conn_open(c, req, strlen(req));
+      conns++, on_this = 0, retried++;
+      run_conns(c, 1, C_DONE, now_s() + WAIT_S);
+    }
     if (whole_200(c, path) == NULL) ok++;
     else fprintf(stderr, "http_client: request %zu: %s\n", i, whole_200(c, path));
     if (++on_this >= per_conn || !reusable(c)) conn_close(c);
   }
-  printf("loop %zu ok %zu failed %zu connections %zu ms %.0f\n", n, ok, n - ok, conns,
-         (now_s() - t0) * 1e3);
+  printf("loop %zu ok %zu failed %zu connections %zu ms %.0f retried %zu\n", n, ok, n - ok,
+         conns, (now_s() - t0) * 1e3, retried);
   conns_free(c, 1);
   free(req);
   return 0;
@@ -541,7 +560,7 @@ static int mode_trickle(const char *host, const char *port, size_t n, double sec
 static void usage(void)
 {
   fprintf(stderr, "usage: http_client HOST PORT (concurrent N PATH [ACCEPT] | silent N SECONDS |\n"
-                  "                   raw FILE | loop N PATH [PER_CONN] |\n"
+                  "                   raw FILE | loop N PATH [PER_CONN [PAUSE_MS]] |\n"
                   "                   trickle N SECONDS [tls])\n");
   exit(1);
 }
@@ -588,8 +607,9 @@ int main(int argc, char **argv)
     rc = mode_raw(argv[4]);
   else if (strcmp(argv[3], "trickle") == 0 && (argc == 6 || (argc == 7 && strcmp(argv[6], "tls") == 0)))
     rc = mode_trickle(argv[1], argv[2], count(argv[4]), (double)count(argv[5]), argc == 7);
-  else if (strcmp(argv[3], "loop") == 0 && (argc == 6 || argc == 7))
-    rc = mode_loop(argv[1], argv[2], count(argv[4]), argv[5], argc == 7 ? count(argv[6]) : 100);
+  else if (strcmp(argv[3], "loop") == 0 && argc >= 6 && argc <= 8)
+    rc = mode_loop(argv[1], argv[2], count(argv[4]), argv[5], argc >= 7 ? count(argv[6]) : 100,
+                   argc == 8 ? count(argv[7]) : 0);
   else
     usage();
   freeaddrinfo(server);

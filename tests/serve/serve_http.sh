@@ -222,6 +222,13 @@ mix() {
 check_eq "warm-up: 1,000 requests answered" 1000 "`mix 1000`"
 _conns=`field mix_m connections`
 check_true "keep-alive: 800 /metrics requests on fewer connections ($_conns)" test "$_conns" -lt 800
+# A scrape crossing the server's close of an idle keep-alive connection (5 s
+# idle): the client sends on a connection the server has closed, and sends
+# again on a new one, as Prometheus's client does; the answers are whole
+hc idle loop 2 /metrics 100 60000
+check_eq "a kept connection the server closed when idle: both requests answered" 2 "`field idle ok`"
+check_eq "a kept connection the server closed when idle: the second sent again on a new one" \
+  "retried 1 connections 2" "retried `field idle retried` connections `field idle connections`"
 rss0=`rss_kb`
 check_eq "10,000 requests answered" 10000 "`mix 10000`"
 # (Why one was not, if one was: http_client says it on stderr.)
