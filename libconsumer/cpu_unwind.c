@@ -20,6 +20,7 @@
  *   after dwfl_end().  An Elf given to libdwfl by find_elf is libdwfl's
  *   (it calls elf_end), one never asked for is ours. */
 
+#include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <errno.h>
 #include <gelf.h>
@@ -267,6 +268,30 @@ static int frame_cb(Dwfl_Frame *f, void *arg)
   return DWARF_CB_OK;
 }
 
+/* Whether the CFI of [pc] says its caller's return address is undefined:
+ * the outermost frame (_start, clone3).  libdwfl also ends a walk without
+ * an error where its fallback (frame pointers) finds a zero frame pointer
+ * or a return address it cannot read: that is a stack cut short, not a
+ * whole one. */
+static int cfi_says_outermost(struct ocgc_unwind *u, Dwarf_Addr pc)
+{
+  Dwfl_Module *m = dwfl_addrmodule(u->dwfl, pc);
+  Dwarf_Addr bias;
+  Dwarf_CFI *cfi;
+  Dwarf_Frame *fr;
+  Dwarf_Op mem[3], *ops;
+  size_t nops;
+  int ra, yes;
+  if (m == NULL) return 0;
+  if ((cfi = dwfl_module_eh_cfi(m, &bias)) == NULL && (cfi = dwfl_module_dwarf_cfi(m, &bias)) == NULL)
+    return 0;
+  if (dwarf_cfi_addrframe(cfi, pc - bias, &fr) != 0) return 0;
+  ra = dwarf_frame_info(fr, NULL, NULL, NULL);
+  yes = ra >= 0 && dwarf_frame_register(fr, ra, mem, &ops, &nops) == 0 && nops == 0 && ops == mem;
+  free(fr);
+  return yes;
+}
+
 int ocgc_unwind_sample(struct ocgc_unwind *u, const struct ocgc_cpu_sample *s,
                        struct ocgc_unwind_stack *out)
 {
@@ -291,6 +316,9 @@ int ocgc_unwind_sample(struct ocgc_unwind *u, const struct ocgc_cpu_sample *s,
   out->end = OCGC_UNWIND_OUTERMOST;
   rc = dwfl_getthread_frames(u->dwfl, s->tid, frame_cb, u);
   if (rc == -1 && out->end == OCGC_UNWIND_OUTERMOST) out->end = OCGC_UNWIND_LOST;
+  if (out->end == OCGC_UNWIND_OUTERMOST && out->depth > 0 &&
+      !cfi_says_outermost(u, out->frames[out->depth - 1] - (out->depth > 1)))
+    out->end = OCGC_UNWIND_LOST;
   if (out->depth == 0) {
     out->frames[0] = s->regs[OCGC_CPU_REG_IP];
     out->depth = 1;
