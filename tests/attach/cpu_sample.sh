@@ -1,0 +1,66 @@
+#!/bin/sh
+# cpu_sample.sh - CPU samples of a running OCaml program, taken from
+# outside (libocgc's ocgc/cpu.h) and unwound without frame pointers from
+# each sample's registers and stack copy (ocgc/unwind.h), by cpu_sample (a
+# program on the public API only).  cpu_burn spends its CPU in burn_one,
+# burn_two and burn_four in a 1:2:4 ratio, all three through the same leaf
+# (spin): only stacks unwound through the OCaml frames find which.  Over
+# 3 s at 400 Hz, and on until 1000 samples (a loaded machine gives the
+# program less CPU; 1000 puts the 25% bound some 3 standard deviations
+# away for burn_one):
+# - 1000 samples come, none corrupt;
+# - at least 90% of the stacks unwind to the outermost frame, through
+#   OCaml frames;
+# - the three functions are named, with shares within 25% of 1/7, 2/7,
+#   4/7 of the samples that hold one of them (and such samples are at
+#   least 90% of all);
+# - the figures (samples/s, unwinding and naming time per sample) are
+#   printed, not asserted.
+# Skips (77) only where perf_event_open is refused, saying why.
+. "$OCGC_SRCDIR/tests/lib/lib.sh"
+. "$OCGC_SRCDIR/tests/lib/attach_lib.sh"
+attach_init
+SAMPLER="$OCGC_BUILDDIR/tests/attach/cpu_sample"
+test -x "$SAMPLER" || hard_error "$SAMPLER is missing (run 'make check')"
+
+compile_native burn ocgc_test.ml cpu_burn.ml
+start_bg burn ./burn "$WORK/burn.stop"
+pid=$BGPID
+wait_key burn pid "$pid"
+
+"$SAMPLER" "$pid" 3 400 1000 burn_one burn_two burn_four >"$WORK/s.out" 2>"$WORK/s.err"
+rc=$?
+cat "$WORK/s.out"
+if test "$rc" = 3; then
+  say "skipped: perf_event_open is refused here: `cat "$WORK/s.err"`"
+  stop_bg burn "$pid"
+  exit 77
+fi
+test "$rc" = 0 || { cat "$WORK/s.err"; hard_error "cpu_sample failed (exit $rc)"; }
+stop_bg burn "$pid"
+check_eq "the program exits normally" 0 "`cat "$WORK/burn.rc"`"
+
+k() { getkey "$WORK/s.out" "$1"; }
+n=`k samples`
+check_ge "samples" 1000 "$n"
+check_eq "no corrupt record" 0 "`k corrupt`"
+check_eq "one thread" 1 "`k threads_seen`"
+check_ge "stacks unwound to the outermost frame (90%)" $((n * 9 / 10)) "`k end.outermost`"
+check_eq "no stack loops" 0 "`k end.loop`"
+check_gt "OCaml frames named" "$n" "`k ocaml_frames`"
+one=`k fn.burn_one`; two=`k fn.burn_two`; four=`k fn.burn_four`
+sum=$((one + two + four))
+check_ge "samples in one of the three functions (90%)" $((n * 9 / 10)) "$sum"
+say "burn_one:burn_two:burn_four = $one:$two:$four (expected 1:2:4)"
+# share x 7 x 100 / sum within 25% of 100, 200, 400
+for f in "one 100" "two 200" "four 400"; do
+  set -- $f
+  eval "v=\$$1"
+  got=$((v * 700 / sum))
+  check_true "burn_$1's share $got/700 within 25% of $2/700" \
+    test "$got" -ge $(($2 * 3 / 4)) -a "$got" -le $(($2 * 5 / 4))
+done
+say "figures: `k samples_per_s` samples/s, `k read_us_per_sample` us to read," \
+  "`k unwind_us_per_sample` us to unwind, `k name_us_per_sample` us to name a sample," \
+  "`k frames_per_sample` frames a stack"
+finish
