@@ -126,7 +126,7 @@ int main(int argc, char **argv)
     a = now_ns();
     n = ocgc_cpu_read(c, on_sample, &r);
     read_ns += now_ns() - a - (r.unwind_ns + r.name_ns - unw0);
-    if (n == OCGC_E_STALE) break;
+    if (n == OCGC_E_STALE) break; /* exec'd or gone: the flags say which */
     if (n < 0) {
       fprintf(stderr, "cpu_sample: %s\n", ocgc_strerror(n));
       return 1;
@@ -140,6 +140,7 @@ int main(int argc, char **argv)
   printf("samples_per_s %.1f\n", (double)r.samples / secs);
   printf("lost %llu\ncorrupt %llu\n", (unsigned long long)cs.lost, (unsigned long long)cs.corrupt);
   printf("threads_seen %llu\n", (unsigned long long)cs.threads_seen);
+  printf("execed %d\ngone %d\n", (cs.flags & OCGC_CPU_EXECED) != 0, (cs.flags & OCGC_CPU_GONE) != 0);
   for (f = 0; f < 5; f++)
     printf("end.%s %llu\n", ocgc_unwind_end_name((enum ocgc_unwind_end)f),
            (unsigned long long)r.ends[f]);

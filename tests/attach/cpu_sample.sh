@@ -16,6 +16,10 @@
 #   least 90% of all);
 # - the figures (samples/s, unwinding and naming time per sample) are
 #   printed, not asserted.
+# And a program that execs while it is sampled: the sampler stops there
+# (execed 1), having given the samples before it, and none after (the
+# shell's addresses are another program's: no OCaml frame is named
+# from the exec on; the run ends long before the shell would).
 # Skips (77) only where perf_event_open is refused, saying why.
 . "$OCGC_SRCDIR/tests/lib/lib.sh"
 . "$OCGC_SRCDIR/tests/lib/attach_lib.sh"
@@ -63,4 +67,19 @@ done
 say "figures: `k samples_per_s` samples/s, `k read_us_per_sample` us to read," \
   "`k unwind_us_per_sample` us to unwind, `k name_us_per_sample` us to name a sample," \
   "`k frames_per_sample` frames a stack"
+
+say "== a program that execs while it is sampled"
+compile_native burnx ocgc_test.ml cpu_burn.ml
+start_bg burnx ./burnx "$WORK/burnx.stop" exec
+pid=$BGPID
+wait_key burnx pid "$pid"
+( sleep 1; : >"$WORK/burnx.stop" ) &
+"$SAMPLER" "$pid" 30 100 0 burn_one >"$WORK/x.out" 2>"$WORK/x.err"
+check_eq "cpu_sample across an exec: exit status" 0 "$?"
+cat "$WORK/x.out"
+check_eq "the exec seen" 1 "`getkey "$WORK/x.out" execed`"
+check_gt "samples before the exec" 0 "`getkey "$WORK/x.out" samples`"
+check_true "it stopped at the exec, not after 30 s" \
+  awk -v s="`getkey "$WORK/x.out" seconds`" 'BEGIN { exit !(s < 20) }'
+wait "$pid"
 finish

@@ -3,7 +3,9 @@
    same leaf [spin] for 1, 2 and 4 units of work, so a sample's leaf says
    nothing and only a stack unwound through the OCaml frames finds which
    of the three it is in.  It prints "pid N" and runs until STOPFILE
-   exists (at most about 120 s).  Usage: cpu_burn STOPFILE *)
+   exists (at most about 120 s); with "exec", once STOPFILE exists it
+   replaces itself by a shell that burns CPU for a while (the sampler must
+   stop at the exec).  Usage: cpu_burn STOPFILE [exec] *)
 
 let[@inline never] spin n =
   let r = ref 0 in
@@ -26,4 +28,7 @@ let () =
     sum := !sum + burn_one () + burn_two () + burn_four ();
     incr n
   done;
-  Printf.printf "rounds %d\nsum %d\n" !n !sum
+  Printf.printf "rounds %d\nsum %d\n%!" !n !sum;
+  if Array.length Sys.argv > 2 && Sys.argv.(2) = "exec" then
+    Unix.execv "/bin/sh"
+      [| "/bin/sh"; "-c"; "i=0; while [ $i -lt 2000000 ]; do i=$((i+1)); done" |]
