@@ -20,6 +20,9 @@
 # (execed 1), having given the samples before it, and none after (the
 # shell's addresses are another program's: no OCaml frame is named
 # from the exec on; the run ends long before the shell would).
+# And a refusal: uid 65534 sampling root's program is refused
+# (perf_event_open's ptrace check), exit 3: OCGC_E_PERF_DENIED, and one
+# line naming the setting and the capability.
 # Skips (77) only where perf_event_open is refused, saying why.
 . "$OCGC_SRCDIR/tests/lib/lib.sh"
 . "$OCGC_SRCDIR/tests/lib/attach_lib.sh"
@@ -67,6 +70,28 @@ done
 say "figures: `k samples_per_s` samples/s, `k read_us_per_sample` us to read," \
   "`k unwind_us_per_sample` us to unwind, `k name_us_per_sample` us to name a sample," \
   "`k frames_per_sample` frames a stack"
+
+say "== refused: uid 65534 samples root's program"
+why=`nobody_why`
+if test -n "$why"; then
+  say "SKIP part: the refusal as uid 65534: $why"
+else
+  start_bg burnr ./burn "$WORK/burnr.stop"
+  pid=$BGPID
+  wait_key burnr pid "$pid"
+  nobody_ocgc "$WORK/pub"
+  bin="$OCGC_BUILDDIR/tests/attach/.libs/cpu_sample"
+  test -x "$bin" || bin="$SAMPLER"
+  cp "$bin" "$WORK/pub/cpu_sample" && chmod a+rx "$WORK/pub/cpu_sample" ||
+    hard_error "cannot copy cpu_sample"
+  setpriv --reuid=65534 --regid=65534 --clear-groups env LD_LIBRARY_PATH="$WORK/pub" \
+    "$WORK/pub/cpu_sample" "$pid" 1 100 0 >"$WORK/r.out" 2>"$WORK/r.err"
+  check_eq "refused: exit status 3 (OCGC_E_PERF_DENIED)" 3 "$?"
+  cat "$WORK/r.err"
+  check_true "the hint names the setting" grep -q 'perf_event_paranoid' "$WORK/r.err"
+  check_true "the hint names the capability" grep -q 'CAP_PERFMON' "$WORK/r.err"
+  stop_bg burnr "$pid"
+fi
 
 say "== a program that execs while it is sampled"
 compile_native burnx ocgc_test.ml cpu_burn.ml
