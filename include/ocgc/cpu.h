@@ -87,8 +87,9 @@ struct ocgc_cpu_stats {
   uint64_t threads;         /**< threads sampled now */
   uint64_t threads_seen;    /**< threads ever sampled */
   uint64_t threads_over;    /**< threads found past max_threads, not sampled */
-  uint64_t threads_failed;  /**< threads whose event could not be opened
-                                 (other than for permission: gone already) */
+  uint64_t threads_failed;  /**< threads found after the open whose event
+                                 could not be opened (a thread that was gone
+                                 already is not counted) */
   int flags;                /**< OCGC_CPU_EXECED, OCGC_CPU_GONE */
 };
 

@@ -115,6 +115,9 @@ int main(int argc, char **argv)
     fprintf(stderr, "cpu_sample: %s\n", ocgc_strerror(err));
     return 1;
   }
+  ocgc_cpu_stats(c, &cs);
+  printf("threads_at_open %llu\n", (unsigned long long)cs.threads);
+  fflush(stdout); /* a test waits for it to start what comes next */
   t0 = now_ns();
   t_end = t0 + (uint64_t)(secs * 1e9);
   t_max = t0 + UINT64_C(60000000000);

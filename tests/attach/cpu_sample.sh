@@ -20,6 +20,9 @@
 # (execed 1), having given the samples before it, and none after (the
 # shell's addresses are another program's: no OCaml frame is named
 # from the exec on; the run ends long before the shell would).
+# And a program of two threads that burn CPU, started once the sampler
+# runs: both are found at a read (one thread at the open) and sampled, and
+# each one's function is named in its stacks.
 # And a refusal: uid 65534 sampling root's program is refused
 # (perf_event_open's ptrace check), exit 3: OCGC_E_PERF_DENIED, and one
 # line naming the setting and the capability.
@@ -70,6 +73,26 @@ done
 say "figures: `k samples_per_s` samples/s, `k read_us_per_sample` us to read," \
   "`k unwind_us_per_sample` us to unwind, `k name_us_per_sample` us to name a sample," \
   "`k frames_per_sample` frames a stack"
+
+say "== a program of two threads"
+PACKAGES=threads.posix,unix compile_native thr ocgc_test.ml cpu_threads.ml
+start_bg thr ./thr "$WORK/thr.stop"
+pid=$BGPID
+wait_key thr pid "$pid"
+( "$SAMPLER" "$pid" 2 100 50 worker_a worker_b >"$WORK/t.out" 2>"$WORK/t.err"
+  echo $? >"$WORK/t.rc" ) &
+spid=$!
+wait_key t threads_at_open
+: >"$WORK/thr.stop.go"
+wait $spid
+check_eq "cpu_sample of the threads: exit status" 0 "`cat "$WORK/t.rc"`"
+check_eq "one thread at the open" 1 "`getkey "$WORK/t.out" threads_at_open`"
+stop_bg thr "$pid"
+cat "$WORK/t.out"
+# main, the tick thread and the two workers
+check_ge "threads sampled" 3 "`getkey "$WORK/t.out" threads_seen`"
+check_gt "worker_a's thread sampled and unwound" 0 "`getkey "$WORK/t.out" fn.worker_a`"
+check_gt "worker_b's thread sampled and unwound" 0 "`getkey "$WORK/t.out" fn.worker_b`"
 
 say "== refused: uid 65534 samples root's program"
 why=`nobody_why`
