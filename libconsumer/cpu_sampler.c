@@ -78,7 +78,7 @@ static int thr_open(struct ocgc_cpu *c, int tid)
   if (fd < 0) {
     e = errno;
     if (denied(e)) return OCGC_E_PERF_DENIED;
-    if (e == ENOENT || e == ENODEV || e == EOPNOTSUPP) return -ENOTSUP;
+    if (e == ENOENT || e == ENODEV || e == EOPNOTSUPP || e == ENOSYS) return -ENOTSUP;
     return -e;
   }
   m = mmap(NULL, c->map_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);

@@ -102,7 +102,7 @@ struct ocgc_cpu;
  * /proc/PID/stat, field 22; 0: not checked) is the process meant: another
  * is OCGC_E_STALE.  Returns 0; OCGC_E_PERF_DENIED; -ESRCH (no such
  * process); OCGC_E_STALE; -EINVAL (bad options); -ENOTSUP (not x86-64, or
- * no perf events in this kernel); -EMFILE; -ENOMEM. */
+ * no perf events or no cpu-clock in this kernel, or no such system call); -EMFILE; -ENOMEM. */
 OCGC_API int ocgc_cpu_open(int pid, uint64_t start_time, const struct ocgc_cpu_opts *opts,
                            struct ocgc_cpu **out);
 

@@ -9,7 +9,8 @@
  * machine gives the target less CPU, so fewer samples a second.
  *
  * Usage: cpu_sample PID SECONDS FREQUENCY_HZ MIN_SAMPLES [FUNCTION...]
- * Exit: 0; 3 when perf_event_open is refused (the hint on stderr); 1. */
+ * Exit: 0; 3 when perf_event_open is refused (the hint on stderr); 4 when
+ * this kernel or machine has no such event (-ENOTSUP); 1. */
 
 #include <errno.h>
 #include <stdio.h>
@@ -108,7 +109,7 @@ int main(int argc, char **argv)
   if ((err = ocgc_cpu_open(pid, 0, &o, &c)) != 0) {
     fprintf(stderr, "cpu_sample: %s\n", ocgc_strerror(err));
     if (ocgc_cpu_denied_hint(err) != NULL) fprintf(stderr, "%s\n", ocgc_cpu_denied_hint(err));
-    return err == OCGC_E_PERF_DENIED ? 3 : 1;
+    return err == OCGC_E_PERF_DENIED ? 3 : err == -ENOTSUP ? 4 : 1;
   }
   if ((err = ocgc_symbols_open_pid(pid, 0, NULL, &r.names)) != 0 ||
       (err = ocgc_unwind_open(r.names, -1, NULL, &r.u)) != 0) {

@@ -26,7 +26,8 @@
 # And a refusal: uid 65534 sampling root's program is refused
 # (perf_event_open's ptrace check), exit 3: OCGC_E_PERF_DENIED, and one
 # line naming the setting and the capability.
-# Skips (77) only where perf_event_open is refused, saying why.
+# Skips (77) only where perf_event_open is refused (or has no cpu-clock
+# event), saying why.
 . "$OCGC_SRCDIR/tests/lib/lib.sh"
 . "$OCGC_SRCDIR/tests/lib/attach_lib.sh"
 attach_init
@@ -41,8 +42,8 @@ wait_key burn pid "$pid"
 "$SAMPLER" "$pid" 3 400 1000 burn_one burn_two burn_four >"$WORK/s.out" 2>"$WORK/s.err"
 rc=$?
 cat "$WORK/s.out"
-if test "$rc" = 3; then
-  say "skipped: perf_event_open is refused here: `cat "$WORK/s.err"`"
+if test "$rc" = 3 || test "$rc" = 4; then
+  say "skipped: perf_event_open is refused here, or has no cpu-clock event: `cat "$WORK/s.err"`"
   stop_bg burn "$pid"
   exit 77
 fi
@@ -55,7 +56,13 @@ n=`k samples`
 check_ge "samples" 1000 "$n"
 check_eq "no corrupt record" 0 "`k corrupt`"
 check_eq "one thread" 1 "`k threads_seen`"
-check_ge "stacks unwound to the outermost frame (90%)" $((n * 9 / 10)) "`k end.outermost`"
+# The C library's CFI (main's callers) is read through
+# /proc/PID/map_files, which only root may open.
+if test "`id -u`" = 0; then
+  check_ge "stacks unwound to the outermost frame (90%)" $((n * 9 / 10)) "`k end.outermost`"
+else
+  say "SKIP part: stacks to the outermost frame: the C library's file is read through /proc/PID/map_files, root only"
+fi
 check_eq "no stack loops" 0 "`k end.loop`"
 check_gt "OCaml frames named" "$n" "`k ocaml_frames`"
 one=`k fn.burn_one`; two=`k fn.burn_two`; four=`k fn.burn_four`

@@ -194,8 +194,11 @@ START_TEST(real_stack)
   ck_assert_int_eq(b, 1);
   ck_assert_int_eq(c, 2);
   ck_assert_int_eq(d, 3);
-  /* through the C library's thread start to clone3, whose CFI ends it */
-  ck_assert_int_eq(st.end, OCGC_UNWIND_OUTERMOST);
+  /* through the C library's thread start to clone3, whose CFI ends it;
+   * the C library's file is read through /proc/PID/map_files, root only:
+   * without it the stack is cut there (its end depends on what the C
+   * library's frames hold) */
+  if (geteuid() == 0) ck_assert_int_eq(st.end, OCGC_UNWIND_OUTERMOST);
   /* the copy, not the live stack: a return address changed in the copy
    * is what the unwinder finds */
   {
