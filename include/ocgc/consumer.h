@@ -30,5 +30,7 @@
 #include <ocgc/symbols.h>
 #include <ocgc/profile.h>
 #include <ocgc/pprof_merge.h>
+#include <ocgc/cpu.h>
+#include <ocgc/unwind.h>
 
 #endif /* OCGC_CONSUMER_H */
