@@ -32,5 +32,6 @@
 #include <ocgc/pprof_merge.h>
 #include <ocgc/cpu.h>
 #include <ocgc/unwind.h>
+#include <ocgc/cpuprof.h>
 
 #endif /* OCGC_CONSUMER_H */
