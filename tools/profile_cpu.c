@@ -214,8 +214,9 @@ static int on_sample(const struct ocgc_cpu_sample *s, void *ctx)
   return 0;
 }
 
-/* Open the ring (quietly: a process without one is still profiled). */
-static void open_ring(struct window *w)
+/* Open the ring (a process without one is still profiled; said once the
+ * sampling is known to be allowed, so that a refusal is one line). */
+static int open_ring(struct window *w)
 {
   struct ocgc_attach_opts ao = OCGC_OPTS_INIT(struct ocgc_attach_opts);
   struct ocgc_stream_opts so = OCGC_OPTS_INIT(struct ocgc_stream_opts);
@@ -224,10 +225,8 @@ static void open_ring(struct window *w)
   ao.dir = w->a->t.dir;
   ao.ids = w->a->t.ids;
   if ((err = ocgc_source_open_pid(w->a->t.pid, &ao, &w->src)) != 0) {
-    tool_say("%s: no GC ring to read (%s): gc_phase from the stacks only, gc_cause unknown",
-             tool_target_label(&w->a->t), ocgc_strerror(err));
     w->src = NULL;
-    return;
+    return err;
   }
   so.on_collection = on_collection;
   so.ctx = w;
@@ -236,14 +235,15 @@ static void open_ring(struct window *w)
   co.on_lost = on_lost;
   co.ctx = w;
   if (ocgc_stream_new(w->src, &so, &w->st) != 0 || ocgc_cursor_new(w->src, &co, &w->cur) != 0) {
-    tool_say("%s: cannot read its GC ring: gc_cause unknown", tool_target_label(&w->a->t));
-    ocgc_cursor_free(w->cur);
+      ocgc_cursor_free(w->cur);
     ocgc_stream_free(w->st);
     ocgc_source_close(w->src);
     w->cur = NULL;
     w->st = NULL;
     w->src = NULL;
+    return -ENOMEM;
   }
+  return 0;
 }
 
 /* The window: until its end, a stop signal, an exec or the process's end. */
@@ -412,25 +412,29 @@ int cmd_profile_cpu(int argc, char **argv)
   struct ocgc_cpuprof_opts po = OCGC_OPTS_INIT(struct ocgc_cpuprof_opts);
   struct ocgc_source_info info = OCGC_OPTS_INIT(struct ocgc_source_info);
   uint64_t start_time = 0;
-  int rc, err;
+  int rc, err, ring_err;
   memset(&a, 0, sizeof a);
   memset(&w, 0, sizeof w);
   if ((rc = parse_args(argc, argv, &a)) != 0) return rc;
   w.a = &a;
-  open_ring(&w);
+  ring_err = open_ring(&w);
   if (w.src != NULL && ocgc_source_info(w.src, &info) == 0 && info.has_ext)
     start_time = info.start_time;
   co.frequency_hz = a.frequency;
   if ((err = ocgc_cpu_open(a.t.pid, start_time, &co, &w.cpu)) != 0) {
     const char *hint = ocgc_cpu_denied_hint(err);
-    tool_say("%s: cannot sample its CPU: %s", tool_target_label(&a.t), ocgc_strerror(err));
-    if (hint != NULL) tool_say("%s", hint);
+    /* a refusal: libocgc's one line (the setting, the capability) */
+    if (hint != NULL) tool_say("%s: %s", tool_target_label(&a.t), hint);
+    else tool_say("%s: cannot sample its CPU: %s", tool_target_label(&a.t), ocgc_strerror(err));
     rc = err == OCGC_E_PERF_DENIED ? TOOL_EXIT_DENIED
          : err == -ESRCH          ? TOOL_EXIT_NOTFOUND
          : err == OCGC_E_STALE    ? TOOL_EXIT_STALE
                                   : TOOL_EXIT_ERROR;
     goto out;
   }
+  if (ring_err != 0)
+    tool_say("%s: no GC ring read (%s): gc_phase from the stacks only, gc_cause unknown",
+             tool_target_label(&a.t), ocgc_strerror(ring_err));
   so.no_lines = a.no_lines;
   if ((err = ocgc_symbols_open_pid(a.t.pid, start_time, &so, &w.names)) != 0 ||
       (err = ocgc_unwind_open(w.names, -1, NULL, &w.unw)) != 0) {
