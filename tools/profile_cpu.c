@@ -417,6 +417,9 @@ int cmd_profile_cpu(int argc, char **argv)
   memset(&w, 0, sizeof w);
   if ((rc = parse_args(argc, argv, &a)) != 0) return rc;
   w.a = &a;
+  /* caught before the opening (reading the files' CFI takes a while): a
+   * stop then ends the window at its first turn */
+  tool_signals_catch(&sig);
   ring_err = open_ring(&w);
   if (w.src != NULL && ocgc_source_info(w.src, &info) == 0 && info.has_ext)
     start_time = info.start_time;
@@ -449,14 +452,13 @@ int cmd_profile_cpu(int argc, char **argv)
     rc = TOOL_EXIT_ERROR;
     goto out;
   }
-  tool_signals_catch(&sig);
   rc = run_window(&w);
-  tool_signals_restore(&sig);
   if (rc == 0) {
     say_figures(&w);
     rc = emit(&w);
   }
 out:
+  tool_signals_restore(&sig);
   ocgc_cpuprof_free(w.prof);
   ocgc_unwind_close(w.unw);
   ocgc_symbols_close(w.names);

@@ -16,6 +16,8 @@
 #   same window (both printed);
 # - folded output (--by-phase) has minor lines through burn_* down to
 #   caml_empty_minor_heap; JSON stacks with gc_phase minor and a cause.
+# SIGINT ends a 120 s window at once, and the profile of what was gathered
+# is written.
 # A threaded program: every thread sampled (main, the tick thread and two
 # workers), each worker's function in the profile.
 # Refused: uid 65534 profiling root's program: exit 8 and libocgc's one
@@ -115,6 +117,29 @@ check_true "folded: a minor line through burn_* (by phase)" \
 check_eq "json: exit status" 0 "$?"
 check_true "json: a stack with gc_phase minor and its cause" \
   grep -q '"gc_phase": "minor", "gc_cause": "[a-z_]*"' "$WORK/p.json"
+
+say "== SIGINT ends the window: what was gathered is written"
+t0=`date +%s`
+"$OCGC" profile "$pid" --cpu --duration 120s -o "$WORK/int.pb.gz" 2>"$WORK/int.err" &
+ppid=$!
+# once it samples (its perf_event descriptors open), a second more
+n=0
+while ! ls -l /proc/$ppid/fd 2>/dev/null | grep -q 'perf_event' && test "$n" -lt 600; do
+  sleep 0.1; n=$((n + 1))
+done
+sleep 1
+kill -INT "$ppid"
+wait "$ppid"
+check_eq "stopped by SIGINT: exit status" 0 "$?"
+took=$((`date +%s` - t0))
+cat "$WORK/int.err"
+say "the 120 s window ended after $took s"
+check_true "it ended long before 120 s (took $took s)" test "$took" -lt 60
+check_true "it says the window was cut short" grep -q 'stopped: the window is' "$WORK/int.err"
+go tool pprof -top -sample_index=samples "$WORK/int.pb.gz" >"$WORK/int.top" 2>&1
+check_true "the profile written names the program's functions" \
+  grep -q 'Cpu_gc_burn.churn' "$WORK/int.top"
+
 stop_bg burn "$pid"
 check_eq "the program exits normally" 0 "`cat "$WORK/burn.rc"`"
 
