@@ -24,6 +24,7 @@
 #include "cpuprof_priv.h"
 #include "idmap.h"
 #include "ocgc/event.h"
+#include "ocgc/wire.h"
 #include "opts.h"
 
 #define DEFAULT_ROWS 4096u
@@ -243,6 +244,10 @@ int ocgc_cpuprof_collection(struct ocgc_cpuprof *p, int kind, int cause, uint64_
                             uint64_t end_ns)
 {
   if (p == NULL || end_ns < begin_ns) return -EINVAL;
+  /* a cause or kind past the tables is unknown: the labels stay ocgc's
+   * own words, and the label sets (the overflow rows) bounded */
+  if (cause < 0 || cause >= (int)OCGC_CAUSE_COUNT) cause = OCGC_CAUSE_UNKNOWN;
+  if (kind < 0 || kind >= (int)OCGC_KIND_COUNT) kind = OCGC_KIND_NONE;
   if (p->ncolls == MAX_COLLS) {
     /* the oldest given goes (the bound; counted: a sample may have wanted it) */
     memmove(p->colls, p->colls + 1, (MAX_COLLS - 1) * sizeof *p->colls);
