@@ -18,6 +18,8 @@
 #   caml_empty_minor_heap; JSON stacks with gc_phase minor and a cause.
 # SIGINT ends a 120 s window at once, and the profile of what was gathered
 # is written.
+# `ocgc run --cpu FILE -- PROGRAM`: the whole run's profile names the three
+# functions and has gc_phase minor; its figures are said on stderr.
 # A threaded program: every thread sampled (main, the tick thread and two
 # workers), each worker's function in the profile.
 # Refused: uid 65534 profiling root's program: exit 8 and libocgc's one
@@ -142,6 +144,24 @@ check_true "the profile written names the program's functions" \
 
 stop_bg burn "$pid"
 check_eq "the program exits normally" 0 "`cat "$WORK/burn.rc"`"
+
+say "== ocgc run --cpu: a whole run's CPU profile"
+( sleep 3; : >"$WORK/runb.stop" ) &
+spid=$!
+(cd "$WORK" && "$OCGC" run --cpu "$WORK/run.pb.gz" --frequency 400 -o "$WORK/run.rep" -- \
+  ./burn "$WORK/runb.stop" >"$WORK/run.out" 2>"$WORK/run.err")
+check_eq "ocgc run --cpu: the program's exit status" 0 "$?"
+wait $spid
+cat "$WORK/run.err"
+check_true "its figures on stderr" grep -q 'samples in .* in the collector by their stacks' "$WORK/run.err"
+go tool pprof -top -cum -sample_index=samples -nodecount=100000 "$WORK/run.pb.gz" \
+  >"$WORK/run.top" 2>"$WORK/run.top.err" || hard_error "go tool pprof -top: `cat "$WORK/run.top.err"`"
+for f in burn_one burn_two burn_four; do
+  check_true "the run's profile names Cpu_gc_burn.$f" \
+    awk -v f="Cpu_gc_burn.$f" '$NF == f && $4 > 0 { ok = 1 } END { exit !ok }' "$WORK/run.top"
+done
+go tool pprof -tags -sample_index=samples "$WORK/run.pb.gz" >"$WORK/run.tags" 2>/dev/null
+check_true "the run's profile has gc_phase minor" grep -q ': minor$' "$WORK/run.tags"
 
 say "== a program of two threads: every thread sampled"
 PACKAGES=threads.posix,unix compile_native thr ocgc_test.ml cpu_threads.ml
