@@ -18,6 +18,8 @@
 #   caml_empty_minor_heap; JSON stacks with gc_phase minor and a cause.
 # SIGINT ends a 120 s window at once, and the profile of what was gathered
 # is written.
+# A program that exits mid-window: the window ends with it, and the
+# profile of its samples is written.
 # `ocgc run --cpu FILE -- PROGRAM`: the whole run's profile names the three
 # functions and has gc_phase minor; its figures are said on stderr.
 # A threaded program: every thread sampled (main, the tick thread and two
@@ -144,6 +146,28 @@ check_true "the profile written names the program's functions" \
 
 stop_bg burn "$pid"
 check_eq "the program exits normally" 0 "`cat "$WORK/burn.rc"`"
+
+say "== a program that exits mid-window: the samples before are written"
+start_bg burnx ./burn "$WORK/burnx.stop"
+pid=$BGPID
+wait_key burnx pid "$pid"
+t0=`date +%s`
+"$OCGC" profile "$pid" --cpu --duration 120s -o "$WORK/x.pb.gz" 2>"$WORK/x.err" &
+ppid=$!
+n=0
+while ! ls -l /proc/$ppid/fd 2>/dev/null | grep -q 'perf_event' && test "$n" -lt 600; do
+  sleep 0.1; n=$((n + 1))
+done
+sleep 1
+stop_bg burnx "$pid"
+wait "$ppid"
+check_eq "the profile of a program that exited: exit status" 0 "$?"
+took=$((`date +%s` - t0))
+cat "$WORK/x.err"
+check_true "it ended with the program, long before 120 s (took $took s)" test "$took" -lt 60
+check_true "it says the program exited" grep -q "exec'd or exited after" "$WORK/x.err"
+go tool pprof -top -sample_index=samples "$WORK/x.pb.gz" >"$WORK/x.top" 2>&1
+check_true "the profile written names the program's functions" grep -q 'Cpu_gc_burn.churn' "$WORK/x.top"
 
 say "== ocgc run --cpu: a whole run's CPU profile"
 ( sleep 3; : >"$WORK/runb.stop" ) &
