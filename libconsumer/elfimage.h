@@ -49,6 +49,9 @@ struct elf_bounds {
   uint64_t max_hold_bytes; /* what the image may hold: funcs, lines and pool */
   uint64_t deadline_ns; /* CLOCK_MONOTONIC */
   int no_lines;
+  int cfi;      /* also read the call frame information (.eh_frame,
+                   .eh_frame_hdr, .debug_frame) within max_read_bytes: the
+                   unwinder's (cpu_unwind.c), elf_load() only */
 };
 
 /* Read the regular file [fd] (not kept) into *img, checked first by

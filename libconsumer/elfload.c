@@ -20,7 +20,11 @@
  *   max_symbols + 64 Ki entries (most of a table is not functions); the
  *   DWARF sections only if, with their inflated sizes (SHF_COMPRESSED's
  *   header, .zdebug's, told again from the copy), they fit in what is
- *   left.
+ *   left;
+ * - with b->cfi (the unwinder's reading), the call frame information
+ *   (.eh_frame, .eh_frame_hdr, .debug_frame, uncompressed) too, all or
+ *   none, within what is left after the symbol tables and before the
+ *   DWARF.
  * What libelf is given (elf_memory) is this copy, not the file: a target
  * that rewrites its file after the checks cannot change what they passed.
  * The copy is an anonymous mapping of the file's size, untouched but for
@@ -169,6 +173,15 @@ static int is_debug(const char *name)
   return strncmp(name, ".debug_", 7) == 0 || strncmp(name, ".zdebug_", 8) == 0;
 }
 
+/* The call frame information an unwinder reads.  A compressed
+ * .debug_frame (SHF_COMPRESSED) is read as it is: libdw's CFI reader does
+ * not inflate it and fails on it, within the copy. */
+static int is_cfi(const char *name)
+{
+  return strcmp(name, ".eh_frame") == 0 || strcmp(name, ".eh_frame_hdr") == 0 ||
+         strcmp(name, ".debug_frame") == 0;
+}
+
 int elf_load(int fd, const struct elf_bounds *b, struct elf_loaded *l)
 {
   struct stat st;
@@ -307,6 +320,26 @@ int elf_load(int fd, const struct elf_bounds *b, struct elf_loaded *l)
       goto fail;
     budget -= sh.size + str.size;
     *entries = sh.size / sh.entsize;
+  }
+
+  /* The CFI sections, all or none, within what is left. */
+  if (b->cfi) {
+    uint64_t want = 0;
+    for (i = 1; i < nsec; i++) {
+      shdr_at(&c, l->image + shoff + i * shent, &sh);
+      if (sh.type != 8 && is_cfi(sec_name(l, &strs, &sh))) want = add_sat(want, sh.size);
+    }
+    if (want > budget) {
+      l->cfi_cut = 1;
+    } else if (want > 0) {
+      for (i = 1; i < nsec; i++) {
+        shdr_at(&c, l->image + shoff + i * shent, &sh);
+        if (sh.type == 8 || !is_cfi(sec_name(l, &strs, &sh))) continue;
+        if ((err = take(fd, l, sh.offset, sh.size)) != 0) goto fail;
+      }
+      budget -= want;
+      l->cfi = 1;
+    }
   }
 
   /* The DWARF sections, inflated sizes counted, within what is left. */

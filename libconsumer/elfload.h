@@ -21,6 +21,8 @@ struct elf_loaded {
   uint64_t symtab_entries, dynsym_entries;
   int dwarf;            /* the DWARF sections were read: the lines may be asked */
   int dwarf_cut;        /* there was DWARF, over its bounds: no lines */
+  int cfi;              /* b->cfi: the CFI sections were read (all of them) */
+  int cfi_cut;          /* b->cfi: there was CFI, over the budget: none read */
 };
 
 /* Check [fd] (a regular file, not kept) and read what may be read of it

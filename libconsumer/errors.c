@@ -13,6 +13,7 @@ const char *ocgc_strerror(int err)
   case OCGC_E_NORING: return "the process has no GC event ring";
   case OCGC_E_STALE: return "the ring's process has exited or is gone";
   case OCGC_E_TRUNCATED: return "the ring file was truncated while being read";
+  case OCGC_E_PERF_DENIED: return "not allowed to sample the process's CPU (perf_event_open refused)";
   default: break;
   }
   if (err < 0 && err > -4000) return strerror(-err);

@@ -37,6 +37,7 @@
 #include "ocgc/symbols.h"
 #include "opts.h"
 #include "procfs.h"
+#include "symbols_files.h"
 
 #define MAX_MAPPINGS 4096u
 #define MAX_IMAGES 64u
@@ -256,6 +257,18 @@ static int open_mapped(struct ocgc_symbols *s, const struct mapping *m)
   snprintf(path, sizeof path, "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, s->pid, m->pub.start,
            m->pub.limit);
   return open_regular(path);
+}
+
+int ocgc_symbols_open_mapping(struct ocgc_symbols *s, unsigned index)
+{
+  if (s == NULL || s->pid == 0 || index >= s->nmaps) return -1;
+  return open_mapped(s, &s->maps[index]);
+}
+
+int ocgc_symbols_pid(const struct ocgc_symbols *s, uint64_t *start_time)
+{
+  *start_time = s->start_time;
+  return s->pid;
 }
 
 /* Read mapping [m]'s file, or find it read for another mapping. */

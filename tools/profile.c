@@ -38,6 +38,7 @@
 #include "afile.h"
 #include "common.h"
 #include "json.h"
+#include "profile.h"
 
 #define POLL_NS UINT64_C(20000000)
 #define RESTORE_WAIT_NS UINT64_C(2000000000)
@@ -45,7 +46,6 @@
 #define BUSY_NS UINT64_C(5000000000)  /* a busy copy is tried again this long */
 #define BUSY_POLL_NS UINT64_C(10000000)
 
-enum format { FMT_PPROF, FMT_FOLDED, FMT_JSON };
 
 struct profile_args {
   struct tool_target t;
@@ -303,15 +303,58 @@ static void write_json(FILE *f, const struct profile_args *a, const struct ocgc_
   json_raw(&j, "\n");
 }
 
+int profile_output(const char *path, const unsigned char *bytes, size_t len,
+                   void (*write)(FILE *f, void *arg), void *arg)
+{
+  struct cm_afile af;
+  FILE *f = stdout;
+  int err, rc = 0;
+  if (path != NULL) {
+    int fd = -1;
+    if ((err = cm_afile_open(&af, path)) != 0 || (fd = dup(af.fd)) < 0 ||
+        (f = fdopen(fd, "w")) == NULL) {
+      int e = err ? -err : errno;
+      tool_say("cannot write %s: %s", path, strerror(e));
+      if (fd >= 0) close(fd);
+      if (err == 0) cm_afile_abort(&af);
+      return e == EACCES || e == EPERM || e == EROFS ? TOOL_EXIT_DENIED : TOOL_EXIT_ERROR;
+    }
+  }
+  if (write != NULL) write(f, arg);
+  else fwrite(bytes, 1, len, f);
+  if (fflush(f) != 0 || ferror(f)) rc = TOOL_EXIT_ERROR;
+  if (path != NULL) {
+    const char *what = NULL;
+    if (fclose(f) != 0) rc = TOOL_EXIT_ERROR;
+    if (rc != 0) cm_afile_abort(&af);
+    else if ((err = cm_afile_commit(&af, &what)) != 0) rc = TOOL_EXIT_ERROR;
+    if (rc != 0) tool_say("cannot write %s", path);
+  } else if (rc != 0) {
+    tool_say("cannot write the profile to stdout");
+  }
+  return rc;
+}
+
+struct json_job {
+  const struct profile_args *a;
+  const struct ocgc_memprof *p;
+  struct ocgc_symbols *syms;
+  uint64_t window_ns;
+};
+
+static void json_out(FILE *f, void *arg)
+{
+  const struct json_job *j = arg;
+  write_json(f, j->a, j->p, j->syms, j->window_ns);
+}
+
 /* The profile in its form, to the output. */
 static int emit(const struct profile_args *a, const struct ocgc_memprof *p,
                 struct ocgc_symbols *syms, uint64_t window_ns)
 {
-  struct cm_afile af;
-  FILE *f = stdout;
   unsigned char *bytes = NULL;
   size_t len = 0;
-  int err = 0, rc = 0;
+  int err = 0, rc;
   if (a->format == FMT_PPROF) {
     struct ocgc_pprof_opts o = OCGC_OPTS_INIT(struct ocgc_pprof_opts);
     struct timespec now;
@@ -328,31 +371,13 @@ static int emit(const struct profile_args *a, const struct ocgc_memprof *p,
     tool_say("cannot write the profile: %s", ocgc_strerror(err));
     return TOOL_EXIT_ERROR;
   }
-  if (a->out != NULL) {
-    int fd = -1;
-    if ((err = cm_afile_open(&af, a->out)) != 0 || (fd = dup(af.fd)) < 0 ||
-        (f = fdopen(fd, "w")) == NULL) {
-      int e = err ? -err : errno;
-      tool_say("cannot write %s: %s", a->out, strerror(e));
-      if (fd >= 0) close(fd);
-      if (err == 0) cm_afile_abort(&af);
-      free(bytes);
-      return e == EACCES || e == EPERM || e == EROFS ? TOOL_EXIT_DENIED : TOOL_EXIT_ERROR;
-    }
+  if (a->format == FMT_JSON) {
+    struct json_job j = {a, p, syms, window_ns};
+    rc = profile_output(a->out, NULL, 0, json_out, &j);
+  } else {
+    rc = profile_output(a->out, bytes, len, NULL, NULL);
   }
-  if (a->format == FMT_JSON) write_json(f, a, p, syms, window_ns);
-  else fwrite(bytes, 1, len, f);
   free(bytes);
-  if (fflush(f) != 0 || ferror(f)) rc = TOOL_EXIT_ERROR;
-  if (a->out != NULL) {
-    const char *what = NULL;
-    if (fclose(f) != 0) rc = TOOL_EXIT_ERROR;
-    if (rc != 0) cm_afile_abort(&af);
-    else if ((err = cm_afile_commit(&af, &what)) != 0) rc = TOOL_EXIT_ERROR;
-    if (rc != 0) tool_say("cannot write %s", a->out);
-  } else if (rc != 0) {
-    tool_say("cannot write the profile to stdout");
-  }
   return rc;
 }
 
@@ -570,6 +595,10 @@ int cmd_profile(int argc, char **argv)
   struct ocgc_symbols *syms;
   uint64_t window_ns = 0;
   int rc;
+  int i;
+  /* --cpu: the CPU profile, a command of its own (profile_cpu.c) */
+  for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+    if (strcmp(argv[i], "--cpu") == 0) return cmd_profile_cpu(argc, argv);
   memset(&a, 0, sizeof a);
   if ((rc = parse_args(argc, argv, &a)) != 0) return rc;
   if ((rc = tool_target_open(&a.t, &src)) != 0) return tool_exit_code(rc);

@@ -28,7 +28,13 @@
  *   program is started (exit 5 or 8), and a write that fails at the end
  *   (a full disk) turns a status of 0 into 5 (said on stderr);
  * - with --html, the aggregator gives each pause to a timeline (html.h)
- *   and the child's /proc figures are sampled at each poll.
+ *   and the child's /proc figures are sampled at each poll;
+ * - with --cpu FILE, the program's CPU is sampled from when its ring is
+ *   found (after its exec: a sampler opened before would stop at the
+ *   exec) to its end, a turn at each poll (cpu_window.c), and its profile
+ *   written to FILE once it ended, its figures on stderr; sampling that is
+ *   refused is said in one line and the run goes on without it; a profile
+ *   that cannot be written turns a status of 0 into 5, as --html.
  * Its signal handling is its own (it forwards; it does not stop): not
  * common.h's stop flag. */
 
@@ -46,6 +52,7 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "cpu_window.h"
 #include "html.h"
 #include "report.h"
 
@@ -85,6 +92,9 @@ static void run_usage(FILE *f)
           "  --html OUT      also write the report as one self-contained HTML file\n"
           "                  (docs/html-report.md); a folder that cannot be written\n"
           "                  to is an error before CMD starts\n"
+          "  --cpu FILE      also write the program's CPU profile (pprof, labelled\n"
+          "                  gc_phase and gc_cause, as 'ocgc profile --cpu') to FILE\n"
+          "  --frequency HZ  its samples a second of CPU per thread (default 100)\n"
           "  -h, --help      this help\n",
           REPORT_SCHEMA_VERSION);
 }
@@ -155,6 +165,10 @@ struct run {
   struct ocgc_timeline *tl;         /* --html: what is drawn over time, else NULL */
   struct html_file hf;         /* --html: the file (hf.f NULL: none) */
   struct html_prof prof;       /* --html: its names, read when its ring is found */
+  const char *cpu_out;         /* --cpu FILE, or NULL */
+  unsigned cpu_hz;             /* --frequency */
+  struct cpu_window *cw;       /* --cpu: sampling, once the ring is found */
+  int cpu_tried;               /* the sampler was asked for */
   int said_noring;             /* the "no GC ring" line was written */
   int seen_ring;               /* its ring's name appeared in r->dir */
 };
@@ -256,12 +270,28 @@ static int follow_child(struct run *r, const char *cmd, int *status)
     }
     if (try_attach(r)) {
       int64_t got = ocgc_agg_poll(r->agg);
+      uint64_t poll = POLL_NS;
       html_sample(r->tl, (int)r->pid);
       if (got < 0 && err == 0) {
         err = (int)got;
         tool_say("%s: %s (reading on)", r->ring, ocgc_strerror(err));
       }
-      tool_sleep_ns(POLL_NS);
+      if (r->cpu_out != NULL && !r->cpu_tried) {
+        char label[32];
+        r->cpu_tried = 1;
+        snprintf(label, sizeof label, "process %d", (int)r->pid);
+        if (cpu_window_open(&r->cw, (int)r->pid, label, r->src, NULL, r->cpu_hz, 0) != 0)
+          tool_say("running it without a CPU profile");
+      }
+      if (r->cw != NULL) {
+        if (cpu_window_turn(r->cw) > 0) { /* no memory: said; the run goes on without it */
+          cpu_window_free(r->cw);
+          r->cw = NULL;
+        } else if (cpu_window_poll_ns(r->cw) < poll) {
+          poll = cpu_window_poll_ns(r->cw);
+        }
+      }
+      tool_sleep_ns(poll);
       continue;
     }
     if (!r->said_noring && cm_mono_ns() - t0 >= NORING_NS) {
@@ -352,6 +382,21 @@ static int final_report(struct run *r, FILE *out, int json, struct rep_meta *m)
   return code;
 }
 
+/* The CPU profile, once the child has ended: 0, or the exit code its
+ * failure calls for. */
+static int cpu_report(struct run *r)
+{
+  if (r->cpu_out == NULL) return 0;
+  if (r->cw == NULL) {
+    if (!r->cpu_tried) tool_say("no CPU profile: the program's ring was never found");
+    return TOOL_EXIT_ERROR;
+  }
+  (void)cpu_window_turn(r->cw); /* its last samples (it is gone: OCGC_E_STALE) */
+  cpu_window_end(r->cw);
+  cpu_window_say(r->cw);
+  return cpu_window_write(r->cw, FMT_PPROF, 0, r->cpu_out);
+}
+
 /* Run the program and report; the status to exit with. */
 static int run(struct run *r, char **argv, FILE *out, int json)
 {
@@ -375,6 +420,7 @@ static int run(struct run *r, char **argv, FILE *out, int json)
       child_pid = 0;
       code = child_status(status, &m);
       if (final_report(r, out, json, &m) != 0 && code == 0) code = TOOL_EXIT_ERROR;
+      if (cpu_report(r) != 0 && code == 0) code = TOOL_EXIT_ERROR;
     } else {
       code = TOOL_EXIT_ERROR;
     }
@@ -384,24 +430,36 @@ static int run(struct run *r, char **argv, FILE *out, int json)
   return code;
 }
 
-/* The options into *json, *output and *html; 0, or the exit code. */
-static int parse_args(int argc, char **argv, int *json, const char **output, const char **html)
+/* The options into *json, *output, *html and r's CPU profile; 0, or the
+ * exit code. */
+static int parse_args(int argc, char **argv, int *json, const char **output, const char **html,
+                      struct run *r)
 {
   static const struct option longopts[] = {
     {"json", no_argument, NULL, 'j'},
+    {"cpu", required_argument, NULL, 'c'},
+    {"frequency", required_argument, NULL, 'F'},
     {"html", required_argument, NULL, 'H'},
     {"output", required_argument, NULL, 'o'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
   };
   int opt;
+  uint64_t hz;
   optind = 1;
+  r->cpu_hz = 100;
   /* "+": options end at CMD, whose own options are its business */
   while ((opt = getopt_long(argc, argv, "+ho:", longopts, NULL)) != -1) {
     switch (opt) {
     case 'j': *json = 1; break;
     case 'o': *output = optarg; break;
     case 'H': *html = optarg; break;
+    case 'c': r->cpu_out = optarg; break;
+    case 'F':
+      if (tool_parse_count(optarg, &hz) != 0 || hz == 0 || hz > 1000)
+        return tool_usage_error("--frequency takes 1 to 1000 samples a second, not '%s'", optarg);
+      r->cpu_hz = (unsigned)hz;
+      break;
     case 'h': run_usage(stdout); exit(0);
     default: run_usage(stderr); return TOOL_EXIT_USAGE;
     }
@@ -416,9 +474,9 @@ int cmd_run(int argc, char **argv)
   const char *output = NULL, *html = NULL;
   FILE *out = stderr;
   struct run r;
-  int json = 0, code = parse_args(argc, argv, &json, &output, &html);
-  if (code != 0) return code;
+  int json = 0, code;
   memset(&r, 0, sizeof r);
+  if ((code = parse_args(argc, argv, &json, &output, &html, &r)) != 0) return code;
   if (html != NULL && (code = html_begin(&r.hf, html)) != 0) return code;
   if (html != NULL && ocgc_timeline_new(&r.tl) != 0) {
     html_file_abort(&r.hf);
@@ -439,6 +497,7 @@ int cmd_run(int argc, char **argv)
   } else {
     code = run(&r, argv + optind, out, json);
   }
+  cpu_window_free(r.cw);
   ocgc_agg_free(r.agg);
   ocgc_timeline_free(r.tl);
   html_prof_free(&r.prof);

@@ -58,6 +58,8 @@ enum ocgc_error {
   OCGC_E_NORING = -4003,    /**< the process has no ring */
   OCGC_E_STALE = -4004,     /**< the ring's process is gone or has exited */
   OCGC_E_TRUNCATED = -4005, /**< the file shrank after it was opened */
+  OCGC_E_PERF_DENIED = -4006, /**< perf_event_open(2) refused for want of
+                                   permission (ocgc/cpu.h) */
 };
 
 /** A sentence for a negative error code (OCGC_E_* or -errno).  Never NULL;

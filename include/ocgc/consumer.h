@@ -30,5 +30,8 @@
 #include <ocgc/symbols.h>
 #include <ocgc/profile.h>
 #include <ocgc/pprof_merge.h>
+#include <ocgc/cpu.h>
+#include <ocgc/unwind.h>
+#include <ocgc/cpuprof.h>
 
 #endif /* OCGC_CONSUMER_H */

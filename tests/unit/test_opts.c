@@ -7,6 +7,7 @@
  * as far as their sz says. */
 #include <check.h>
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -70,6 +71,66 @@ START_TEST(every_constructor_reads_options_one_way)
 }
 END_TEST
 
+/* The CPU sampler's and the unwinder's options, the same way (the sampler
+ * of this very process: open, or refused for want of perf events). */
+START_TEST(cpu_and_unwind_options)
+{
+  struct ocgc_symbols *names = NULL;
+  struct ocgc_unwind *u = NULL;
+  struct ocgc_cpu *c = NULL;
+  unsigned tail;
+  int r;
+  ck_assert_int_eq(ocgc_symbols_open_pid((int)getpid(), 0, NULL, &names), 0);
+  for (tail = 0; tail < 2; tail++) {
+    BIGGER(struct ocgc_cpu_opts, cp, tail);
+    BIGGER(struct ocgc_unwind_opts, uo, tail);
+    r = ocgc_cpu_open((int)getpid(), 0, &cp.o, &c);
+    if (tail) ck_assert_int_eq(r, -EINVAL);
+    else ck_assert(r == 0 || r == OCGC_E_PERF_DENIED || r == -ENOTSUP);
+    ck_assert_int_eq(c == NULL, r != 0);
+    ocgc_cpu_close(c);
+    c = NULL;
+    ck_assert_int_eq(ocgc_unwind_open(names, -1, &uo.o, &u), tail ? -EINVAL : 0);
+    ck_assert_int_eq(u == NULL, tail);
+    ocgc_unwind_close(u);
+    u = NULL;
+  }
+  ocgc_symbols_close(names);
+}
+END_TEST
+
+/* A CPU profile's options and its pprof writer's, the same way. */
+START_TEST(cpuprof_options)
+{
+  struct ocgc_cpuprof_stats ps;
+  struct ocgc_cpuprof *p = NULL, *q = NULL;
+  unsigned char *out = NULL;
+  size_t len = 0;
+  unsigned tail;
+  for (tail = 0; tail < 2; tail++) {
+    BIGGER(struct ocgc_cpuprof_opts, po, tail);
+    BIGGER(struct ocgc_cpuprof_pprof_opts, wo, tail);
+    ck_assert_int_eq(ocgc_cpuprof_new(NULL, &po.o, &q), tail ? -EINVAL : 0);
+    ck_assert_int_eq(q == NULL, tail);
+    ocgc_cpuprof_free(q);
+    q = NULL;
+    if (p == NULL) ck_assert_int_eq(ocgc_cpuprof_new(NULL, NULL, &p), 0);
+    ck_assert_int_eq(ocgc_cpuprof_pprof(p, NULL, &wo.o, &out, &len), tail ? -EINVAL : 0);
+    ck_assert_int_eq(out == NULL, tail);
+    free(out);
+    out = NULL;
+  }
+  memset(&ps, 0xff, sizeof ps);
+  ps.sz = offsetof(struct ocgc_cpuprof_stats, gc_samples); /* up to samples */
+  ck_assert_int_eq(ocgc_cpuprof_stats(p, &ps), 0);
+  ck_assert_uint_eq(ps.samples, 0);
+  ck_assert_uint_eq(ps.gc_samples, UINT64_MAX); /* past its sz: untouched */
+  ps.sz = 1;
+  ck_assert_int_eq(ocgc_cpuprof_stats(p, &ps), -EINVAL);
+  ocgc_cpuprof_free(p);
+}
+END_TEST
+
 START_TEST(an_sz_too_small_is_refused)
 {
   struct tf *t = rf_file(1, 1, 256);
@@ -121,6 +182,8 @@ static Suite *opts_suite(void)
   TCase *tc = rf_tcase(s, "rule", 0);
   tcase_add_test(tc, every_constructor_reads_options_one_way);
   tcase_add_test(tc, an_sz_too_small_is_refused);
+  tcase_add_test(tc, cpu_and_unwind_options);
+  tcase_add_test(tc, cpuprof_options);
   tcase_add_test(tc, outputs_filled_as_far_as_sz);
   return s;
 }

@@ -1,0 +1,354 @@
+/* cpu_unwind.c - a CPU sample's call stack from its registers and stack
+ * copy (ocgc/unwind.h), by libdwfl's unwinder over the CFI of the
+ * process's files, with our own callbacks: the modules are ours (each
+ * file read by elf_load, the symbolizer's checks, and given to libdwfl as
+ * an Elf of that private copy by find_elf), and so is every memory read
+ * (the sample's stack copy only, memory_read).
+ *
+ * Invariants:
+ * - libdwfl sees no byte of a file but the copy elf_load made after its
+ *   checks (headers, symbol tables, .eh_frame/.eh_frame_hdr/.debug_frame,
+ *   within max_read_bytes; no DWARF debug info: no_lines), nor any memory
+ *   but [sp, sp + stack_size) of the sample: an address outside it fails
+ *   the read, and the frame that needed it ends the stack (LOST);
+ * - at most MAX_MODULES files, read once at the open; modules never
+ *   overlap (one that would is left out: its addresses have no CFI);
+ * - a stack holds at most max_depth frames, and each frame's stack
+ *   pointer is above the one before (else LOOP): the walk ends, whatever
+ *   the copy holds;
+ * - the copies (struct elf_loaded) outlive the Dwfl that reads them: freed
+ *   after dwfl_end().  An Elf given to libdwfl by find_elf is libdwfl's
+ *   (it calls elf_end), one never asked for is ours. */
+
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+#include <errno.h>
+#include <gelf.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "elfimage.h"
+#include "elfload.h"
+#include "ocgc/unwind.h"
+#include "opts.h"
+#include "symbols_files.h"
+
+#define MAX_MODULES 64u
+
+struct module {
+  struct elf_loaded ld;
+  Elf *elf;
+  int given; /* find_elf handed elf to libdwfl */
+  uint64_t low, high;
+};
+
+struct ocgc_unwind {
+  Dwfl *dwfl;
+  int pid;
+  unsigned max_depth;
+  struct module mods[MAX_MODULES];
+  unsigned nmods;
+  int attached;
+  /* the sample being unwound, and the walk's state */
+  const struct ocgc_cpu_sample *cur;
+  struct ocgc_unwind_stack *out;
+  uint64_t last_sp;
+};
+
+static int find_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr base,
+                    char **file_name, Elf **elfp)
+{
+  struct module *m = *userdata;
+  (void)mod;
+  (void)name;
+  (void)base;
+  *file_name = NULL;
+  *elfp = NULL;
+  if (m == NULL || m->elf == NULL || m->given) return -1;
+  m->given = 1;
+  *elfp = m->elf;
+  return -1;
+}
+
+static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
+                          GElf_Addr base, const char *file_name, const char *debuglink_file,
+                          GElf_Word debuglink_crc, char **debuginfo_file_name)
+{
+  (void)mod, (void)userdata, (void)modname, (void)base, (void)file_name;
+  (void)debuglink_file, (void)debuglink_crc;
+  *debuginfo_file_name = NULL;
+  return -1; /* no other file is opened */
+}
+
+static const Dwfl_Callbacks dwfl_cbs = {
+    .find_elf = find_elf,
+    .find_debuginfo = find_debuginfo,
+};
+
+static pid_t next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
+{
+  struct ocgc_unwind *u = arg;
+  (void)dwfl;
+  if (*thread_argp != NULL || u->cur == NULL) return 0;
+  *thread_argp = u;
+  return u->cur->tid;
+}
+
+static bool get_thread(Dwfl *dwfl, pid_t tid, void *arg, void **thread_argp)
+{
+  struct ocgc_unwind *u = arg;
+  (void)dwfl;
+  if (u->cur == NULL || tid != u->cur->tid) return false;
+  *thread_argp = u;
+  return true;
+}
+
+/* Only the sample's stack copy: the live process is never read. */
+static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
+{
+  struct ocgc_unwind *u = arg;
+  const struct ocgc_cpu_sample *s = u->cur;
+  uint64_t sp;
+  (void)dwfl;
+  if (s == NULL || s->stack == NULL) return false;
+  sp = s->regs[OCGC_CPU_REG_SP];
+  if (addr < sp || addr - sp > s->stack_size || s->stack_size - (addr - sp) < sizeof *result)
+    return false;
+  memcpy(result, s->stack + (addr - sp), sizeof *result);
+  return true;
+}
+
+static bool set_initial_registers(Dwfl_Thread *thread, void *arg)
+{
+  struct ocgc_unwind *u = arg;
+  Dwarf_Word regs[OCGC_CPU_NREGS];
+  unsigned i;
+  for (i = 0; i < OCGC_CPU_NREGS; i++) regs[i] = u->cur->regs[i];
+  if (!dwfl_thread_state_registers(thread, 0, OCGC_CPU_NREGS, regs)) return false;
+  dwfl_thread_state_register_pc(thread, u->cur->regs[OCGC_CPU_REG_IP]);
+  return true;
+}
+
+static const Dwfl_Thread_Callbacks thread_cbs = {
+    .next_thread = next_thread,
+    .get_thread = get_thread,
+    .memory_read = memory_read,
+    .set_initial_registers = set_initial_registers,
+};
+
+/* Read the file [fd] (closed here) and report it to libdwfl, the mapping
+ * [map_start, +off) telling where its loadable segments are; single: the
+ * file at its own addresses.  0, or -1: left out (no CFI there). */
+static int add_module(struct ocgc_unwind *u, int fd, const struct elf_bounds *b, const char *name,
+                      uint64_t map_start, uint64_t map_offset, int single)
+{
+  struct module *m = &u->mods[u->nmods];
+  GElf_Phdr ph;
+  size_t nph, i;
+  uint64_t bias = 0, low = UINT64_MAX, high = 0;
+  int found = single;
+  Dwfl_Module *dm;
+  void **ud;
+  int err = elf_load(fd, b, &m->ld);
+  close(fd);
+  if (err != 0) return -1;
+  if ((m->elf = elf_memory((char *)m->ld.image, m->ld.size)) == NULL ||
+      elf_getphdrnum(m->elf, &nph) != 0)
+    goto out;
+  for (i = 0; i < nph; i++) {
+    if (gelf_getphdr(m->elf, (int)i, &ph) == NULL || ph.p_type != PT_LOAD) continue;
+    if (!found && map_offset >= ph.p_offset && map_offset - ph.p_offset < ph.p_filesz) {
+      bias = map_start - ph.p_vaddr - (map_offset - ph.p_offset);
+      found = 1;
+    }
+    /* libdwfl takes the module's first address as its first segment's,
+     * aligned down (its bias is low_addr minus that) */
+    if (low == UINT64_MAX)
+      low = ph.p_align > 1 && (ph.p_align & (ph.p_align - 1)) == 0 ? ph.p_vaddr & -ph.p_align
+                                                                     : ph.p_vaddr;
+    if (ph.p_vaddr + ph.p_memsz > high && ph.p_vaddr + ph.p_memsz >= ph.p_vaddr)
+      high = ph.p_vaddr + ph.p_memsz;
+  }
+  if (!found || low == UINT64_MAX || high <= low) goto out;
+  m->low = low + bias;
+  m->high = high + bias;
+  if (m->high <= m->low) goto out;
+  for (i = 0; i < u->nmods; i++)
+    if (m->low < u->mods[i].high && u->mods[i].low < m->high) goto out;
+  if ((dm = dwfl_report_module(u->dwfl, name, m->low, m->high)) == NULL) goto out;
+  dwfl_module_info(dm, &ud, NULL, NULL, NULL, NULL, NULL, NULL);
+  *ud = m;
+  u->nmods++;
+  return 0;
+out:
+  if (m->elf != NULL) elf_end(m->elf);
+  elf_unload(&m->ld);
+  memset(m, 0, sizeof *m);
+  return -1;
+}
+
+int ocgc_unwind_open(struct ocgc_symbols *names, int fd, const struct ocgc_unwind_opts *opts,
+                     struct ocgc_unwind **out)
+{
+  struct ocgc_unwind_opts o;
+  struct ocgc_unwind *u;
+  struct elf_bounds b;
+  const struct ocgc_symbols_mapping *maps;
+  uint64_t start_time;
+  size_t n, i;
+  int err;
+  *out = NULL;
+  if ((err = opts_read(&o, sizeof o, opts)) != 0) return err;
+#if !defined(__x86_64__)
+  (void)names;
+  (void)fd;
+  return -ENOTSUP;
+#else
+  if (names == NULL || o.max_depth > OCGC_UNWIND_MAX_DEPTH) return -EINVAL;
+  if ((u = calloc(1, sizeof *u)) == NULL) return -ENOMEM;
+  u->max_depth = o.max_depth ? o.max_depth : OCGC_UNWIND_MAX_DEPTH;
+  memset(&b, 0, sizeof b);
+  b.max_file_bytes = o.max_file_bytes ? o.max_file_bytes : UINT64_C(4) << 30;
+  b.max_read_bytes = o.max_read_bytes ? o.max_read_bytes : UINT64_C(64) << 20;
+  b.max_symbols = UINT64_C(1) << 20;
+  b.no_lines = 1;
+  b.cfi = 1;
+  elf_version(EV_CURRENT);
+  if ((u->dwfl = dwfl_begin(&dwfl_cbs)) == NULL) {
+    free(u);
+    return -ENOMEM;
+  }
+  u->pid = ocgc_symbols_pid(names, &start_time);
+  dwfl_report_begin(u->dwfl);
+  n = ocgc_symbols_mappings(names, &maps);
+  if (u->pid == 0) {
+    int dfd = fd >= 0 ? dup(fd) : -1;
+    if (dfd >= 0) add_module(u, dfd, &b, n > 0 ? maps[0].path : "file", 0, 0, 1);
+  } else {
+    for (i = 0; i < n && u->nmods < MAX_MODULES; i++) {
+      int mfd;
+      unsigned j, dup_of = 0;
+      for (j = 0; j < u->nmods; j++)
+        if (maps[i].start >= u->mods[j].low && maps[i].start < u->mods[j].high) dup_of = 1;
+      if (dup_of || (mfd = ocgc_symbols_open_mapping(names, (unsigned)i)) < 0) continue;
+      add_module(u, mfd, &b, maps[i].path, maps[i].start, maps[i].offset, 0);
+    }
+  }
+  dwfl_report_end(u->dwfl, NULL, NULL);
+  *out = u;
+  return 0;
+#endif
+}
+
+static int frame_cb(Dwfl_Frame *f, void *arg)
+{
+  struct ocgc_unwind *u = arg;
+  struct ocgc_unwind_stack *st = u->out;
+  Dwarf_Addr pc;
+  Dwarf_Word sp;
+  bool act;
+  if (!dwfl_frame_pc(f, &pc, &act)) {
+    st->end = OCGC_UNWIND_LOST;
+    return DWARF_CB_ABORT;
+  }
+  /* a frame's stack pointer is its caller's CFA: it grows, or we loop */
+  if (dwfl_frame_reg(f, OCGC_CPU_REG_SP, &sp) == 0) {
+    if (st->depth > 0 && sp <= u->last_sp) {
+      st->end = OCGC_UNWIND_LOOP;
+      return DWARF_CB_ABORT;
+    }
+    u->last_sp = sp;
+  }
+  if (st->depth >= u->max_depth) {
+    st->end = OCGC_UNWIND_DEPTH;
+    return DWARF_CB_ABORT;
+  }
+  st->frames[st->depth++] = pc;
+  return DWARF_CB_OK;
+}
+
+/* Whether the CFI of [pc] says its caller's return address is undefined:
+ * the outermost frame (_start, clone3).  libdwfl also ends a walk without
+ * an error where its fallback (frame pointers) finds a zero frame pointer
+ * or a return address it cannot read: that is a stack cut short, not a
+ * whole one. */
+static int cfi_says_outermost(struct ocgc_unwind *u, Dwarf_Addr pc)
+{
+  Dwfl_Module *m = dwfl_addrmodule(u->dwfl, pc);
+  Dwarf_Addr bias;
+  Dwarf_CFI *cfi;
+  Dwarf_Frame *fr;
+  Dwarf_Op mem[3], *ops;
+  size_t nops;
+  int ra, yes;
+  if (m == NULL) return 0;
+  if ((cfi = dwfl_module_eh_cfi(m, &bias)) == NULL && (cfi = dwfl_module_dwarf_cfi(m, &bias)) == NULL)
+    return 0;
+  if (dwarf_cfi_addrframe(cfi, pc - bias, &fr) != 0) return 0;
+  ra = dwarf_frame_info(fr, NULL, NULL, NULL);
+  yes = ra >= 0 && dwarf_frame_register(fr, ra, mem, &ops, &nops) == 0 && nops == 0 && ops == mem;
+  free(fr);
+  return yes;
+}
+
+int ocgc_unwind_sample(struct ocgc_unwind *u, const struct ocgc_cpu_sample *s,
+                       struct ocgc_unwind_stack *out)
+{
+  int rc;
+  memset(out, 0, sizeof *out);
+  if (u == NULL || s == NULL || !s->regs_known) {
+    out->end = OCGC_UNWIND_NO_REGS;
+    return 0;
+  }
+  out->end = OCGC_UNWIND_LOST;
+  if (!u->attached) {
+    if (u->nmods == 0 || !dwfl_attach_state(u->dwfl, NULL, u->pid ? u->pid : s->pid, &thread_cbs, u)) {
+      out->frames[0] = s->regs[OCGC_CPU_REG_IP];
+      out->depth = 1;
+      return 1;
+    }
+    u->attached = 1;
+  }
+  u->cur = s;
+  u->out = out;
+  u->last_sp = 0;
+  out->end = OCGC_UNWIND_OUTERMOST;
+  rc = dwfl_getthread_frames(u->dwfl, s->tid, frame_cb, u);
+  if (rc == -1 && out->end == OCGC_UNWIND_OUTERMOST) out->end = OCGC_UNWIND_LOST;
+  if (out->end == OCGC_UNWIND_OUTERMOST && out->depth > 0 &&
+      !cfi_says_outermost(u, out->frames[out->depth - 1] - (out->depth > 1)))
+    out->end = OCGC_UNWIND_LOST;
+  if (out->depth == 0) {
+    out->frames[0] = s->regs[OCGC_CPU_REG_IP];
+    out->depth = 1;
+    if (out->end == OCGC_UNWIND_OUTERMOST) out->end = OCGC_UNWIND_LOST;
+  }
+  u->cur = NULL;
+  u->out = NULL;
+  return (int)out->depth;
+}
+
+const char *ocgc_unwind_end_name(enum ocgc_unwind_end end)
+{
+  switch (end) {
+  case OCGC_UNWIND_OUTERMOST: return "outermost";
+  case OCGC_UNWIND_LOST: return "lost";
+  case OCGC_UNWIND_LOOP: return "loop";
+  case OCGC_UNWIND_DEPTH: return "depth";
+  case OCGC_UNWIND_NO_REGS: return "no-regs";
+  }
+  return "unknown";
+}
+
+void ocgc_unwind_close(struct ocgc_unwind *u)
+{
+  unsigned i;
+  if (u == NULL) return;
+  dwfl_end(u->dwfl);
+  for (i = 0; i < u->nmods; i++) {
+    if (u->mods[i].elf != NULL && !u->mods[i].given) elf_end(u->mods[i].elf);
+    elf_unload(&u->mods[i].ld);
+  }
+  free(u);
+}
