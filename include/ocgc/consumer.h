@@ -30,5 +30,6 @@
 #include <ocgc/symbols.h>
 #include <ocgc/profile.h>
 #include <ocgc/pprof_merge.h>
+#include <ocgc/gccharge.h>
 
 #endif /* OCGC_CONSUMER_H */
