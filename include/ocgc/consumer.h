@@ -33,5 +33,6 @@
 #include <ocgc/cpu.h>
 #include <ocgc/unwind.h>
 #include <ocgc/cpuprof.h>
+#include <ocgc/gccharge.h>
 
 #endif /* OCGC_CONSUMER_H */
