@@ -357,7 +357,7 @@ for w in $WORKLOADS; do
 done
 if test -s "$WORK/models"; then
   say ""
-  say "Where the sampler's CPU goes, F once + T per target CPU-s + S per sample: F is the median of runs whose target does no work (attaching, reading the files, ending; for perf its header and build-ids), T and S are fitted to the medians at $HZ_DEFAULT and $HZ_TEN Hz (T: reading on a timer, whatever comes; S: each sample's copy, and for ocgc its unwinding and naming).  perf report: from the last round's two files."
+  say "Where the sampler's CPU goes, F once + T per target CPU-s + S per sample: F is the median of runs whose target does no work (attaching, reading the files, ending; for perf its header and build-ids), T and S are fitted to the medians at $HZ_DEFAULT and $HZ_TEN Hz (T: reading on a timer, whatever comes, and one-time costs the idle run does not meet, as ocgc reading the symbol tables at its first name; S: each sample's copy, and for ocgc its unwinding and naming).  A rough fit: where F dwarfs the rest (perf, in runs this short) T and S are within the noise, even negative.  perf report: from the last round's two files."
   cat "$WORK/models"
 fi
 say ""
