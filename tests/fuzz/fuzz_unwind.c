@@ -14,9 +14,15 @@
  * Short inputs are read as if zero-filled.  The file is a memfd: nothing
  * on disk.  Invariants checked (abort() if one breaks): a failed open
  * leaves no unwinder; a sample gives between 1 and max_depth frames, the
- * first the sampled instruction, and a known end; unwinding the same
- * sample again (the unwinder keeps libdwfl's state between samples) gives
- * the same stack; and, under ASan, no read outside the copy. */
+ * first the sampled instruction, and a known end, and so does unwinding
+ * it again (the unwinder keeps libdwfl's state between samples); under
+ * ASan, no read outside the copy.  Not checked: that the second stack is
+ * the first.  Without a usable .eh_frame_hdr, libdw looks an address up by
+ * reading the .eh_frame's entries in order, and a corrupt entry fails the
+ * lookup that meets it but is passed over by the next one (fde.c keeps
+ * where it stopped): a sample through crafted CFI may end LOST once and
+ * unwind further the next time, marked either way (found by this target:
+ * corpus/unwind/crash-4afe788f...). */
 
 #include <stdint.h>
 #include <stdio.h>
@@ -101,8 +107,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     abort();
   if (st.end == OCGC_UNWIND_DEPTH && st.depth != max) abort();
   d = ocgc_unwind_sample(u, &s, &again);
-  if ((unsigned)d != st.depth || again.end != st.end ||
-      memcmp(again.frames, st.frames, st.depth * sizeof st.frames[0]) != 0)
+  if (d < 1 || (unsigned)d != again.depth || again.depth > max || again.frames[0] != s.ip ||
+      (unsigned)again.end >= OCGC_UNWIND_NO_REGS ||
+      (again.end == OCGC_UNWIND_DEPTH && again.depth != max))
     abort();
   ocgc_unwind_close(u);
 out:
