@@ -22,6 +22,9 @@
 # - a library dlopen'd after the open, burnt in: the sampling goes on
 #   (its frames have neither CFI nor names for an unwinder and symbolizer
 #   opened before it: their stacks end lost, printed, not asserted);
+# - as uid 65534 sampling its own 12 threads, within the memory a user may
+#   lock for rings (kernel.perf_event_mlock_kb): a partial profile naming
+#   the threads not sampled, not a refusal.
 # Skips (77) only where perf_event_open is refused or has no cpu-clock.
 . "$OCGC_SRCDIR/tests/lib/lib.sh"
 . "$OCGC_SRCDIR/tests/lib/attach_lib.sh"
@@ -163,5 +166,51 @@ check_gt "exiting threads: the workers' samples given" 0 "`k s_th fn.worker_fn`"
 check_gt "exiting threads: main's samples given" 0 "`k s_th fn.burn_main`"
 check_eq "exiting threads: only main sampled at the end (the workers' events closed)" \
   1 "`k s_th threads_end`"
+
+say "== as uid 65534, its own process: rings past kernel.perf_event_mlock_kb"
+why=`nobody_why`
+mlock=`cat /proc/sys/kernel/perf_event_mlock_kb 2>/dev/null`
+paranoid=`cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null`
+ncpu=`getconf _NPROCESSORS_ONLN 2>/dev/null`
+page=`getconf PAGESIZE 2>/dev/null`
+test -n "$why" || test -n "$mlock" -a -n "$paranoid" -a -n "$ncpu" -a -n "$page" ||
+  why="the perf settings or the CPU count cannot be read"
+test -n "$why" || test "$paranoid" -le 2 || why="kernel.perf_event_paranoid is $paranoid (> 2): users may not sample"
+if test -z "$why"; then
+  # A user may lock mlock_kb a CPU for rings, and beyond that its
+  # RLIMIT_MEMLOCK (64 KiB here: ulimit -l); a ring is 64 + 1 pages: more
+  # threads than that holds, and some to spare.
+  nthreads=$(( (mlock * ncpu / (page / 1024) + 64 / (page / 1024)) / 65 + 3 ))
+  test "$nthreads" -le 250 || why="$nthreads threads would be needed to pass kernel.perf_event_mlock_kb ($mlock KiB a CPU, $ncpu CPUs)"
+fi
+if test -n "$why"; then
+  say "SKIP part: sampling as uid 65534 past the locked-memory limit: $why"
+else
+  nobody_ocgc "$WORK/pub"
+  bin="$OCGC_BUILDDIR/tests/attach/.libs/cpu_sample"
+  test -x "$bin" || bin="$SAMPLER"
+  cp "$bin" "$WORK/pub/cpu_sample" && cp "$TARGET" "$WORK/pub/cpu_hostile_target" &&
+    chmod a+rx "$WORK/pub/cpu_sample" "$WORK/pub/cpu_hostile_target" ||
+    hard_error "cannot copy cpu_sample"
+  say "$nthreads sleeping threads and main, as uid 65534 (mlock_kb $mlock, $ncpu CPUs, ulimit -l 64)"
+  start_bg nb sh -c 'ulimit -l 64 && exec setpriv --reuid=65534 --regid=65534 --clear-groups "$@"' \
+    sh "$WORK/pub/cpu_hostile_target" sleepers "$nthreads" "$WORK/nb.stop"
+  pid=$BGPID
+  wait_key nb ready "$pid"
+  ( ulimit -l 64 && exec setpriv --reuid=65534 --regid=65534 --clear-groups \
+      env LD_LIBRARY_PATH="$WORK/pub" timeout -s KILL $BOUND \
+      "$WORK/pub/cpu_sample" "$pid" 2 100 0 burn_main ) >"$WORK/s_nb.out" 2>"$WORK/s_nb.err"
+  echo $? >"$WORK/s_nb.rc"
+  cat "$WORK/s_nb.out"; sed 's/^/  stderr: /' "$WORK/s_nb.err"
+  : >"$WORK/nb.stop.t"
+  stop_bg nb "$pid"
+  check_run s_nb
+  seen=`k s_nb threads_seen`; un=`k s_nb threads_unmapped`
+  check_eq "65534: every thread sampled or counted unsampled" $((nthreads + 1)) $((seen + un))
+  check_gt "65534: threads past the limit counted" 0 "$un"
+  check_gt "65534: main's samples given" 0 "`k s_nb fn.burn_main`"
+  check_true "65534: the line names the setting" grep -q 'perf_event_mlock_kb' "$WORK/s_nb.err"
+  say "65534: $seen threads sampled, $un not (their rings over the limit)"
+fi
 
 finish

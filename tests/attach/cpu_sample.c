@@ -168,6 +168,9 @@ int main(int argc, char **argv)
   printf("threads_end %llu\nthreads_over %llu\nthreads_failed %llu\n",
          (unsigned long long)cs.threads, (unsigned long long)cs.threads_over,
          (unsigned long long)cs.threads_failed);
+  printf("threads_unmapped %llu\nrings_smaller %llu\n", (unsigned long long)cs.threads_unmapped,
+         (unsigned long long)cs.rings_smaller);
+  if (ocgc_cpu_partial_hint(&cs) != NULL) fprintf(stderr, "cpu_sample: %s\n", ocgc_cpu_partial_hint(&cs));
   printf("execed %d\ngone %d\n", (cs.flags & OCGC_CPU_EXECED) != 0, (cs.flags & OCGC_CPU_GONE) != 0);
   for (f = 0; f < 5; f++)
     printf("end.%s %llu\n", ocgc_unwind_end_name((enum ocgc_unwind_end)f),
