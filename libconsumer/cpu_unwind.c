@@ -11,8 +11,13 @@
  *   within max_read_bytes; no DWARF debug info: no_lines), nor any memory
  *   but [sp, sp + stack_size) of the sample: an address outside it fails
  *   the read, and the frame that needed it ends the stack (LOST);
- * - at most MAX_MODULES files, read once at the open; modules never
- *   overlap (one that would is left out: its addresses have no CFI);
+ * - at most MAX_MODULES files, read at the open, and those the process
+ *   maps later (a dlopen) when a stack meets an address of no module: the
+ *   maps read again (at most MAX_MAPS_LINES lines) no more than once every
+ *   RESCAN_NS, and only while fewer than MAX_MODULES are read; a mapping
+ *   is tried once (MAX_MODULES tried at most after the open); modules
+ *   never overlap (one that would is left out: its addresses have no
+ *   CFI), and none is removed (a file unmapped keeps its CFI);
  * - a stack holds at most max_depth frames, and each frame's stack
  *   pointer is above the one before (else LOOP): the walk ends, whatever
  *   the copy holds;
@@ -21,6 +26,10 @@
  *   (it calls elf_end), one never asked for is ours. */
 
 #include <elfutils/libdw.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <time.h>
 #include <elfutils/libdwfl.h>
 #include <errno.h>
 #include <gelf.h>
@@ -30,11 +39,15 @@
 
 #include "elfimage.h"
 #include "elfload.h"
+#include "mapsline.h"
 #include "ocgc/unwind.h"
 #include "opts.h"
+#include "procfs.h"
 #include "symbols_files.h"
 
 #define MAX_MODULES 64u
+#define MAX_MAPS_LINES 65536u
+#define RESCAN_NS UINT64_C(100000000) /* 100 ms: at most 10 maps reads a second */
 
 struct module {
   struct elf_loaded ld;
@@ -46,6 +59,11 @@ struct module {
 struct ocgc_unwind {
   Dwfl *dwfl;
   int pid;
+  uint64_t start_time;  /* the process's (0: not checked) */
+  struct elf_bounds b;  /* each file's */
+  uint64_t last_scan_ns; /* the maps' latest reading */
+  struct { uint64_t start, end; } tried[MAX_MODULES]; /* mappings tried after the open */
+  unsigned ntried;
   unsigned max_depth;
   struct module mods[MAX_MODULES];
   unsigned nmods;
@@ -220,6 +238,8 @@ int ocgc_unwind_open(struct ocgc_symbols *names, int fd, const struct ocgc_unwin
     return -ENOMEM;
   }
   u->pid = ocgc_symbols_pid(names, &start_time);
+  u->start_time = start_time;
+  u->b = b;
   dwfl_report_begin(u->dwfl);
   n = ocgc_symbols_mappings(names, &maps);
   if (u->pid == 0) {
@@ -239,6 +259,92 @@ int ocgc_unwind_open(struct ocgc_symbols *names, int fd, const struct ocgc_unwin
   *out = u;
   return 0;
 #endif
+}
+
+static uint64_t mono_ns(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* An executable file mapping of the process that no module covers. */
+struct new_map {
+  uint64_t start, end, offset;
+};
+
+struct scan_ctx {
+  struct ocgc_unwind *u;
+  struct new_map found[MAX_MODULES];
+  unsigned nfound, lines;
+};
+
+static int new_line(char *line, void *arg)
+{
+  struct scan_ctx *c = arg;
+  struct ocgc_maps_line l;
+  unsigned long off = 0;
+  unsigned i;
+  if (++c->lines > MAX_MAPS_LINES) return 1;
+  /* the offset, read before mapsline.c splits the line in place */
+  if (sscanf(line, "%*x-%*x %*s %lx", &off) != 1) return 0;
+  if (ocgc_maps_parse_line(line, &l) != 0 || l.perms[2] != 'x' || l.path == NULL ||
+      l.path[0] != '/' || l.inode == 0 || l.end <= l.start)
+    return 0;
+  for (i = 0; i < c->u->nmods; i++)
+    if (l.start < c->u->mods[i].high && c->u->mods[i].low < l.end) return 0;
+  for (i = 0; i < c->u->ntried; i++)
+    if (l.start == c->u->tried[i].start && l.end == c->u->tried[i].end) return 0;
+  if (c->nfound + c->u->nmods >= MAX_MODULES || c->nfound + c->u->ntried >= MAX_MODULES) return 1;
+  c->found[c->nfound].start = l.start;
+  c->found[c->nfound].end = l.end;
+  c->found[c->nfound].offset = off;
+  c->nfound++;
+  return 0;
+}
+
+/* Report the files the process mapped since the modules were read (a
+ * dlopen), each opened as the symbolizer opens them (map_files: the
+ * mapped file, never a path; elf_load's checks).  Returns how many were
+ * added. */
+static unsigned rescan(struct ocgc_unwind *u)
+{
+  struct scan_ctx c;
+  struct ocgc_proc_ident id;
+  char path[96];
+  unsigned i, before = u->nmods;
+  uint64_t now = mono_ns();
+  if (u->pid == 0 || u->nmods >= MAX_MODULES || u->ntried >= MAX_MODULES ||
+      (u->last_scan_ns != 0 && now - u->last_scan_ns < RESCAN_NS))
+    return 0;
+  u->last_scan_ns = now;
+  /* the process opened, not another at its pid */
+  if (ocgc_proc_ident(u->pid, &id) != 0 || (u->start_time != 0 && id.start_time != u->start_time))
+    return 0;
+  memset(&c, 0, sizeof c);
+  c.u = u;
+  if (ocgc_proc_maps_each(u->pid, new_line, &c) < 0 || c.nfound == 0) return 0;
+  dwfl_report_begin_add(u->dwfl);
+  for (i = 0; i < c.nfound && u->nmods < MAX_MODULES; i++) {
+    int fd;
+    u->tried[u->ntried].start = c.found[i].start;
+    u->tried[u->ntried++].end = c.found[i].end;
+    snprintf(path, sizeof path, "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, u->pid,
+             c.found[i].start, c.found[i].end);
+    if ((fd = open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)) < 0) continue;
+    add_module(u, fd, &u->b, path, c.found[i].start, c.found[i].offset, 0);
+  }
+  dwfl_report_end(u->dwfl, NULL, NULL);
+  return u->nmods - before;
+}
+
+/* Whether a frame of [st] is at an address of no module. */
+static int meets_unknown(struct ocgc_unwind *u, const struct ocgc_unwind_stack *st)
+{
+  unsigned i;
+  for (i = 0; i < st->depth; i++)
+    if (dwfl_addrmodule(u->dwfl, st->frames[i] - (i > 0)) == NULL) return 1;
+  return 0;
 }
 
 static int frame_cb(Dwfl_Frame *f, void *arg)
@@ -292,8 +398,23 @@ static int cfi_says_outermost(struct ocgc_unwind *u, Dwarf_Addr pc)
   return yes;
 }
 
+static int walk(struct ocgc_unwind *u, const struct ocgc_cpu_sample *s,
+                struct ocgc_unwind_stack *out);
+
 int ocgc_unwind_sample(struct ocgc_unwind *u, const struct ocgc_cpu_sample *s,
                        struct ocgc_unwind_stack *out)
+{
+  int d = walk(u, s, out);
+  /* a stack cut at an address no module covers: a file mapped since?
+   * (once more at most, and the maps read at most every RESCAN_NS) */
+  if (u != NULL && u->attached && out->end == OCGC_UNWIND_LOST && meets_unknown(u, out) &&
+      rescan(u) > 0)
+    d = walk(u, s, out);
+  return d;
+}
+
+static int walk(struct ocgc_unwind *u, const struct ocgc_cpu_sample *s,
+                struct ocgc_unwind_stack *out)
 {
   int rc;
   memset(out, 0, sizeof *out);

@@ -19,12 +19,14 @@
 # - the thread bound: 6 threads sampled at most 3, the others counted
 #   (threads_over); threads that exit mid-window: their samples given, and
 #   their events closed (threads_end);
-# - a library dlopen'd after the open, burnt in: the sampling goes on
-#   (its frames have neither CFI nor names for an unwinder and symbolizer
-#   opened before it: their stacks end lost, printed, not asserted);
-# - as uid 65534 sampling its own 12 threads, within the memory a user may
-#   lock for rings (kernel.perf_event_mlock_kb): a partial profile naming
-#   the threads not sampled, not a refusal.
+# - a library dlopen'd after the open, burnt in: the unwinder reads it
+#   when a stack meets it, and its stacks unwind through it to its caller
+#   (burn_lib; its own frames have no names: the symbolizer's maps are
+#   those of its open);
+# - as uid 65534 sampling its own threads, more than the memory a user may
+#   lock for rings allows (kernel.perf_event_mlock_kb, ulimit -l 64): a
+#   partial profile counting the threads not sampled and naming the
+#   setting, not a refusal.
 # Skips (77) only where perf_event_open is refused or has no cpu-clock.
 . "$OCGC_SRCDIR/tests/lib/lib.sh"
 . "$OCGC_SRCDIR/tests/lib/attach_lib.sh"
@@ -137,7 +139,12 @@ wait "$pid"
 check_run s_lt
 check_eq "late: the library was loaded" 1 "`outkey lt loaded`"
 check_eq "late: the end seen (gone)" 1 "`k s_lt gone`"
-check_gt "late: samples" 0 "`k s_lt samples`"
+n=`k s_lt samples`
+check_gt "late: samples" 0 "$n"
+# 2 s of zlib's crc32 after some of burn_main: its caller, burn_lib, is
+# named only where the stack was unwound through zlib's frame
+check_ge "late: stacks unwound through the library to burn_lib (a quarter)" $((n / 4)) \
+  "`k s_lt fn.burn_lib`"
 say "late: `k s_lt fn.burn_main` in burn_main, `k s_lt fn.burn_lib` named burn_lib," \
   "`k s_lt end.lost` stacks lost of `k s_lt samples`"
 
@@ -152,6 +159,7 @@ check_run s_tb
 check_eq "bound: 3 threads sampled" 3 "`k s_tb threads_seen`"
 check_eq "bound: the 4 past it counted" 4 "`k s_tb threads_over`"
 check_gt "bound: samples" 0 "`k s_tb samples`"
+check_true "bound: the partial profile said (max_threads)" grep -q 'past max_threads' "$WORK/s_tb.err"
 
 say "== threads that exit mid-window"
 start_bg th "$TARGET" threads 4 "$WORK/th.stop"
