@@ -184,6 +184,7 @@ page=`getconf PAGESIZE 2>/dev/null`
 test -n "$why" || test -n "$mlock" -a -n "$paranoid" -a -n "$ncpu" -a -n "$page" ||
   why="the perf settings or the CPU count cannot be read"
 test -n "$why" || test "$paranoid" -le 2 || why="kernel.perf_event_paranoid is $paranoid (> 2): users may not sample"
+test -n "$why" || test "$paranoid" -ge 0 || why="kernel.perf_event_paranoid is $paranoid: no limit on the memory rings lock"
 if test -z "$why"; then
   # A user may lock mlock_kb a CPU for rings, and beyond that its
   # RLIMIT_MEMLOCK (64 KiB here: ulimit -l); a ring is 64 + 1 pages: more
