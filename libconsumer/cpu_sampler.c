@@ -6,9 +6,10 @@
  * - at most max_threads events open, each ring (ring_pages + 1) pages or,
  *   where the memory a user may lock for rings runs out
  *   (kernel.perf_event_mlock_kb, then RLIMIT_MEMLOCK: mmap's EPERM), half,
- *   a quarter, ... of that, down to MIN_RING_PAGES (4 mmaps at most); past
- *   that a thread is not sampled, and counted (threads_unmapped), and no
- *   other is tried in that listing: one failed mmap a read at most; the
+ *   a quarter, ... of that, down to MIN_RING_PAGES (4 mmaps a thread at
+ *   most with the default 64 pages, 8 with 1024); past that a thread is
+ *   not sampled, and counted (threads_unmapped), and no other is tried in
+ *   that listing: one thread's failed mmaps a read at most; the
  *   threads are /proc/PID/task's, listed again at each read, at most
  *   MAX_TASK_ENTRIES entries a listing (a process with more threads is
  *   sampled on the first it lists);
