@@ -17,7 +17,9 @@
  *   RESCAN_NS, and only while fewer than MAX_MODULES are read; a mapping
  *   is tried once (MAX_MODULES tried at most after the open); modules
  *   never overlap (one that would is left out: its addresses have no
- *   CFI), and none is removed (a file unmapped keeps its CFI);
+ *   CFI), and none is removed (a file unmapped keeps its CFI); a file
+ *   mapped later is opened by its range in /proc/PID/map_files (the
+ *   mapped file; the path the maps name is never opened);
  * - a stack holds at most max_depth frames, and each frame's stack
  *   pointer is above the one before (else LOOP): the walk ends, whatever
  *   the copy holds;
@@ -26,15 +28,15 @@
  *   (it calls elf_end), one never asked for is ours. */
 
 #include <elfutils/libdw.h>
-#include <fcntl.h>
-#include <inttypes.h>
-#include <stdio.h>
-#include <time.h>
 #include <elfutils/libdwfl.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <gelf.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "elfimage.h"
