@@ -39,6 +39,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cfi_check.h"
 #include "elfimage.h"
 #include "elfload.h"
 #include "mapsline.h"
@@ -157,6 +158,72 @@ static const Dwfl_Thread_Callbacks thread_cbs = {
     .set_initial_registers = set_initial_registers,
 };
 
+/* Make the copy's CFI what libdw may read: libdw finds an .eh_frame
+ * through PT_GNU_EH_FRAME (whose table may name any offset as an FDE) or
+ * else by section name, with .eh_frame_hdr's table (idem).  So the
+ * program header is made PT_NULL and .eh_frame_hdr SHT_NOBITS (libdw then
+ * reads the .eh_frame in order, the entries cfi_check walked), and if a
+ * section named .eh_frame or .debug_frame fails cfi_check, every one of
+ * them is made SHT_NOBITS: the file has no CFI (all or none).  -1: a file
+ * this cannot make safe (not ELF64 little-endian, more than 8 such
+ * sections): left out. */
+static int cfi_sanitize(struct elf_loaded *ld)
+{
+  Elf *e = elf_memory((char *)ld->image, ld->size);
+  GElf_Ehdr eh;
+  GElf_Shdr sh;
+  GElf_Phdr ph;
+  Elf_Scn *scn = NULL;
+  size_t shstrndx, nph, i;
+  uint64_t cfi_secs[8];
+  unsigned ncfi = 0, bad = 0;
+  if (e == NULL) return -1;
+  if (gelf_getehdr(e, &eh) == NULL || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+      eh.e_ident[EI_DATA] != ELFDATA2LSB || elf_getshdrstrndx(e, &shstrndx) != 0 ||
+      elf_getphdrnum(e, &nph) != 0) {
+    elf_end(e);
+    return -1;
+  }
+  for (i = 0; i < nph; i++)
+    if (gelf_getphdr(e, (int)i, &ph) != NULL && ph.p_type == PT_GNU_EH_FRAME &&
+        eh.e_phoff + (i + 1) * eh.e_phentsize <= ld->size) {
+      uint32_t null = PT_NULL;
+      memcpy(ld->image + eh.e_phoff + i * eh.e_phentsize, &null, 4);
+    }
+  while ((scn = elf_nextscn(e, scn)) != NULL) {
+    const char *name;
+    int is_eh;
+    if (gelf_getshdr(scn, &sh) == NULL || (name = elf_strptr(e, shstrndx, sh.sh_name)) == NULL)
+      continue;
+    is_eh = strcmp(name, ".eh_frame") == 0;
+    if (!is_eh && strcmp(name, ".eh_frame_hdr") != 0 && strcmp(name, ".debug_frame") != 0) continue;
+    if (ncfi == sizeof cfi_secs / sizeof cfi_secs[0]) {
+      elf_end(e);
+      return -1;
+    }
+    cfi_secs[ncfi++] = elf_ndxscn(scn);
+    if (name[1] == 'e' && !is_eh) continue; /* the table: dropped below */
+    if (sh.sh_type != SHT_NOBITS &&
+        (sh.sh_offset > ld->size || sh.sh_size > ld->size - sh.sh_offset ||
+         cfi_check(ld->image + sh.sh_offset, (size_t)sh.sh_size, is_eh) != 0))
+      bad = 1;
+  }
+  /* the section headers' sh_type fields, in the image (elf_load checked
+   * the table is within it) */
+  for (i = 0; i < ncfi; i++) {
+    uint32_t nobits = SHT_NOBITS;
+    const char *name;
+    if ((scn = elf_getscn(e, cfi_secs[i])) == NULL || gelf_getshdr(scn, &sh) == NULL ||
+        (name = elf_strptr(e, shstrndx, sh.sh_name)) == NULL)
+      continue;
+    if ((bad || strcmp(name, ".eh_frame_hdr") == 0) &&
+        eh.e_shoff + (cfi_secs[i] + 1) * eh.e_shentsize <= ld->size)
+      memcpy(ld->image + eh.e_shoff + cfi_secs[i] * eh.e_shentsize + 4, &nobits, 4);
+  }
+  elf_end(e);
+  return 0;
+}
+
 /* Read the file [fd] (closed here) and report it to libdwfl, the mapping
  * [map_start, +off) telling where its loadable segments are; single: the
  * file at its own addresses.  0, or -1: left out (no CFI there). */
@@ -173,6 +240,11 @@ static int add_module(struct ocgc_unwind *u, int fd, const struct elf_bounds *b,
   int err = elf_load(fd, b, &m->ld);
   close(fd);
   if (err != 0) return -1;
+  if (cfi_sanitize(&m->ld) != 0) {
+    elf_unload(&m->ld);
+    memset(m, 0, sizeof *m);
+    return -1;
+  }
   if ((m->elf = elf_memory((char *)m->ld.image, m->ld.size)) == NULL ||
       elf_getphdrnum(m->elf, &nph) != 0)
     goto out;
