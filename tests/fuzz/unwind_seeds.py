@@ -123,6 +123,12 @@ def main(dest):
         "seed-nostack": seed(2, regs(TEXT + 0x90), struct.pack("<H", 0)),
         "seed-empty-cfi": seed(0, regs(0x10), stack(walk), False, b""),
     }
+    # DWARF expressions that jump back onto themselves (DW_OP_skip -3): the
+    # CFA's, then the return address's
+    for name, ins in (("seed-expr-skip-loop", b"\x0f\x03\x2f\xfd\xff"),
+                      ("seed-expr-skip-loop-rip", b"\x10\x10\x03\x2f\xfd\xff")):
+        FUNCS[4] = (0x100, 0x40, ins)
+        seeds[name] = seed(0, regs(0x104), stack([SP + 0x40, TEXT + 0x90, 0, 0]), False)
     elf_seed = os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus", "elf", "seed-tiny")
     if os.path.exists(elf_seed):
         with open(elf_seed, "rb") as f:
