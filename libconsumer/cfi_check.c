@@ -1,7 +1,8 @@
 /* cfi_check.c - the checks of cfi_check.h, over CFI bytes a target's file
  * holds (hostile): a few bytes of CFI may name register 2^28 (libdw then
  * allocates a table of that many rules: gigabytes, found by fuzz_unwind)
- * or remember the state a million times (a copy of the table each).
+ * or remember the state a million times (a copy of the table each), or
+ * hold an expression that loops (libdwfl leaks at each).
  *
  * Invariants: every read is within [p, p + n) and within the entry being
  * read (an entry that overruns the section is refused); each entry is
@@ -75,6 +76,44 @@ static int pointer(struct rd *r, int size)
   return size == 0 ? uleb(r, &v) : skip(r, (uint64_t)size);
 }
 
+/* A DWARF expression of [len] bytes at r->at, as a CFI rule holds one:
+ * only the operations whose operands this knows, and no branch (DW_OP_bra,
+ * DW_OP_skip): libdwfl's evaluator, on an expression that jumps back onto
+ * itself, gives up and leaks its stack (found by fuzz_unwind). */
+static int expression(struct rd *r, uint64_t len)
+{
+  struct rd e;
+  unsigned op;
+  uint64_t v;
+  if (len > r->end - r->at) return -1;
+  e.p = r->p;
+  e.at = r->at;
+  e.end = r->at + (size_t)len;
+  r->at = e.end;
+  while (e.at < e.end) {
+    if (u8(&e, &op) != 0) return -1;
+    if ((op >= 0x12 && op <= 0x27 && op != 0x15 && op != 0x23) || (op >= 0x29 && op <= 0x2e) ||
+        (op >= 0x30 && op <= 0x6f) || op == 0x06 || op == 0x96 || op == 0x9c || op == 0x9f)
+      continue; /* no operand */
+    if (op >= 0x70 && op <= 0x8f) { /* bregN: sleb */
+      if (uleb(&e, &v) != 0) return -1;
+      continue;
+    }
+    switch (op) {
+    case 0x08: case 0x09: case 0x15: case 0x94: if (skip(&e, 1) != 0) return -1; break;
+    case 0x0a: case 0x0b: if (skip(&e, 2) != 0) return -1; break;
+    case 0x0c: case 0x0d: if (skip(&e, 4) != 0) return -1; break;
+    case 0x03: case 0x0e: case 0x0f: if (skip(&e, 8) != 0) return -1; break;
+    case 0x10: case 0x11: case 0x23: case 0x90: case 0x91:
+      if (uleb(&e, &v) != 0) return -1;
+      break;
+    case 0x92: if (uleb(&e, &v) != 0 || uleb(&e, &v) != 0) return -1; break; /* bregx */
+    default: return -1; /* branches, calls, pieces, vendor operations */
+    }
+  }
+  return 0;
+}
+
 /* The instructions [r->at, r->end); [addr] the size of an address. */
 static int instructions(struct rd *r, int addr)
 {
@@ -108,9 +147,9 @@ static int instructions(struct rd *r, int addr)
       break;
     case 0x0b: if (states > 0) states--; break;                  /* restore_state */
     case 0x0e: case 0x13: case 0x2e: if (uleb(r, &v) != 0) return -1; break;
-    case 0x0f: if (uleb(r, &v) != 0 || skip(r, v) != 0) return -1; break; /* def_cfa_expression */
+    case 0x0f: if (uleb(r, &v) != 0 || expression(r, v) != 0) return -1; break; /* def_cfa_expression */
     case 0x10: case 0x16:                                        /* (val_)expression */
-      if (reg(r) != 0 || uleb(r, &v) != 0 || skip(r, v) != 0) return -1;
+      if (reg(r) != 0 || uleb(r, &v) != 0 || expression(r, v) != 0) return -1;
       break;
     default: return -1;
     }
@@ -137,7 +176,7 @@ static int entry(const unsigned char *p, size_t n, size_t at, struct rd *r, uint
   } else {
     len = l32;
   }
-  if (len > n - at || len < (*wide ? 8u : 4u)) return -1;
+  if (len > n - at || len < (*wide ? 8u : 4u) || len > CFI_MAX_ENTRY) return -1;
   r->p = p;
   r->at = at;
   r->end = at + (size_t)len;

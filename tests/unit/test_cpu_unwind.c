@@ -19,7 +19,8 @@
  *   of rules by, and 100 000 DW_CFA_remember_state, a copy of the table
  *   each: the unwinder refuses that CFI (cfi_check.c), the stack ends
  *   LOST at once, and the peak resident size grows by less than 64 MiB
- *   (1.1 GB before). */
+ *   (1.1 GB before); an FDE of 1 MiB (of nops, which libdw would run at
+ *   each lookup) is refused too, one of 4 KiB is not. */
 
 #include <check.h>
 #include <pthread.h>
@@ -407,6 +408,24 @@ START_TEST(costly_cfi_refused)
 }
 END_TEST
 
+/* An FDE of 1 MiB of DW_CFA_nop: libdw would run them all at each lookup
+ * (a sample's time grows with the file's choice); refused, whole. */
+START_TEST(long_fde_refused)
+{
+  size_t n = 1024 * 1024;
+  unsigned char *nops = calloc(1, n);
+  struct ocgc_unwind_stack st;
+  ck_assert_ptr_nonnull(nops);
+  unwind_crafted(nops, n, &st);
+  ck_assert_uint_eq(st.depth, 1);
+  ck_assert_int_eq(st.end, OCGC_UNWIND_LOST);
+  /* 4 KiB of them is a plausible FDE: kept, and unwound through */
+  unwind_crafted(nops, 4096, &st);
+  ck_assert_uint_gt(st.depth, 1);
+  free(nops);
+}
+END_TEST
+
 static Suite *cpu_unwind_suite(void)
 {
   Suite *s = suite_create("cpu_unwind");
@@ -418,6 +437,7 @@ static Suite *cpu_unwind_suite(void)
   tcase_add_test(tc, nothing_to_unwind);
   tcase_add_test(tc, garbage_copies);
   tcase_add_test(tc, costly_cfi_refused);
+  tcase_add_test(tc, long_fde_refused);
   suite_add_tcase(s, tc);
   return s;
 }
