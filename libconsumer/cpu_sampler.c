@@ -3,7 +3,13 @@
  * thread, each with its own mmap'd ring, whose records cpu_ring.c reads.
  *
  * Invariants:
- * - at most max_threads events open, each ring (ring_pages + 1) pages; the
+ * - at most max_threads events open, each ring (ring_pages + 1) pages or,
+ *   where the memory a user may lock for rings runs out
+ *   (kernel.perf_event_mlock_kb, then RLIMIT_MEMLOCK: mmap's EPERM), half,
+ *   a quarter, ... of that, down to MIN_RING_PAGES (4 mmaps a thread at
+ *   most with the default 64 pages, 8 with 1024); past that a thread is
+ *   not sampled, and counted (threads_unmapped), and no other is tried in
+ *   that listing: one thread's failed mmaps a read at most; the
  *   threads are /proc/PID/task's, listed again at each read, at most
  *   MAX_TASK_ENTRIES entries a listing (a process with more threads is
  *   sampled on the first it lists);
@@ -37,10 +43,14 @@
 #include "procfs.h"
 
 #define MAX_TASK_ENTRIES 4096u
+#define MIN_RING_PAGES 8u /* two samples of a 16 KiB stack */
+#define RING_LIMIT 1      /* thr_open: no ring within the lockable memory */
 
 struct thr {
   int tid, fd;
   unsigned char *base; /* the metadata page, then the ring */
+  size_t ring_bytes;   /* the ring's, a power of 2 (smaller than asked
+                          where the lockable memory ran out) */
   uint64_t tail;
   int exited;          /* an exit record was read: closed once drained */
   int listed;          /* seen in the latest listing */
@@ -51,7 +61,7 @@ struct ocgc_cpu {
   uint64_t start_time;
   struct perf_event_attr attr;
   unsigned max_threads;
-  size_t page, ring_bytes, map_bytes;
+  size_t page, ring_bytes; /* the ring asked for */
   struct thr *t;
   size_t nt;
   unsigned char *buf; /* CPU_REC_MAX: one record copied out */
@@ -69,29 +79,38 @@ static int denied(int e)
   return e == EACCES || e == EPERM;
 }
 
-/* Open thread [tid]'s event and ring: 0, -ESRCH (gone), or another error. */
+/* Open thread [tid]'s event and ring: 0, -ESRCH (gone), RING_LIMIT (the
+ * event opened, but no ring of MIN_RING_PAGES fits in what this user may
+ * lock), or another error. */
 static int thr_open(struct ocgc_cpu *c, int tid)
 {
   struct thr *t = &c->t[c->nt];
-  void *m;
-  int fd = perf_open(&c->attr, tid), e;
+  void *m = MAP_FAILED;
+  size_t ring = c->ring_bytes;
+  int fd = perf_open(&c->attr, tid), e = 0;
   if (fd < 0) {
     e = errno;
     if (denied(e)) return OCGC_E_PERF_DENIED;
     if (e == ENOENT || e == ENODEV || e == EOPNOTSUPP || e == ENOSYS) return -ENOTSUP;
     return -e;
   }
-  m = mmap(NULL, c->map_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  if (m == MAP_FAILED) {
-    e = errno;
-    close(fd);
-    /* over perf_event_mlock_kb for one without CAP_IPC_LOCK */
-    return denied(e) ? OCGC_E_PERF_DENIED : -e;
+  /* EPERM from mmap: over perf_event_mlock_kb (a CPU) and RLIMIT_MEMLOCK,
+   * for one without CAP_IPC_LOCK; a smaller ring may still fit */
+  for (;;) {
+    m = mmap(NULL, ring + c->page, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (m != MAP_FAILED || !denied(e = errno) || ring / 2 < MIN_RING_PAGES * c->page) break;
+    ring /= 2;
   }
+  if (m == MAP_FAILED) {
+    close(fd);
+    return denied(e) ? RING_LIMIT : -e;
+  }
+  if (ring < c->ring_bytes) c->st.rings_smaller++;
   memset(t, 0, sizeof *t);
   t->tid = tid;
   t->fd = fd;
   t->base = m;
+  t->ring_bytes = ring;
   t->listed = 1;
   c->nt++;
   c->st.threads_seen++;
@@ -101,7 +120,7 @@ static int thr_open(struct ocgc_cpu *c, int tid)
 static void thr_close(struct ocgc_cpu *c, size_t i)
 {
   struct thr *t = &c->t[i];
-  munmap(t->base, c->map_bytes);
+  munmap(t->base, t->ring_bytes + c->page);
   close(t->fd);
   c->t[i] = c->t[--c->nt];
 }
@@ -116,7 +135,7 @@ static int scan(struct ocgc_cpu *c, int first)
   struct dirent *d;
   DIR *dir;
   size_t i;
-  unsigned entries = 0, over = 0;
+  unsigned entries = 0, over = 0, unmapped = 0;
   int err = 0;
   if ((err = ocgc_proc_ident(c->pid, &id)) == 0 && c->start_time != 0 &&
       id.start_time != c->start_time)
@@ -141,8 +160,19 @@ static int scan(struct ocgc_cpu *c, int first)
       over++;
       continue;
     }
+    if (unmapped > 0) { /* the limit is reached: not tried again now */
+      unmapped++;
+      continue;
+    }
     r = thr_open(c, tid);
     if (r == -ESRCH) continue;
+    /* the first thread without a ring is the open's refusal; a later one,
+     * a partial profile */
+    if (r == RING_LIMIT && (!first || c->nt > 0)) {
+      unmapped++;
+      continue;
+    }
+    if (r == RING_LIMIT) r = OCGC_E_PERF_DENIED;
     if (r != 0) {
       if (first && err == 0) err = r;
       c->st.threads_failed++;
@@ -150,6 +180,8 @@ static int scan(struct ocgc_cpu *c, int first)
   }
   closedir(dir);
   c->st.threads_over = over;
+  c->st.threads_unmapped = unmapped;
+  if (unmapped > 0) c->st.flags |= OCGC_CPU_RING_LIMIT;
   if (first && err != 0) return err;
   for (i = c->nt; i-- > 0;)
     if (!c->t[i].listed || c->t[i].exited) thr_close(c, i);
@@ -185,7 +217,6 @@ int ocgc_cpu_open(int pid, uint64_t start_time, const struct ocgc_cpu_opts *opts
   c->max_threads = o.max_threads;
   c->page = (size_t)page;
   c->ring_bytes = (size_t)o.ring_pages * c->page;
-  c->map_bytes = c->ring_bytes + c->page;
   c->st.sz = sizeof c->st;
   c->attr.size = sizeof c->attr;
   c->attr.type = PERF_TYPE_SOFTWARE;
@@ -226,7 +257,7 @@ static int drain(struct ocgc_cpu *c, struct thr *t, ocgc_cpu_sample_fn fn, void 
   struct ocgc_cpu_sample s;
   int n, rv = 0;
   r.data = t->base + c->page;
-  r.size = c->ring_bytes;
+  r.size = t->ring_bytes;
   r.head = __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE);
   while ((n = cpu_ring_next(&r, &t->tail, c->buf)) > 0) {
     uint32_t type;
@@ -296,6 +327,31 @@ const char *ocgc_cpu_denied_hint(int err)
            "processes (it is %s here), and its rings within kernel.perf_event_mlock_kb or "
            "CAP_IPC_LOCK",
            v);
+  return line;
+}
+
+const char *ocgc_cpu_partial_hint(const struct ocgc_cpu_stats *st)
+{
+  static char line[512];
+  char v[32] = "unknown";
+  ssize_t n;
+  size_t at = 0;
+  if (st == NULL || (st->threads_over == 0 && st->threads_unmapped == 0)) return NULL;
+  line[0] = '\0';
+  if (st->threads_unmapped > 0) {
+    n = ocgc_proc_read_small("/proc/sys/kernel/perf_event_mlock_kb", v, sizeof v);
+    if (n > 0 && v[n - 1] == '\n') v[n - 1] = '\0';
+    if (n <= 0) snprintf(v, sizeof v, "unknown");
+    at = (size_t)snprintf(line, sizeof line,
+                          "%llu threads not sampled: their rings would pass the memory this "
+                          "user may lock (kernel.perf_event_mlock_kb, %s KiB a CPU here, then "
+                          "RLIMIT_MEMLOCK); root, CAP_IPC_LOCK, a larger setting or smaller "
+                          "rings would sample them",
+                          (unsigned long long)st->threads_unmapped, v);
+  }
+  if (st->threads_over > 0 && at < sizeof line)
+    snprintf(line + at, sizeof line - at, "%s%llu threads not sampled: past max_threads",
+             at > 0 ? "; " : "", (unsigned long long)st->threads_over);
   return line;
 }
 

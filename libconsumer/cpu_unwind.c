@@ -11,8 +11,15 @@
  *   within max_read_bytes; no DWARF debug info: no_lines), nor any memory
  *   but [sp, sp + stack_size) of the sample: an address outside it fails
  *   the read, and the frame that needed it ends the stack (LOST);
- * - at most MAX_MODULES files, read once at the open; modules never
- *   overlap (one that would is left out: its addresses have no CFI);
+ * - at most MAX_MODULES files, read at the open, and those the process
+ *   maps later (a dlopen) when a stack meets an address of no module: the
+ *   maps read again (at most MAX_MAPS_LINES lines) no more than once every
+ *   RESCAN_NS, and only while fewer than MAX_MODULES are read; a mapping
+ *   is tried once (MAX_MODULES tried at most after the open); modules
+ *   never overlap (one that would is left out: its addresses have no
+ *   CFI), and none is removed (a file unmapped keeps its CFI); a file
+ *   mapped later is opened by its range in /proc/PID/map_files (the
+ *   mapped file; the path the maps name is never opened);
  * - a stack holds at most max_depth frames, and each frame's stack
  *   pointer is above the one before (else LOOP): the walk ends, whatever
  *   the copy holds;
@@ -23,18 +30,27 @@
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <gelf.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "cfi_check.h"
 #include "elfimage.h"
 #include "elfload.h"
+#include "mapsline.h"
 #include "ocgc/unwind.h"
 #include "opts.h"
+#include "procfs.h"
 #include "symbols_files.h"
 
 #define MAX_MODULES 64u
+#define MAX_MAPS_LINES 65536u
+#define RESCAN_NS UINT64_C(100000000) /* 100 ms: at most 10 maps reads a second */
 
 struct module {
   struct elf_loaded ld;
@@ -46,6 +62,11 @@ struct module {
 struct ocgc_unwind {
   Dwfl *dwfl;
   int pid;
+  uint64_t start_time;  /* the process's (0: not checked) */
+  struct elf_bounds b;  /* each file's */
+  uint64_t last_scan_ns; /* the maps' latest reading */
+  struct { uint64_t start, end; } tried[MAX_MODULES]; /* mappings tried after the open */
+  unsigned ntried;
   unsigned max_depth;
   struct module mods[MAX_MODULES];
   unsigned nmods;
@@ -137,6 +158,72 @@ static const Dwfl_Thread_Callbacks thread_cbs = {
     .set_initial_registers = set_initial_registers,
 };
 
+/* Make the copy's CFI what libdw may read: libdw finds an .eh_frame
+ * through PT_GNU_EH_FRAME (whose table may name any offset as an FDE) or
+ * else by section name, with .eh_frame_hdr's table (idem).  So the
+ * program header is made PT_NULL and .eh_frame_hdr SHT_NOBITS (libdw then
+ * reads the .eh_frame in order, the entries cfi_check walked), and if a
+ * section named .eh_frame or .debug_frame fails cfi_check, every one of
+ * them is made SHT_NOBITS: the file has no CFI (all or none).  -1: a file
+ * this cannot make safe (not ELF64 little-endian, more than 8 such
+ * sections): left out. */
+static int cfi_sanitize(struct elf_loaded *ld)
+{
+  Elf *e = elf_memory((char *)ld->image, ld->size);
+  GElf_Ehdr eh;
+  GElf_Shdr sh;
+  GElf_Phdr ph;
+  Elf_Scn *scn = NULL;
+  size_t shstrndx, nph, i;
+  uint64_t cfi_secs[8];
+  unsigned ncfi = 0, bad = 0;
+  if (e == NULL) return -1;
+  if (gelf_getehdr(e, &eh) == NULL || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+      eh.e_ident[EI_DATA] != ELFDATA2LSB || elf_getshdrstrndx(e, &shstrndx) != 0 ||
+      elf_getphdrnum(e, &nph) != 0) {
+    elf_end(e);
+    return -1;
+  }
+  for (i = 0; i < nph; i++)
+    if (gelf_getphdr(e, (int)i, &ph) != NULL && ph.p_type == PT_GNU_EH_FRAME &&
+        eh.e_phoff + (i + 1) * eh.e_phentsize <= ld->size) {
+      uint32_t null = PT_NULL;
+      memcpy(ld->image + eh.e_phoff + i * eh.e_phentsize, &null, 4);
+    }
+  while ((scn = elf_nextscn(e, scn)) != NULL) {
+    const char *name;
+    int is_eh;
+    if (gelf_getshdr(scn, &sh) == NULL || (name = elf_strptr(e, shstrndx, sh.sh_name)) == NULL)
+      continue;
+    is_eh = strcmp(name, ".eh_frame") == 0;
+    if (!is_eh && strcmp(name, ".eh_frame_hdr") != 0 && strcmp(name, ".debug_frame") != 0) continue;
+    if (ncfi == sizeof cfi_secs / sizeof cfi_secs[0]) {
+      elf_end(e);
+      return -1;
+    }
+    cfi_secs[ncfi++] = elf_ndxscn(scn);
+    if (name[1] == 'e' && !is_eh) continue; /* the table: dropped below */
+    if (sh.sh_type != SHT_NOBITS &&
+        (sh.sh_offset > ld->size || sh.sh_size > ld->size - sh.sh_offset ||
+         cfi_check(ld->image + sh.sh_offset, (size_t)sh.sh_size, is_eh) != 0))
+      bad = 1;
+  }
+  /* the section headers' sh_type fields, in the image (elf_load checked
+   * the table is within it) */
+  for (i = 0; i < ncfi; i++) {
+    uint32_t nobits = SHT_NOBITS;
+    const char *name;
+    if ((scn = elf_getscn(e, cfi_secs[i])) == NULL || gelf_getshdr(scn, &sh) == NULL ||
+        (name = elf_strptr(e, shstrndx, sh.sh_name)) == NULL)
+      continue;
+    if ((bad || strcmp(name, ".eh_frame_hdr") == 0) &&
+        eh.e_shoff + (cfi_secs[i] + 1) * eh.e_shentsize <= ld->size)
+      memcpy(ld->image + eh.e_shoff + cfi_secs[i] * eh.e_shentsize + 4, &nobits, 4);
+  }
+  elf_end(e);
+  return 0;
+}
+
 /* Read the file [fd] (closed here) and report it to libdwfl, the mapping
  * [map_start, +off) telling where its loadable segments are; single: the
  * file at its own addresses.  0, or -1: left out (no CFI there). */
@@ -153,6 +240,11 @@ static int add_module(struct ocgc_unwind *u, int fd, const struct elf_bounds *b,
   int err = elf_load(fd, b, &m->ld);
   close(fd);
   if (err != 0) return -1;
+  if (cfi_sanitize(&m->ld) != 0) {
+    elf_unload(&m->ld);
+    memset(m, 0, sizeof *m);
+    return -1;
+  }
   if ((m->elf = elf_memory((char *)m->ld.image, m->ld.size)) == NULL ||
       elf_getphdrnum(m->elf, &nph) != 0)
     goto out;
@@ -220,6 +312,8 @@ int ocgc_unwind_open(struct ocgc_symbols *names, int fd, const struct ocgc_unwin
     return -ENOMEM;
   }
   u->pid = ocgc_symbols_pid(names, &start_time);
+  u->start_time = start_time;
+  u->b = b;
   dwfl_report_begin(u->dwfl);
   n = ocgc_symbols_mappings(names, &maps);
   if (u->pid == 0) {
@@ -239,6 +333,92 @@ int ocgc_unwind_open(struct ocgc_symbols *names, int fd, const struct ocgc_unwin
   *out = u;
   return 0;
 #endif
+}
+
+static uint64_t mono_ns(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* An executable file mapping of the process that no module covers. */
+struct new_map {
+  uint64_t start, end, offset;
+};
+
+struct scan_ctx {
+  struct ocgc_unwind *u;
+  struct new_map found[MAX_MODULES];
+  unsigned nfound, lines;
+};
+
+static int new_line(char *line, void *arg)
+{
+  struct scan_ctx *c = arg;
+  struct ocgc_maps_line l;
+  unsigned long off = 0;
+  unsigned i;
+  if (++c->lines > MAX_MAPS_LINES) return 1;
+  /* the offset, read before mapsline.c splits the line in place */
+  if (sscanf(line, "%*x-%*x %*s %lx", &off) != 1) return 0;
+  if (ocgc_maps_parse_line(line, &l) != 0 || l.perms[2] != 'x' || l.path == NULL ||
+      l.path[0] != '/' || l.inode == 0 || l.end <= l.start)
+    return 0;
+  for (i = 0; i < c->u->nmods; i++)
+    if (l.start < c->u->mods[i].high && c->u->mods[i].low < l.end) return 0;
+  for (i = 0; i < c->u->ntried; i++)
+    if (l.start == c->u->tried[i].start && l.end == c->u->tried[i].end) return 0;
+  if (c->nfound + c->u->nmods >= MAX_MODULES || c->nfound + c->u->ntried >= MAX_MODULES) return 1;
+  c->found[c->nfound].start = l.start;
+  c->found[c->nfound].end = l.end;
+  c->found[c->nfound].offset = off;
+  c->nfound++;
+  return 0;
+}
+
+/* Report the files the process mapped since the modules were read (a
+ * dlopen), each opened as the symbolizer opens them (map_files: the
+ * mapped file, never a path; elf_load's checks).  Returns how many were
+ * added. */
+static unsigned rescan(struct ocgc_unwind *u)
+{
+  struct scan_ctx c;
+  struct ocgc_proc_ident id;
+  char path[96];
+  unsigned i, before = u->nmods;
+  uint64_t now = mono_ns();
+  if (u->pid == 0 || u->nmods >= MAX_MODULES || u->ntried >= MAX_MODULES ||
+      (u->last_scan_ns != 0 && now - u->last_scan_ns < RESCAN_NS))
+    return 0;
+  u->last_scan_ns = now;
+  /* the process opened, not another at its pid */
+  if (ocgc_proc_ident(u->pid, &id) != 0 || (u->start_time != 0 && id.start_time != u->start_time))
+    return 0;
+  memset(&c, 0, sizeof c);
+  c.u = u;
+  if (ocgc_proc_maps_each(u->pid, new_line, &c) < 0 || c.nfound == 0) return 0;
+  dwfl_report_begin_add(u->dwfl);
+  for (i = 0; i < c.nfound && u->nmods < MAX_MODULES; i++) {
+    int fd;
+    u->tried[u->ntried].start = c.found[i].start;
+    u->tried[u->ntried++].end = c.found[i].end;
+    snprintf(path, sizeof path, "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, u->pid,
+             c.found[i].start, c.found[i].end);
+    if ((fd = open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)) < 0) continue;
+    add_module(u, fd, &u->b, path, c.found[i].start, c.found[i].offset, 0);
+  }
+  dwfl_report_end(u->dwfl, NULL, NULL);
+  return u->nmods - before;
+}
+
+/* Whether a frame of [st] is at an address of no module. */
+static int meets_unknown(struct ocgc_unwind *u, const struct ocgc_unwind_stack *st)
+{
+  unsigned i;
+  for (i = 0; i < st->depth; i++)
+    if (dwfl_addrmodule(u->dwfl, st->frames[i] - (i > 0)) == NULL) return 1;
+  return 0;
 }
 
 static int frame_cb(Dwfl_Frame *f, void *arg)
@@ -292,8 +472,23 @@ static int cfi_says_outermost(struct ocgc_unwind *u, Dwarf_Addr pc)
   return yes;
 }
 
+static int walk(struct ocgc_unwind *u, const struct ocgc_cpu_sample *s,
+                struct ocgc_unwind_stack *out);
+
 int ocgc_unwind_sample(struct ocgc_unwind *u, const struct ocgc_cpu_sample *s,
                        struct ocgc_unwind_stack *out)
+{
+  int d = walk(u, s, out);
+  /* a stack cut at an address no module covers: a file mapped since?
+   * (once more at most, and the maps read at most every RESCAN_NS) */
+  if (u != NULL && u->attached && out->end == OCGC_UNWIND_LOST && meets_unknown(u, out) &&
+      rescan(u) > 0)
+    d = walk(u, s, out);
+  return d;
+}
+
+static int walk(struct ocgc_unwind *u, const struct ocgc_cpu_sample *s,
+                struct ocgc_unwind_stack *out)
 {
   int rc;
   memset(out, 0, sizeof *out);

@@ -25,7 +25,11 @@
  * Bounded: at most max_threads threads (default 64; those past it are
  * counted, not sampled), each with a ring of ring_pages pages (default 64:
  * 256 KiB, some 15 samples of a 16 KiB stack; read the rings at least every
- * 100 ms at 100 Hz, or samples are lost, and counted), a copy of at most
+ * 100 ms at 100 Hz, or samples are lost, and counted; where the memory a
+ * user may lock for rings runs out, kernel.perf_event_mlock_kb a CPU and
+ * then RLIMIT_MEMLOCK, half of that or less, 8 pages at least; past it the
+ * thread is not sampled but counted, threads_unmapped: a partial profile,
+ * which ocgc_cpu_partial_hint() says in one line), a copy of at most
  * stack_bytes of stack per sample (default 16 KiB).  Memory: max_threads x
  * (ring_pages + 1) pages of rings, and one 64 KiB record buffer.  One
  * ocgc_cpu_read() reads at most what the rings hold when it starts (every
@@ -90,11 +94,16 @@ struct ocgc_cpu_stats {
   uint64_t threads_failed;  /**< threads found after the open whose event
                                  could not be opened (a thread that was gone
                                  already is not counted) */
-  int flags;                /**< OCGC_CPU_EXECED, OCGC_CPU_GONE */
+  int flags;                /**< OCGC_CPU_EXECED, OCGC_CPU_GONE, OCGC_CPU_RING_LIMIT */
+  uint64_t threads_unmapped; /**< threads of the latest listing not sampled:
+                                  no ring fits in the memory this user may
+                                  lock (perf_event_mlock_kb) */
+  uint64_t rings_smaller;   /**< rings made smaller than ring_pages, to fit it */
 };
 
-#define OCGC_CPU_EXECED 1 /**< the process exec'd: sampling stopped there */
-#define OCGC_CPU_GONE 2   /**< the process exited */
+#define OCGC_CPU_EXECED 1     /**< the process exec'd: sampling stopped there */
+#define OCGC_CPU_GONE 2       /**< the process exited */
+#define OCGC_CPU_RING_LIMIT 4 /**< threads_unmapped was nonzero at a listing */
 
 struct ocgc_cpu;
 
@@ -123,6 +132,12 @@ OCGC_API int ocgc_cpu_stats(const struct ocgc_cpu *c, struct ocgc_cpu_stats *out
  * ocgc_cpu_open; NULL for another error.  Static storage, overwritten by
  * the next call. */
 OCGC_API const char *ocgc_cpu_denied_hint(int err);
+
+/** One line saying which threads [st] counts as not sampled, and why
+ * (threads_unmapped: the setting, its value here, and what would allow
+ * them; threads_over: max_threads), or NULL when every thread found is
+ * sampled.  Static storage, overwritten by the next call. */
+OCGC_API const char *ocgc_cpu_partial_hint(const struct ocgc_cpu_stats *st);
 
 /** Stop sampling and free [c].  NULL is accepted. */
 OCGC_API void ocgc_cpu_close(struct ocgc_cpu *c);

@@ -71,9 +71,13 @@ struct ocgc_unwind;
  * [fd] is that file, read again here; -1 otherwise).  [names] is borrowed:
  * it must outlive the unwinder, and is used by it (the mappings) in the
  * calls below, not by another thread at the same time.  Its files are read
- * here, once (at most 64): a file mapped later (dlopen) has no CFI for this
- * unwinder, and its stacks end LOST.  Returns 0; -EINVAL; -ENOTSUP (not
- * x86-64); -ENOMEM. */
+ * here (at most 64 in all); a file mapped later (dlopen) is read when a
+ * stack meets an address no file covers (the process's maps read again,
+ * at most every 100 ms, each mapping tried once, through
+ * /proc/PID/map_files as the symbolizer opens its files; the symbolizer
+ * itself does not learn it: its frames have no names, but the stacks
+ * unwind through them).  Returns 0; -EINVAL; -ENOTSUP (not x86-64);
+ * -ENOMEM. */
 OCGC_API int ocgc_unwind_open(struct ocgc_symbols *names, int fd,
                               const struct ocgc_unwind_opts *opts, struct ocgc_unwind **out);
 

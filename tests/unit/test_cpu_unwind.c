@@ -13,10 +13,20 @@
  * - a copy of garbage, and a copy where every word points back into
  *   snap(): the walk ends within 128 frames, every read within the copy
  *   (memory_read, under ASan).  The live stack is never read: the copies
- *   are altered after they are taken, and what is unwound follows them. */
+ *   are altered after they are taken, and what is unwound follows them;
+ * - CFI of a few bytes that costs libdw gigabytes (found by fuzz_unwind):
+ *   an instruction naming register 2^27 - 1, which libdw sizes its table
+ *   of rules by, and 100 000 DW_CFA_remember_state, a copy of the table
+ *   each: the unwinder refuses that CFI (cfi_check.c), the stack ends
+ *   LOST at once, and the peak resident size grows by less than 64 MiB
+ *   (1.1 GB before); an FDE of 1 MiB (of nops, which libdw would run at
+ *   each lookup) is refused too, one of 4 KiB is not. */
 
 #include <check.h>
 #include <pthread.h>
+#include <stdio.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +35,7 @@
 #include "ocgc/cpu.h"
 #include "ocgc/symbols.h"
 #include "ocgc/unwind.h"
+#include "cfigen.h"
 #include "testutil.h"
 
 #define THREAD_STACK (256u * 1024u)
@@ -309,6 +320,112 @@ START_TEST(garbage_copies)
 }
 END_TEST
 
+static long peak_rss_kb(void)
+{
+  struct rusage ru;
+  ck_assert_int_eq(getrusage(RUSAGE_SELF, &ru), 0);
+  return ru.ru_maxrss;
+}
+
+/* An .eh_frame of one CIE (cfa = rsp + 8, rip at cfa - 8) and one FDE over
+ * the text whose instructions are [ins]: the file cfigen writes, unwound
+ * at CFIGEN_TEXT + 4 with a stack copy of return addresses. */
+static void unwind_crafted(const unsigned char *ins, size_t n, struct ocgc_unwind_stack *st)
+{
+  static const unsigned char cie[] = {0x14, 0, 0, 0, 0, 0, 0, 0, 1, 'z', 'R', 0, 1, 0x78, 0x10,
+                                      1, 0x1b, 0x0c, 0x07, 0x08, 0x90, 0x01, 0, 0};
+  unsigned char *eh = calloc(1, sizeof cie + 24 + n + 8);
+  size_t fde = sizeof cie, len = 4 + 4 + 4 + 1 + n, i;
+  struct ocgc_symbols *cnames;
+  struct ocgc_unwind *u;
+  struct ocgc_cpu_sample s;
+  uint64_t stack[32];
+  int32_t rel;
+  int fd = memfd_create("cfi", MFD_CLOEXEC);
+  ck_assert_ptr_nonnull(eh);
+  ck_assert_int_ge(fd, 0);
+  len = (len + 3) & ~(size_t)3;
+  memcpy(eh, cie, sizeof cie);
+  eh[fde] = (unsigned char)len, eh[fde + 1] = (unsigned char)(len >> 8);
+  eh[fde + 2] = (unsigned char)(len >> 16);
+  eh[fde + 4] = (unsigned char)(fde + 4); /* back to the CIE */
+  rel = (int32_t)(CFIGEN_TEXT - (CFIGEN_EH_FRAME + fde + 8));
+  memcpy(eh + fde + 8, &rel, 4);
+  rel = 0x100;
+  memcpy(eh + fde + 12, &rel, 4);
+  eh[fde + 16] = 0; /* augmentation data: none */
+  memcpy(eh + fde + 17, ins, n);
+  ck_assert_int_eq(cfigen_write(fd, eh, fde + 4 + len + 4, NULL, 0), 0);
+  free(eh);
+  ck_assert_int_eq(ocgc_symbols_open_elf(fd, "crafted", NULL, &cnames), 0);
+  ck_assert_int_eq(ocgc_unwind_open(cnames, fd, NULL, &u), 0);
+  for (i = 0; i < 32; i++) stack[i] = CFIGEN_TEXT + 0x80;
+  memset(&s, 0, sizeof s);
+  s.pid = s.tid = 4242;
+  s.regs_known = 1;
+  s.regs[OCGC_CPU_REG_IP] = s.ip = CFIGEN_TEXT + 4;
+  s.regs[OCGC_CPU_REG_SP] = UINT64_C(0x7ffd0000);
+  s.stack = (const unsigned char *)stack;
+  s.stack_size = sizeof stack;
+  ck_assert_int_ge(ocgc_unwind_sample(u, &s, st), 1);
+  ocgc_unwind_close(u);
+  ocgc_symbols_close(cnames);
+  close(fd);
+}
+
+START_TEST(costly_cfi_refused)
+{
+  /* DW_CFA_expression, register 0x7ffffff, an empty expression */
+  static const unsigned char big_reg[] = {0x10, 0xff, 0xff, 0xff, 0x3f, 0x00};
+  /* DW_CFA_undefined r15 (17 rules), then 100 000 DW_CFA_remember_state */
+  unsigned char *states = malloc(100002);
+  struct ocgc_unwind_stack st;
+  long before = peak_rss_kb(), grown;
+  unwind_crafted(big_reg, sizeof big_reg, &st);
+  grown = peak_rss_kb() - before;
+  printf("a register of 2^27 - 1: %ld KiB more at the peak, %u frames, %s\n", grown, st.depth,
+         ocgc_unwind_end_name(st.end));
+  ck_assert_int_lt(grown, 64 * 1024);
+  ck_assert_uint_eq(st.depth, 1);
+  ck_assert_int_eq(st.end, OCGC_UNWIND_LOST);
+  /* a real file's CFI is kept: the same FDE with a register of 15 unwinds */
+  {
+    static const unsigned char ok_reg[] = {0x10, 0x0f, 0x00};
+    unwind_crafted(ok_reg, sizeof ok_reg, &st);
+    ck_assert_uint_gt(st.depth, 1);
+  }
+  ck_assert_ptr_nonnull(states);
+  states[0] = 0x07, states[1] = 0x0f;
+  memset(states + 2, 0x0a, 100000);
+  before = peak_rss_kb();
+  unwind_crafted(states, 100002, &st);
+  grown = peak_rss_kb() - before;
+  printf("100 000 remembered states: %ld KiB more at the peak, %u frames, %s\n", grown,
+         st.depth, ocgc_unwind_end_name(st.end));
+  ck_assert_int_lt(grown, 64 * 1024);
+  ck_assert_uint_eq(st.depth, 1);
+  free(states);
+}
+END_TEST
+
+/* An FDE of 1 MiB of DW_CFA_nop: libdw would run them all at each lookup
+ * (a sample's time grows with the file's choice); refused, whole. */
+START_TEST(long_fde_refused)
+{
+  size_t n = 1024 * 1024;
+  unsigned char *nops = calloc(1, n);
+  struct ocgc_unwind_stack st;
+  ck_assert_ptr_nonnull(nops);
+  unwind_crafted(nops, n, &st);
+  ck_assert_uint_eq(st.depth, 1);
+  ck_assert_int_eq(st.end, OCGC_UNWIND_LOST);
+  /* 4 KiB of them is a plausible FDE: kept, and unwound through */
+  unwind_crafted(nops, 4096, &st);
+  ck_assert_uint_gt(st.depth, 1);
+  free(nops);
+}
+END_TEST
+
 static Suite *cpu_unwind_suite(void)
 {
   Suite *s = suite_create("cpu_unwind");
@@ -319,6 +436,8 @@ static Suite *cpu_unwind_suite(void)
   tcase_add_test(tc, loop_ends);
   tcase_add_test(tc, nothing_to_unwind);
   tcase_add_test(tc, garbage_copies);
+  tcase_add_test(tc, costly_cfi_refused);
+  tcase_add_test(tc, long_fde_refused);
   suite_add_tcase(s, tc);
   return s;
 }
