@@ -62,7 +62,7 @@ static void own(struct ocgc_expo *e, const struct serve_set *s)
           "Drains of a watched ring, on its own schedule or for a scrape.", st.polls);
   if (s->pprof != NULL) { /* counters alone: relaxed loads of relaxed adds (serve_pprof.c) */
     own_u64(e, "ocgc_serve_pprof_profiles_total", "counter",
-            "Allocation profiles served (/debug/pprof/allocs and /debug/pprof/heap).",
+            "Profiles served (/debug/pprof/allocs, /debug/pprof/heap and /debug/pprof/profile).",
             __atomic_load_n(&s->pprof->served, __ATOMIC_RELAXED));
     own_u64(e, "ocgc_serve_pprof_windows", "gauge",
             "Profile windows (/debug/pprof/...&seconds=S) under way: their first copy is taken.",
