@@ -15,6 +15,9 @@
 # - two CPU windows of 300 s (the bound at once) of two clients that
 #   leave: a third is refused 503 while they run and answered 200 once
 #   they have left (the time printed), ocgc_serve_pprof_abandoned_total 2;
+# - a window of 120 s across an exec of its process (exec_watch.ml: same
+#   pid, a new image) ends at the exec: 200 with the samples before, its
+#   Duration the part sampled (the time printed);
 # - bad requests: frequency out of bounds (400); ?program= is not served
 #   for CPU profiles (501);
 # - without --web.enable-pprof, a client over TCP is refused 403; over a
@@ -33,6 +36,7 @@ gauge() { awk -v n="$2" '$1 == n { print $2 }' "$WORK/$1"; }
 
 compile_native burn ocgc_test.ml cpu_gc_burn.ml
 PACKAGES=threads.posix,unix compile_native thr ocgc_test.ml cpu_threads.ml
+compile_native ew ocgc_test.ml exec_watch.ml
 start_bg burn ./burn "$WORK/burn.stop"
 pid=$BGPID
 wait_key burn pid "$pid"
@@ -143,6 +147,35 @@ get wm /metrics >/dev/null
 check_eq "ocgc_serve_pprof_abandoned_total" 2 "`gauge wm ocgc_serve_pprof_abandoned_total`"
 check_eq "ocgc_serve_pprof_windows" 0 "`gauge wm ocgc_serve_pprof_windows`"
 check_eq "?program=: 501 (one process's CPU)" 501 "`get prog "/debug/pprof/profile?program=burn&seconds=1"`"
+
+say "== a window across an exec ends there: the samples before"
+start_bg ew ./ew first "$WORK/ew.go" "$WORK/ew.stop"
+epid=$BGPID
+wait_key ew first.minor_collections "$epid"
+serve srvx --listen 127.0.0.1:0 --web.enable-pprof "$epid"
+t0=`date +%s%N`
+curl -s --max-time 200 -o "$WORK/x.pb.gz" -w '%{http_code}' \
+  "${url%/}/debug/pprof/profile?pid=$epid&seconds=120" >"$WORK/x.code" &
+xc=$!
+n=0
+until test "`get wm /metrics`" = 200 && test "`gauge wm ocgc_serve_pprof_windows`" = 1; do
+  n=$((n + 1)); test $n -le 1200 || hard_error "the window never began: `cat "$WORK/x.code" "$WORK/x.pb.gz"`"
+  sleep 0.05
+done
+: >"$WORK/ew.go"
+wait_key ew second.pid "$epid"
+wait $xc
+ms=$(( (`date +%s%N` - t0) / 1000000 ))
+say "a 120 s window across an exec answered after $ms ms"
+check_eq "a window across an exec: 200, the samples before" 200 "`cat "$WORK/x.code"`"
+check_true "it ended at the exec, long before 120 s ($ms ms)" test "$ms" -lt 60000
+go tool pprof -top -sample_index=samples "$WORK/x.pb.gz" >"$WORK/x.top" 2>&1
+sed -n 1,8p "$WORK/x.top"
+check_true "its Duration is the part sampled, under 60 s" \
+  awk '/^Duration:/ { d = $2; sub(/,$/, "", d); f = 1
+    if (d ~ /ms$/) { f = 0.001; sub(/ms$/, "", d) } else sub(/s$/, "", d)
+    ok = d ~ /^[0-9.]+$/ && d * f > 0 && d * f < 60 } END { exit !ok }' "$WORK/x.top"
+stop_bg ew "$epid"
 
 say "== who may have it"
 serve srv2 --listen 127.0.0.1:0 "$pid"
