@@ -165,7 +165,7 @@ struct MHD_Response *serve_pprof_targets(struct serve_pprof *p, struct MHD_Conne
                                          const struct serve_pprof_client *who, unsigned *status);
 
 /* ---- /debug/pprof/profile: CPU windows (serve_pprof_cpu.c) ------------ */
-#define SERVE_CPU_THREADS 64        /* threads of one process sampled at once */
+#define SERVE_CPU_THREADS 32        /* threads of one process sampled at once (rings of 256 KiB) */
 /* A CPU window of process [pid] (its start time, its ring [src]: may be
  * NULL, borrowed) at [frequency] Hz, its files read within [read_bytes]:
  * *out, or NULL and the answer to give (*status, why). */

@@ -18,8 +18,9 @@
 # - a window of 120 s across an exec of its process (exec_watch.ml: same
 #   pid, a new image) ends at the exec: 200 with the samples before, its
 #   Duration the part sampled (the time printed);
-# - bad requests: frequency out of bounds (400); ?program= is not served
-#   for CPU profiles (501);
+# - ?program=NAME&seconds=3: two processes of cpu_gc_burn merged (the
+#   comment says 2, the functions named, gc_phase minor, the period);
+# - bad requests: frequency out of bounds (400);
 # - without --web.enable-pprof, a client over TCP is refused 403; over a
 #   unix socket, uid 65534 is refused 403 for root's program.
 # Skips (77) only where perf_event_open is refused to root (the answer is
@@ -146,7 +147,38 @@ check_true "within 30 s ($ms ms; the windows were of 300 s)" test $ms -le 30000
 get wm /metrics >/dev/null
 check_eq "ocgc_serve_pprof_abandoned_total" 2 "`gauge wm ocgc_serve_pprof_abandoned_total`"
 check_eq "ocgc_serve_pprof_windows" 0 "`gauge wm ocgc_serve_pprof_windows`"
-check_eq "?program=: 501 (one process's CPU)" 501 "`get prog "/debug/pprof/profile?program=burn&seconds=1"`"
+
+say "== ?program=NAME: two processes of one program merged"
+start_bg burn2 ./burn "$WORK/burn2.stop"
+pid2=$BGPID
+wait_key burn2 pid "$pid2"
+serve srvp --listen 127.0.0.1:0 --web.enable-pprof "$pid" "$pid2"
+n=0
+until get idx / >/dev/null && grep -q "^$pid2	" "$WORK/idx" && grep -q "^$pid	" "$WORK/idx"; do
+  n=$((n + 1)); test $n -le 600 || hard_error "serve never listed both: `cat "$WORK/idx"`"
+  sleep 0.05
+done
+prog=`awk -F '	' -v p="$pid" '$1 == p { print $2 }' "$WORK/idx"`
+check_eq "both processes under one program ($prog)" 2 "`awk -F '	' -v n="$prog" '$2 == n' "$WORK/idx" | wc -l`"
+code=`curl -s --max-time 120 -G --data-urlencode "program=$prog" --data-urlencode seconds=3 \
+  --data-urlencode frequency=200 -o "$WORK/pm.pb.gz" -w '%{http_code}' "${url%/}/debug/pprof/profile"`
+check_eq "profile?program=NAME&seconds=3: 200" 200 "$code"
+test "$code" = 200 || sed 's/^/answer: /' "$WORK/pm.pb.gz"
+go tool pprof -comments "$WORK/pm.pb.gz" >"$WORK/pm.comments" 2>&1
+cat "$WORK/pm.comments"
+check_true "its comment: 2 processes sampled" grep -q '2 processes sampled' "$WORK/pm.comments"
+go tool pprof -top -cum -sample_index=samples -nodecount=100000 "$WORK/pm.pb.gz" \
+  >"$WORK/pm.top" 2>"$WORK/pm.top.err" || hard_error "go tool pprof -top: `cat "$WORK/pm.top.err"`"
+sed -n 1,12p "$WORK/pm.top"
+for f in burn_one burn_two burn_four; do
+  check_true "the merged profile names Cpu_gc_burn.$f" \
+    awk -v f="Cpu_gc_burn.$f" '$NF == f && $4 + 0 > 0 { ok = 1 } END { exit !ok }' "$WORK/pm.top"
+done
+go tool pprof -tags -sample_index=samples "$WORK/pm.pb.gz" >"$WORK/pm.tags" 2>/dev/null
+check_true "the merged profile has gc_phase minor" grep -q ': minor$' "$WORK/pm.tags"
+check_eq "the merged profile's period: 1/200 s" 1 \
+  "`go tool pprof -raw "$WORK/pm.pb.gz" 2>/dev/null | grep -c '^Period: 5000000$'`"
+stop_bg burn2 "$pid2"
 
 say "== a window across an exec ends there: the samples before"
 start_bg ew ./ew first "$WORK/ew.go" "$WORK/ew.stop"
