@@ -19,7 +19,8 @@
 #   pid, a new image) ends at the exec: 200 with the samples before, its
 #   Duration the part sampled (the time printed);
 # - ?program=NAME&seconds=3: two processes of cpu_gc_burn merged (the
-#   comment says 2, the functions named, gc_phase minor, the period);
+#   comment says 2, the functions named, gc_phase minor, the period), and
+#   /debug/pprof/targets names its CPU path (__meta_ocgc_cpu_profile_path);
 # - bad requests: frequency out of bounds (400);
 # - without --web.enable-pprof, a client over TCP is refused 403; over a
 #   unix socket, uid 65534 is refused 403 for root's program.
@@ -178,6 +179,10 @@ go tool pprof -tags -sample_index=samples "$WORK/pm.pb.gz" >"$WORK/pm.tags" 2>/d
 check_true "the merged profile has gc_phase minor" grep -q ': minor$' "$WORK/pm.tags"
 check_eq "the merged profile's period: 1/200 s" 1 \
   "`go tool pprof -raw "$WORK/pm.pb.gz" 2>/dev/null | grep -c '^Period: 5000000$'`"
+check_eq "targets: 200" 200 "`get sd /debug/pprof/targets`"
+cat "$WORK/sd"
+check_true "targets: the program's CPU profile path" \
+  grep -qF "\"__meta_ocgc_cpu_profile_path\": \"/debug/pprof/profile?program=$prog\"" "$WORK/sd"
 stop_bg burn2 "$pid2"
 
 say "== a window across an exec ends there: the samples before"
