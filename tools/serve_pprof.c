@@ -1074,7 +1074,11 @@ static void finish(struct serve_pprof *p, struct pprof_job *j)
   p->njobs--;
   p->cpu_windows -= j->cpu != 0;
   if (j->resp == NULL && j->status == 0) answer_text(j, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
-  ocgc_cpuwindow_free(j->win); /* its events closed now; before the ring it borrows */
+  pthread_mutex_unlock(&p->lock);
+  /* A CPU job's events closed now (their rings unmapped, their files
+   * let go), with no lock held: the job is the worker's until its hold is
+   * dropped below.  Each window before the ring it borrows. */
+  ocgc_cpuwindow_free(j->win);
   j->win = NULL;
   {
     size_t i;
@@ -1086,7 +1090,6 @@ static void finish(struct serve_pprof *p, struct pprof_job *j)
   }
   ocgc_source_close(j->src);
   j->src = NULL;
-  pthread_mutex_unlock(&p->lock);
   MHD_resume_connection(j->c);
   pthread_mutex_lock(&p->lock);
   job_drop(p, j);
