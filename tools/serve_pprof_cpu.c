@@ -11,11 +11,14 @@
  * - a window's memory is bounded by serve's names bounds (PPROF_*), the
  *   sampler's threads (SERVE_CPU_THREADS rings of 256 KiB) and libocgc's
  *   profile bounds, whatever the target does;
+ * - the answer's comment says the window's figures (samples, threads,
+ *   lost, the GC share by the stacks and by the ring): numbers only;
  * - a refusal of perf_event_open (serve is not root, lacks CAP_PERFMON, or
  *   --run-as dropped it) is 403 with libocgc's one line: the client may
  *   not have what this exporter may not take; never a crash. */
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -66,10 +69,22 @@ int serve_cpu_answer(struct ocgc_cpuwindow *w, int absolute, unsigned char **buf
                      unsigned *status, char *why, size_t n)
 {
   struct ocgc_cpuprof_pprof_opts o = OCGC_OPTS_INIT(struct ocgc_cpuprof_pprof_opts);
+  struct ocgc_cpuwindow_stats ws = OCGC_OPTS_INIT(struct ocgc_cpuwindow_stats);
+  char comment[300], ring[80] = "no ring read";
   int err;
   ocgc_cpuwindow_end(w);
+  ocgc_cpuwindow_stats(w, &ws);
+  if (ws.has_ring)
+    snprintf(ring, sizeof ring, "the ring: %.1f%% of the wall time in collections",
+             ws.window_ns ? 100.0 * (double)ws.ring_gc_ns / (double)ws.window_ns : 0.0);
+  /* the window's figures, ocgc's words and numbers only */
+  snprintf(comment, sizeof comment, "ocgc serve: process %d: %" PRIu64 " samples from %" PRIu64
+           " threads, %" PRIu64 " lost (rings full between two reads), %.1f%% in the collector "
+           "by their stacks; %s", ws.pid, ws.samples, ws.threads_seen, ws.lost,
+           ws.samples ? 100.0 * (double)ws.gc_samples / (double)ws.samples : 0.0, ring);
   o.max_bytes = SERVE_BUF_MAX;
   o.absolute_addresses = absolute;
+  o.comment = comment;
   if ((err = ocgc_cpuwindow_pprof(w, &o, buf, len)) == 0) return 0;
   *status = MHD_HTTP_INTERNAL_SERVER_ERROR;
   snprintf(why, n, err == -EFBIG ? "the profile outgrew its bound (64 MiB)\n" : "out of memory\n");

@@ -78,6 +78,10 @@ check_true "gc_phase among the labels, minor among its values" \
   awk '$1 == "gc_phase:" { on = 1; next } /^ *[a-z_]+: Total/ { on = 0 } on && $NF == "minor" { ok = 1 }
     END { exit !ok }' "$WORK/tags"
 check_true "gc_cause among the labels" grep -q '^ *gc_cause: Total' "$WORK/tags"
+go tool pprof -comments "$WORK/p.pb.gz" >"$WORK/p.comments" 2>&1
+cat "$WORK/p.comments"
+check_true "its comment: the window's samples, threads and lost" \
+  grep -q "ocgc serve: process $pid: [0-9]* samples from [0-9]* threads, [0-9]* lost" "$WORK/p.comments"
 
 say "== a threaded program: every worker thread sampled"
 check_eq "threads' profile: 200" 200 "`curl -s --max-time 120 -o "$WORK/t.pb.gz" -w '%{http_code}' \
