@@ -80,6 +80,7 @@ int ocgc_cpuprof_pprof(const struct ocgc_cpuprof *p, struct ocgc_symbols *names,
   pb_uint(&w.out, 13, pprof_str(&w, "ocgc: cpu-clock samples of user space taken from outside "
                                     "(perf_event_open); gc_phase from each stack's collector "
                                     "frames, gc_cause from the ring's collection at its time"));
+  if (o.comment != NULL) pb_uint(&w.out, 13, pprof_str(&w, o.comment));
   pb_uint(&w.out, 14, pprof_str(&w, "cpu"));
   return pprof_end(&w, o.no_gzip, out, len);
 }

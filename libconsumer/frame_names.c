@@ -105,7 +105,8 @@ static unsigned map_of(struct ocgc_frame_names *fn, const struct ocgc_symbols_ma
 }
 
 /* Look [addr] up and keep what it is. */
-static int add_one(struct ocgc_frame_names *fn, uint64_t addr, struct ocgc_symbols *syms)
+static int add_one(struct ocgc_frame_names *fn, uint64_t addr, int is_return,
+                   struct ocgc_symbols *syms)
 {
   struct ocgc_symbol sym;
   struct fn_frame f = {FN_NONE, 0, NULL, NULL, NULL, 0};
@@ -113,7 +114,7 @@ static int add_one(struct ocgc_frame_names *fn, uint64_t addr, struct ocgc_symbo
   size_t nmaps;
   int err = 0;
   if (fn->nframes >= OCGC_FRAME_NAMES_MAX) return 0;
-  ocgc_symbols_lookup(syms, addr, 1, &sym);
+  ocgc_symbols_lookup(syms, addr, is_return, &sym);
   /* after the lookup: it may have read the file (its build id) and
    * renewed the array */
   nmaps = ocgc_symbols_mappings(syms, &maps);
@@ -164,7 +165,26 @@ int ocgc_frame_names_add(struct ocgc_frame_names *fn, const struct ocgc_memprof 
     for (d = 0; d < p->stack[i].depth && d < OCGC_MEMPROF_MAX_DEPTH; d++) {
       uint64_t a = p->stack[i].frames[d];
       if (fn_get(fn, a) != NULL) continue;
-      if ((err = add_one(fn, a, syms)) != 0) return err;
+      if ((err = add_one(fn, a, 1, syms)) != 0) return err;
+    }
+  return 0;
+}
+
+int ocgc_frame_names_add_cpu(struct ocgc_frame_names *fn, const struct ocgc_cpuprof *p,
+                             struct ocgc_symbols *syms)
+{
+  const struct ocgc_cpuprof_row *rows;
+  size_t i, n;
+  unsigned d;
+  int err;
+  if (fn == NULL || p == NULL || syms == NULL) return -EINVAL;
+  n = ocgc_cpuprof_rows(p, &rows);
+  for (i = 0; i < n; i++)
+    for (d = 0; d < rows[i].depth && d < OCGC_UNWIND_MAX_DEPTH; d++) {
+      uint64_t a = rows[i].frames[d];
+      if (fn_get(fn, a) != NULL) continue;
+      /* frames[0] is the sampled instruction, the others return addresses */
+      if ((err = add_one(fn, a, d > 0, syms)) != 0) return err;
     }
   return 0;
 }

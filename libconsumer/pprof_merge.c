@@ -9,7 +9,9 @@
  * values summed.  The profile.proto written is the one pprof.c writes
  * (same fields, same sample types, same made-up frames, same escaping:
  * the names are escaped when kept), with mappings as if loaded at their
- * file offset: no address of any process is written.
+ * file offset: no address of any process is written.  CPU profiles
+ * (ocgc_pprof_merge_add_cpu) are merged by the same tables, a sample's key
+ * its labels rather than a kind, written as cpuprof_pprof.c writes one.
  *
  * Invariants: every table is hashed with chains through its items (a
  * hash collision is told by comparing, never merged); the merge owns all
@@ -21,8 +23,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpuprof_priv.h"
 #include "frame_names.h"
 #include "idmap.h"
+#include "ocgc/event.h"
 #include "ocgc/pprof_merge.h"
 #include "opts.h"
 #include "pbwrite.h"
@@ -87,9 +91,16 @@ struct m_loc {
 struct m_fn {
   uint64_t name, system, file; /* string ids */
 };
+/* What tells two samples of the same locations apart. */
+struct m_key {
+  unsigned kind;               /* allocation profiles */
+  int overflow, cut;
+  int phase, cause, call;      /* CPU profiles' labels */
+};
 struct m_sample {
   unsigned kind;
   int overflow, cut;
+  int phase, cause, call;
   size_t nloc;
   uint64_t *loc;               /* location ids, innermost first */
   int64_t v[OCGC_PV_COUNT];
@@ -109,6 +120,8 @@ struct ocgc_pprof_merge {
   struct chains smp_h;
   uint64_t rate_bytes;
   int older; /* a process's rows carry no live: its in use is allocated - freed */
+  int mem, cpu;       /* what it holds: one kind of profile */
+  uint64_t period_ns; /* CPU: the largest period added */
 };
 
 #define VEC_ROOM(v) vec_room((void **)&(v).p, &(v).cap, (v).n, sizeof *(v).p)
@@ -244,17 +257,19 @@ static uint64_t loc_synthetic(struct ocgc_pprof_merge *m, const char *name)
   return ++m->loc.n;
 }
 
-/* Add [v] to the sample of these locations and kind, made if new. */
-static int sample_add(struct ocgc_pprof_merge *m, const struct ocgc_memprof_stack *s,
-                      const uint64_t *loc, size_t nloc, const int64_t v[OCGC_PV_COUNT])
+/* Add [v] to the sample of these locations and key, made if new. */
+static int sample_add(struct ocgc_pprof_merge *m, const struct m_key *s, const uint64_t *loc,
+                      size_t nloc, const int64_t v[OCGC_PV_COUNT])
 {
   uint64_t h = h3(s->kind, (uint64_t)(s->overflow != 0) << 1 | (s->cut != 0), nloc);
   struct m_sample *x;
   size_t i, k;
+  h = h3(h, (uint64_t)(s->phase + 1) << 8 | (uint64_t)(s->call + 1), (uint64_t)(s->cause + 2));
   for (k = 0; k < nloc; k++) h = mix(h ^ loc[k]);
   CH_EACH(&m->smp_h, h, i) {
     x = &m->smp.p[i];
     if (x->kind != s->kind || x->overflow != (s->overflow != 0) || x->cut != (s->cut != 0) ||
+        x->phase != s->phase || x->cause != s->cause || x->call != s->call ||
         x->nloc != nloc || (nloc > 0 && memcmp(x->loc, loc, nloc * sizeof *loc) != 0))
       continue;
     for (k = 0; k < OCGC_PV_COUNT; k++) x->v[k] += v[k];
@@ -269,6 +284,9 @@ static int sample_add(struct ocgc_pprof_merge *m, const struct ocgc_memprof_stac
   x->kind = s->kind;
   x->overflow = s->overflow != 0;
   x->cut = s->cut != 0;
+  x->phase = s->phase;
+  x->cause = s->cause;
+  x->call = s->call;
   x->nloc = nloc;
   memcpy(x->v, v, sizeof x->v);
   if (ch_add(&m->smp_h, h, m->smp.n) != 0) {
@@ -279,6 +297,25 @@ static int sample_add(struct ocgc_pprof_merge *m, const struct ocgc_memprof_stac
   return 0;
 }
 
+/* The location of address [a] of a process with frame names [names]:
+ * placed in its file, or one of its own (*unplaced: this process's
+ * address -> location); 0 out of memory. */
+static uint64_t loc_of(struct ocgc_pprof_merge *m, const struct ocgc_frame_names *names,
+                       uint64_t *mapids, struct idmap *unplaced, uint64_t a)
+{
+  const struct fn_frame *f = fn_get(names, a);
+  uint64_t id;
+  if (f != NULL && f->map != FN_NONE) {
+    if (mapids[f->map] == 0) mapids[f->map] = map_id(m, &names->maps[f->map]);
+    return mapids[f->map] != 0 ? loc_placed(m, mapids[f->map], f) : 0;
+  }
+  if ((id = im_get(unplaced, a)) == 0) {
+    id = loc_new(m, (struct m_loc){NONE, 0, NONE, 0});
+    if (id != 0 && im_put(unplaced, a, id) != 0) id = 0;
+  }
+  return id;
+}
+
 int ocgc_pprof_merge_add(struct ocgc_pprof_merge *m, const struct ocgc_memprof *p,
                          const struct ocgc_frame_names *names)
 {
@@ -287,13 +324,15 @@ int ocgc_pprof_merge_add(struct ocgc_pprof_merge *m, const struct ocgc_memprof *
   struct idmap unplaced = {NULL, NULL, 0, 0}; /* this process's address -> location */
   size_t i;
   int err = 0;
-  if (m == NULL || p == NULL) return -EINVAL;
+  if (m == NULL || p == NULL || m->cpu) return -EINVAL;
+  m->mem = 1;
   if (p->rate_bytes > m->rate_bytes) m->rate_bytes = p->rate_bytes;
   if (!p->live_known) m->older = 1;
   if (names != NULL && names->nmaps > 0 && (mapids = calloc(names->nmaps, sizeof *mapids)) == NULL)
     return -ENOMEM;
   for (i = 0; i < p->nstacks && err == 0; i++) {
     const struct ocgc_memprof_stack *s = &p->stack[i];
+    struct m_key key = {s->kind, s->overflow != 0, s->cut != 0, 0, 0, 0};
     int64_t v[OCGC_PV_COUNT];
     size_t n = 0, k;
     int any = 0;
@@ -304,23 +343,57 @@ int ocgc_pprof_merge_add(struct ocgc_pprof_merge *m, const struct ocgc_memprof *
       loc[n++] = loc_synthetic(m, PROFILE_FRAME_FULL);
     } else {
       unsigned d;
-      for (d = 0; d < s->depth && d < OCGC_MEMPROF_MAX_DEPTH; d++) {
-        const struct fn_frame *f = fn_get(names, s->frames[d]);
-        uint64_t id;
-        if (f != NULL && f->map != FN_NONE) {
-          if (mapids[f->map] == 0) mapids[f->map] = map_id(m, &names->maps[f->map]);
-          id = mapids[f->map] != 0 ? loc_placed(m, mapids[f->map], f) : 0;
-        } else if ((id = im_get(&unplaced, s->frames[d])) == 0) {
-          id = loc_new(m, (struct m_loc){NONE, 0, NONE, 0});
-          if (id != 0 && im_put(&unplaced, s->frames[d], id) != 0) id = 0;
-        }
-        loc[n++] = id;
-      }
+      for (d = 0; d < s->depth && d < OCGC_MEMPROF_MAX_DEPTH; d++)
+        loc[n++] = loc_of(m, names, mapids, &unplaced, s->frames[d]);
       if (s->cut) loc[n++] = loc_synthetic(m, PROFILE_FRAME_CUT);
     }
     for (k = 0; k < n; k++)
       if (loc[k] == 0) err = -ENOMEM;
-    if (err == 0) err = sample_add(m, s, loc, n, v);
+    if (err == 0) err = sample_add(m, &key, loc, n, v);
+  }
+  im_free(&unplaced);
+  free(mapids);
+  return err;
+}
+
+int ocgc_pprof_merge_add_cpu(struct ocgc_pprof_merge *m, const struct ocgc_cpuprof *p,
+                             const struct ocgc_frame_names *names)
+{
+  uint64_t loc[OCGC_UNWIND_MAX_DEPTH + 1];
+  uint64_t *mapids = NULL, period;
+  struct idmap unplaced = {NULL, NULL, 0, 0};
+  const struct ocgc_cpuprof_row *rows;
+  size_t i, nrows;
+  int err = 0;
+  if (m == NULL || p == NULL || m->mem) return -EINVAL;
+  m->cpu = 1;
+  period = UINT64_C(1000000000) / (cpuprof_frequency(p) ? cpuprof_frequency(p) : 100);
+  if (period > m->period_ns) m->period_ns = period;
+  if (names != NULL && names->nmaps > 0 && (mapids = calloc(names->nmaps, sizeof *mapids)) == NULL)
+    return -ENOMEM;
+  nrows = ocgc_cpuprof_rows(p, &rows);
+  for (i = 0; i < nrows && err == 0; i++) {
+    const struct ocgc_cpuprof_row *r = &rows[i];
+    struct m_key key = {0, r->overflow != 0, 0, (int)r->phase,
+                        r->phase == OCGC_GC_MUTATOR ? OCGC_CAUSE_NONE : r->cause, (int)r->call};
+    int64_t v[OCGC_PV_COUNT] = {0};
+    size_t n = 0, k;
+    if (r->samples == 0) continue;
+    v[0] = (int64_t)r->samples;
+    v[1] = (int64_t)(r->samples * period);
+    if (r->overflow) {
+      loc[n++] = loc_synthetic(m, PROFILE_FRAME_FULL);
+    } else if (r->depth == 0) {
+      loc[n++] = loc_synthetic(m, CPUPROF_FRAME_NO_STACK);
+    } else {
+      unsigned d;
+      for (d = 0; d < r->depth && d < OCGC_UNWIND_MAX_DEPTH; d++)
+        loc[n++] = loc_of(m, names, mapids, &unplaced, r->frames[d]);
+      if (r->end != OCGC_UNWIND_OUTERMOST) loc[n++] = loc_synthetic(m, CPUPROF_FRAME_STOPPED);
+    }
+    for (k = 0; k < n; k++)
+      if (loc[k] == 0) err = -ENOMEM;
+    if (err == 0) err = sample_add(m, &key, loc, n, v);
   }
   im_free(&unplaced);
   free(mapids);
@@ -350,7 +423,7 @@ void ocgc_pprof_merge_free(struct ocgc_pprof_merge *m)
 
 /* Extra strings the writer needs, after the merge's (ids from m->str.n). */
 struct extra {
-  const char *s[OCGC_PV_COUNT + 16];
+  const char *s[OCGC_PV_COUNT + 96]; /* a CPU merge's label values too */
   size_t n;
   size_t base;
 };
@@ -386,7 +459,15 @@ int ocgc_pprof_merge_write(const struct ocgc_pprof_merge *m, const struct ocgc_p
   memset(&x, 0, sizeof x);
   x.base = m->str.n;
 
-  for (v = 0; v < OCGC_PV_COUNT; v++) {
+  if (m->cpu) {
+    pb_uint(&msg, 1, x_id(&x, m, "samples"));
+    pb_uint(&msg, 2, x_id(&x, m, "count"));
+    pb_msg(&b, 1, &msg);
+    pb_uint(&msg, 1, x_id(&x, m, "cpu"));
+    pb_uint(&msg, 2, x_id(&x, m, "nanoseconds"));
+    pb_msg(&b, 1, &msg);
+  }
+  for (v = 0; v < OCGC_PV_COUNT && !m->cpu; v++) {
     const char *name = ocgc_profile_value_name((enum ocgc_profile_value)v);
     pb_uint(&msg, 1, x_id(&x, m, name));
     pb_uint(&msg, 2, x_id(&x, m, strstr(name, "space") ? "bytes" : "count"));
@@ -396,9 +477,24 @@ int ocgc_pprof_merge_write(const struct ocgc_pprof_merge *m, const struct ocgc_p
     const struct m_sample *s = &m->smp.p[i];
     for (k = 0; k < s->nloc; k++) pb_varint(&sub, s->loc[k]);
     pb_msg(&msg, 1, &sub);
-    for (k = 0; k < OCGC_PV_COUNT; k++) pb_varint(&sub, (uint64_t)s->v[k]);
+    for (k = 0; k < (m->cpu ? 2u : OCGC_PV_COUNT); k++) pb_varint(&sub, (uint64_t)s->v[k]);
     pb_msg(&msg, 2, &sub);
-    if (!s->overflow) {
+    if (m->cpu) {
+      const char *cause = s->cause >= 0 ? ocgc_cause_name((unsigned)s->cause) : NULL;
+      pb_uint(&sub, 1, x_id(&x, m, "gc_phase"));
+      pb_uint(&sub, 2, x_id(&x, m, ocgc_gc_phase_name((enum ocgc_gc_phase)s->phase)));
+      pb_msg(&msg, 3, &sub);
+      if (s->phase != OCGC_GC_MUTATOR) {
+        pb_uint(&sub, 1, x_id(&x, m, "gc_cause"));
+        pb_uint(&sub, 2, x_id(&x, m, cause != NULL ? cause : "unknown"));
+        pb_msg(&msg, 3, &sub);
+      }
+      if (ocgc_gc_call_name((enum ocgc_gc_call)s->call) != NULL) {
+        pb_uint(&sub, 1, x_id(&x, m, "gc_call"));
+        pb_uint(&sub, 2, x_id(&x, m, ocgc_gc_call_name((enum ocgc_gc_call)s->call)));
+        pb_msg(&msg, 3, &sub);
+      }
+    } else if (!s->overflow) {
       pb_uint(&sub, 1, x_id(&x, m, "kind"));
       pb_uint(&sub, 2, x_id(&x, m, ocgc_memprof_kind_name(s->kind)));
       pb_msg(&msg, 3, &sub);
@@ -440,16 +536,30 @@ int ocgc_pprof_merge_write(const struct ocgc_pprof_merge *m, const struct ocgc_p
   }
   pb_uint(&b, 9, (uint64_t)o.time_ns);
   pb_uint(&b, 10, (uint64_t)o.duration_ns);
-  pb_uint(&msg, 1, x_id(&x, m, "space"));
-  pb_uint(&msg, 2, x_id(&x, m, "bytes"));
-  pb_msg(&b, 11, &msg);
-  pb_uint(&b, 12, m->rate_bytes);
-  pb_uint(&b, 13, x_id(&x, m, "ocgc: sampled by the OCaml runtime's ocgc patch; figures are "
-                             "estimates (sd sqrt(bytes x period)); merged from several processes"));
-  pb_uint(&b, 13, x_id(&x, m, m->older ? PROFILE_INUSE_OLD : PROFILE_INUSE_LIVE));
-  if (comment != NULL) pb_uint(&b, 13, x_id(&x, m, comment));
-  pb_uint(&b, 14, x_id(&x, m, ocgc_profile_value_name(o.default_value_set ? o.default_value
-                                                                         : OCGC_PV_ALLOC_SPACE)));
+  if (m->cpu) {
+    pb_uint(&msg, 1, x_id(&x, m, "cpu"));
+    pb_uint(&msg, 2, x_id(&x, m, "nanoseconds"));
+    pb_msg(&b, 11, &msg);
+    pb_uint(&b, 12, m->period_ns);
+    pb_uint(&b, 13, x_id(&x, m, "ocgc: cpu-clock samples of user space taken from outside "
+                               "(perf_event_open); gc_phase from each stack's collector frames, "
+                               "gc_cause from the ring's collection at its time; merged from "
+                               "several processes"));
+    if (comment != NULL) pb_uint(&b, 13, x_id(&x, m, comment));
+    pb_uint(&b, 14, x_id(&x, m, "cpu"));
+  } else {
+    pb_uint(&msg, 1, x_id(&x, m, "space"));
+    pb_uint(&msg, 2, x_id(&x, m, "bytes"));
+    pb_msg(&b, 11, &msg);
+    pb_uint(&b, 12, m->rate_bytes);
+    pb_uint(&b, 13, x_id(&x, m, "ocgc: sampled by the OCaml runtime's ocgc patch; figures are "
+                               "estimates (sd sqrt(bytes x period)); merged from several "
+                               "processes"));
+    pb_uint(&b, 13, x_id(&x, m, m->older ? PROFILE_INUSE_OLD : PROFILE_INUSE_LIVE));
+    if (comment != NULL) pb_uint(&b, 13, x_id(&x, m, comment));
+    pb_uint(&b, 14, x_id(&x, m, ocgc_profile_value_name(o.default_value_set ? o.default_value
+                                                                           : OCGC_PV_ALLOC_SPACE)));
+  }
   for (i = 0; i < m->str.n; i++) pb_bytes(&b, 6, m->str.p[i], strlen(m->str.p[i]));
   for (i = 0; i < x.n; i++) pb_bytes(&b, 6, x.s[i], strlen(x.s[i]));
 

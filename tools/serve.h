@@ -102,6 +102,8 @@ struct serve_pprof {
                                  (atomic: read by /metrics) */
   uint64_t abandoned;         /* windows dropped because their client left
                                  (atomic: read by /metrics) */
+  unsigned cpu_windows;       /* CPU windows queued or open (under the lock):
+                                 PPROF_CPU_WINDOWS at most */
   /* ?program=: the processes followed (serve_pprof_kept.c), under the
    * lock for what submit reads (identity, program, creds, gone_ns); the
    * worker's alone for the rest. */
@@ -161,6 +163,19 @@ void serve_pprof_completed(struct serve_pprof *p, void *con_cls);
  * response (*status set), or NULL (out of memory). */
 struct MHD_Response *serve_pprof_targets(struct serve_pprof *p, struct MHD_Connection *c,
                                          const struct serve_pprof_client *who, unsigned *status);
+
+/* ---- /debug/pprof/profile: CPU windows (serve_pprof_cpu.c) ------------ */
+#define SERVE_CPU_THREADS 32        /* threads of one process sampled at once (rings of 256 KiB) */
+/* A CPU window of process [pid] (its start time, its ring [src]: may be
+ * NULL, borrowed) at [frequency] Hz, its files read within [read_bytes]:
+ * *out, or NULL and the answer to give (*status, why). */
+void serve_cpu_open(int pid, uint64_t start_ticks, struct ocgc_source *src, unsigned frequency,
+                    uint64_t read_bytes, struct ocgc_cpuwindow **out, unsigned *status,
+                    char *why, size_t n);
+/* End [w] and write it as pprof into *buf (free()d by the caller): 0, or
+ * -1 with the answer to give (*status, why). */
+int serve_cpu_answer(struct ocgc_cpuwindow *w, int absolute, unsigned char **buf, size_t *len,
+                     unsigned *status, char *why, size_t n);
 
 /* ---- ?program=: the processes followed (serve_pprof_kept.c) ------------ */
 #define PPROF_KEEP_NS (UINT64_C(300) * 1000000000u)   /* a process gone is kept 5 min */

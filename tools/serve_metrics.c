@@ -62,14 +62,15 @@ static void own(struct ocgc_expo *e, const struct serve_set *s)
           "Drains of a watched ring, on its own schedule or for a scrape.", st.polls);
   if (s->pprof != NULL) { /* counters alone: relaxed loads of relaxed adds (serve_pprof.c) */
     own_u64(e, "ocgc_serve_pprof_profiles_total", "counter",
-            "Allocation profiles served (/debug/pprof/allocs and /debug/pprof/heap).",
+            "Profiles served (/debug/pprof/allocs, /debug/pprof/heap and /debug/pprof/profile).",
             __atomic_load_n(&s->pprof->served, __ATOMIC_RELAXED));
     own_u64(e, "ocgc_serve_pprof_windows", "gauge",
-            "Profile windows (/debug/pprof/...&seconds=S) under way: their first copy is taken.",
+            "Profile windows (/debug/pprof/...&seconds=S) under way: an allocation window's first "
+            "copy taken, a CPU window sampling.",
             __atomic_load_n(&s->pprof->windows, __ATOMIC_RELAXED));
     own_u64(e, "ocgc_serve_pprof_busy_total", "counter",
-            "Profile requests refused for want of room: 503 (8 being made already) or 429 "
-            "(4 of that client's).",
+            "Profile requests refused for want of room: 503 (8 being made already, or 2 CPU "
+            "profiles) or 429 (4 of that client's).",
             __atomic_load_n(&s->pprof->busy, __ATOMIC_RELAXED));
     own_u64(e, "ocgc_serve_pprof_abandoned_total", "counter",
             "Profile windows dropped because their client left before the answer.",

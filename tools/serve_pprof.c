@@ -2,7 +2,10 @@
  * and /debug/pprof/heap?pid=N[&seconds=S], Go's names and meanings (the
  * same profile, alloc_space or inuse_space its default sample type; with
  * seconds, the delta of a window of S seconds), for Pyroscope's and
- * Parca's scrapers and `go tool pprof http://...`; and ?program=NAME, the
+ * Parca's scrapers and `go tool pprof http://...`; /debug/pprof/profile?
+ * pid=N[&seconds=S][&frequency=HZ], Go's CPU profile of S seconds (default
+ * 30, as Go), a window of libocgc's (ocgc/cpuwindow.h, opened and written
+ * by serve_pprof_cpu.c) the worker turns while it runs; and ?program=NAME, the
  * profiles of a program's processes merged (the processes followed:
  * serve_pprof_kept.c; the merge: libocgc's ocgc/pprof_merge.h), each
  * process's part of a window, every process merged passing the client's
@@ -32,6 +35,19 @@
  *   the waiting requests every PPROF_GONE_NS (libmicrohttpd watches no
  *   suspended connection, and says nothing of one closed meanwhile), and
  *   answers a closed one at once, which frees its place;
+ * - a CPU window is turned by the worker every ocgc_cpuwindow_poll_ns (the
+ *   kernel's rings hold some 15 samples: a turn late, behind another job's
+ *   naming, loses samples, counted as the profile's lost), its job the
+ *   worker's alone while it runs (the connection looks only at a DONE one);
+ *   at most PPROF_CPU_WINDOWS CPU jobs at once, a ?program= one sampling
+ *   at most PPROF_CPU_PROG_PROCS of its living processes (each window maps
+ *   SERVE_CPU_THREADS rings of 256 KiB and reads the process's CFI within
+ *   PPROF_READ_BYTES a file), each process checked by the client's rule
+ *   again when its window opens, merged at the end (ocgc/pprof_merge.h);
+ *   a process that execs or exits during one ends it there: the answer is
+ *   the profile of the samples before (the sampler gives none after the
+ *   exec, and the names are the old image's, read at the open), its
+ *   duration the part sampled;
  * - a window across an exec of its process (same pid and start time; the
  *   ring held no longer mapped, the new image's another or none yet) is
  *   answered 409, not with the old image's figures; by program, the old
@@ -77,6 +93,10 @@
  * left frees its place within this). */
 #define PPROF_GONE_NS UINT64_C(500000000)      /* 0.5 s */
 #define PPROF_MAX_SECONDS 300
+#define PPROF_CPU_SECONDS 30     /* /debug/pprof/profile's default, Go's */
+#define PPROF_CPU_MAX_HZ 1000
+#define PPROF_CPU_WINDOWS 2      /* CPU profiles at once */
+#define PPROF_CPU_PROG_PROCS 4   /* a program's processes sampled for one profile */
 #define PPROF_NAMES_NS UINT64_C(2000000000)     /* 2 s */
 #define PPROF_READ_BYTES (UINT64_C(32) << 20)   /* of one file, while it is read */
 #define PPROF_MAX_LINES (UINT64_C(2) << 20)
@@ -100,6 +120,18 @@ struct pprof_job {
   uint64_t start_ticks;
   uint64_t ring_ns;            /* its ring's creation: an exec makes another */
   int heap;                    /* /heap: inuse_space by default, else alloc_space */
+  int cpu;                     /* /profile: a CPU window */
+  unsigned frequency;          /* its Hz */
+  struct ocgc_cpuwindow *win;  /* the worker's, while it runs */
+  uint64_t turn_ns;            /* its next turn */
+  /* ?program= CPU: a window of each of the program's living processes */
+  size_t nwins, wins_left;
+  struct pprof_cpu_proc {
+    int pid;
+    struct ocgc_source *src;
+    struct ocgc_cpuwindow *win;
+    int ended;                 /* exec'd or gone: its samples before are in */
+  } wins[PPROF_CPU_PROG_PROCS];
   int absolute;                /* addresses=1: the process's own addresses */
   int fd;                      /* the connection's socket (-1: unknown) */
   char key[64];                /* its client, for PPROF_PER_CLIENT */
@@ -135,6 +167,11 @@ static void job_free(struct serve_pprof *p, struct pprof_job *j)
   for (i = 0; i < j->nfirsts; i++) ocgc_memprof_free(j->firsts[i].copy);
   p->firsts_bytes -= j->firsts_bytes;
   ocgc_memprof_free(j->first);
+  ocgc_cpuwindow_free(j->win); /* before the ring it borrows */
+  for (i = 0; i < j->nwins; i++) {
+    ocgc_cpuwindow_free(j->wins[i].win);
+    ocgc_source_close(j->wins[i].src);
+  }
   ocgc_source_close(j->src);
   if (j->resp != NULL) MHD_destroy_response(j->resp);
   free(j);
@@ -248,15 +285,24 @@ int serve_pprof_submit(struct serve_pprof *p, struct MHD_Connection *c, const ch
   const char *ssec = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "seconds");
   const char *sadr = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "addresses");
   const char *sprog = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "program");
+  const char *shz = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "frequency");
   struct pprof_job *j;
-  long pid = 0, sec = 0, absolute = 0;
+  long pid = 0, sec = 0, absolute = 0, hz = 100;
   size_t i;
   unsigned mine = 0;
   int heap = strcmp(url, "/debug/pprof/heap") == 0;
+  int cpu = strcmp(url, "/debug/pprof/profile") == 0;
   *job_out = NULL;
-  if (!heap && strcmp(url, "/debug/pprof/allocs") != 0) {
+  if (!heap && !cpu && strcmp(url, "/debug/pprof/allocs") != 0) {
     *status = MHD_HTTP_NOT_FOUND;
-    snprintf(why, n, "not found: /debug/pprof/allocs and /debug/pprof/heap are served\n");
+    snprintf(why, n, "not found: /debug/pprof/allocs, /debug/pprof/heap and "
+                     "/debug/pprof/profile are served\n");
+    return -1;
+  }
+  if (cpu && shz != NULL && parse_bounded(shz, 1, PPROF_CPU_MAX_HZ, &hz) != 0) {
+    *status = MHD_HTTP_BAD_REQUEST;
+    snprintf(why, n, "bad request: frequency is a whole number of Hz from 1 to %d (default "
+                     "100)\n", PPROF_CPU_MAX_HZ);
     return -1;
   }
   if (sprog != NULL && spid == NULL) {
@@ -282,6 +328,7 @@ int serve_pprof_submit(struct serve_pprof *p, struct MHD_Connection *c, const ch
     snprintf(why, n, "bad request: addresses is 0 (the default: none of the process's) or 1\n");
     return -1;
   }
+  if (cpu && sec == 0) sec = PPROF_CPU_SECONDS;
   if (sprog != NULL && absolute) {
     *status = MHD_HTTP_BAD_REQUEST;
     snprintf(why, n, "bad request: a merged profile has no process's addresses (addresses=1 "
@@ -316,12 +363,15 @@ int serve_pprof_submit(struct serve_pprof *p, struct MHD_Connection *c, const ch
                      "one is answered\n", PPROF_PER_CLIENT, who->key);
     return -1;
   }
-  if (p->njobs >= PPROF_JOBS || (j = calloc(1, sizeof *j)) == NULL) {
+  if (p->njobs >= PPROF_JOBS || (cpu && p->cpu_windows >= PPROF_CPU_WINDOWS) ||
+      (j = calloc(1, sizeof *j)) == NULL) {
     pthread_mutex_unlock(&p->lock);
     /* A counter alone: relaxed, nothing is ordered by it (read by /metrics). */
     __atomic_add_fetch(&p->busy, 1, __ATOMIC_RELAXED);
     *status = MHD_HTTP_SERVICE_UNAVAILABLE;
-    snprintf(why, n, "busy: %d profiles are being made; ask again\n", PPROF_JOBS);
+    if (cpu && p->cpu_windows >= PPROF_CPU_WINDOWS)
+      snprintf(why, n, "busy: %d CPU profiles are being made; ask again\n", PPROF_CPU_WINDOWS);
+    else snprintf(why, n, "busy: %d profiles are being made; ask again\n", PPROF_JOBS);
     return -1;
   }
   j->c = c;
@@ -331,6 +381,9 @@ int serve_pprof_submit(struct serve_pprof *p, struct MHD_Connection *c, const ch
   if (sprog != NULL) snprintf(j->program, sizeof j->program, "%s", sprog);
   j->who = *who;
   j->heap = heap;
+  j->cpu = cpu;
+  j->frequency = (unsigned)hz;
+  p->cpu_windows += cpu;
   j->absolute = absolute != 0;
   j->fd = who->fd;
   snprintf(j->key, sizeof j->key, "%s", who->key);
@@ -479,7 +532,9 @@ static void answer_pprof(struct serve_pprof *p, struct pprof_job *j, unsigned ch
   }
   MHD_add_response_header(j->resp, MHD_HTTP_HEADER_CONTENT_TYPE, "application/octet-stream");
   MHD_add_response_header(j->resp, "Content-Disposition",
-                          j->heap ? "attachment; filename=\"heap\"" : "attachment; filename=\"allocs\"");
+                          j->cpu    ? "attachment; filename=\"profile\""
+                          : j->heap ? "attachment; filename=\"heap\""
+                                    : "attachment; filename=\"allocs\"");
   __atomic_add_fetch(&p->served, 1, __ATOMIC_RELAXED); /* a counter alone, as busy */
 }
 
@@ -743,10 +798,200 @@ static void program_step(struct serve_pprof *p, struct pprof_job *j)
   j->state = JOB_DONE;
 }
 
+/* The windows of [j]'s program's living processes (at most
+ * PPROF_CPU_PROG_PROCS): 0, or -1 with the answer given. */
+static int cpu_program_open(struct serve_pprof *p, struct pprof_job *j)
+{
+  struct { int pid; uint64_t start; } procs[PPROF_CPU_PROG_PROCS];
+  size_t n = 0, i;
+  char why[400];
+  unsigned status;
+  pthread_mutex_lock(&p->lock);
+  for (i = 0; i < p->nmembers; i++) {
+    if (strcmp(p->members[i].program, j->program) != 0) continue;
+    if (n < PPROF_CPU_PROG_PROCS) {
+      procs[n].pid = p->members[i].pid;
+      procs[n++].start = p->members[i].start_ticks;
+    } else {
+      j->wins_left++;
+    }
+  }
+  pthread_mutex_unlock(&p->lock);
+  for (i = 0; i < n; i++) {
+    struct ocgc_attach_opts oo = OCGC_OPTS_INIT(struct ocgc_attach_opts);
+    struct ocgc_source_info info = OCGC_OPTS_INIT(struct ocgc_source_info);
+    struct pprof_cpu_proc *w = &j->wins[j->nwins];
+    /* the rule again, for each process: the list may have changed since
+     * the request was checked */
+    if (!serve_pprof_may_read(&j->who, procs[i].pid)) {
+      answer_text(j, MHD_HTTP_FORBIDDEN, "forbidden: a merged profile goes only to a client who "
+                                         "may read each of the program's processes\n");
+      return -1;
+    }
+    oo.dir = p->dir;
+    if (ocgc_source_open_pid(procs[i].pid, &oo, &w->src) != 0 ||
+        ocgc_source_info(w->src, &info) != 0 || !info.has_ext ||
+        info.start_time != procs[i].start) {
+      ocgc_source_close(w->src); /* gone meanwhile: not in the profile */
+      w->src = NULL;
+      continue;
+    }
+    serve_cpu_open(procs[i].pid, procs[i].start, w->src, j->frequency, PPROF_READ_BYTES, &w->win,
+                   &status, why, sizeof why);
+    if (w->win == NULL) {
+      ocgc_source_close(w->src);
+      w->src = NULL;
+      if (status == MHD_HTTP_FORBIDDEN) { /* the kernel's refusal: said, the whole refused */
+        answer_text(j, status, why);
+        return -1;
+      }
+      continue;
+    }
+    w->pid = procs[i].pid;
+    j->nwins++;
+  }
+  if (j->nwins == 0) {
+    answer_text(j, MHD_HTTP_NOT_FOUND, "not found: no living process of that program could be "
+                                       "sampled\n");
+    return -1;
+  }
+  return 0;
+}
+
+/* The merged profile of [j]'s windows as its answer. */
+static void cpu_program_answer(struct serve_pprof *p, struct pprof_job *j)
+{
+  struct ocgc_pprof_merge *m = NULL;
+  struct ocgc_pprof_opts o;
+  char comment[300], prog[TOOL_ESC_SIZE(sizeof j->program)];
+  unsigned char *buf;
+  size_t len, i, ended = 0;
+  int err = 0;
+  if (ocgc_pprof_merge_new(&m) != 0) return; /* finish() answers 500 */
+  for (i = 0; i < j->nwins && err == 0; i++) {
+    struct ocgc_frame_names *fn = NULL;
+    ocgc_cpuwindow_end(j->wins[i].win);
+    ended += j->wins[i].ended;
+    if ((err = ocgc_frame_names_new(&fn)) != 0) break;
+    /* names read while the window lived (its symbolizer's); what is not
+     * named stays an address in its file */
+    (void)ocgc_frame_names_add_cpu(fn, ocgc_cpuwindow_profile(j->wins[i].win),
+                                   ocgc_cpuwindow_names(j->wins[i].win));
+    err = ocgc_pprof_merge_add_cpu(m, ocgc_cpuwindow_profile(j->wins[i].win), fn);
+    ocgc_frame_names_free(fn);
+  }
+  snprintf(comment, sizeof comment, "ocgc serve: program \"%s\": %zu processes sampled, %zu of "
+           "them exec'd or gone during the window%s", tool_esc(j->program, prog, sizeof prog),
+           j->nwins, ended, j->wins_left > 0 ? " (more were left out: at most 4 are sampled)" : "");
+  job_opts(j, &o);
+  if (err == 0) err = ocgc_pprof_merge_write(m, &o, comment, &buf, &len);
+  ocgc_pprof_merge_free(m);
+  if (err != 0) {
+    answer_text(j, MHD_HTTP_INTERNAL_SERVER_ERROR,
+                err == -EFBIG ? "the profile outgrew its bound\n" : "out of memory\n");
+    return;
+  }
+  answer_pprof(p, j, buf, len);
+}
+
+/* One step of a ?program= CPU job, with no lock held. */
+static void cpu_program_step(struct serve_pprof *p, struct pprof_job *j)
+{
+  uint64_t now = cm_mono_ns();
+  size_t i, ended = 0;
+  if (j->state == JOB_NEW) {
+    if (cpu_program_open(p, j) != 0) {
+      j->state = JOB_DONE;
+      return;
+    }
+    now = cm_mono_ns();
+    j->due_ns = now + j->seconds_ns;
+    j->turn_ns = now + ocgc_cpuwindow_poll_ns(j->wins[0].win);
+    j->state = JOB_WAITING;
+    return;
+  }
+  for (i = 0; i < j->nwins; i++) {
+    if (!j->wins[i].ended && ocgc_cpuwindow_turn(j->wins[i].win) != 0)
+      j->wins[i].ended = 1; /* exec'd, gone or failing: its samples so far */
+    ended += j->wins[i].ended;
+  }
+  j->turn_ns = cm_mono_ns() + ocgc_cpuwindow_poll_ns(j->wins[0].win);
+  if (now < j->due_ns && ended < j->nwins) return;
+  cpu_program_answer(p, j);
+  j->state = JOB_DONE;
+}
+
+/* One step of a CPU window's job, with no lock held: its open, a turn, or
+ * its end and answer. */
+static void cpu_step(struct serve_pprof *p, struct pprof_job *j)
+{
+  char why[400];
+  unsigned status;
+  unsigned char *buf;
+  size_t len;
+  uint64_t now;
+  int err = 0;
+  if (j->by_program) {
+    cpu_program_step(p, j);
+    return;
+  }
+  if (j->state == JOB_NEW) {
+    struct ocgc_attach_opts oo = OCGC_OPTS_INIT(struct ocgc_attach_opts);
+    struct ocgc_source_info info = OCGC_OPTS_INIT(struct ocgc_source_info);
+    oo.dir = p->dir;
+    /* its ring for the causes: the one watched (a pid reused, or another
+     * image, is not the process asked for) */
+    if (ocgc_source_open_pid(j->pid, &oo, &j->src) != 0 || ocgc_source_info(j->src, &info) != 0 ||
+        !info.has_ext || info.start_time != j->start_ticks) {
+      answer_text(j, MHD_HTTP_NOT_FOUND, "not found: the process watched is gone\n");
+      j->state = JOB_DONE;
+      return;
+    }
+    j->ring_ns = info.created_ns;
+    serve_cpu_open(j->pid, j->start_ticks, j->src, j->frequency, PPROF_READ_BYTES, &j->win,
+                   &status, why, sizeof why);
+    if (j->win == NULL) {
+      answer_text(j, status, why);
+      j->state = JOB_DONE;
+      return;
+    }
+    now = cm_mono_ns();
+    j->due_ns = now + j->seconds_ns;
+    j->turn_ns = now + ocgc_cpuwindow_poll_ns(j->win);
+    j->state = JOB_WAITING;
+    return;
+  }
+  now = cm_mono_ns();
+  if (now < j->due_ns) {
+    err = ocgc_cpuwindow_turn(j->win);
+    j->turn_ns = cm_mono_ns() + ocgc_cpuwindow_poll_ns(j->win);
+    if (err == 0) return;
+    /* OCGC_E_STALE: exec'd or exited, the samples before are in: the
+     * window ends here */
+    if (err != OCGC_E_STALE) {
+      answer_text(j, err == -ENOMEM ? MHD_HTTP_INTERNAL_SERVER_ERROR : MHD_HTTP_SERVICE_UNAVAILABLE,
+                  err == -ENOMEM ? "out of memory\n" : "the process's CPU could not be read; ask "
+                                                        "again\n");
+      j->state = JOB_DONE;
+      return;
+    }
+  } else {
+    (void)ocgc_cpuwindow_turn(j->win); /* the samples up to the end */
+  }
+  if (serve_cpu_answer(j->win, j->absolute, &buf, &len, &status, why, sizeof why) != 0)
+    answer_text(j, status, why);
+  else answer_pprof(p, j, buf, len);
+  j->state = JOB_DONE;
+}
+
 /* One step of job [j], with no lock held. */
 static void step(struct serve_pprof *p, struct pprof_job *j)
 {
   struct ocgc_memprof *last, *window = NULL;
+  if (j->cpu) {
+    cpu_step(p, j);
+    return;
+  }
   if (j->by_program) {
     program_step(p, j);
     return;
@@ -803,8 +1048,11 @@ static struct pprof_job *next_job(struct serve_pprof *p, uint64_t now, uint64_t 
   for (j = p->jobs; j != NULL; j = j->next) {
     if (j->state == JOB_NEW) return j;
     if (j->state == JOB_WAITING) {
-      if (j->due_ns <= now) return j;
-      if (*until == 0 || j->due_ns < *until) *until = j->due_ns;
+      /* a CPU window: its end, or its next turn */
+      uint64_t due = (j->win != NULL || j->nwins > 0) && j->turn_ns < j->due_ns ? j->turn_ns
+                                                                                : j->due_ns;
+      if (due <= now) return j;
+      if (*until == 0 || due < *until) *until = due;
     }
   }
   return NULL;
@@ -824,10 +1072,24 @@ static void finish(struct serve_pprof *p, struct pprof_job *j)
       break;
     }
   p->njobs--;
+  p->cpu_windows -= j->cpu != 0;
   if (j->resp == NULL && j->status == 0) answer_text(j, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
+  pthread_mutex_unlock(&p->lock);
+  /* A CPU job's events closed now (their rings unmapped, their files
+   * let go), with no lock held: the job is the worker's until its hold is
+   * dropped below.  Each window before the ring it borrows. */
+  ocgc_cpuwindow_free(j->win);
+  j->win = NULL;
+  {
+    size_t i;
+    for (i = 0; i < j->nwins; i++) {
+      ocgc_cpuwindow_free(j->wins[i].win);
+      ocgc_source_close(j->wins[i].src);
+    }
+    j->nwins = 0;
+  }
   ocgc_source_close(j->src);
   j->src = NULL;
-  pthread_mutex_unlock(&p->lock);
   MHD_resume_connection(j->c);
   pthread_mutex_lock(&p->lock);
   job_drop(p, j);

@@ -7,12 +7,14 @@
  *   [{"targets": ["HOST:PORT"],
  *     "labels": {"program": NAME, "service_name": NAME,
  *                "__param_program": NAME,
- *                "__meta_ocgc_profile_path": "/debug/pprof/allocs?program=NAME%.."}}]
+ *                "__meta_ocgc_profile_path": "/debug/pprof/allocs?program=NAME%..",
+ *                "__meta_ocgc_cpu_profile_path": "/debug/pprof/profile?program=NAME%.."}}]
  *
  * __param_program is Prometheus's rule for a URL parameter: the scraper
  * adds ?program=NAME (encoding it itself), so a target stays the same
  * across the program's restarts; __meta_ocgc_profile_path is the same URL
- * written out, for relabelling and people.  Named under /debug/pprof/ (not
+ * written out, for relabelling and people, and __meta_ocgc_cpu_profile_path
+ * the CPU profile's (the scraper's process_cpu path, the same parameter).  Named under /debug/pprof/ (not
  * /-/sd) because it lists what /debug/pprof serves and falls under the
  * same access rule.
  *
@@ -159,6 +161,10 @@ struct MHD_Response *serve_pprof_targets(struct serve_pprof *p, struct MHD_Conne
     json_key(&j, "__param_program");
     json_str(&j, progs[k].name);
     json_key(&j, "__meta_ocgc_profile_path");
+    json_str(&j, path);
+    strcpy(path, "/debug/pprof/profile?program=");
+    pct(progs[k].name, path + strlen(path));
+    json_key(&j, "__meta_ocgc_cpu_profile_path");
     json_str(&j, path);
     json_obj_end(&j);
     json_obj_end(&j);

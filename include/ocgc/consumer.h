@@ -33,6 +33,7 @@
 #include <ocgc/cpu.h>
 #include <ocgc/unwind.h>
 #include <ocgc/cpuprof.h>
+#include <ocgc/cpuwindow.h>
 #include <ocgc/gccharge.h>
 
 #endif /* OCGC_CONSUMER_H */

@@ -156,6 +156,9 @@ struct ocgc_cpuprof_pprof_opts {
   int no_gzip;         /**< nonzero: the protobuf as it is */
   size_t max_bytes;    /**< a larger profile fails with -EFBIG (default 64 MiB) */
   int absolute_addresses; /**< as struct ocgc_pprof_opts's (ocgc/profile.h) */
+  const char *comment; /**< NULL, or a comment written after the library's
+                            (as it is: the caller escapes what a target
+                            chose in it) */
 };
 
 /** Write [p]'s rows (finish it first) as pprof, Go's CPU profile: sample

@@ -20,7 +20,12 @@
  * A process's names are kept apart from its symbolizer (struct
  * ocgc_frame_names: what its addresses are, copied and escaped), so that
  * a process's profile can still be merged once the process is gone and
- * its /proc entries with it. */
+ * its /proc entries with it.
+ *
+ * CPU profiles (ocgc/cpuprof.h) merge by the same rule: a sample per
+ * distinct stack of placed frames and labels (gc_phase, gc_cause,
+ * gc_call), its samples and nanoseconds summed; a merge holds one kind of
+ * profile, allocation or CPU. */
 #ifndef OCGC_PUBLIC_PPROF_MERGE_H
 #define OCGC_PUBLIC_PPROF_MERGE_H
 
@@ -28,6 +33,7 @@
 #include <stdint.h>
 
 #include <ocgc/api.h>
+#include <ocgc/cpuprof.h>
 #include <ocgc/memprof.h>
 #include <ocgc/profile.h>
 #include <ocgc/symbols.h>
@@ -59,6 +65,11 @@ OCGC_API size_t ocgc_frame_names_missing(const struct ocgc_frame_names *fn,
 OCGC_API int ocgc_frame_names_add(struct ocgc_frame_names *fn, const struct ocgc_memprof *p,
                                   struct ocgc_symbols *syms);
 
+/** As ocgc_frame_names_add, for the frames of a CPU profile's rows (the
+ * first of each the sampled instruction, the others return addresses). */
+OCGC_API int ocgc_frame_names_add_cpu(struct ocgc_frame_names *fn, const struct ocgc_cpuprof *p,
+                                      struct ocgc_symbols *syms);
+
 /** The bytes [fn] holds (its entries and strings).  NULL: 0. */
 OCGC_API uint64_t ocgc_frame_names_memory(const struct ocgc_frame_names *fn);
 
@@ -80,11 +91,23 @@ OCGC_API int ocgc_pprof_merge_new(struct ocgc_pprof_merge **out);
 OCGC_API int ocgc_pprof_merge_add(struct ocgc_pprof_merge *m, const struct ocgc_memprof *p,
                                   const struct ocgc_frame_names *names);
 
+/** Add the CPU profile [p] of one process (finished: ocgc_cpuprof_finish)
+ * with its frames' names, as ocgc_pprof_merge_add: a sample per stack and
+ * labels, its values samples/count and cpu/nanoseconds (samples x the
+ * process's period); the merge's period is the largest added.  A merge
+ * that holds allocation profiles: -EINVAL (and the reverse).  Returns 0,
+ * -EINVAL, -ENOMEM, -EFBIG. */
+OCGC_API int ocgc_pprof_merge_add_cpu(struct ocgc_pprof_merge *m, const struct ocgc_cpuprof *p,
+                                      const struct ocgc_frame_names *names);
+
 /** Write the merge as a pprof profile, as ocgc_pprof_write (opts: the
  * same; absolute_addresses is not honoured: a merged profile holds no
  * address of any process), period the largest rate of the profiles added,
  * and [comment] (may be NULL; written as it is: the caller escapes what
- * a target chose in it) as a comment after the library's own.
+ * a target chose in it) as a comment after the library's own.  A merge
+ * of CPU profiles is written as ocgc_cpuprof_pprof writes one (its
+ * sample types, period, labels and made-up frames; opts' default_value
+ * is not used).
  * Returns 0, -EINVAL, -ENOMEM, -EFBIG. */
 OCGC_API int ocgc_pprof_merge_write(const struct ocgc_pprof_merge *m,
                                     const struct ocgc_pprof_opts *opts, const char *comment,

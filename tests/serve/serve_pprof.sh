@@ -100,7 +100,7 @@ check_eq "no pid: 400" 400 "`get e1 /debug/pprof/allocs`"
 check_eq "a process not watched: 404" 404 "`get e2 /debug/pprof/allocs?pid=1`"
 check_eq "seconds=0: 400" 400 "`get e3 "/debug/pprof/heap?pid=$pid&seconds=0"`"
 check_eq "seconds=301: 400" 400 "`get e4 "/debug/pprof/heap?pid=$pid&seconds=301"`"
-check_eq "another profile: 404" 404 "`get e5 "/debug/pprof/profile?pid=$pid"`"
+check_eq "another profile (goroutine): 404" 404 "`get e5 "/debug/pprof/goroutine?pid=$pid"`"
 i=0
 while test $i -lt 8; do
   # from eight addresses: one client has at most four at once

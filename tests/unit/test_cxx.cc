@@ -57,6 +57,19 @@ int main()
   struct ocgc_ids_info ii = OCGC_OPTS_INIT(struct ocgc_ids_info);
   check(ii.sz == sizeof ii && ocgc_source_ids(nullptr, &ii) == -EINVAL, "ocgc_source_ids");
   ocgc_stream_settle(nullptr);
+
+  // the CPU window (ocgc/cpuwindow.h): its refusals need no process
+  struct ocgc_cpuwindow_opts wo = OCGC_OPTS_INIT(struct ocgc_cpuwindow_opts);
+  struct ocgc_cpuwindow *w = nullptr;
+  enum ocgc_cpuwindow_part part = OCGC_CPUWINDOW_PROFILE;
+  check(ocgc_cpuwindow_open(0, 0, nullptr, &wo, &w, &part) == -EINVAL && w == nullptr,
+        "ocgc_cpuwindow_open: no pid 0");
+  wo.frequency_hz = 1001;
+  check(ocgc_cpuwindow_open(1, 0, nullptr, &wo, &w, nullptr) == -EINVAL && w == nullptr,
+        "ocgc_cpuwindow_open: frequency past 1000");
+  check(ocgc_cpuwindow_turn(nullptr) == -EINVAL && ocgc_cpuwindow_profile(nullptr) == nullptr,
+        "ocgc_cpuwindow_turn, _profile: NULL");
+  ocgc_cpuwindow_free(nullptr);
   std::printf("1..%d\n", checks);
   return failures ? 1 : 0;
 }

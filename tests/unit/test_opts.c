@@ -7,6 +7,7 @@
  * as far as their sz says. */
 #include <check.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -131,6 +132,54 @@ START_TEST(cpuprof_options)
 }
 END_TEST
 
+/* A CPU window's options, its figures and its pprof writer's, the same
+ * way; its pprof only once ended. */
+START_TEST(cpuwindow_options)
+{
+  struct ocgc_cpuwindow *w = NULL;
+  struct ocgc_cpuwindow_stats ws;
+  unsigned char *out = NULL;
+  size_t len = 0;
+  unsigned tail;
+  int r = 0;
+  for (tail = 0; tail < 2; tail++) {
+    BIGGER(struct ocgc_cpuwindow_opts, wo, tail);
+    ocgc_cpuwindow_free(w);
+    w = NULL;
+    r = ocgc_cpuwindow_open((int)getpid(), 0, NULL, &wo.o, &w, NULL);
+    if (tail) ck_assert_int_eq(r, -EINVAL);
+    else ck_assert(r == 0 || r == OCGC_E_PERF_DENIED || r == -ENOTSUP);
+    ck_assert_int_eq(w == NULL, r != 0);
+    if (!tail && r == 0) break;
+  }
+  if (w == NULL) return; /* sampling refused here: the rest needs a window */
+  ck_assert_int_eq(ocgc_cpuwindow_pprof(w, NULL, &out, &len), -EINVAL); /* not ended */
+  ck_assert_int_eq(ocgc_cpuwindow_turn(w), 0);
+  ocgc_cpuwindow_end(w);
+  ck_assert_int_eq(ocgc_cpuwindow_turn(w), -EINVAL);
+  for (tail = 0; tail < 2; tail++) {
+    BIGGER(struct ocgc_cpuprof_pprof_opts, po, tail);
+    ck_assert_int_eq(ocgc_cpuwindow_pprof(w, &po.o, &out, &len), tail ? -EINVAL : 0);
+    ck_assert_int_eq(out == NULL, tail);
+    free(out);
+    out = NULL;
+  }
+  memset(&ws, 0xff, sizeof ws);
+  ws.sz = offsetof(struct ocgc_cpuwindow_stats, frequency_hz); /* up to pid */
+  ck_assert_int_eq(ocgc_cpuwindow_stats(w, &ws), 0);
+  ck_assert_int_eq(ws.pid, (int)getpid());
+  ck_assert_uint_eq(ws.frequency_hz, UINT_MAX); /* past its sz: untouched */
+  ws.sz = sizeof ws;
+  ck_assert_int_eq(ocgc_cpuwindow_stats(w, &ws), 0);
+  ck_assert_uint_eq(ws.frequency_hz, 100);
+  ck_assert_int_eq(ws.ended, 1);
+  ck_assert_int_eq(ws.has_ring, 0);
+  ws.sz = 1;
+  ck_assert_int_eq(ocgc_cpuwindow_stats(w, &ws), -EINVAL);
+  ocgc_cpuwindow_free(w);
+}
+END_TEST
+
 START_TEST(an_sz_too_small_is_refused)
 {
   struct tf *t = rf_file(1, 1, 256);
@@ -184,6 +233,7 @@ static Suite *opts_suite(void)
   tcase_add_test(tc, an_sz_too_small_is_refused);
   tcase_add_test(tc, cpu_and_unwind_options);
   tcase_add_test(tc, cpuprof_options);
+  tcase_add_test(tc, cpuwindow_options);
   tcase_add_test(tc, outputs_filled_as_far_as_sz);
   return s;
 }

@@ -85,7 +85,7 @@ static int next(const unsigned char **p, const unsigned char *end, struct field 
 /* What the test reads back of a profile. */
 #define MAXN 64
 struct decoded {
-  char strings[MAXN][128];
+  char strings[MAXN][256];
   unsigned nstrings;
   unsigned sample_types[8][2], ntypes;
   struct {
@@ -189,7 +189,7 @@ static void decode(const unsigned char *b, size_t n, struct decoded *d)
     }
     case 6:
       ck_assert_uint_lt(d->nstrings, MAXN);
-      ck_assert_uint_lt(f.n, 128);
+      ck_assert_uint_lt(f.n, 256);
       memcpy(d->strings[d->nstrings], f.p, f.n);
       d->strings[d->nstrings++][f.n] = '\0';
       break;
@@ -760,6 +760,67 @@ START_TEST(merge_two)
 }
 END_TEST
 
+/* CPU profiles merged (ocgc_pprof_merge_add_cpu): Go's CPU sample types
+ * and period (the largest of the processes'), each process's values its
+ * samples and samples x its own period, the gc_phase label; a merge holds
+ * one kind of profile. */
+START_TEST(merge_cpu)
+{
+  struct ocgc_cpuprof_opts co = OCGC_OPTS_INIT(struct ocgc_cpuprof_opts);
+  struct ocgc_pprof_opts o = OCGC_OPTS_INIT(struct ocgc_pprof_opts);
+  struct ocgc_cpuprof *p1 = NULL, *p2 = NULL;
+  struct ocgc_pprof_merge *m = NULL;
+  struct ocgc_unwind_stack st;
+  struct ocgc_memprof mp;
+  struct decoded *d = malloc(sizeof *d);
+  unsigned char *b;
+  size_t nb;
+  unsigned i, seen = 0;
+  ck_assert_ptr_nonnull(d);
+  memset(&st, 0, sizeof st);
+  st.depth = 2;
+  st.end = OCGC_UNWIND_OUTERMOST;
+  st.frames[0] = 0x1000;
+  st.frames[1] = 0x2000;
+  co.frequency_hz = 100;
+  ck_assert_int_eq(ocgc_cpuprof_new(NULL, &co, &p1), 0);
+  co.frequency_hz = 200;
+  ck_assert_int_eq(ocgc_cpuprof_new(NULL, &co, &p2), 0);
+  for (i = 0; i < 3; i++) ck_assert_int_eq(ocgc_cpuprof_add(p1, 1000 + i, &st), 0);
+  for (i = 0; i < 2; i++) ck_assert_int_eq(ocgc_cpuprof_add(p2, 1000 + i, &st), 0);
+  ocgc_cpuprof_finish(p1);
+  ocgc_cpuprof_finish(p2);
+  ck_assert_int_eq(ocgc_pprof_merge_new(&m), 0);
+  ck_assert_int_eq(ocgc_pprof_merge_add_cpu(m, p1, NULL), 0);
+  ck_assert_int_eq(ocgc_pprof_merge_add_cpu(m, p2, NULL), 0);
+  memset(&mp, 0, sizeof mp);
+  ck_assert_int_eq(ocgc_pprof_merge_add(m, &mp, NULL), -EINVAL); /* one kind a merge */
+  o.no_gzip = 1;
+  ck_assert_int_eq(ocgc_pprof_merge_write(m, &o, NULL, &b, &nb), 0);
+  ocgc_pprof_merge_free(m);
+  decode(b, nb, d);
+  free(b);
+  ck_assert_uint_eq(d->ntypes, 2);
+  ck_assert_str_eq(d->strings[d->sample_types[0][0]], "samples");
+  ck_assert_str_eq(d->strings[d->sample_types[1][0]], "cpu");
+  ck_assert_str_eq(d->strings[d->sample_types[1][1]], "nanoseconds");
+  ck_assert_uint_eq(d->period, 10000000);
+  /* no names: each process's frames are its own locations, two samples */
+  ck_assert_uint_eq(d->nsamples, 2);
+  for (i = 0; i < d->nsamples; i++) {
+    ck_assert_uint_eq(d->samples[i].nval, 2);
+    ck_assert_int_eq(d->samples[i].val[1], d->samples[i].val[0] * (seen == 0 ? 10000000 : 5000000));
+    ck_assert_str_eq(d->strings[d->samples[i].label_key], "gc_phase");
+    ck_assert_str_eq(d->strings[d->samples[i].label_str], "mutator");
+    seen++;
+  }
+  ck_assert_int_eq(d->samples[0].val[0] + d->samples[1].val[0], 5);
+  free(d);
+  ocgc_cpuprof_free(p1);
+  ocgc_cpuprof_free(p2);
+}
+END_TEST
+
 static Suite *pprof_suite(void)
 {
   Suite *s = suite_create("pprof");
@@ -774,6 +835,7 @@ static Suite *pprof_suite(void)
   tcase_add_test(tc, functions);
   tcase_add_test(tc, tree);
   tcase_add_test(tc, merge_two);
+  tcase_add_test(tc, merge_cpu);
   suite_add_tcase(s, tc);
   return s;
 }
