@@ -219,6 +219,11 @@ void cpu_window_end(struct cpu_window *w)
   ocgc_cpuprof_finish(w->prof);
 }
 
+const struct ocgc_cpuprof *cpu_window_profile(const struct cpu_window *w)
+{
+  return w->prof;
+}
+
 uint64_t cpu_window_ns(const struct cpu_window *w)
 {
   return (w->t1 ? w->t1 : cm_mono_ns()) - w->t0;
