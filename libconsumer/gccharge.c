@@ -8,12 +8,16 @@
  * shares of a kind sum to its CPU exactly and no share is negative; a kind
  * whose base is 0 in the whole profile charges nothing and is said
  * (unattributed_ns).  Time and memory: two passes over the stacks and one
- * array of nstacks remainders a kind. */
+ * array of nstacks remainders a kind.  The CPU of a CPU profile's samples
+ * by kind (ocgc_gc_cpu_of) is read from its rows by one table of phases
+ * (charge_of). */
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpuprof_priv.h"
+#include "ocgc/cpuprof.h"
 #include "ocgc/gccharge.h"
 #include "ocgc/wire.h"
 #include "opts.h"
@@ -100,4 +104,46 @@ int ocgc_gc_charge(const struct ocgc_memprof *p, const struct ocgc_gc_cpu *cpu_i
   for (i = 0; i < p->nstacks; i++) charged += out[i];
   s.charged_ns = charged;
   return sum != NULL ? opts_write(sum, &s, sizeof s) : 0;
+}
+
+/* Which figure of struct ocgc_gc_cpu a phase's CPU goes to: 1 minor, 2
+ * major, 0 none (the mutator's, or the collector's in no phase). */
+static int charge_of(enum ocgc_gc_phase ph)
+{
+  switch (ph) {
+  case OCGC_GC_MINOR: return 1;
+  case OCGC_GC_MAJOR_MARK:
+  case OCGC_GC_MAJOR_SWEEP:
+  case OCGC_GC_MAJOR_CLEAN:
+  case OCGC_GC_MAJOR:
+  case OCGC_GC_COMPACTION: return 2;
+  case OCGC_GC_MUTATOR:
+  case OCGC_GC_COLLECTOR:
+  case OCGC_GC_PHASE_COUNT: break;
+  }
+  return 0;
+}
+
+int ocgc_gc_cpu_of(const struct ocgc_cpuprof *cp, struct ocgc_gc_cpu *out, uint64_t *other_ns)
+{
+  const struct ocgc_cpuprof_row *rows;
+  struct ocgc_gc_cpu c;
+  uint64_t period, other = 0;
+  size_t i, n;
+  if (cp == NULL || out == NULL) return -EINVAL;
+  memset(&c, 0, sizeof c);
+  c.sz = sizeof c;
+  period = UINT64_C(1000000000) / cpuprof_frequency(cp);
+  n = ocgc_cpuprof_rows(cp, &rows);
+  for (i = 0; i < n; i++) {
+    uint64_t ns = rows[i].samples * period;
+    switch (charge_of(rows[i].phase)) {
+    case 1: c.minor_ns += ns; break;
+    case 2: c.major_ns += ns; break;
+    default:
+      if (rows[i].phase == OCGC_GC_COLLECTOR) other += ns;
+    }
+  }
+  if (other_ns != NULL) *other_ns = other;
+  return opts_write(out, &c, sizeof c);
 }

@@ -3,7 +3,8 @@
  * it.
  *
  * What is its own: the six sample types (ocgc_profile_values, Go's four
- * first), a sample per stack with any figure not 0 and its "kind" label,
+ * first) and, when given, the collector's CPU charged to each stack
+ * (gc_cpu, with its model's comment), a sample per stack with any figure not 0 and its "kind" label,
  * the made-up frames of the producer's table (the overflow row, a cut
  * stack), period_type space/bytes and the rate, and the comments (the
  * sampling, the rate, the in-use rule).  Everything else of the format
@@ -27,8 +28,9 @@
 /* The made-up frames of an allocation profile (pprof_synthetic). */
 enum { SYN_FULL = 0, SYN_CUT = 1 };
 
+/* A stack's sample: its six figures, and its charged GC CPU if [gc_cpu]. */
 static void sample(struct pprof_w *w, const struct ocgc_memprof_stack *s,
-                   const int64_t v[OCGC_PV_COUNT])
+                   const int64_t v[OCGC_PV_COUNT], const uint64_t *gc_cpu)
 {
   struct pb_buf ids = {NULL, 0, 0, SIZE_MAX, 0};
   unsigned d, i;
@@ -40,6 +42,7 @@ static void sample(struct pprof_w *w, const struct ocgc_memprof_stack *s,
   }
   pb_msg(&w->msg, 1, &ids); /* packed location ids */
   for (i = 0; i < OCGC_PV_COUNT; i++) pb_varint(&ids, (uint64_t)v[i]);
+  if (gc_cpu != NULL) pb_varint(&ids, *gc_cpu > INT64_MAX ? (uint64_t)INT64_MAX : *gc_cpu);
   pb_msg(&w->msg, 2, &ids); /* packed values (int64 as two's complement varints) */
   if (!s->overflow) pprof_label(w, &w->msg, "kind", ocgc_memprof_kind_name(s->kind));
   if (ids.err) w->out.err = ids.err;
@@ -85,12 +88,14 @@ int ocgc_pprof_write(const struct ocgc_memprof *p, struct ocgc_symbols *syms,
     const char *name = ocgc_profile_value_name((enum ocgc_profile_value)v);
     pprof_value_type(&w, 1, name, strstr(name, "space") ? "bytes" : "count");
   }
+  if (o.gc_cpu_ns != NULL) pprof_value_type(&w, 1, "gc_cpu", "nanoseconds");
   for (i = 0; i < p->nstacks && !w.out.err; i++) {
     int64_t vals[OCGC_PV_COUNT];
-    int any = 0;
+    const uint64_t *gc = o.gc_cpu_ns != NULL ? &o.gc_cpu_ns[i] : NULL;
+    int any = gc != NULL && *gc != 0;
     ocgc_profile_values(&p->stack[i], vals);
     for (v = 0; v < OCGC_PV_COUNT; v++) any |= vals[v] != 0;
-    if (any) sample(&w, &p->stack[i], vals);
+    if (any) sample(&w, &p->stack[i], vals, gc);
   }
   pb_uint(&w.out, 9, (uint64_t)o.time_ns);
   pb_uint(&w.out, 10, (uint64_t)o.duration_ns);
@@ -99,6 +104,7 @@ int ocgc_pprof_write(const struct ocgc_memprof *p, struct ocgc_symbols *syms,
   pb_uint(&w.out, 13, pprof_str(&w, "ocgc: sampled by the OCaml runtime's ocgc patch; "
                                     "figures are estimates (sd sqrt(bytes x period))"));
   rate_comment(&w, p, o.duration_ns != 0, rate_line, sizeof rate_line);
+  if (o.gc_cpu_ns != NULL) pb_uint(&w.out, 13, pprof_str(&w, PROFILE_GC_CPU_MODEL));
   /* The in-use rule (ocgc/memprof.h), said in every profile. */
   pb_uint(&w.out, 13, pprof_str(&w, p->live_known ? PROFILE_INUSE_LIVE : PROFILE_INUSE_OLD));
   pb_uint(&w.out, 14, pprof_str(&w, ocgc_profile_value_name(

@@ -21,6 +21,12 @@
 #define PROFILE_INUSE_OLD                                                        \
   "inuse: allocated - freed (an older producer): garbage counts until a marking finds it dead"
 
+/* The model of gc_cpu (ocgc/gccharge.h), said in a profile that has it. */
+#define PROFILE_GC_CPU_MODEL                                                     \
+  "gc_cpu: the collector's CPU over the window, charged to the stacks that cause it: "   \
+  "minor collections by bytes allocated in the minor heap, the major collector by bytes " \
+  "entering the major heap (an estimate: docs/profiling.md)"
+
 struct ocgc_symbols;
 
 /* Room for a frame's name: a symbolizer's name is at most 1023 bytes,

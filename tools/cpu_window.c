@@ -94,6 +94,11 @@ void cpu_window_end(struct cpu_window *w)
   ocgc_cpuwindow_end(w->w);
 }
 
+const struct ocgc_cpuprof *cpu_window_profile(const struct cpu_window *w)
+{
+  return w->prof;
+}
+
 uint64_t cpu_window_ns(const struct cpu_window *w)
 {
   struct ocgc_cpuwindow_stats st = OCGC_OPTS_INIT(struct ocgc_cpuwindow_stats);

@@ -24,7 +24,12 @@
  * - output goes whole or not at all to -o FILE (replaced atomically), or to
  *   stdout; pprof, which is binary, never to a terminal;
  * - every string of the target's goes through json.h (JSON) or libocgc's
- *   folded writer (printable ASCII only). */
+ *   folded writer (printable ASCII only);
+ * - --gc-cpu samples the CPU over the window (cpu_window.c, opened before
+ *   the window's first copy is taken again, so that both begin together;
+ *   read at its pace in the window's wait) and charges the collector's
+ *   CPU to the window's stacks by libocgc's rule (ocgc/gccharge.h); the
+ *   sampler is let go on every way out. */
 
 #include <errno.h>
 #include <getopt.h>
@@ -37,6 +42,7 @@
 
 #include "afile.h"
 #include "common.h"
+#include "cpu_window.h"
 #include "json.h"
 #include "profile.h"
 
@@ -55,13 +61,24 @@ struct profile_args {
   enum ocgc_profile_value value;
   int value_set;
   const char *out;
+  unsigned gc_cpu_hz;   /* --gc-cpu: the CPU sampler's frequency; 0: none */
+};
+
+/* The collector's CPU over the window, charged to the stacks (--gc-cpu). */
+struct gc_cpu {
+  struct cpu_window *w;     /* sampling beside the window; NULL: none */
+  uint64_t *charge;         /* a figure per stack of the window's profile */
+  struct ocgc_gc_cpu cpu;
+  struct ocgc_gc_charge_sum sum;
+  uint64_t other_ns;        /* the collector's, in no phase: not charged */
 };
 
 static void profile_usage(FILE *f)
 {
   fprintf(f,
           "usage: ocgc profile PID [--duration D] [--rate BYTES] [--format pprof|folded|json]\n"
-          "                        [--sample NAME] [-o FILE] [--no-lines] [--dir DIR]\n"
+          "                        [--sample NAME] [--gc-cpu [--frequency HZ]] [-o FILE]\n"
+          "                        [--no-lines] [--dir DIR]\n"
           "\n"
           "The allocation profile of process PID (a program on the patched runtime):\n"
           "the call stacks that allocated, what they allocated, promoted and hold.\n"
@@ -79,6 +96,13 @@ static void profile_usage(FILE *f)
           "  --sample NAME    folded's figure: alloc_space (default), alloc_objects,\n"
           "                   inuse_space, inuse_objects, promoted_space, promoted_objects;\n"
           "                   pprof's default sample type\n"
+          "  --gc-cpu         also sample the process's CPU over the window (perf_event_open,\n"
+          "                   as ocgc profile --cpu) and charge the collector's CPU to the\n"
+          "                   stacks that cause it: a sample type gc_cpu (nanoseconds) in\n"
+          "                   pprof and JSON (minor collections by bytes allocated in the\n"
+          "                   minor heap, the major collector by bytes entering the major\n"
+          "                   heap; docs/profiling.md); needs --duration or --rate\n"
+          "  --frequency HZ   --gc-cpu's samples a second (default 100, 1 to 1000)\n"
           "  -o FILE          write FILE (replaced whole) instead of stdout\n"
           "  --no-lines       function names only: no DWARF read\n"
           "  --dir DIR        the ring is DIR/PID.events (not searched)\n"
@@ -98,11 +122,14 @@ static int parse_args(int argc, char **argv, struct profile_args *a)
     {"sample", required_argument, NULL, 's'},
     {"output", required_argument, NULL, 'o'},
     {"no-lines", no_argument, NULL, 'n'},
+    {"gc-cpu", no_argument, NULL, 'g'},
+    {"frequency", required_argument, NULL, 'F'},
     TOOL_LONGOPT_DIR,
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
   };
-  int opt, c;
+  int opt, c, gc_cpu = 0;
+  uint64_t hz = 0;
   optind = 1;
   while ((opt = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
     if ((c = tool_common_opt(opt, optarg, &a->t, NULL)) != 0) {
@@ -137,6 +164,12 @@ static int parse_args(int argc, char **argv, struct profile_args *a)
       break;
     case 'o': a->out = optarg; break;
     case 'n': a->no_lines = 1; break;
+    case 'g': gc_cpu = 1; break;
+    case 'F':
+      if (tool_parse_count(optarg, &hz) != 0 || hz == 0 || hz > PROFILE_CPU_MAX_HZ)
+        return tool_usage_error("--frequency takes 1 to %u samples a second, not '%s'",
+                                PROFILE_CPU_MAX_HZ, optarg);
+      break;
     case 'h': profile_usage(stdout); exit(0);
     default: profile_usage(stderr); return TOOL_EXIT_USAGE;
     }
@@ -150,6 +183,12 @@ static int parse_args(int argc, char **argv, struct profile_args *a)
     a->duration_ns = UINT64_C(10000000000);
     a->has_duration = 1;
   }
+  if (hz != 0 && !gc_cpu) return tool_usage_error("--frequency goes with --gc-cpu");
+  if (gc_cpu && !a->has_duration)
+    return tool_usage_error("--gc-cpu charges a window's collector CPU: give --duration");
+  if (gc_cpu && a->format == FMT_FOLDED)
+    return tool_usage_error("--gc-cpu's figure is in pprof and json, not folded");
+  if (gc_cpu) a->gc_cpu_hz = hz ? (unsigned)hz : PROFILE_CPU_DEFAULT_HZ;
   if (!a->value_set) a->value = OCGC_PV_ALLOC_SPACE;
   if (a->format == FMT_PPROF && a->out == NULL && isatty(STDOUT_FILENO))
     return tool_usage_error("pprof is binary: give -o FILE, or send stdout to a file or pipe");
@@ -258,8 +297,23 @@ static void json_frames(struct json *j, struct ocgc_symbols *syms,
   json_arr_end(j);
 }
 
+/* --gc-cpu's figures of the window: what was charged, and what was not. */
+static void json_gc_cpu(struct json *j, const struct gc_cpu *g)
+{
+  json_key(j, "gc_cpu");
+  json_obj(j, JSON_INLINE);
+  json_kv_u64(j, "minor_ns", g->cpu.minor_ns);
+  json_kv_u64(j, "major_ns", g->cpu.major_ns);
+  json_kv_u64(j, "charged_ns", g->sum.charged_ns);
+  json_kv_u64(j, "unattributed_ns", g->sum.unattributed_ns);
+  json_kv_u64(j, "collector_ns", g->other_ns);
+  json_kv_str(j, "model", "minor collections by bytes allocated in the minor heap, the major "
+                          "collector by bytes entering the major heap");
+  json_obj_end(j);
+}
+
 static void write_json(FILE *f, const struct profile_args *a, const struct ocgc_memprof *p,
-                       struct ocgc_symbols *syms, uint64_t window_ns)
+                       struct ocgc_symbols *syms, uint64_t window_ns, const struct gc_cpu *g)
 {
   struct json j;
   size_t i;
@@ -279,6 +333,7 @@ static void write_json(FILE *f, const struct profile_args *a, const struct ocgc_
   json_kv_u64(&j, "unfollowed", p->unfollowed);
   /* which in-use rule the figures follow (ocgc/memprof.h) */
   json_kv_str(&j, "inuse", p->live_known ? "as of the last completed marking" : "allocated - freed");
+  if (g->charge != NULL) json_gc_cpu(&j, g);
   json_key(&j, "stacks");
   json_arr(&j, JSON_LINES);
   for (i = 0; i < p->nstacks; i++) {
@@ -287,6 +342,7 @@ static void write_json(FILE *f, const struct profile_args *a, const struct ocgc_
     int any = 0;
     ocgc_profile_values(s, vals);
     for (v = 0; v < OCGC_PV_COUNT; v++) any |= vals[v] != 0;
+    if (g->charge != NULL) any |= g->charge[i] != 0;
     if (!any) continue;
     json_obj(&j, JSON_INLINE);
     json_kv_str(&j, "kind", s->overflow ? "overflow" : ocgc_memprof_kind_name(s->kind));
@@ -295,6 +351,7 @@ static void write_json(FILE *f, const struct profile_args *a, const struct ocgc_
       json_key(&j, ocgc_profile_value_name((enum ocgc_profile_value)v));
       json_i64(&j, vals[v]);
     }
+    if (g->charge != NULL) json_kv_u64(&j, "gc_cpu_ns", g->charge[i]);
     json_frames(&j, syms, s);
     json_obj_end(&j);
   }
@@ -340,17 +397,18 @@ struct json_job {
   const struct ocgc_memprof *p;
   struct ocgc_symbols *syms;
   uint64_t window_ns;
+  const struct gc_cpu *g;
 };
 
 static void json_out(FILE *f, void *arg)
 {
   const struct json_job *j = arg;
-  write_json(f, j->a, j->p, j->syms, j->window_ns);
+  write_json(f, j->a, j->p, j->syms, j->window_ns, j->g);
 }
 
 /* The profile in its form, to the output. */
 static int emit(const struct profile_args *a, const struct ocgc_memprof *p,
-                struct ocgc_symbols *syms, uint64_t window_ns)
+                struct ocgc_symbols *syms, uint64_t window_ns, const struct gc_cpu *g)
 {
   unsigned char *bytes = NULL;
   size_t len = 0;
@@ -363,6 +421,7 @@ static int emit(const struct profile_args *a, const struct ocgc_memprof *p,
     o.duration_ns = (int64_t)window_ns;
     o.default_value_set = a->value_set;
     o.default_value = a->value;
+    o.gc_cpu_ns = g->charge;
     err = ocgc_pprof_write(p, syms, &o, &bytes, &len);
   } else if (a->format == FMT_FOLDED) {
     err = ocgc_profile_folded(p, syms, a->value, (char **)&bytes, &len);
@@ -372,7 +431,7 @@ static int emit(const struct profile_args *a, const struct ocgc_memprof *p,
     return TOOL_EXIT_ERROR;
   }
   if (a->format == FMT_JSON) {
-    struct json_job j = {a, p, syms, window_ns};
+    struct json_job j = {a, p, syms, window_ns, g};
     rc = profile_output(a->out, NULL, 0, json_out, &j);
   } else {
     rc = profile_output(a->out, bytes, len, NULL, NULL);
@@ -471,7 +530,43 @@ static void keep_lease(const struct profile_args *a, struct ocgc_memprof_lease *
 
 /* The window: copies before and after, and the rate leased (or switched)
  * around it. */
-static int window(const struct profile_args *a, struct ocgc_source *src,
+/* --gc-cpu: the CPU sampler opened beside the window, whose copy [first]
+ * is then taken again so that both begin together (the sampler's opening
+ * reads the files' CFI: a while).  0, or an exit code after a line. */
+static int gc_cpu_begin(const struct profile_args *a, struct ocgc_source *src, struct gc_cpu *g,
+                        struct ocgc_memprof **first)
+{
+  struct ocgc_memprof *again = NULL;
+  int rc = cpu_window_open(&g->w, a->t.pid, tool_target_label(&a->t), src, NULL, a->gc_cpu_hz,
+                           a->no_lines);
+  if (rc != 0) return rc;
+  if ((rc = read_copy(a, src, &again)) != 0) return rc;
+  ocgc_memprof_free(*first);
+  *first = again;
+  return 0;
+}
+
+/* The window's wait, [left] ns: the lease kept, the CPU sampler (if any)
+ * read at its pace (its rings hold some 15 samples).  Ends early on a stop
+ * signal or the process's end.  Returns the time waited. */
+static uint64_t wait_window(const struct profile_args *a, struct ocgc_source *src,
+                            struct ocgc_memprof_lease *lease, uint64_t *renewed, int *said,
+                            struct gc_cpu *g, uint64_t left)
+{
+  uint64_t t0 = cm_mono_ns(), step = POLL_NS * 10;
+  int sampling = g->w != NULL;
+  if (sampling && cpu_window_poll_ns(g->w) < step) step = cpu_window_poll_ns(g->w);
+  while (!tool_stop && cm_mono_ns() - t0 < left && !ocgc_source_gone(src)) {
+    tool_sleep_ns(left - (cm_mono_ns() - t0) < step ? left - (cm_mono_ns() - t0) : step);
+    keep_lease(a, lease, renewed, said);
+    /* an exec or the end stops the samples; the window goes on as before */
+    if (sampling && cpu_window_turn(g->w) != 0) sampling = 0;
+  }
+  if (g->w != NULL) cpu_window_end(g->w);
+  return cm_mono_ns() - t0;
+}
+
+static int window(const struct profile_args *a, struct ocgc_source *src, struct gc_cpu *g,
                   struct ocgc_memprof **out, uint64_t *window_ns)
 {
   struct ocgc_memprof *first = NULL, *last = NULL, *now = NULL;
@@ -542,13 +637,8 @@ static int window(const struct profile_args *a, struct ocgc_source *src,
   *window_ns = 0;
   if (a->has_duration) {
     uint64_t left = a->duration_ns - (cm_mono_ns() - t0 < a->duration_ns ? cm_mono_ns() - t0 : a->duration_ns);
-    t0 = cm_mono_ns();
-    while (!tool_stop && cm_mono_ns() - t0 < left && !ocgc_source_gone(src)) {
-      tool_sleep_ns(left - (cm_mono_ns() - t0) < POLL_NS * 10 ? left - (cm_mono_ns() - t0)
-                                                              : POLL_NS * 10);
-      keep_lease(a, lease, &renewed, &said);
-    }
-    *window_ns = cm_mono_ns() - t0;
+    if (a->gc_cpu_hz != 0 && (rc = gc_cpu_begin(a, src, g, &first)) != 0) goto restore;
+    *window_ns = wait_window(a, src, lease, &renewed, &said, g, left);
     if (tool_stop) tool_say("stopped: the window is %.1f s, not the %.1f s asked",
                             (double)*window_ns / 1e9, (double)left / 1e9);
     if ((rc = read_copy(a, src, &last)) != 0) goto restore;
@@ -586,6 +676,31 @@ restore:
   return rc;
 }
 
+/* --gc-cpu: the window's collector CPU (its samples, by phase) charged to
+ * [p]'s stacks, and said on stderr beside the samples' line.  0, or an
+ * exit code after a line. */
+static int gc_cpu_charge(const struct profile_args *a, struct gc_cpu *g,
+                         const struct ocgc_memprof *p)
+{
+  int err;
+  g->cpu.sz = sizeof g->cpu;
+  g->sum.sz = sizeof g->sum;
+  if (!a->no_lines) cpu_window_say(g->w);
+  if ((err = ocgc_gc_cpu_of(cpu_window_profile(g->w), &g->cpu, &g->other_ns)) != 0 ||
+      (g->charge = calloc(p->nstacks ? p->nstacks : 1, sizeof *g->charge)) == NULL ||
+      (err = ocgc_gc_charge(p, &g->cpu, g->charge, &g->sum)) != 0) {
+    tool_say("cannot charge the collector's CPU: %s", ocgc_strerror(err ? err : -ENOMEM));
+    return TOOL_EXIT_ERROR;
+  }
+  tool_say("gc_cpu: %.1f ms in minor collections, %.1f ms in the major collector: %.1f ms "
+           "charged to the stacks, %.1f ms not (nothing sampled of its kind), %.1f ms in the "
+           "collector's dispatch not charged",
+           (double)g->cpu.minor_ns / 1e6, (double)g->cpu.major_ns / 1e6,
+           (double)g->sum.charged_ns / 1e6, (double)g->sum.unattributed_ns / 1e6,
+           (double)g->other_ns / 1e6);
+  return 0;
+}
+
 int cmd_profile(int argc, char **argv)
 {
   struct profile_args a;
@@ -593,6 +708,7 @@ int cmd_profile(int argc, char **argv)
   struct ocgc_source *src = NULL;
   struct ocgc_memprof *p = NULL;
   struct ocgc_symbols *syms;
+  struct gc_cpu g;
   uint64_t window_ns = 0;
   int rc;
   int i;
@@ -600,16 +716,20 @@ int cmd_profile(int argc, char **argv)
   for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
     if (strcmp(argv[i], "--cpu") == 0) return cmd_profile_cpu(argc, argv);
   memset(&a, 0, sizeof a);
+  memset(&g, 0, sizeof g);
   if ((rc = parse_args(argc, argv, &a)) != 0) return rc;
   if ((rc = tool_target_open(&a.t, &src)) != 0) return tool_exit_code(rc);
   tool_signals_catch(&sig);
-  rc = window(&a, src, &p, &window_ns);
+  rc = window(&a, src, &g, &p, &window_ns);
   tool_signals_restore(&sig);
+  if (rc == 0 && g.w != NULL) rc = gc_cpu_charge(&a, &g, p);
   if (rc == 0) {
     syms = symbolizer(&a, src);
-    rc = emit(&a, p, syms, window_ns);
+    rc = emit(&a, p, syms, window_ns, &g);
     ocgc_symbols_close(syms);
   }
+  free(g.charge);
+  cpu_window_free(g.w);
   ocgc_memprof_free(p);
   ocgc_source_close(src);
   return rc;

@@ -8,6 +8,11 @@
 
 enum format { FMT_PPROF, FMT_FOLDED, FMT_JSON };
 
+/* CPU samples a second: the default (Go's), and the most a command takes
+ * (ocgc profile --cpu and --gc-cpu, ocgc run --cpu). */
+#define PROFILE_CPU_DEFAULT_HZ 100u
+#define PROFILE_CPU_MAX_HZ 1000u
+
 /* [len] bytes, or what [write] writes (when not NULL), to [path]
  * (replaced whole, or left as it was on an error) or to stdout (NULL).
  * 0, or an exit code after a line. */

@@ -29,7 +29,6 @@
 #include "cpu_window.h"
 
 #define DEFAULT_DURATION_NS UINT64_C(30000000000) /* Go's /debug/pprof/profile */
-#define MAX_FREQUENCY 1000u
 
 struct cpu_args {
   struct tool_target t;
@@ -64,7 +63,7 @@ static void cpu_usage(FILE *f)
           "\n"
           "Sampling needs what perf needs: root, CAP_PERFMON, or\n"
           "kernel.perf_event_paranoid <= 2 for a process of one's own; a refusal is exit %d.\n",
-          MAX_FREQUENCY, TOOL_EXIT_DENIED);
+          PROFILE_CPU_MAX_HZ, TOOL_EXIT_DENIED);
 }
 
 static int parse_args(int argc, char **argv, struct cpu_args *a)
@@ -85,7 +84,7 @@ static int parse_args(int argc, char **argv, struct cpu_args *a)
   uint64_t hz;
   optind = 1;
   a->duration_ns = DEFAULT_DURATION_NS;
-  a->frequency = 100;
+  a->frequency = PROFILE_CPU_DEFAULT_HZ;
   while ((opt = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
     if ((c = tool_common_opt(opt, optarg, &a->t, NULL)) != 0) {
       if (c != 1) return c;
@@ -98,9 +97,9 @@ static int parse_args(int argc, char **argv, struct cpu_args *a)
         return tool_usage_error("--duration takes a duration (\"30s\"), not '%s'", optarg);
       break;
     case 'F':
-      if (tool_parse_count(optarg, &hz) != 0 || hz == 0 || hz > MAX_FREQUENCY)
+      if (tool_parse_count(optarg, &hz) != 0 || hz == 0 || hz > PROFILE_CPU_MAX_HZ)
         return tool_usage_error("--frequency takes 1 to %u samples a second, not '%s'",
-                                MAX_FREQUENCY, optarg);
+                                PROFILE_CPU_MAX_HZ, optarg);
       a->frequency = (unsigned)hz;
       break;
     case 'f':

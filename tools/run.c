@@ -447,7 +447,7 @@ static int parse_args(int argc, char **argv, int *json, const char **output, con
   int opt;
   uint64_t hz;
   optind = 1;
-  r->cpu_hz = 100;
+  r->cpu_hz = PROFILE_CPU_DEFAULT_HZ;
   /* "+": options end at CMD, whose own options are its business */
   while ((opt = getopt_long(argc, argv, "+ho:", longopts, NULL)) != -1) {
     switch (opt) {
@@ -456,8 +456,9 @@ static int parse_args(int argc, char **argv, int *json, const char **output, con
     case 'H': *html = optarg; break;
     case 'c': r->cpu_out = optarg; break;
     case 'F':
-      if (tool_parse_count(optarg, &hz) != 0 || hz == 0 || hz > 1000)
-        return tool_usage_error("--frequency takes 1 to 1000 samples a second, not '%s'", optarg);
+      if (tool_parse_count(optarg, &hz) != 0 || hz == 0 || hz > PROFILE_CPU_MAX_HZ)
+        return tool_usage_error("--frequency takes 1 to %u samples a second, not '%s'",
+                                PROFILE_CPU_MAX_HZ, optarg);
       r->cpu_hz = (unsigned)hz;
       break;
     case 'h': run_usage(stdout); exit(0);

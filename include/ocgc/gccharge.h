@@ -61,6 +61,18 @@ struct ocgc_gc_charge_sum {
 OCGC_API int ocgc_gc_charge(const struct ocgc_memprof *p, const struct ocgc_gc_cpu *cpu,
                             uint64_t *out, struct ocgc_gc_charge_sum *sum);
 
+struct ocgc_cpuprof;
+
+/** The collector's CPU in the samples of CPU profile [cp] (ocgc/cpuprof.h;
+ * finish it first), each sample its period (1e9 / its frequency ns), into
+ * *out (its sz set by the caller): minor_ns of gc_phase "minor", major_ns
+ * of "major_mark", "major_sweep", "major_clean", "major" and
+ * "compaction"; *other_ns (may be NULL) of "collector" (the collector's
+ * dispatch or a Gc.* entry, in no phase: charged to nobody, since the
+ * stack itself names the Gc call that ran it).  0 or -EINVAL. */
+OCGC_API int ocgc_gc_cpu_of(const struct ocgc_cpuprof *cp, struct ocgc_gc_cpu *out,
+                            uint64_t *other_ns);
+
 #ifdef __cplusplus
 }
 #endif

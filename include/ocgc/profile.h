@@ -69,6 +69,10 @@ struct ocgc_pprof_opts {
    * address as before, so a symbolizer given the file still names it); a
    * location in no known mapping has address 0 (its names, if any, kept). */
   int absolute_addresses;
+  /** Not NULL: p->nstacks figures, the collector's CPU charged to each
+   * stack (ocgc_gc_charge, ocgc/gccharge.h), written as a seventh sample
+   * type gc_cpu/nanoseconds, with a comment stating the model. */
+  const uint64_t *gc_cpu_ns;
 };
 
 /** Write [p] (a copy or a window) as a pprof profile into a new buffer *out

@@ -7,11 +7,18 @@
  *   rounding to the largest remainders (ties: the first stack);
  * - no overflow of the products at a thousand seconds and 2^40 words;
  * - a kind of CPU with no base in the profile is left uncharged, and said;
- * - bad arguments and a newer caller's nonzero options are refused. */
+ * - bad arguments and a newer caller's nonzero options are refused;
+ * - the CPU to charge read from a CPU profile's samples (ocgc_gc_cpu_of):
+ *   minor of the minor phase, major of the major ones, the collector's
+ *   dispatch in no phase apart, the mutator in none, each sample its
+ *   period (1e9 / frequency). */
 #include <check.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include "elfgen.h"
 
 #include "ocgc/consumer.h"
 #include "ocgc/wire.h"
@@ -182,6 +189,69 @@ START_TEST(refused)
 }
 END_TEST
 
+/* A CPU profile at 250 Hz (a period of 4 ms) whose frames [fn] names (one
+ * function at ELFGEN_FUNC): [in] samples in it, [out] of the mutator. */
+static struct ocgc_cpuprof *cpu_profile(const char *fn, unsigned in, unsigned out,
+                                        struct ocgc_symbols **names)
+{
+  char tmpl[] = "/tmp/test_gccharge.XXXXXX";
+  struct ocgc_cpuprof_opts o = OCGC_OPTS_INIT(struct ocgc_cpuprof_opts);
+  struct ocgc_unwind_stack st;
+  struct ocgc_cpuprof *p;
+  int fd = mkstemp(tmpl);
+  unsigned i;
+  ck_assert_int_ge(fd, 0);
+  unlink(tmpl);
+  ck_assert_int_eq(elfgen_write_one(fd, fn), 0);
+  ck_assert_int_eq(ocgc_symbols_open_elf(fd, "gc.elf", NULL, names), 0);
+  close(fd);
+  o.frequency_hz = 250;
+  ck_assert_int_eq(ocgc_cpuprof_new(*names, &o, &p), 0);
+  memset(&st, 0, sizeof st);
+  st.depth = 2;
+  st.end = OCGC_UNWIND_OUTERMOST;
+  st.frames[1] = 0x900000;
+  for (i = 0; i < in + out; i++) {
+    st.frames[0] = i < in ? ELFGEN_FUNC + 4 : 0x900010;
+    ck_assert_int_eq(ocgc_cpuprof_add(p, 1000 + i, &st), 0);
+  }
+  ocgc_cpuprof_finish(p);
+  return p;
+}
+
+START_TEST(cpu_of_a_cpu_profile)
+{
+  static const struct {
+    const char *fn;
+    uint64_t minor, major, other;
+  } cases[] = {
+      {"caml_empty_minor_heap", 3, 0, 0},
+      {"caml_major_collection_slice", 0, 3, 0},
+      {"caml_compact_heap", 0, 3, 0},
+      {"caml_gc_dispatch", 0, 0, 3},
+      {"camlMain__work_100", 0, 0, 0},
+  };
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+    struct ocgc_symbols *names;
+    struct ocgc_cpuprof *p = cpu_profile(cases[k].fn, 3, 5, &names);
+    struct ocgc_gc_cpu c = OCGC_OPTS_INIT(struct ocgc_gc_cpu);
+    uint64_t other = 99;
+    const uint64_t ms4 = 4000000;
+    ck_assert_int_eq(ocgc_gc_cpu_of(p, &c, &other), 0);
+    ck_assert_msg(c.minor_ns == cases[k].minor * ms4 && c.major_ns == cases[k].major * ms4 &&
+                      other == cases[k].other * ms4,
+                  "%s: minor %llu major %llu other %llu", cases[k].fn,
+                  (unsigned long long)c.minor_ns, (unsigned long long)c.major_ns,
+                  (unsigned long long)other);
+    ck_assert_int_eq(ocgc_gc_cpu_of(p, &c, NULL), 0);
+    ck_assert_int_eq(ocgc_gc_cpu_of(NULL, &c, NULL), -EINVAL);
+    ck_assert_int_eq(ocgc_gc_cpu_of(p, NULL, NULL), -EINVAL);
+    ocgc_cpuprof_free(p);
+    ocgc_symbols_close(names);
+  }
+}
+END_TEST
+
 static Suite *gccharge_suite(void)
 {
   Suite *s = suite_create("gccharge");
@@ -192,6 +262,7 @@ static Suite *gccharge_suite(void)
   tcase_add_test(tc, no_overflow);
   tcase_add_test(tc, no_base_left_uncharged);
   tcase_add_test(tc, refused);
+  tcase_add_test(tc, cpu_of_a_cpu_profile);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -189,7 +189,7 @@ static void decode(const unsigned char *b, size_t n, struct decoded *d)
     }
     case 6:
       ck_assert_uint_lt(d->nstrings, MAXN);
-      ck_assert_uint_lt(f.n, 256);
+      ck_assert_uint_lt(f.n, sizeof d->strings[0]);
       memcpy(d->strings[d->nstrings], f.p, f.n);
       d->strings[d->nstrings++][f.n] = '\0';
       break;
@@ -316,6 +316,43 @@ START_TEST(pprof_inuse_rule)
                    "inuse: as of the last completed major marking; garbage not yet collected "
                    "is not counted");
   free(plain);
+  free(d);
+  ocgc_memprof_free(p);
+}
+END_TEST
+
+/* With the collector's CPU charged to its stacks: a seventh sample type,
+ * gc_cpu/nanoseconds, each sample's seventh value its stack's charge, a
+ * stack with no other figure but a charge still a sample, and the model
+ * said in a comment. */
+START_TEST(pprof_gc_cpu)
+{
+  struct ocgc_memprof *p = made();
+  struct ocgc_pprof_opts o = OCGC_OPTS_INIT(struct ocgc_pprof_opts);
+  unsigned char *plain;
+  size_t nplain, i;
+  struct decoded *d = calloc(1, sizeof *d);
+  uint64_t *gc = calloc(p->nstacks, sizeof *gc);
+  int found = 0;
+  for (i = 0; i < p->nstacks; i++) gc[i] = 1000 * (i + 1);
+  o.no_gzip = 1;
+  o.gc_cpu_ns = gc;
+  ck_assert_int_eq(ocgc_pprof_write(p, NULL, &o, &plain, &nplain), 0);
+  decode(plain, nplain, d);
+  ck_assert_uint_eq(d->ntypes, 7);
+  ck_assert_str_eq(str(d, d->sample_types[6][0]), "gc_cpu");
+  ck_assert_str_eq(str(d, d->sample_types[6][1]), "nanoseconds");
+  /* every stack a sample now, the empty one too (its charge) */
+  ck_assert_uint_eq(d->nsamples, p->nstacks);
+  for (i = 0; i < p->nstacks; i++) {
+    ck_assert_uint_eq(d->samples[i].nval, 7);
+    ck_assert_int_eq(d->samples[i].val[6], (int64_t)gc[i]);
+  }
+  for (i = 0; i < d->ncomments; i++)
+    found |= strncmp(str(d, d->comments[i]), "gc_cpu: the collector's CPU", 27) == 0;
+  ck_assert_msg(found, "the model's comment");
+  free(plain);
+  free(gc);
   free(d);
   ocgc_memprof_free(p);
 }
@@ -827,6 +864,7 @@ static Suite *pprof_suite(void)
   TCase *tc = tcase_create("pprof");
   tcase_add_test(tc, values);
   tcase_add_test(tc, pprof_fields);
+  tcase_add_test(tc, pprof_gc_cpu);
   tcase_add_test(tc, pprof_inuse_rule);
   tcase_add_test(tc, pprof_addresses);
   tcase_add_test(tc, folded);
