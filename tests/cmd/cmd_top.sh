@@ -288,6 +288,7 @@ else
   check_true "t6: beside the ring's" \
     grep -Eq "^GC [0-9.]+% of [0-9]+ samples in the last [0-9.]+ s \(the ring: [0-9.]+% of wall time\):" "$WORK/t6.screen"
   tpid=`pgrep -f "top $bpid\$" | head -n 1`
+  check_true "t6: top's pid found ($tpid)" test -n "$tpid"
   check_true "t6: top samples (perf events open)" sh -c "ls -l /proc/$tpid/fd | grep -q perf_event"
   tm send-keys -t t6 c
   check_true "t6: c again switches it off" wait_screen t6 "CPU sampling off: press c" 20
