@@ -96,7 +96,7 @@ void cpu_window_end(struct cpu_window *w)
 
 const struct ocgc_cpuprof *cpu_window_profile(const struct cpu_window *w)
 {
-  return w->prof;
+  return ocgc_cpuwindow_profile(w->w);
 }
 
 uint64_t cpu_window_ns(const struct cpu_window *w)

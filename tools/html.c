@@ -45,7 +45,7 @@ static const char style[] =
   "table.functions{border-collapse:collapse;font-variant-numeric:tabular-nums}"
   "table.functions td,table.functions th{padding:.1em .6em;text-align:right;"
   "border-bottom:1px solid #eee}table.functions td:first-child{text-align:left}"
-  "svg.flame text{font-size:11px}"
+  "svg.flame text{font-size:11px}svg.swatch{display:inline;vertical-align:middle;margin:0 .3em}"
   ".legend span{margin-right:1em}.note{color:#666;font-size:.9em}";
 
 void html_text(FILE *f, const char *s)
@@ -198,6 +198,7 @@ int html_write(FILE *f, const struct html_in *in)
   c.tl = in->tl;
   c.prof = in->prof;
   c.syms = in->syms;
+  c.cpu = in->m->cpu;
   c.t0 = x.start_ns;
   c.span = x.wall_ns;
   head(f, in, &x);
@@ -208,6 +209,7 @@ int html_write(FILE *f, const struct html_in *in)
   html_series(&c);
   html_causes(&c);
   html_profile(&c);
+  html_cpu(&c);
   err = json_block(f, in, &x);
   fputs("</body>\n</html>\n", f);
   if (err == 0 && (fflush(f) != 0 || ferror(f))) err = errno ? -errno : -EIO;

@@ -94,6 +94,7 @@ struct html_ctx {
   uint64_t t0, span;   /* the window: start (producer clock) and length, ns */
   const struct ocgc_memprof *prof; /* html_in's */
   struct ocgc_symbols *syms;
+  const struct rep_cpu *cpu;       /* html_in.m's, or NULL */
 };
 
 void html_timeline(const struct html_ctx *c);
@@ -102,5 +103,26 @@ void html_series(const struct html_ctx *c);
 void html_causes(const struct html_ctx *c);
 /* html_flame.c: top functions and flame graphs of the allocation profile. */
 void html_profile(const struct html_ctx *c);
+
+/* How a flame graph says its figure (html_flame_svg). */
+struct html_flame_look {
+  const char *attr;                          /* "data-bytes", "data-samples" */
+  void (*value_text)(FILE *f, int64_t v);    /* in a frame's <title> */
+  /* node i's fill (i > 0), or NULL: a warm colour from its name */
+  void (*fill)(const struct ocgc_profile_tree *t, uint32_t i, unsigned rgb[3]);
+  /* more attributes of node i's <g> (" data-phase=..."), or NULL */
+  void (*attrs)(FILE *f, const struct ocgc_profile_tree *t, uint32_t i);
+  const char *what;                          /* "bytes", "samples": the note's */
+};
+/* [t] (ocgc_profile_tree's shape) as <svg id=[id] class="flame"> of its
+ * figure value[v] (data-value [value_name]) and the note saying how many
+ * frames were drawn; a note "nothing in this window" when it is empty. */
+void html_flame_svg(FILE *f, const struct ocgc_profile_tree *t, int v, const char *id,
+                    const char *value_name, const struct html_flame_look *look);
+
+/* html_cpu.c: "Where the CPU goes", the CPU profile of the window
+ * (rep_meta.cpu): the GC shares, the samples by phase with their colours,
+ * the top functions and the flame graph coloured by phase. */
+void html_cpu(const struct html_ctx *c);
 
 #endif /* OCGC_TOOLS_HTML_H */

@@ -1,6 +1,8 @@
 /* html_flame.c - the allocation profile of the HTML report (html.h): the
  * top allocating and top promoting functions, and flame graphs of what
- * was allocated and of what is in use, by call stack, as inline SVG.
+ * was allocated and of what is in use, by call stack, as inline SVG; and
+ * the one flame graph drawing (html_flame_svg) that the CPU profile's
+ * (html_cpu.c) uses too, its figure, colours and attributes its caller's.
  *
  * Every figure comes from libocgc (ocgc_profile_functions,
  * ocgc_profile_tree: the same rules as `ocgc profile` and pprof), none is
@@ -8,12 +10,12 @@
  *
  * Invariants:
  * - a flame graph is the tree of the stacks merged from the outermost
- *   frame, the root ("all") at the bottom; a frame's width is its bytes
- *   over the root's; a frame narrower than MIN_PX is not drawn (nor its
+ *   frame (ocgc_profile_tree's shape), the root ("all") at the bottom; a
+ *   frame's width is its figure (bytes, samples) over the root's; a frame narrower than MIN_PX is not drawn (nor its
  *   children, narrower still), and data-drawn / data-frames say how many
  *   were; so at most 960 / MIN_PX frames a row and 34 rows;
  * - each frame's data-fn is its name (escaped by html_text()), data-bytes
- *   its figure, data-leaf 1 when it has no child (the function allocated
+ *   (the look's attribute) its figure, data-leaf 1 when it has no child (the function allocated
  *   itself); the root's data-bytes is the section's total;
  * - names are the target's bytes (its executable's symbols): html_text()
  *   everywhere, in text, titles and attributes;
@@ -49,8 +51,9 @@ static void colour(const char *name, unsigned *r, unsigned *g, unsigned *b)
 }
 
 /* The frames of [t]'s subtree at [x] wide [w] px, from node [i]. */
-static void frames(FILE *f, const struct ocgc_profile_tree *t, enum ocgc_profile_value v,
-                   uint32_t i, double x, double w, unsigned rows, unsigned *drawn)
+static void frames(FILE *f, const struct ocgc_profile_tree *t, int v,
+                   const struct html_flame_look *look, uint32_t i, double x, double w,
+                   unsigned rows, unsigned *drawn)
 {
   const struct ocgc_profile_node *n = &t->node[i];
   double y = (rows - 1 - n->depth) * ROW, cx = x;
@@ -58,18 +61,28 @@ static void frames(FILE *f, const struct ocgc_profile_tree *t, enum ocgc_profile
   int64_t total = t->node[0].value[v];
   uint32_t c;
   size_t chars = w > 8 ? (size_t)((w - 6) / 6.6) : 0;
-  colour(n->name, &r, &g, &b);
+  if (i == 0) {
+    r = g = b = 190;
+  } else if (look->fill != NULL) {
+    unsigned rgb[3];
+    look->fill(t, i, rgb);
+    r = rgb[0], g = rgb[1], b = rgb[2];
+  } else {
+    colour(n->name, &r, &g, &b);
+  }
   (*drawn)++;
   fputs("<g class=\"frame\" data-fn=\"", f);
   html_text(f, i == 0 ? "all" : n->name);
-  fprintf(f, "\" data-bytes=\"%" PRId64 "\" data-depth=\"%" PRIu32 "\" data-leaf=\"%d\"><title>",
+  fprintf(f, "\" %s=\"%" PRId64 "\" data-depth=\"%" PRIu32 "\" data-leaf=\"%d\"", look->attr,
           n->value[v], n->depth, n->first_child == 0);
+  if (look->attrs != NULL) look->attrs(f, t, i);
+  fputs("><title>", f);
   html_text(f, i == 0 ? "all" : n->name);
   fputs(": ", f);
-  bytes_text(f, n->value[v]);
+  look->value_text(f, n->value[v]);
   fprintf(f, " (%.1f%%)</title><rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" "
           "fill=\"rgb(%u,%u,%u)\"/>", total > 0 ? 100.0 * (double)n->value[v] / (double)total : 0,
-          x, y, w, ROW - 1, i == 0 ? 190u : r, i == 0 ? 190u : g, i == 0 ? 190u : b);
+          x, y, w, ROW - 1, r, g, b);
   if (chars >= 3) {
     char label[160];
     const char *name = i == 0 ? "all" : n->name;
@@ -89,22 +102,18 @@ static void frames(FILE *f, const struct ocgc_profile_tree *t, enum ocgc_profile
   for (c = n->first_child; c != 0; c = t->node[c].next_sibling) {
     int64_t cv = t->node[c].value[v];
     double cw = total > 0 && cv > 0 ? WIDTH * (double)cv / (double)total : 0;
-    if (cw >= MIN_PX) frames(f, t, v, c, cx, cw, rows, drawn);
+    if (cw >= MIN_PX) frames(f, t, v, look, c, cx, cw, rows, drawn);
     cx += cw;
   }
 }
 
-static void flame(const struct html_ctx *c, const char *id, const char *title,
-                  enum ocgc_profile_value v)
+void html_flame_svg(FILE *f, const struct ocgc_profile_tree *t, int v, const char *id,
+                    const char *value_name, const struct html_flame_look *look)
 {
-  struct ocgc_profile_tree *t = NULL;
   unsigned rows = 1, drawn = 0;
   size_t i;
-  if (ocgc_profile_tree(c->prof, c->syms, v, &t) != 0) return;
-  fprintf(c->f, "<h3>%s</h3>\n", title);
   if (t->n <= 1 || t->node[0].value[v] <= 0) {
-    fputs("<p class=\"note\">nothing in this window.</p>\n", c->f);
-    ocgc_profile_tree_free(t);
+    fputs("<p class=\"note\">nothing in this window.</p>\n", f);
     return;
   }
   /* The rows of the frames drawn: a child is never wider than its parent,
@@ -113,14 +122,24 @@ static void flame(const struct html_ctx *c, const char *id, const char *title,
     if (t->node[i].depth + 1 > rows &&
         WIDTH * (double)t->node[i].value[v] / (double)t->node[0].value[v] >= MIN_PX)
       rows = t->node[i].depth + 1;
-  fprintf(c->f, "<svg id=\"%s\" class=\"flame\" viewBox=\"0 0 960 %.0f\" width=\"960\" "
+  fprintf(f, "<svg id=\"%s\" class=\"flame\" viewBox=\"0 0 960 %.0f\" width=\"960\" "
           "height=\"%.0f\" data-total=\"%" PRId64 "\" data-frames=\"%zu\" data-value=\"%s\">\n",
-          id, rows * ROW, rows * ROW, t->node[0].value[v], t->n, ocgc_profile_value_name(v));
-  frames(c->f, t, v, 0, 0, WIDTH, rows, &drawn);
-  fprintf(c->f, "</svg>\n<p class=\"note\" data-drawn=\"%u\">%u of %zu frames drawn (narrower "
+          id, rows * ROW, rows * ROW, t->node[0].value[v], t->n, value_name);
+  frames(f, t, v, look, 0, 0, WIDTH, rows, &drawn);
+  fprintf(f, "</svg>\n<p class=\"note\" data-drawn=\"%u\">%u of %zu frames drawn (narrower "
           "than half a pixel: left out); the root is every sampled stack, each frame above "
-          "the one that called it, as wide as its share of the bytes.</p>\n",
-          drawn, drawn, t->n);
+          "the one that called it, as wide as its share of the %s.</p>\n",
+          drawn, drawn, t->n, look->what);
+}
+
+static void flame(const struct html_ctx *c, const char *id, const char *title,
+                  enum ocgc_profile_value v)
+{
+  static const struct html_flame_look bytes = {"data-bytes", bytes_text, NULL, NULL, "bytes"};
+  struct ocgc_profile_tree *t = NULL;
+  if (ocgc_profile_tree(c->prof, c->syms, v, &t) != 0) return;
+  fprintf(c->f, "<h3>%s</h3>\n", title);
+  html_flame_svg(c->f, t, (int)v, id, ocgc_profile_value_name(v), &bytes);
   ocgc_profile_tree_free(t);
 }
 

@@ -26,7 +26,11 @@
  *   its end; a file's one copy) goes into every form, text, JSON and HTML;
  *   a process that samples has its names read as the window begins
  *   (html_prof_begin), so a window of any length, or one the process
- *   ends, is named. */
+ *   ends, is named;
+ * - with --cpu the sampler is opened before the window (a refusal is
+ *   libocgc's one line, exit 8, and no window), turned at each poll after
+ *   the aggregator, ended with the window; its profile (report_cpu*.c)
+ *   goes into the JSON member "cpu" and the HTML report, not the text. */
 
 #include <errno.h>
 #include <getopt.h>
@@ -35,6 +39,7 @@
 #include <string.h>
 
 #include "common.h"
+#include "cpu_window.h"
 #include "html.h"
 #include "report.h"
 
@@ -46,6 +51,8 @@ struct report_opts {
   int json;
   uint64_t duration;
   const char *html;   /* --html FILE, or NULL */
+  int cpu;            /* --cpu: sample the window's CPU too */
+  unsigned cpu_hz;    /* --frequency */
 };
 
 static void report_usage(FILE *f)
@@ -74,6 +81,11 @@ static void report_usage(FILE *f)
           "                  (pause timeline, latency histograms, rates over time,\n"
           "                  causes: docs/html-report.md); stdout is as without it\n"
           "  --duration D    length of the window (PID only)\n"
+          "  --cpu           also sample the process's CPU over the window (PID only;\n"
+          "                  perf_event_open, as 'ocgc profile --cpu'; it costs the\n"
+          "                  program a little): the JSON member \"cpu\" and the HTML\n"
+          "                  report's \"Where the CPU goes\", a flame graph by GC phase\n"
+          "  --frequency HZ  samples a second with --cpu (default 100, 1 to 1000)\n"
           "  --ids 5.2|5.3   the event numbering of a stock OCaml 5 ring (default:\n"
           "                  from the process's executable; for a file, 5.2)\n"
           "  --dir DIR       look for DIR/PID.events instead of searching the\n"
@@ -86,8 +98,9 @@ static void report_usage(FILE *f)
 /* Follow the process for the window; sets m->ended_early and its reason.
  * Ctrl-C ends the window early, with a report. */
 static int follow_window(struct ocgc_agg *agg, const struct ocgc_source *src,
-                         struct rep_meta *m, struct ocgc_timeline *tl)
+                         struct rep_meta *m, struct ocgc_timeline *tl, struct cpu_window *cw)
 {
+  uint64_t poll = cw != NULL && cpu_window_poll_ns(cw) < POLL_NS ? cpu_window_poll_ns(cw) : POLL_NS;
   struct tool_signals sig;
   uint64_t t0 = cm_mono_ns(), now, duration = m->requested_ns;
   int64_t got;
@@ -96,12 +109,18 @@ static int follow_window(struct ocgc_agg *agg, const struct ocgc_source *src,
   for (;;) {
     if ((got = ocgc_agg_poll(agg)) < 0) { err = (int)got; break; }
     html_sample(tl, m->pid);
+    /* the ring read first, then the samples (cpu_window.h's turn); an
+     * exec or the exit ends the sampling, the report goes on */
+    if (cw != NULL && (got = cpu_window_turn(cw)) != 0) {
+      if (got > 0) { err = -ENOMEM; break; }
+      cw = NULL;
+    }
     if (ocgc_source_gone(src)) m->end_reason = "the process exited";
     else if (tool_stop != 0) m->end_reason = "interrupted";
     if ((m->ended_early = m->end_reason != NULL) != 0) break;
     now = cm_mono_ns();
     if (now - t0 >= duration) break;
-    tool_sleep_ns(duration - (now - t0) < POLL_NS ? duration - (now - t0) : POLL_NS);
+    tool_sleep_ns(duration - (now - t0) < poll ? duration - (now - t0) : poll);
   }
   /* What was written up to the end, read for a grace at most: a producer
    * writing as fast as we read would hold a drain for seconds. */
@@ -124,6 +143,8 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
     TOOL_LONGOPT_DIR,
     TOOL_LONGOPT_FILE,
     {"html", required_argument, NULL, 'H'},
+    {"cpu", no_argument, NULL, 'C'},
+    {"frequency", required_argument, NULL, 'F'},
     TOOL_LONGOPT_IDS,
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
@@ -131,6 +152,7 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
   int opt, c, duration_given = 0;
   memset(o, 0, sizeof *o);
   o->duration = DEFAULT_DURATION_NS;
+  o->cpu_hz = 100;
   optind = 1;
   while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
     if ((c = tool_common_opt(opt, optarg, &o->t, &o->json)) != 0) {
@@ -145,12 +167,22 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
                                 "or 2m, not '%s'", optarg);
       break;
     case 'H': o->html = optarg; break;
+    case 'C': o->cpu = 1; break;
+    case 'F': {
+      uint64_t hz;
+      if (tool_parse_count(optarg, &hz) != 0 || hz == 0 || hz > 1000)
+        return tool_usage_error("--frequency takes 1 to 1000 samples a second, not '%s'", optarg);
+      o->cpu_hz = (unsigned)hz;
+      break;
+    }
     case 'h': report_usage(stdout); exit(0);
     default: report_usage(stderr); return TOOL_EXIT_USAGE;
     }
   }
   if (o->t.file != NULL && duration_given && optind == argc)
     return tool_usage_error("--duration goes with a PID, not with --file");
+  if (o->t.file != NULL && o->cpu && optind == argc)
+    return tool_usage_error("--cpu samples a running process: it goes with a PID, not with --file");
   return tool_target_operands(&o->t, argc - optind, argv + optind);
 }
 
@@ -169,7 +201,8 @@ static void timeline_origin(struct ocgc_timeline *tl, const struct ocgc_source *
  * the window's allocation profile into [hp]. */
 static int read_target(const struct report_opts *o, struct ocgc_source *src, struct rep_meta *m,
                        struct ocgc_agg *agg, struct ocgc_timeline *tl, struct html_prof *hp,
-                       struct ocgc_snapshot **base, struct ocgc_snapshot **snap)
+                       struct cpu_window *cw, struct ocgc_snapshot **base,
+                       struct ocgc_snapshot **snap)
 {
   struct ocgc_counters c = OCGC_OPTS_INIT(struct ocgc_counters);
   int err = 0;
@@ -178,7 +211,11 @@ static int read_target(const struct report_opts *o, struct ocgc_source *src, str
     err = ocgc_agg_snapshot(agg, base);
     if (err == 0) tool_say_ids(src, tool_target_label(&o->t)); /* the window has begun */
     if (err == 0) html_sample(tl, m->pid);
-    if (err == 0) err = follow_window(agg, src, m, tl);
+    if (err == 0) err = follow_window(agg, src, m, tl, cw);
+    if (cw != NULL) {
+      cpu_window_end(cw);
+      cpu_window_say(cw);
+    }
   } else {
     err = ocgc_agg_drain(agg, NULL, NULL);
   }
@@ -194,22 +231,26 @@ static int read_target(const struct report_opts *o, struct ocgc_source *src, str
 
 /* Read the target, then print (and write the HTML to [hf], if open). */
 static int report(const struct report_opts *o, struct ocgc_source *src, struct rep_meta *m,
-                  struct html_file *hf)
+                  struct html_file *hf, struct cpu_window *cw, struct rep_cpu *cpu)
 {
   struct ocgc_agg *agg = NULL;
   struct ocgc_snapshot *base = NULL, *snap = NULL;
   struct ocgc_timeline *tl = NULL;
   struct html_prof hp;
-  int err = hf->f != NULL ? ocgc_timeline_new(&tl) : 0;
+  int cpu_failed = 0, err = hf->f != NULL ? ocgc_timeline_new(&tl) : 0;
   memset(&hp, 0, sizeof hp);
   /* before the cursor starts: no event of the window is before the
    * timeline's origin, where its time (pause time, the first bin) begins */
   if (err == 0) timeline_origin(tl, src, m->mode == REP_PID);
   if (err == 0)
     err = rep_agg_new(src, m->mode == REP_PID ? OCGC_START_NOW : OCGC_START_OLDEST, tl, &agg);
-  if (err == 0) err = read_target(o, src, m, agg, tl, &hp, &base, &snap);
+  if (err == 0) err = read_target(o, src, m, agg, tl, &hp, cw, &base, &snap);
   m->prof = hp.window;
   m->syms = hp.syms;
+  /* a profile that cannot be taken is said, the report says "cpu": null
+   * and the exit status is 5 */
+  if (err == 0 && cw != NULL && (o->json || hf->f != NULL) && rep_cpu_take(cpu, cw) != 0)
+    cpu_failed = 1;
   if (err) {
     err = tool_target_error(&o->t, err);
   } else if ((err = rep_print(stdout, o->json, m, src, base, snap)) != 0) {
@@ -220,6 +261,7 @@ static int report(const struct report_opts *o, struct ocgc_source *src, struct r
     struct html_in in = {m, src, base, snap, tl, hp.window, hp.syms};
     err = html_finish(hf, &in);
   }
+  if (err == 0 && cpu_failed) err = TOOL_EXIT_ERROR;
   html_prof_free(&hp);
   ocgc_timeline_free(tl);
   ocgc_snapshot_free(snap);
@@ -234,6 +276,8 @@ int cmd_report(int argc, char **argv)
   struct rep_meta m;
   struct html_file hf;
   struct ocgc_source *src = NULL;
+  struct cpu_window *cw = NULL;
+  struct rep_cpu cpu;
   int rc = parse_args(argc, argv, &o);
   if (rc != 0) return rc;
   memset(&hf, 0, sizeof hf);
@@ -247,7 +291,19 @@ int cmd_report(int argc, char **argv)
   m.pid = o.t.pid;
   m.path = o.t.file;
   m.requested_ns = o.duration;
-  rc = report(&o, src, &m, &hf);
+  memset(&cpu, 0, sizeof cpu);
+  /* The sampler before the window: a refusal is libocgc's one line and
+   * costs no window. */
+  if (o.cpu && m.mode == REP_PID &&
+      (rc = cpu_window_open(&cw, m.pid, tool_target_label(&o.t), src, NULL, o.cpu_hz, 0)) != 0) {
+    html_file_abort(&hf);
+    ocgc_source_close(src);
+    return rc;
+  }
+  if (cw != NULL) m.cpu = &cpu;
+  rc = report(&o, src, &m, &hf, cw, &cpu);
+  rep_cpu_free(&cpu);
+  cpu_window_free(cw);
   html_file_abort(&hf); /* nothing if it was committed */
   ocgc_source_close(src);
   return rc;

@@ -5,7 +5,7 @@
  * A report is built from libocgc's public API only: an aggregator over one
  * source and the snapshots it gives (their counters include the span of
  * time the events cover).  Text for humans, or JSON in the versioned schema
- * docs/report.schema.json ("schema": "ocgc-report", "schema_version": 2;
+ * docs/report.schema.json ("schema": "ocgc-report", "schema_version": 3;
  * described in docs/report-json.md).  Bump REPORT_SCHEMA_VERSION on any
  * change that removes or changes the meaning of a field. */
 #ifndef OCGC_TOOLS_REPORT_H
@@ -17,7 +17,7 @@
 #include "common.h"
 #include "ocgc/consumer.h"
 
-#define REPORT_SCHEMA_VERSION 2
+#define REPORT_SCHEMA_VERSION 3
 
 /* The aggregator a report reads [src] with, from [start], giving its
  * pauses and losses to [tl] (NULL: none).  0 or an error. */
@@ -30,6 +30,8 @@ enum rep_mode {
   REP_FILE, /* a ring file, from its oldest event */
   REP_RUN,  /* a program ocgc ran, its whole life */
 };
+
+struct rep_cpu;
 
 struct rep_meta {
   enum rep_mode mode;
@@ -47,6 +49,8 @@ struct rep_meta {
   const struct ocgc_memprof *prof; /* the allocation profile of the report's
                                       window, or NULL: none (not sampled) */
   struct ocgc_symbols *syms;       /* its frames' names, or NULL: addresses */
+  const struct rep_cpu *cpu;       /* the CPU profile of the window (--cpu), or
+                                      NULL: not asked; ->have 0: asked, none */
 };
 
 /* Print the report of [snap] ([base]: the snapshot at the start of the
@@ -101,5 +105,42 @@ void rep_print_json(FILE *out, const struct rep_meta *m, const struct rep_figure
 struct json;
 void rep_profile_text(FILE *out, const struct rep_meta *m);
 void rep_profile_json(struct json *j, const struct rep_meta *m);
+
+/* report_cpu.c: the CPU profile of a report's window (--cpu), taken
+ * from a gathered window (cpu_window.h) after its end: cpu_window's own
+ * figures, the samples of each gc_phase, the top functions by their
+ * samples as the innermost frame, and the call tree by phase
+ * (ocgc_profile_tree's shape, value[0] the samples, the root's children
+ * "[phase]" frames).  For the JSON member "cpu" (null without one) and
+ * the HTML report (html_cpu.c). */
+#define REP_CPU_TOP 10
+struct rep_cpu_fn {
+  const char *name; /* escaped to printable ASCII by libocgc */
+  uint64_t samples;
+};
+struct rep_cpu {
+  int have;                   /* 1: the figures below are a profile's */
+  uint64_t frequency_hz, window_ns, samples, gc_samples, gc_unmatched, lost, threads_seen;
+  uint64_t phase[OCGC_GC_PHASE_COUNT]; /* samples by enum ocgc_gc_phase */
+  double gc_share_samples;    /* gc_samples / samples */
+  double gc_share_ring;       /* the ring's collections over the window's wall time */
+  int ring_known;             /* 0: no ring was read (gc_share_ring null) */
+  struct rep_cpu_fn top[REP_CPU_TOP];
+  unsigned ntop;
+  struct ocgc_profile_tree *tree;
+  char *text;                 /* the folded lines the tree's names point into */
+};
+struct cpu_window;
+/* Take [w]'s profile (ended: cpu_window_end) into *c: 0, or an exit
+ * code after a line (c then has nothing). */
+int rep_cpu_take(struct rep_cpu *c, struct cpu_window *w);
+/* The figures and tree of folded lines "[phase];outer;...;inner COUNT"
+ * ([folded] cut in place and pointed into: it must outlive c; the
+ * figures of the window's JSON are not set).  0 or -ENOMEM. */
+int rep_cpu_from_folded(struct rep_cpu *c, char *folded);
+/* The phase of a frame "[minor]", or -1. */
+int rep_cpu_phase_of(const char *frame);
+void rep_cpu_free(struct rep_cpu *c);
+void rep_cpu_json(struct json *j, const struct rep_meta *m);
 
 #endif /* OCGC_TOOLS_REPORT_H */

@@ -209,6 +209,7 @@ void rep_print_json(FILE *out, const struct rep_meta *m, const struct rep_figure
   causes(&j, snap);
   events(&j, x);
   rep_profile_json(&j, m);
+  if (m->cpu != NULL) rep_cpu_json(&j, m); /* only when asked: v2's reports unchanged */
   json_obj_end(&j);
   json_raw(&j, "\n");
 }

@@ -34,7 +34,9 @@
  *   exec) to its end, a turn at each poll (cpu_window.c), and its profile
  *   written to FILE once it ended, its figures on stderr; sampling that is
  *   refused is said in one line and the run goes on without it; a profile
- *   that cannot be written turns a status of 0 into 5, as --html.
+ *   that cannot be written turns a status of 0 into 5, as --html; with
+ *   --json or --html the profile (report_cpu*.c) is taken before the
+ *   report, whose member "cpu" and "Where the CPU goes" it is.
  * Its signal handling is its own (it forwards; it does not stop): not
  * common.h's stop flag. */
 
@@ -93,7 +95,9 @@ static void run_usage(FILE *f)
           "                  (docs/html-report.md); a folder that cannot be written\n"
           "                  to is an error before CMD starts\n"
           "  --cpu FILE      also write the program's CPU profile (pprof, labelled\n"
-          "                  gc_phase and gc_cause, as 'ocgc profile --cpu') to FILE\n"
+          "                  gc_phase and gc_cause, as 'ocgc profile --cpu') to FILE;\n"
+          "                  with --json or --html the report has it too (the member\n"
+          "                  \"cpu\"; \"Where the CPU goes\", a flame graph by GC phase)\n"
           "  --frequency HZ  its samples a second of CPU per thread (default 100)\n"
           "  -h, --help      this help\n",
           REPORT_SCHEMA_VERSION);
@@ -168,6 +172,7 @@ struct run {
   const char *cpu_out;         /* --cpu FILE, or NULL */
   unsigned cpu_hz;             /* --frequency */
   struct cpu_window *cw;       /* --cpu: sampling, once the ring is found */
+  struct rep_cpu cpu;          /* --cpu with --json or --html: its profile for the report */
   int cpu_tried;               /* the sampler was asked for */
   int said_noring;             /* the "no GC ring" line was written */
   int seen_ring;               /* its ring's name appeared in r->dir */
@@ -382,11 +387,13 @@ static int final_report(struct run *r, FILE *out, int json, struct rep_meta *m)
   return code;
 }
 
-/* The CPU profile, once the child has ended: 0, or the exit code its
- * failure calls for. */
-static int cpu_report(struct run *r)
+/* The CPU window's end, once the child has ended: its last samples, its
+ * figures on stderr and, for a JSON or HTML report, its profile into
+ * m->cpu.  0, or the exit code its failure calls for. */
+static int cpu_end(struct run *r, struct rep_meta *m, int json)
 {
   if (r->cpu_out == NULL) return 0;
+  m->cpu = &r->cpu; /* "cpu": null if none is taken below */
   if (r->cw == NULL) {
     if (!r->cpu_tried) tool_say("no CPU profile: the program's ring was never found");
     return TOOL_EXIT_ERROR;
@@ -394,6 +401,14 @@ static int cpu_report(struct run *r)
   (void)cpu_window_turn(r->cw); /* its last samples (it is gone: OCGC_E_STALE) */
   cpu_window_end(r->cw);
   cpu_window_say(r->cw);
+  return json || r->hf.f != NULL ? rep_cpu_take(&r->cpu, r->cw) : 0;
+}
+
+/* The CPU profile written, after the report: 0, or the exit code its
+ * failure calls for. */
+static int cpu_report(struct run *r)
+{
+  if (r->cpu_out == NULL || r->cw == NULL) return 0;
   return cpu_window_write(r->cw, FMT_PPROF, 0, r->cpu_out);
 }
 
@@ -419,6 +434,7 @@ static int run(struct run *r, char **argv, FILE *out, int json)
     if (follow_child(r, argv[0], &status) == 0) {
       child_pid = 0;
       code = child_status(status, &m);
+      if (cpu_end(r, &m, json) != 0 && code == 0) code = TOOL_EXIT_ERROR;
       if (final_report(r, out, json, &m) != 0 && code == 0) code = TOOL_EXIT_ERROR;
       if (cpu_report(r) != 0 && code == 0) code = TOOL_EXIT_ERROR;
     } else {
@@ -499,6 +515,7 @@ int cmd_run(int argc, char **argv)
     code = run(&r, argv + optind, out, json);
   }
   cpu_window_free(r.cw);
+  rep_cpu_free(&r.cpu);
   ocgc_agg_free(r.agg);
   ocgc_timeline_free(r.tl);
   html_prof_free(&r.prof);

@@ -8,7 +8,10 @@
  * (ocgc_hist_bounds: 1-2-5, three a decade, as the HTML report and serve
  * have them), counted at the bounds (ocgc_hist_count_le), the cause
  * table (worst total time first), the top allocating functions of the
- * last interval (top_alloc.c) when the process samples, and the loss.  Block characters only
+ * last interval (top_alloc.c) when the process samples, the CPU panel
+ * (top_cpu.c: the hottest functions by CPU samples over the last few
+ * seconds and the GC share of the samples by phase; off until --cpu or
+ * the key c, since sampling costs the process some CPU), and the loss.  Block characters only
  * when the locale's character set is UTF-8 (ncursesw draws them), '#'
  * and an ASCII ramp otherwise.  The aggregator reads from the oldest
  * event the ring still holds, so the histograms and the cause table have
@@ -49,6 +52,7 @@
 
 #include "common.h"
 #include "top_alloc.h"
+#include "top_cpu.h"
 #include "top_spark.h"
 
 #define POLL_MS 100
@@ -76,6 +80,7 @@ struct top {
   int utf8;                   /* the locale's: block characters drawn */
   struct top_spark spark;     /* the last minute */
   struct top_alloc alloc;     /* the top allocating functions, each refresh */
+  struct top_cpu cpu;         /* the CPU panel: off until --cpu or the key c */
 };
 
 struct cause_line {
@@ -404,6 +409,73 @@ static int draw_alloc(struct top *tp, int row, int max_row)
   return row + 1;
 }
 
+#define CPU_ROWS 5
+
+/* [s] from [row] on, cut into lines of the screen's width, at most [n]
+ * lines before [max_row]. */
+static int draw_wrapped(int row, const char *s, int n, int max_row)
+{
+  size_t len = strlen(s), at = 0, w = COLS > 1 ? (size_t)COLS : 80;
+  while (at < len && n-- > 0 && row < max_row) {
+    mvaddnstr(row++, 0, s + at, (int)w);
+    at += w;
+  }
+  return row;
+}
+
+/* The CPU panel, in at most CPU_ROWS + 3 lines before [max_row]. */
+static int draw_cpu(struct top *tp, int row, int max_row)
+{
+  const struct top_cpu *t = &tp->cpu;
+  const struct rep_cpu *c = &t->last;
+  char esc[TOOL_ESC_SIZE(64)], line[512];
+  unsigned i;
+  int p, n;
+  if (row >= max_row) return row;
+  if (t->denied || (!t->on && t->why[0] != '\0')) {
+    /* libocgc's one line: which setting, which capability */
+    return draw_wrapped(row, t->why, 3, max_row) + 1;
+  }
+  if (!t->on && !c->have) {
+    mvprintw(row++, 0, "CPU sampling off: press c to sample this process's CPU (it costs the "
+             "process some CPU: a few %% at %d Hz)", TOP_CPU_HZ);
+    return row + 1;
+  }
+  attron(A_BOLD | A_UNDERLINE);
+  snprintf(line, sizeof line, "CPU (sampled at %d Hz%s; c: off)", TOP_CPU_HZ,
+           t->on ? ", it costs the process some CPU" : ": stopped, the process changed");
+  mvprintw(row++, 0, "%-.*s", COLS > 0 ? COLS : 80, line);
+  attroff(A_BOLD | A_UNDERLINE);
+  if (!c->have) {
+    mvprintw(row++, 0, "(gathering the first %.0f s)", (double)TOP_CPU_WINDOW_NS / 1e9);
+    return row + 1;
+  }
+  /* the two shares first, so a narrow screen cuts the phases, not them */
+  n = snprintf(line, sizeof line, "GC %.1f%% of %" PRIu64 " samples in the last %.1f s",
+               100.0 * c->gc_share_samples, c->samples, (double)c->window_ns / 1e9);
+  if (c->ring_known && n > 0 && (size_t)n < sizeof line)
+    n += snprintf(line + n, sizeof line - (size_t)n, " (the ring: %.1f%% of wall time)",
+                  100.0 * c->gc_share_ring);
+  if (n > 0 && (size_t)n < sizeof line) n += snprintf(line + n, sizeof line - (size_t)n, ":");
+  for (p = 1; p < OCGC_GC_PHASE_COUNT && n > 0 && (size_t)n < sizeof line; p++)
+    if (c->phase[p] > 0)
+      n += snprintf(line + n, sizeof line - (size_t)n, " %s %.1f%%",
+                    ocgc_gc_phase_name((enum ocgc_gc_phase)p),
+                    c->samples ? 100.0 * (double)c->phase[p] / (double)c->samples : 0.0);
+  if (row < max_row) mvaddnstr(row++, 0, line, COLS);
+  if (row < max_row) {
+    attron(A_BOLD);
+    mvprintw(row++, 0, "%-56s %12s %7s", "HOTTEST FUNCTIONS (CPU samples)", "samples", "%");
+    attroff(A_BOLD);
+  }
+  for (i = 0; i < c->ntop && i < CPU_ROWS && row < max_row; i++)
+    /* a name of the target's executable: escaped, cut to its column */
+    mvprintw(row++, 0, "%-56.56s %12" PRIu64 " %6.1f%%", tool_esc(c->top[i].name, esc, sizeof esc),
+             c->top[i].samples,
+             c->samples ? 100.0 * (double)c->top[i].samples / (double)c->samples : 0.0);
+  return row + 1;
+}
+
 static void draw(struct top *tp, const char *message)
 {
   struct ocgc_counters c = OCGC_OPTS_INIT(struct ocgc_counters);
@@ -418,8 +490,10 @@ static void draw(struct top *tp, const char *message)
   /* The histograms get what they need, the cause table the rest, the last
    * two lines are the loss and the keys. */
   /* the histograms leave room for the allocating functions, if any */
-  row = draw_hists(tp, row, tp->cur, LINES - 4 - (tp->alloc.has_profile ? ALLOC_ROWS + 1 : 0));
+  row = draw_hists(tp, row, tp->cur, LINES - 4 - (tp->alloc.has_profile ? ALLOC_ROWS + 1 : 0) -
+                   (tp->cpu.on || tp->cpu.last.have ? CPU_ROWS + 4 : 2));
   row = draw_alloc(tp, row, LINES - 4);
+  row = draw_cpu(tp, row, LINES - 4);
   row = draw_causes(row, tp->cur, LINES - 2);
   snprintf(line, sizeof line, "events seen %" PRIu64 "   lost %" PRIu64 "%s", c.events_seen,
            c.events_lost, c.events_lost ? (c.lost_exact ? " (exact; counters stay exact)"
@@ -432,7 +506,8 @@ static void draw(struct top *tp, const char *message)
     mvaddnstr(LINES - 1, 0, message, COLS);
     attroff(A_REVERSE);
   } else {
-    snprintf(line, sizeof line, "q quit   refresh every %s (-d)", interval);
+    snprintf(line, sizeof line, "q quit   c CPU panel %s   refresh every %s (-d)",
+             tp->cpu.on ? "off" : "on", interval);
     mvaddnstr(LINES - 1, 0, line, COLS);
   }
   (void)row;
@@ -485,11 +560,17 @@ static void top_usage(FILE *f)
           "  - the causes: kind, cause, count, total and worst time, most total\n"
           "    time first;\n"
           "  - events lost (the ring overwrote them before they were read).\n\n"
-          "Keys: q quits.  When the process exits, its last figures stay on screen\n"
+          "Keys: q quits; c switches the CPU panel on or off.  When the process exits, its last figures stay on screen\n"
           "until a key is pressed.\n"
           "When stdout is not a terminal, prints `ocgc stat` rows instead.\n\n"
           "  -d, --interval D  refresh interval\n"
           "  -n, --count N     stop after N refreshes\n"
+          "  --cpu             start with the CPU panel on (the key c switches it):\n"
+          "                    the hottest functions by CPU samples over the last\n"
+          "                    few seconds and the GC share of the samples by phase,\n"
+          "                    sampled as 'ocgc profile --cpu' does at 100 Hz; off by\n"
+          "                    default, since it costs the process some CPU; a\n"
+          "                    refusal of perf_event_open is one line, exit 8\n"
           "  --ids 5.2|5.3     the event numbering of a stock OCaml 5 ring (default:\n"
           "                    from the process's executable)\n"
           "  --dir DIR         look for DIR/PID.events instead of searching the\n"
@@ -502,6 +583,7 @@ static void top_usage(FILE *f)
 struct top_opts {
   struct tool_target t;
   uint64_t count;
+  int cpu; /* --cpu */
 };
 
 /* The options and the PID into *o and tp: 0, or the exit code. */
@@ -510,6 +592,7 @@ static int parse_args(int argc, char **argv, struct top_opts *o, struct top *tp)
   static const struct option longopts[] = {
     {"interval", required_argument, NULL, 'd'},
     {"count", required_argument, NULL, 'n'},
+    {"cpu", no_argument, NULL, 'C'},
     TOOL_LONGOPT_DIR,
     TOOL_LONGOPT_IDS,
     {"help", no_argument, NULL, 'h'},
@@ -532,6 +615,7 @@ static int parse_args(int argc, char **argv, struct top_opts *o, struct top *tp)
       if (tool_parse_count(optarg, &o->count) != 0)
         return tool_usage_error("-n takes a positive number of refreshes, not '%s'", optarg);
       break;
+    case 'C': o->cpu = 1; break;
     case 'h': top_usage(stdout); exit(0);
     default: top_usage(stderr); return TOOL_EXIT_USAGE;
     }
@@ -644,6 +728,11 @@ static int loop(struct top *tp, uint64_t count)
   for (;;) {
     int alive, redraw = 0, key = wait_key(NULL);
     if (tool_stop || key == 'q' || key == 'Q') break;
+    if (key == 'c' || key == 'C') { /* the CPU panel: sampling on or off */
+      if (tp->cpu.on) top_cpu_stop(&tp->cpu);
+      else (void)top_cpu_start(&tp->cpu); /* a refusal is shown in the panel */
+      redraw = 1;
+    }
     if (key == KEY_RESIZE) redraw = 1; /* ncurses has updated LINES and COLS */
     else if (key == 12 /* ^L */) { clearok(curscr, TRUE); redraw = 1; }
     /* Alive before the poll: what it wrote before exiting is read. */
@@ -651,6 +740,7 @@ static int loop(struct top *tp, uint64_t count)
     if ((err = poll_agg(tp, alive ? next_refresh : 0)) != 0) break;
     if ((err = top_spark_tick(&tp->spark, cm_mono_ns())) < 0) break;
     err = 0;
+    if (top_cpu_tick(&tp->cpu, cm_mono_ns())) redraw = 1;
     if (!alive || cm_mono_ns() >= next_refresh) {
       if ((err = take_snapshot(tp)) != 0) break;
       top_alloc_tick(&tp->alloc, tp->src, cm_mono_ns());
@@ -707,8 +797,12 @@ int cmd_top(int argc, char **argv)
   if (!isatty(STDOUT_FILENO)) return stat_rows(&o.t, tp.interval_ns, o.count);
   /* Attach before taking the screen, so that an error is one readable line. */
   if ((err = tool_target_open(&o.t, &tp.src)) != 0) return tool_exit_code(err);
+  top_cpu_init(&tp.cpu, tp.pid, tp.src);
   if ((err = attach(&tp)) != 0) rc = tool_target_error(&o.t, err);
+  /* --cpu: a refusal is libocgc's one line, readable before the screen */
+  else if (o.cpu && (rc = top_cpu_start(&tp.cpu)) != 0) tool_say("%s", tp.cpu.why);
   else rc = on_screen(&tp, o.count);
+  top_cpu_free(&tp.cpu);
   ocgc_snapshot_free(tp.cur);
   ocgc_interval_free(tp.iv);
   top_spark_free(&tp.spark);

@@ -9,7 +9,13 @@
 # terminal restored; SIGTERM restores the terminal too (status 143); when
 # the process exits, top says so and keeps the last figures on screen
 # until a key, as it says; with stdout not a terminal it prints `ocgc
-# stat` rows, its messages still `ocgc top`'s.  Skipped (77) without tmux, and when tmux
+# stat` rows, its messages still `ocgc top`'s.  The CPU panel: off by
+# default (a line says so and what it costs), c switches sampling on (the
+# hottest functions of cpu_gc_burn by CPU samples over the last window,
+# Cpu_gc_burn.churn, the loop the burn functions run, among them;
+# the GC share of the samples with minor among the phases, beside the
+# ring's) and off again (no perf event left open), --cpu starts with it
+# on; where perf_event_open is refused that part is skipped, saying so.  Skipped (77) without tmux, and when tmux
 # cannot start a terminal here (no pseudo-terminals: no /dev/pts, say), with
 # tmux's own words as the reason; once tmux runs, every failure is ocgc's.
 . "$OCGC_SRCDIR/tests/lib/lib.sh"
@@ -249,6 +255,54 @@ check_true "a program that does not sample: one line says so" \
 tm send-keys -t t5 q
 check_true "t5: q ends it" wait_gone t5
 stop_bg off "$pid_off"
+
+say "== the CPU panel: off until asked; c switches it; --cpu starts with it"
+compile_native burn ocgc_test.ml cpu_gc_burn.ml
+start_bg burn ./burn "$WORK/burn.stop"
+bpid=$BGPID
+wait_key burn pid "$bpid"
+start_top t6 "$bpid"
+check_true "t6: CPU sampling off by default, and it says what it costs" \
+  wait_screen t6 "CPU sampling off: press c to sample this process's CPU (it costs" 20
+check_true "t6: the keys line names c" grep -q "c CPU panel on" "$WORK/t6.screen"
+tm send-keys -t t6 c
+_n=0
+while :; do
+  screen t6
+  grep -q -e "CPU (sampled at" -e "perf_event_paranoid" -e "cannot sample" "$WORK/t6.screen" && break
+  _n=$((_n + 1)); test $_n -le 200 || break
+  sleep 0.1
+done
+if grep -q "perf_event_paranoid" "$WORK/t6.screen"; then
+  say "SKIP part: the CPU panel: perf_event_open is refused here: `grep -A2 'CPU sampling needs' "$WORK/t6.screen" | tr -s ' \n' ' '`"
+  tm send-keys -t t6 q
+  check_true "t6: q ends it" wait_gone t6
+else
+  check_true "t6: c switches sampling on" grep -q "CPU (sampled at 100 Hz, it costs the process some CPU; c: off)" "$WORK/t6.screen"
+  check_true "t6: the hottest functions of the last window" wait_screen t6 "HOTTEST FUNCTIONS (CPU samples)" 30
+  check_true "t6: Cpu_gc_burn.churn among them (the burn functions' loop)" \
+    wait_screen t6 "Cpu_gc_burn.churn" 30
+  sed -n '/^CPU (sampled/,/^$/p' "$WORK/t6.screen"
+  check_true "t6: the GC share of the samples, minor among the phases" \
+    grep -Eq "^GC [0-9.]+% of [0-9]+ samples in the last [0-9.]+ s .*: .*minor [0-9.]+%" "$WORK/t6.screen"
+  check_true "t6: beside the ring's" \
+    grep -Eq "^GC [0-9.]+% of [0-9]+ samples in the last [0-9.]+ s \(the ring: [0-9.]+% of wall time\):" "$WORK/t6.screen"
+  tpid=`pgrep -f "top $bpid\$" | head -n 1`
+  check_true "t6: top's pid found ($tpid)" test -n "$tpid"
+  check_true "t6: top samples (perf events open)" sh -c "ls -l /proc/$tpid/fd | grep -q perf_event"
+  tm send-keys -t t6 c
+  check_true "t6: c again switches it off" wait_screen t6 "CPU sampling off: press c" 20
+  check_true "t6: no perf event left open" sh -c "! ls -l /proc/$tpid/fd | grep -q perf_event"
+  tm send-keys -t t6 q
+  check_true "t6: q ends it" wait_gone t6
+  check_eq "t6: exit status" 0 "`cat "$WORK/t6.rc" 2>/dev/null`"
+  start_top t7 "--cpu $bpid"
+  check_true "t7: --cpu starts with the panel on" wait_screen t7 "CPU (sampled at 100 Hz" 20
+  check_true "t7: its hottest functions" wait_screen t7 "Cpu_gc_burn.churn" 30
+  tm send-keys -t t7 q
+  check_true "t7: q ends it" wait_gone t7
+fi
+stop_bg burn "$bpid"
 
 say "== errors"
 "$OCGC" top "$pid" >/dev/null 2>"$WORK/e1.err"

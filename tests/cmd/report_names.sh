@@ -7,7 +7,7 @@
 # - `ocgc report PID --duration 12s --json --html`: a window longer than the
 #   symbolizer's 10 s: the HTML's top allocating functions are named
 #   (Memprof_funs.alloc_c, no row an address, no note of missing names);
-#   the JSON validates against docs/report.schema.json (version 2) and
+#   the JSON validates against docs/report.schema.json (version 3) and
 #   carries the profile: the anonymous function as
 #   Names_target.fun@names_target.ml:LINE (one whose first code is
 #   Names_inline.pair's, inlined: the line of the fun, not of names_inline.ml),
@@ -65,7 +65,7 @@ say "  the 12 s report took $((`date +%s` - t0)) s"
 check_eq "win: exit status" 0 "`cat "$WORK/win.rc"`"
 report_json win
 check_jkey win schema_valid 1
-check_jkey win schema_version 2
+check_jkey win schema_version 3
 check_jkey win profile.rate_bytes $RATE
 check_jkey win profile.named true
 check_gt "win: profile.samples" 0 "`jkey win profile.samples`"

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "html.h"
+#include "json.h"
 #include "ringgen.h"
 #include "testutil.h"
 
@@ -537,6 +538,113 @@ START_TEST(bucket_bounds_ascend)
 }
 END_TEST
 
+/* "Where the CPU goes" (html_cpu.c, report_cpu.c) from folded lines as
+ * libocgc writes them by phase: the tree merged from the outermost frame
+ * (the phases its root's children, in name order, depth-first), the
+ * samples of each phase, the top functions, every frame in its phase's
+ * colour, a hostile name escaped in text, titles and attributes, and the
+ * JSON member's figures. */
+START_TEST(cpu_section_from_folded)
+{
+  char folded[] = "[mutator];main;Main.work;Main.<b>&\"x' 6\n"
+                  "[minor];main;Main.work;caml_empty_minor_heap 3\n"
+                  "[mutator];main;Main.work 1\n"
+                  "[mutator];main;Main.<b>&\"x' 2\n"
+                  "not a line\n"
+                  "[nophase];main 9\n";
+  struct rep_cpu cpu;
+  struct rep_meta m;
+  struct html_ctx c;
+  struct json j;
+  char *out = NULL;
+  size_t n = 0;
+  const struct ocgc_profile_tree *t;
+  memset(&cpu, 0, sizeof cpu);
+  ck_assert_int_eq(rep_cpu_from_folded(&cpu, folded), 0);
+  cpu.have = 1;
+  cpu.samples = 12;
+  cpu.gc_samples = 3;
+  cpu.gc_share_samples = 0.25;
+  cpu.ring_known = 1;
+  cpu.gc_share_ring = 0.2;
+  ck_assert_uint_eq(cpu.phase[OCGC_GC_MUTATOR], 9);
+  ck_assert_uint_eq(cpu.phase[OCGC_GC_MINOR], 3);
+  t = cpu.tree;
+  ck_assert_ptr_nonnull(t);
+  /* all, [minor] main work caml_empty, [mutator] main <b> work <b> */
+  ck_assert_uint_eq(t->n, 10);
+  ck_assert_int_eq(t->node[0].value[0], 12);
+  ck_assert_str_eq(t->node[1].name, "[minor]");
+  ck_assert_int_eq(t->node[1].value[0], 3);
+  ck_assert_str_eq(t->node[5].name, "[mutator]");
+  ck_assert_int_eq(t->node[5].value[0], 9);
+  ck_assert_uint_eq(t->node[1].next_sibling, 5);
+  ck_assert_uint_eq(t->node[4].depth, 4);
+  ck_assert_str_eq(t->node[7].name, "Main.<b>&\"x'"); /* main's callees by name */
+  ck_assert_int_eq(t->node[7].value[0], 2);
+  ck_assert_str_eq(t->node[8].name, "Main.work");
+  ck_assert_int_eq(t->node[8].value[0], 7);
+  ck_assert_uint_eq(t->node[9].parent, 8);
+  ck_assert_uint_eq(cpu.ntop, 3);
+  ck_assert_str_eq(cpu.top[0].name, "Main.<b>&\"x'");
+  ck_assert_uint_eq(cpu.top[0].samples, 8);
+  ck_assert_str_eq(cpu.top[1].name, "caml_empty_minor_heap");
+  ck_assert_str_eq(cpu.top[2].name, "Main.work");
+
+  memset(&m, 0, sizeof m);
+  m.cpu = &cpu;
+  memset(&c, 0, sizeof c);
+  c.cpu = &cpu;
+  CAPTURE(out, n, (c.f = mf_, html_cpu(&c)));
+  ck_assert_ptr_null(strstr(out, "Main.<b>"));
+  ck_assert_ptr_null(strstr(out, "\"x'"));
+  ck_assert_int_eq(count_of(out, "Main.&lt;b&gt;&amp;&quot;x&#39;"), 2 * 3 + 2); /* 2 frames (name, title, text), 1 row */
+  ck_assert_ptr_nonnull(strstr(out, "id=\"ocgc-cpu\" data-samples=\"12\" data-gc-samples=\"3\""));
+  ck_assert_ptr_nonnull(strstr(out, "data-gc-share-samples=\"0.250000\" data-gc-share-ring=\"0.200000\""));
+  ck_assert_ptr_nonnull(strstr(out, "data-phase=\"minor\" data-count=\"3\" data-fill=\"rgb(70,130,200)\""));
+  ck_assert_ptr_nonnull(strstr(out, "data-fn=\"caml_empty_minor_heap\" data-samples=\"3\" data-depth=\"4\" "
+                                    "data-leaf=\"1\" data-phase=\"minor\"><title>"));
+  ck_assert_int_eq(count_of(out, "fill=\"rgb(70,130,200)\"/>"), 1 + 4);
+  ck_assert_int_eq(count_of(out, "data-phase=\"mutator\"><title>"), 5);
+  ck_assert_int_eq(count_of(out, "fill=\"rgb(240,160,70)\"/>"), 1 + 5);
+  ck_assert_ptr_nonnull(strstr(out, "<svg id=\"ocgc-flame-cpu\" class=\"flame\""));
+  ck_assert_ptr_nonnull(strstr(out, "data-total=\"12\" data-frames=\"10\" data-value=\"samples\""));
+  ck_assert_int_eq(has_controls(out), 0);
+  free(out);
+
+  out = NULL;
+  CAPTURE(out, n, (json_init_file(&j, mf_, 0), json_obj(&j, JSON_LINES), rep_cpu_json(&j, &m),
+                   json_obj_end(&j)));
+  ck_assert_ptr_nonnull(strstr(out, "\"phases\": {\"mutator\": 9, \"minor\": 3, \"major_mark\": 0"));
+  ck_assert_ptr_nonnull(strstr(out, "\"gc_share_samples\": 0.250000"));
+  ck_assert_ptr_nonnull(strstr(out, "\"gc_share_ring\": 0.200000"));
+  ck_assert_ptr_nonnull(strstr(out, "{\"function\": \"Main.<b>&\\\"x'\", \"samples\": 8}"));
+  free(out);
+  free(cpu.tree->node);
+  free(cpu.tree);
+}
+END_TEST
+
+/* Without a profile the section says why: not asked, or none taken. */
+START_TEST(cpu_section_without_profile)
+{
+  struct rep_cpu cpu;
+  struct html_ctx c;
+  char *out = NULL;
+  size_t n = 0;
+  memset(&c, 0, sizeof c);
+  CAPTURE(out, n, (c.f = mf_, html_cpu(&c)));
+  ck_assert_ptr_nonnull(strstr(out, "id=\"ocgc-cpu-none\">no CPU profile: not asked for"));
+  free(out);
+  memset(&cpu, 0, sizeof cpu);
+  c.cpu = &cpu;
+  out = NULL;
+  CAPTURE(out, n, (c.f = mf_, html_cpu(&c)));
+  ck_assert_ptr_nonnull(strstr(out, "id=\"ocgc-cpu-none\">no CPU profile: sampling was refused"));
+  free(out);
+}
+END_TEST
+
 static Suite *html_suite(void)
 {
   Suite *s = suite_create("html");
@@ -561,6 +669,10 @@ static Suite *html_suite(void)
   tcase_add_test(tc, pause_kind_is_most_significant);
   tcase_add_test(tc, document_is_inert_and_agrees);
   tcase_add_test(tc, bucket_bounds_ascend);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("cpu");
+  tcase_add_test(tc, cpu_section_from_folded);
+  tcase_add_test(tc, cpu_section_without_profile);
   suite_add_tcase(s, tc);
   return s;
 }
