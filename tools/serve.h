@@ -296,13 +296,24 @@ void serve_textfile_remove(struct serve_textfile *t);
 /* The connections (serve_conns.c): a request's head must be whole within
  * SERVE_HEAD_DEADLINE_S of the connection's accept or of the end of its
  * previous answer, or the connection is cut; and when the table is full
- * (or an address's share of it is), the oldest connection whose head is
- * not whole gives way to the newcomer. */
+ * (or an address's share of it is), of the oldest connections whose head
+ * is not whole, the one idle longest gives way to the newcomer
+ * (serve_giveway.c). */
 #define SERVE_HEAD_DEADLINE_S 10
 /* libmicrohttpd's own connection limit is this far above the table's:
  * room for the connections cut and not yet closed by it, so that it never
  * refuses a newcomer the table would have taken. */
 #define SERVE_CONNS_SLACK 64
+/* Who gives way (serve_giveway.c): a candidate, its socket and when its
+ * head began; of the GIVEWAY_LOOK oldest given (oldest first), the index
+ * of the one idle longest (bytes unread: not idle), the older on a tie. */
+#define GIVEWAY_LOOK 8
+struct serve_giveway {
+  int fd;
+  uint64_t head_since_ns;
+};
+size_t serve_giveway_pick(const struct serve_giveway *c, size_t n, uint64_t now_ns);
+
 struct serve_conn;
 struct serve_conns {
   pthread_mutex_t lock;

@@ -15,14 +15,18 @@
  * outright when the crowd came from its own address (libmicrohttpd's
  * per-IP limit closes the newcomer).  So the table takes every newcomer,
  * and when that makes more than [max] live connections, or more than
- * [per_address] of the newcomer's IP address, the oldest connection whose
- * head is not whole (of that address, for its share) is cut.  A client
+ * [per_address] of the newcomer's IP address, one of the oldest
+ * connections whose head is not whole (of that address, for its share)
+ * is cut: of the GIVEWAY_LOOK oldest, the one idle longest
+ * (serve_giveway.c, where the reason is).  A client
  * that sends its request as it connects (a scraper does) is whole within
- * a turn of libmicrohttpd's loop; to be cut it would have to be the
- * oldest head, that is [max] (or [per_address]) newer connections would
- * have to arrive before its first bytes are read.  A connection in a
+ * a turn of libmicrohttpd's loop; to be cut it would have to be among the
+ * oldest heads, [max] (or [per_address]) newer connections arrived before
+ * its head is whole, and the most idle of them: one that sends as fast as
+ * the server reads is not idle (a TLS handshake's round trips on a loaded
+ * machine), a trickler is, between its bytes.  A connection in a
  * request (its head whole, answer under way) never gives way: if all the
- * others are, the newcomer itself is the oldest unfinished head and is
+ * others are, the newcomer itself is the only unfinished head and is
  * cut, which is the refusal of a full server.  Over TLS the handshake is
  * part of the head (the head is whole when the access handler first sees
  * the request); the front door applies the same rule to the connections
@@ -44,7 +48,9 @@
  * libmicrohttpd closes the socket: so a socket shut down under the lock
  * is still the connection's, never a descriptor reused for something
  * else; the sweep and the eviction only shut a socket down (shutdown(2)),
- * never close it; a connection is cut at most once.  The scans are over
+ * never close it; the choice of who gives way asks the kernel about
+ * sockets of the table only (getsockopt, ioctl: under the lock, still
+ * theirs); a connection is cut at most once.  The scans are over
  * the table, at most max + SERVE_CONNS_SLACK entries. */
 
 #include <netinet/in.h>
@@ -113,17 +119,27 @@ static void cut(struct serve_conns *t, struct serve_conn *e)
   t->live--;
 }
 
-/* Under the lock: the oldest live connection whose head is not whole (of
- * [like]'s address if [like]), or NULL. */
-static struct serve_conn *oldest_head(struct serve_conns *t, const struct serve_conn *like)
+/* Under the lock: of the GIVEWAY_LOOK oldest live connections whose head
+ * is not whole (of [like]'s address if [like]), the one that gives way
+ * (serve_giveway_pick: the one idle longest), or NULL. */
+static struct serve_conn *giving_way(struct serve_conns *t, const struct serve_conn *like)
 {
-  struct serve_conn *e, *best = NULL;
+  struct serve_conn *e, *old[GIVEWAY_LOOK];
+  struct serve_giveway g[GIVEWAY_LOOK];
+  size_t n = 0, i, j;
   for (e = t->head; e != NULL; e = e->next) {
     if (e->cut || e->head_since_ns == 0 || (like != NULL && !same_address(e, like))) continue;
-    /* Newest first: on a tie, the one that came first. */
-    if (best == NULL || e->head_since_ns <= best->head_since_ns) best = e;
+    /* kept oldest first; newest first in the table: on a tie, the one that
+     * came first goes before */
+    for (i = n; i > 0 && e->head_since_ns <= old[i - 1]->head_since_ns; i--) {}
+    if (i >= GIVEWAY_LOOK) continue;
+    if (n < GIVEWAY_LOOK) n++;
+    for (j = n - 1; j > i; j--) old[j] = old[j - 1];
+    old[i] = e;
   }
-  return best;
+  if (n == 0) return NULL;
+  for (i = 0; i < n; i++) g[i].fd = old[i]->fd, g[i].head_since_ns = old[i]->head_since_ns;
+  return old[serve_giveway_pick(g, n, cm_mono_ns())];
 }
 
 /* Under the lock: newcomer [n] is in; make the table hold to its limits. */
@@ -133,11 +149,11 @@ static void make_room(struct serve_conns *t, struct serve_conn *n)
   unsigned same = 0;
   if (n->family != AF_UNSPEC)
     for (e = t->head; e != NULL; e = e->next) same += !e->cut && same_address(e, n);
-  if (same > t->per_address && (v = oldest_head(t, n)) != NULL) {
+  if (same > t->per_address && (v = giving_way(t, n)) != NULL) {
     cut(t, v);
     t->gave_way++;
   }
-  if (t->live > t->max && (v = oldest_head(t, NULL)) != NULL) {
+  if (t->live > t->max && (v = giving_way(t, NULL)) != NULL) {
     cut(t, v);
     t->gave_way++;
   }
