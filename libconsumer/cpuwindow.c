@@ -239,6 +239,8 @@ int ocgc_cpuwindow_stats(const struct ocgc_cpuwindow *w, struct ocgc_cpuwindow_s
   s.has_ring = w->src != NULL;
   s.ring_gc_ns = w->ring_gc_ns;
   s.ended = w->t1 != 0;
+  s.gc_share_samples = s.samples ? (double)s.gc_samples / (double)s.samples : 0.0;
+  s.gc_share_ring = s.has_ring && s.window_ns ? (double)s.ring_gc_ns / (double)s.window_ns : 0.0;
   return opts_write(out, &s, sizeof s);
 }
 

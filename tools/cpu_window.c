@@ -94,6 +94,11 @@ void cpu_window_end(struct cpu_window *w)
   ocgc_cpuwindow_end(w->w);
 }
 
+const struct ocgc_cpuwindow *cpu_window_lib(const struct cpu_window *w)
+{
+  return w->w;
+}
+
 const struct ocgc_cpuprof *cpu_window_profile(const struct cpu_window *w)
 {
   return ocgc_cpuwindow_profile(w->w);
@@ -130,10 +135,9 @@ static void json_out(FILE *f, void *arg)
   json_kv_u64(&j, "lost", ws.lost);
   json_kv_u64(&j, "threads_seen", ws.threads_seen);
   json_key(&j, "gc_share_samples");
-  json_double(&j, 6, ws.samples ? (double)ws.gc_samples / (double)ws.samples : 0.0);
+  json_double(&j, 6, ws.gc_share_samples);
   json_key(&j, "gc_share_ring");
-  if (ws.has_ring)
-    json_double(&j, 6, ws.window_ns ? (double)ws.ring_gc_ns / (double)ws.window_ns : 0.0);
+  if (ws.has_ring) json_double(&j, 6, ws.gc_share_ring);
   else json_null(&j);
   json_key(&j, "stacks");
   json_arr(&j, JSON_LINES);
@@ -198,13 +202,12 @@ void cpu_window_say(const struct cpu_window *w)
   ocgc_cpuwindow_stats(w->w, &ws);
   if (ws.has_ring)
     snprintf(ring, sizeof ring, "the ring: %.1f%% of the wall time in collections",
-             ws.window_ns ? 100.0 * (double)ws.ring_gc_ns / (double)ws.window_ns : 0.0);
+             100.0 * ws.gc_share_ring);
   tool_say("%s: %" PRIu64 " samples in %.1f s from %" PRIu64 " threads (%" PRIu64
            " lost), %.1f%% in the collector by their stacks (%" PRIu64 " of them at no ring "
            "collection); %s",
            w->label, ws.samples, (double)ws.window_ns / 1e9, ws.threads_seen, ws.lost,
-           ws.samples ? 100.0 * (double)ws.gc_samples / (double)ws.samples : 0.0,
-           ws.gc_unmatched, ring);
+           100.0 * ws.gc_share_samples, ws.gc_unmatched, ring);
 }
 
 void cpu_window_free(struct cpu_window *w)

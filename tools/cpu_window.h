@@ -41,6 +41,9 @@ void cpu_window_say(const struct cpu_window *w);
  * 0 or an exit code after a line. */
 int cpu_window_write(struct cpu_window *w, enum format format, int by_phase, const char *path);
 
+/* libocgc's window (its figures, profile and names: ocgc/cpuwindow.h). */
+const struct ocgc_cpuwindow *cpu_window_lib(const struct cpu_window *w);
+
 /* The profile gathered (finished once cpu_window_end has run). */
 const struct ocgc_cpuprof *cpu_window_profile(const struct cpu_window *w);
 

@@ -76,12 +76,12 @@ int serve_cpu_answer(struct ocgc_cpuwindow *w, int absolute, unsigned char **buf
   ocgc_cpuwindow_stats(w, &ws);
   if (ws.has_ring)
     snprintf(ring, sizeof ring, "the ring: %.1f%% of the wall time in collections",
-             ws.window_ns ? 100.0 * (double)ws.ring_gc_ns / (double)ws.window_ns : 0.0);
+             100.0 * ws.gc_share_ring);
   /* the window's figures, ocgc's words and numbers only */
   snprintf(comment, sizeof comment, "ocgc serve: process %d: %" PRIu64 " samples from %" PRIu64
            " threads, %" PRIu64 " lost (rings full between two reads), %.1f%% in the collector "
            "by their stacks; %s", ws.pid, ws.samples, ws.threads_seen, ws.lost,
-           ws.samples ? 100.0 * (double)ws.gc_samples / (double)ws.samples : 0.0, ring);
+           100.0 * ws.gc_share_samples, ring);
   o.max_bytes = SERVE_BUF_MAX;
   o.absolute_addresses = absolute;
   o.comment = comment;

@@ -81,6 +81,14 @@ struct ocgc_cpuwindow_stats {
   int has_ring;              /**< 1: the ring was read (gc_cause known) */
   uint64_t ring_gc_ns;       /**< outermost collections' time within the window */
   int ended;                 /**< ocgc_cpuwindow_end was called */
+  /** The collector's share of the CPU by the samples: gc_samples / samples
+   * (0 without samples). */
+  double gc_share_samples;
+  /** The ring's: ring_gc_ns / window_ns, its collections' share of the
+   * window's wall time (0 without a ring: has_ring says).  The two differ
+   * where the program waits (for a CPU, for I/O): the ring's is of wall
+   * time, the samples' of CPU time. */
+  double gc_share_ring;
 };
 
 struct ocgc_cpuwindow;
