@@ -706,15 +706,32 @@ static void program_begin(struct serve_pprof *p, struct pprof_job *j, uint64_t n
  * it added since its first copy, all it counted if it began during the
  * window, nothing if it was gone before.  Each process merged must pass
  * the client's rule, else 403. */
+
+/* The merged profile [m] (freed here) as [j]'s answer, with [comment]; an
+ * error [err] of its making, or of its writing, is a 500. */
+static void merged_answer(struct serve_pprof *p, struct pprof_job *j, struct ocgc_pprof_merge *m,
+                          const char *comment, int err)
+{
+  struct ocgc_pprof_opts o;
+  unsigned char *buf = NULL;
+  size_t len = 0;
+  job_opts(j, &o);
+  if (err == 0) err = ocgc_pprof_merge_write(m, &o, comment, &buf, &len);
+  ocgc_pprof_merge_free(m);
+  if (err != 0) {
+    answer_text(j, MHD_HTTP_INTERNAL_SERVER_ERROR,
+                err == -EFBIG ? "the profile outgrew its bound (64 MiB)\n" : "out of memory\n");
+    return;
+  }
+  answer_pprof(p, j, buf, len);
+}
+
 static void program_answer(struct serve_pprof *p, struct pprof_job *j, uint64_t now)
 {
   struct pprof_kept *k[PPROF_PROG_PROCS];
   struct ocgc_pprof_merge *m = NULL;
-  struct ocgc_pprof_opts o;
   size_t n, i, left, merged = 0, gone = 0;
   uint64_t names_until = now + PPROF_MERGE_NAMES_NS;
-  unsigned char *buf;
-  size_t len;
   int err = 0;
   char comment[400], prog[TOOL_ESC_SIZE(sizeof j->program)], more[160];
   n = program_procs(p, j, now, k, &left);
@@ -771,15 +788,7 @@ static void program_answer(struct serve_pprof *p, struct pprof_job *j, uint64_t 
   snprintf(comment, sizeof comment, "ocgc serve: program \"%s\": %zu processes merged, %zu of "
            "them gone within %d s%s", tool_esc(j->program, prog, sizeof prog), merged, gone,
            (int)(PPROF_KEEP_NS / 1000000000u), left > 0 || j->firsts_left > 0 ? more : "");
-  job_opts(j, &o);
-  err = ocgc_pprof_merge_write(m, &o, comment, &buf, &len);
-  ocgc_pprof_merge_free(m);
-  if (err != 0) {
-    answer_text(j, MHD_HTTP_INTERNAL_SERVER_ERROR,
-                err == -EFBIG ? "the profile outgrew its bound (64 MiB)\n" : "out of memory\n");
-    return;
-  }
-  answer_pprof(p, j, buf, len);
+  merged_answer(p, j, m, comment, 0);
 }
 
 /* One step of a ?program= job, with no lock held. */
@@ -862,10 +871,8 @@ static int cpu_program_open(struct serve_pprof *p, struct pprof_job *j)
 static void cpu_program_answer(struct serve_pprof *p, struct pprof_job *j)
 {
   struct ocgc_pprof_merge *m = NULL;
-  struct ocgc_pprof_opts o;
-  char comment[300], prog[TOOL_ESC_SIZE(sizeof j->program)];
-  unsigned char *buf;
-  size_t len, i, ended = 0;
+  char comment[360], prog[TOOL_ESC_SIZE(sizeof j->program)], more[80];
+  size_t i, ended = 0;
   int err = 0;
   if (ocgc_pprof_merge_new(&m) != 0) return; /* finish() answers 500 */
   for (i = 0; i < j->nwins && err == 0; i++) {
@@ -880,18 +887,12 @@ static void cpu_program_answer(struct serve_pprof *p, struct pprof_job *j)
     err = ocgc_pprof_merge_add_cpu(m, ocgc_cpuwindow_profile(j->wins[i].win), fn);
     ocgc_frame_names_free(fn);
   }
+  snprintf(more, sizeof more, " (more were left out: at most %d are sampled)",
+           PPROF_CPU_PROG_PROCS);
   snprintf(comment, sizeof comment, "ocgc serve: program \"%s\": %zu processes sampled, %zu of "
            "them exec'd or gone during the window%s", tool_esc(j->program, prog, sizeof prog),
-           j->nwins, ended, j->wins_left > 0 ? " (more were left out: at most 4 are sampled)" : "");
-  job_opts(j, &o);
-  if (err == 0) err = ocgc_pprof_merge_write(m, &o, comment, &buf, &len);
-  ocgc_pprof_merge_free(m);
-  if (err != 0) {
-    answer_text(j, MHD_HTTP_INTERNAL_SERVER_ERROR,
-                err == -EFBIG ? "the profile outgrew its bound\n" : "out of memory\n");
-    return;
-  }
-  answer_pprof(p, j, buf, len);
+           j->nwins, ended, j->wins_left > 0 ? more : "");
+  merged_answer(p, j, m, comment, err);
 }
 
 /* One step of a ?program= CPU job, with no lock held. */
