@@ -411,14 +411,23 @@ static int draw_alloc(struct top *tp, int row, int max_row)
 
 #define CPU_ROWS 5
 
-/* [s] from [row] on, cut into lines of the screen's width, at most [n]
+/* [s] from [row] on, cut into lines of the screen's width at spaces, at most [n]
  * lines before [max_row]. */
 static int draw_wrapped(int row, const char *s, int n, int max_row)
 {
   size_t len = strlen(s), at = 0, w = COLS > 1 ? (size_t)COLS : 80;
   while (at < len && n-- > 0 && row < max_row) {
-    mvaddnstr(row++, 0, s + at, (int)w);
-    at += w;
+    size_t take = len - at <= w ? len - at : w;
+    /* at a space where there is one, so that no word (a setting's name a
+     * reader would copy) is cut in two */
+    if (take < len - at) {
+      size_t sp = take;
+      while (sp > 0 && s[at + sp] != ' ') sp--;
+      if (sp > 0) take = sp;
+    }
+    mvaddnstr(row++, 0, s + at, (int)take);
+    at += take;
+    while (at < len && s[at] == ' ') at++;
   }
   return row;
 }

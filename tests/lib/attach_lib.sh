@@ -27,8 +27,11 @@ attach_init() {
 # process whose parent is still this shell is ours to kill.  (Killing them
 # all once SIGKILLed a `cat` of another test run.)
 attach_cleanup() {
+  # Each reaped here, quietly: else the shell says "NNN Killed (command)"
+  # on stderr at its next command, and that line became the reason of a
+  # test that skipped (exit 77), in place of the one it had said.
   for _p in $BG_PIDS; do
-    own_child "$_p" && kill -9 "$_p" 2>/dev/null
+    own_child "$_p" && { kill -9 "$_p"; wait "$_p"; } 2>/dev/null
   done
   ocgc_cleanup
 }
