@@ -35,5 +35,7 @@
 #include <ocgc/cpuprof.h>
 #include <ocgc/cpuwindow.h>
 #include <ocgc/gccharge.h>
+#include <ocgc/exit.h>
+#include <ocgc/flight.h>
 
 #endif /* OCGC_CONSUMER_H */

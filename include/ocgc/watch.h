@@ -7,6 +7,7 @@
 #define OCGC_PUBLIC_WATCH_H
 
 #include <ocgc/agg.h>
+#include <ocgc/exit.h>
 #include <ocgc/memprof.h>
 #include <ocgc/process.h>
 #include <ocgc/snapshot.h>
@@ -75,6 +76,11 @@ struct ocgc_watched {
    * cut_samples, unfollowed, rate_changes) never less than before. */
   int have_memprof;
   struct ocgc_memprof_summary memprof;
+  /** How it ended: filled before on_gone is called (known 0 and how
+   * OCGC_EXIT_UNKNOWN while it lives). */
+  struct ocgc_exit exit;
+  /** Its memory cgroup as last read (at each refresh, and at its end). */
+  struct ocgc_memcg memcg;
 };
 
 /** How a set chooses and reads its processes. */
