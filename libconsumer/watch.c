@@ -36,6 +36,7 @@
 #include "opts.h"
 #include "procfs.h"
 #include "programs.h"
+#include "watch_flight.h"
 
 #define LIST_EVERY_NS 1000000000u
 #define REFUSED_FORGET_NS 60000000000u /* 60 s */
@@ -65,6 +66,7 @@ struct proc {
   uint64_t backoff_ns;        /* 0: reads in time; else read by poll turns only,
                                  not by refreshes, until one is in time */
   uint64_t retry_ns;          /* cm_mono_ns() before which it is not read again */
+  struct wflight *fl;         /* its flight recorder (NULL: none asked) */
 };
 #define FAILING(p) ((p)->fails >= SLOW_READS || (p)->slow_reads >= SLOW_READS)
 
@@ -113,6 +115,7 @@ static void proc_free(struct proc *p)
 {
   ocgc_snapshot_free(p->snap);
   ocgc_agg_free(p->agg);
+  wflight_free(p->fl);
   ocgc_source_close(p->src);
   free(p);
 }
@@ -134,6 +137,11 @@ static int proc_add(struct ocgc_watch *w, struct ocgc_source *src, int pid, uint
     go.nbounds = w->o.nbounds;
     go.bounds_only = 1;
   }
+  if ((err = wflight_new(&w->o, pid, &p->fl)) != 0) {
+    proc_free(p);
+    return err;
+  }
+  wflight_agg_opts(p->fl, &go);
   if ((err = ocgc_agg_new(p->src, &go, &p->agg)) != 0 ||
       (p->pub.info.sz = sizeof p->pub.info, err = ocgc_source_info(p->src, &p->pub.info)) != 0) {
     proc_free(p);
@@ -233,13 +241,15 @@ static void proc_figures(struct ocgc_watch *w, struct proc *p);
  * totals it left). */
 static void proc_remove(struct ocgc_watch *w, struct proc **pp, struct proc *p)
 {
-  if ((w->o.on_gone != NULL || w->o.by_program) && p->snap != NULL) {
+  if ((w->o.on_gone != NULL || w->o.by_program || p->fl != NULL) && p->snap != NULL) {
     if (p->backoff_ns == 0) {
       (void)proc_read(p);
       proc_figures(w, p);
     }
     if (w->o.by_program) programs_retire(&w->progs, &p->pub);
   }
+  /* Its last events read: a death is recorded with them. */
+  wflight_gone(p->fl, &w->o, &p->pub, p->src);
   /* Every process told added is told gone, read whole or not. */
   if (w->o.on_gone != NULL) w->o.on_gone(&p->pub, w->o.ctx);
   *pp = p->next;
@@ -529,6 +539,7 @@ uint64_t ocgc_watch_poll(struct ocgc_watch *w, uint64_t now)
       }
       if (check) p->alive_ns = now;
       proc_timed(p, t0, cm_mono_ns());
+      wflight_turn(p->fl, &w->o, &p->pub, p->src, now);
     }
     if (p->next_poll_ns < next) next = p->next_poll_ns;
     pp = &p->next;
@@ -705,6 +716,20 @@ uint64_t ocgc_watched_collections(const struct ocgc_watched *p, unsigned kind, u
 uint64_t ocgc_watched_events(const struct ocgc_watched *p)
 {
   return p->have_written ? p->written : p->counters.events_seen;
+}
+
+int ocgc_watch_record(struct ocgc_watch *w, int pid, char *name, size_t n)
+{
+  struct proc *p;
+  if (w == NULL || pid <= 0) return -EINVAL;
+  if (w->o.flight_dir == NULL) return -ENOENT;
+  for (p = w->procs; p != NULL; p = p->next)
+    if (p->pub.pid == pid) break;
+  if (p == NULL) return -ESRCH;
+  /* Its newest events first (a backed-off ring is recorded as it is: its
+   * read is what was slow). */
+  if (p->backoff_ns == 0) (void)proc_read(p);
+  return wflight_record(p->fl, &w->o, &p->pub, p->src, OCGC_FLIGHT_DEMAND, "asked", name, n);
 }
 
 int ocgc_watch_stats(const struct ocgc_watch *w, struct ocgc_watch_stats *out)

@@ -167,6 +167,9 @@ struct serve {
   struct serve_textfile tf;   /* tf.path NULL: no --textfile */
   struct serve_pprof pprof;   /* /debug/pprof: its worker and its queue */
   int enable_pprof;           /* --web.enable-pprof: profiles to any client */
+  struct serve_flight flight; /* --flight-dir: its options, folder and asks */
+  int flight_pending;         /* a recording is asked (under lock): the poll
+                                 thread does not wait before taking it */
 };
 
 /* serve_set's yield: a request waits.  Acquire: pairs with the release
@@ -208,6 +211,7 @@ static void *poll_thread(void *arg)
     unsigned wanted = sv->wanted, k;
     uint64_t asked = sv->asked, now;
     sv->wanted = 0;
+    sv->flight_pending = 0;
     __atomic_store_n(&sv->pending, 0, __ATOMIC_RELAXED);
     pthread_mutex_unlock(&sv->lock);
 
@@ -220,6 +224,7 @@ static void *poll_thread(void *arg)
     } else {
       next = serve_set_poll(&sv->set, now);
     }
+    serve_flight_turn(&sv->flight, sv->set.watch); /* a recording asked, if any */
     if (now - members_ns >= SERVE_MEMBERS_NS) { /* who /debug/pprof may ask for */
       serve_set_members(&sv->set);
       members_ns = now;
@@ -238,7 +243,7 @@ static void *poll_thread(void *arg)
       pthread_cond_broadcast(&sv->ready);
     }
     sv->turn_ns = cm_mono_ns();
-    if (!sv->stopping && sv->wanted == 0 && next > sv->turn_ns) {
+    if (!sv->stopping && sv->wanted == 0 && !sv->flight_pending && next > sv->turn_ns) {
       struct timespec ts = {(time_t)(next / 1000000000u), (long)(next % 1000000000u)};
       pthread_cond_timedwait(&sv->wake, &sv->lock, &ts);
     }
@@ -326,6 +331,8 @@ static int serve_init(struct serve *sv)
     return -1;
   }
   sv->set.pprof = &sv->pprof;
+  serve_flight_init(&sv->flight);
+  sv->set.flight = &sv->flight;
   serve_conns_init(&sv->conns);
   sv->set.yield = ask_waiting;
   sv->set.yield_ctx = sv;
@@ -342,6 +349,10 @@ static void serve_usage(FILE *f)
           "                  [--web.config.file FILE] [--web.enable-pprof]\n"
           "                  [--by program|pid]\n"
           "                  [--program REGEX] [--user NAME] [--run-as USER]\n"
+          "                  [--flight-dir DIR [--flight-window D] [--flight-on-pause D]\n"
+          "                   [--flight-on-heap-growth SIZE] [--flight-on-memory PCT]\n"
+          "                   [--flight-cooldown D] [--flight-max-files N]\n"
+          "                   [--flight-max-per-program N] [--flight-max-bytes SIZE]]\n"
           "                  (PID... | --all)\n\n"
           "Serve the GC figures of OCaml processes as Prometheus metrics over HTTP:\n"
           "/metrics (text format 0.0.4, or OpenMetrics when the scraper asks for it),\n"
@@ -392,6 +403,23 @@ static void serve_usage(FILE *f)
           "  --max-per-user N    of them at most N of one user (default %u); past a\n"
           "                      bound, a new ring takes the place of one that keeps\n"
           "                      failing, else it is refused\n"
+          "  --flight-dir DIR    a flight recorder: keep each process's last\n"
+          "                      --flight-window (default 60s) of GC history, and write\n"
+          "                      a recording (its ring, totals, history, how it ended)\n"
+          "                      into DIR when a process ends without its runtime's exit\n"
+          "                      (killed, OOM-killed, crashed), when a trigger fires, or\n"
+          "                      on POST /debug/flight?pid=N; read it with\n"
+          "                      'ocgc report --file'.  DIR: made by you, others may not\n"
+          "                      write to it\n"
+          "  --flight-on-pause D         trigger: a pause longer than D\n"
+          "  --flight-on-heap-growth SIZE  trigger: the heap growing faster than SIZE a\n"
+          "                      second (over 10 s)\n"
+          "  --flight-on-memory PCT      trigger: its memory cgroup above PCT%% of its limit\n"
+          "  --flight-cooldown D  between two recordings of one program (default 60s;\n"
+          "                      not for those asked)\n"
+          "  --flight-max-files N, --flight-max-per-program N, --flight-max-bytes SIZE\n"
+          "                      the folder's bounds (default 128, 8, 1G): past them the\n"
+          "                      oldest recordings are removed\n"
           "  --help              this text\n\n"
           "It says 'ocgc serve: listening on http://ADDR:PORT/' on stderr once it\n"
           "listens; SIGINT or SIGTERM stop it; SIGHUP reads --web.config.file again\n"
@@ -680,6 +708,39 @@ static enum MHD_Result pprof(struct serve *sv, struct MHD_Connection *c, const c
   return MHD_YES;
 }
 
+/* serve_flight_ask's wake: the poll thread takes the ask at once (it does
+ * not wait out its turn's sleep). */
+static void flight_wake(void *ctx)
+{
+  struct serve *sv = ctx;
+  pthread_mutex_lock(&sv->lock);
+  sv->flight_pending = 1;
+  pthread_cond_signal(&sv->wake);
+  pthread_mutex_unlock(&sv->lock);
+}
+
+/* POST /debug/flight?pid=N: a recording of a watched process now, into
+ * --flight-dir.  Who may ask: who may have that process's profile
+ * (serve_pprof_access.c): a recording names its code and memory. */
+static enum MHD_Result flight(struct serve *sv, struct MHD_Connection *c)
+{
+  struct serve_pprof_client who;
+  const char *arg = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "pid");
+  char msg[256 + TOOL_ESC_SIZE(128)];
+  int pid = arg != NULL ? tool_parse_pid(arg) : -1;
+  unsigned status;
+  serve_pprof_client(c, sv->where.is_unix, sv->enable_pprof || authenticated(sv, c), &who);
+  if (!who.open && !who.is_unix)
+    return text(sv, c, MHD_HTTP_FORBIDDEN,
+                "forbidden: recordings are asked over TCP only by clients that "
+                "--web.config.file authenticates, or by any with --web.enable-pprof\n");
+  if (pid <= 0) return text(sv, c, MHD_HTTP_BAD_REQUEST, "bad request: ?pid=N is required\n");
+  if (!serve_pprof_may_read(&who, pid))
+    return text(sv, c, MHD_HTTP_FORBIDDEN, "forbidden: not a process this client may read\n");
+  status = serve_flight_ask(&sv->flight, pid, flight_wake, sv, msg, sizeof msg);
+  return text(sv, c, status, msg);
+}
+
 /* The answer of a profile's job, once the worker resumed its connection. */
 static enum MHD_Result pprof_answer(struct serve *sv, struct MHD_Connection *c, void *job)
 {
@@ -703,8 +764,13 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
    * libmicrohttpd has the whole request: answered on the first, the
    * connection is closed after the answer (0.9.75), and a scraper has to
    * open a new one each time. */
-  if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
-    return text(sv, c, MHD_HTTP_METHOD_NOT_ALLOWED, "method not allowed: GET or HEAD\n");
+  /* POST for /debug/flight alone, which makes something; it alone not
+   * GET: a crawler or a prefetch must not write recordings. */
+  if (strcmp(url, "/debug/flight") == 0 ? strcmp(method, "POST") != 0
+                                        : strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
+    return text(sv, c, MHD_HTTP_METHOD_NOT_ALLOWED, strcmp(url, "/debug/flight") == 0
+                                                        ? "method not allowed: POST\n"
+                                                        : "method not allowed: GET or HEAD\n");
   if (is_job(*con_cls)) return pprof_answer(sv, c, *con_cls);
   if (*con_cls == NULL) {
     *con_cls = &headers_seen;
@@ -731,6 +797,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
     return text(sv, c, ok ? MHD_HTTP_OK : MHD_HTTP_SERVICE_UNAVAILABLE, why);
   }
   if (strncmp(url, "/debug/pprof/", 13) == 0) return pprof(sv, c, url, con_cls);
+  if (strcmp(url, "/debug/flight") == 0) return flight(sv, c);
   if (!metrics && strcmp(url, "/") != 0) return text(sv, c, MHD_HTTP_NOT_FOUND, "not found\n");
   body = render(sv, !metrics ? BODY_INDEX : f == OCGC_EXPO_TEXT ? BODY_TEXT : BODY_OPENMETRICS);
   if (body == NULL)
@@ -787,6 +854,15 @@ static int parse_options(int argc, char **argv, struct serve *sv)
     {"user", required_argument, NULL, 'U'},
     {"web.enable-pprof", no_argument, NULL, 'E'},
     {"run-as", required_argument, NULL, 'R'},
+    {"flight-dir", required_argument, NULL, SERVE_OPT_FLIGHT_DIR},
+    {"flight-window", required_argument, NULL, SERVE_OPT_FLIGHT_WINDOW},
+    {"flight-max-files", required_argument, NULL, SERVE_OPT_FLIGHT_FILES},
+    {"flight-max-per-program", required_argument, NULL, SERVE_OPT_FLIGHT_PER_PROGRAM},
+    {"flight-max-bytes", required_argument, NULL, SERVE_OPT_FLIGHT_BYTES},
+    {"flight-cooldown", required_argument, NULL, SERVE_OPT_FLIGHT_COOLDOWN},
+    {"flight-on-pause", required_argument, NULL, SERVE_OPT_FLIGHT_ON_PAUSE},
+    {"flight-on-heap-growth", required_argument, NULL, SERVE_OPT_FLIGHT_ON_GROWTH},
+    {"flight-on-memory", required_argument, NULL, SERVE_OPT_FLIGHT_ON_MEMORY},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
   };
@@ -850,10 +926,20 @@ static int parse_options(int argc, char **argv, struct serve *sv)
       break;
     }
     case 'h': serve_usage(stdout); exit(0);
-    default: serve_usage(stderr); return TOOL_EXIT_USAGE;
+    default: {
+      int rc = serve_flight_option(&sv->flight, opt, optarg);
+      if (rc == 0) break;
+      if (rc > 0) return rc;
+      serve_usage(stderr);
+      return TOOL_EXIT_USAGE;
+    }
     }
   }
   sv->tf.every_ns = DEFAULT_INTERVAL_NS;
+  {
+    int rc = serve_flight_check(&sv->flight);
+    if (rc != 0) return rc;
+  }
   if (interval != NULL && sv->tf.path == NULL)
     return tool_usage_error("--interval is the period of --textfile, which is not given");
   if (interval != NULL && (tool_parse_duration(interval, &sv->tf.every_ns) != 0 ||
@@ -1129,6 +1215,7 @@ int cmd_serve(int argc, char **argv)
   for (i = 0; i < BODY_KINDS; i++) serve_body_unref(sv.body[i]);
   serve_body_writer_free(&sv.writer);
   serve_pprof_free(&sv.pprof);
+  serve_flight_free(&sv.flight);
 
   pthread_cond_destroy(&sv.ready);
   pthread_cond_destroy(&sv.wake);

@@ -225,6 +225,50 @@ void serve_pprof_kept_free(struct serve_pprof *p);
 
 /* The processes watched: libocgc's watch, made from the options below
  * (serve_set.c), and what the HTTP side counts besides. */
+/* --flight-dir (serve_flight.c): the options, the folder, and the one ask
+ * of POST /debug/flight handed to the poll thread. */
+enum {
+  SERVE_OPT_FLIGHT_DIR = 1000, SERVE_OPT_FLIGHT_WINDOW, SERVE_OPT_FLIGHT_FILES,
+  SERVE_OPT_FLIGHT_PER_PROGRAM, SERVE_OPT_FLIGHT_BYTES, SERVE_OPT_FLIGHT_COOLDOWN,
+  SERVE_OPT_FLIGHT_ON_PAUSE, SERVE_OPT_FLIGHT_ON_GROWTH, SERVE_OPT_FLIGHT_ON_MEMORY
+};
+enum serve_flight_ask_state {
+  SERVE_FLIGHT_IDLE = 0, SERVE_FLIGHT_ASKED, SERVE_FLIGHT_TAKEN, SERVE_FLIGHT_DONE
+};
+/* A request waits this long for its recording, then is answered 202. */
+#define SERVE_FLIGHT_WAIT_NS 2000000000u
+struct serve_flight {
+  const char *dir;            /* --flight-dir, or NULL: no recordings */
+  struct ocgc_flight_dir_opts dopts; /* --flight-max-*, --flight-cooldown */
+  unsigned window_s;          /* --flight-window (0: OCGC_FLIGHT_WINDOW_S) */
+  uint64_t pause_ns, heap_growth; /* --flight-on-pause, --flight-on-heap-growth */
+  unsigned memcg_pct;         /* --flight-on-memory */
+  struct ocgc_flight_dir *d;  /* the folder, once open: the poll thread's */
+  pthread_mutex_t lock;       /* guards the ask; never held across a read of a ring */
+  pthread_cond_t done;        /* an ask answered (CLOCK_MONOTONIC) */
+  int ask_state, ask_pid, ask_err;
+  char ask_name[128];
+  uint64_t ask_seq, asked_ns;
+};
+void serve_flight_init(struct serve_flight *f);
+void serve_flight_free(struct serve_flight *f);
+/* A --flight-* option (SERVE_OPT_FLIGHT_*): 0, TOOL_EXIT_USAGE after a
+ * line, or -1 for another option. */
+int serve_flight_option(struct serve_flight *f, int opt, const char *arg);
+/* After the options: 0, or TOOL_EXIT_USAGE (a --flight-* without --flight-dir). */
+int serve_flight_check(const struct serve_flight *f);
+/* Open the folder and put the recorder's options in [o]: 0, or after a
+ * line the exit code. */
+int serve_flight_open(struct serve_flight *f, struct ocgc_watch_opts *o);
+/* The poll thread, between turns: the waiting ask made. */
+void serve_flight_turn(struct serve_flight *f, struct ocgc_watch *w);
+/* POST /debug/flight?pid=N: ask the poll thread (woken by wake(ctx)) for
+ * a recording and wait for it: the HTTP status and its text in msg. */
+unsigned serve_flight_ask(struct serve_flight *f, int pid, void (*wake)(void *), void *wake_ctx,
+                          char *msg, size_t n);
+/* ocgc_serve_flight_* (the poll thread, as it renders). */
+void serve_flight_metrics(const struct serve_flight *f, struct ocgc_expo *e);
+
 struct serve_set {
   int all;                    /* --all: every process ocgc_list() finds */
   int by_program;             /* --by program: series per program, not per process */
@@ -242,6 +286,7 @@ struct serve_set {
                                  thread, atomically) */
   uint64_t heads_cut;         /* connections cut for a head past its deadline
                                  (serve.c's main thread, atomically) */
+  struct serve_flight *flight; /* --flight-dir and its options (never NULL once serve runs) */
   struct serve_pprof *pprof;  /* told which processes are watched (serve_set_members);
                                  may be NULL */
   /* Asked at every ring: nonzero when the caller wants the turn to end

@@ -76,6 +76,7 @@ static void own(struct ocgc_expo *e, const struct serve_set *s)
             "Profile windows dropped because their client left before the answer.",
             __atomic_load_n(&s->pprof->abandoned, __ATOMIC_RELAXED));
   }
+  if (s->flight != NULL) serve_flight_metrics(s->flight, e);
   own_u64(e, "ocgc_serve_errors_total", "counter",
           "Rings that could not be opened or read, listings and --textfile writes that "
           "failed.",

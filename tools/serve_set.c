@@ -55,6 +55,9 @@ int serve_set_start(struct serve_set *s)
   o.on_error = said_error;
   o.by_program = s->by_program;
   o.ctx = s;
+  if (s->flight != NULL) {
+    if ((err = serve_flight_open(s->flight, &o)) != 0) return err;
+  }
   if ((err = ocgc_watch_new(&o, &s->watch)) != 0) {
     tool_say("cannot watch: %s", ocgc_strerror(err));
     return TOOL_EXIT_ERROR;

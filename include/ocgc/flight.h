@@ -129,6 +129,73 @@ OCGC_API unsigned ocgc_flight_read_seconds(const struct ocgc_source *src,
  * 0 or -errno. */
 OCGC_API int ocgc_flight_ident(int pid, struct ocgc_flight_meta *m);
 
+
+/* ---- A folder of recordings -------------------------------------------- */
+
+/** A folder recordings go into (opaque): the bounds on its files, the
+ * cooldown per program, the names. */
+struct ocgc_flight_dir;
+
+/** The bounds of a folder by default. */
+#define OCGC_FLIGHT_DIR_PER_PROGRAM 8u          /**< recordings of one program */
+#define OCGC_FLIGHT_DIR_FILES 128u              /**< recordings in all */
+#define OCGC_FLIGHT_DIR_BYTES (1024ull << 20)   /**< their bytes in all (1 GiB) */
+#define OCGC_FLIGHT_DIR_COOLDOWN_NS 60000000000ull /**< per program, between two (60 s) */
+/** The programs whose last recording's time is kept for the cooldown, at
+ * most (then the one recorded longest ago is forgotten). */
+#define OCGC_FLIGHT_DIR_PROGRAMS 1024u
+/** Entries of a folder read when it is opened, at most. */
+#define OCGC_FLIGHT_DIR_SCAN 65536u
+
+struct ocgc_flight_dir_opts {
+  size_t sz;                  /**< sizeof(struct ocgc_flight_dir_opts) (OCGC_OPTS_INIT) */
+  unsigned per_program;       /**< 0: OCGC_FLIGHT_DIR_PER_PROGRAM */
+  unsigned files;             /**< 0: OCGC_FLIGHT_DIR_FILES */
+  uint64_t bytes;             /**< 0: OCGC_FLIGHT_DIR_BYTES */
+  /** Between two recordings of one program (any reason but
+   * OCGC_FLIGHT_DEMAND): 0, OCGC_FLIGHT_DIR_COOLDOWN_NS; 1: none. */
+  uint64_t cooldown_ns;
+};
+
+/** What a folder did since it was opened. */
+struct ocgc_flight_dir_stats {
+  size_t sz;                  /**< set by the caller (OCGC_OPTS_INIT) */
+  uint64_t recorded[OCGC_FLIGHT_DEMAND + 1]; /**< recordings made, by reason */
+  uint64_t cooled;            /**< not made: the program's cooldown */
+  uint64_t failed;            /**< not made: a write or a file that failed, a ring too large */
+  uint64_t removed;           /**< older recordings removed to keep the bounds */
+  uint64_t files, bytes;      /**< recordings in the folder now (ours: named so) */
+};
+
+/** Open the folder [path] (made by the operator; its last component not a
+ * link; not writable by others): recordings already there count in its
+ * bounds (the oldest past them are removed), and temporary files a
+ * previous run left are removed.  0, or -errno (-EPERM: writable by
+ * others). */
+OCGC_API int ocgc_flight_dir_open(const char *path, const struct ocgc_flight_dir_opts *opts,
+                                  struct ocgc_flight_dir **out);
+OCGC_API void ocgc_flight_dir_close(struct ocgc_flight_dir *d); /**< NULL: nothing */
+
+/** Record [src] (ocgc_flight_write) into the folder, as
+ * PROGRAM-PID-YYYYMMDDTHHMMSSZ-REASON.ocgcrec (PROGRAM: m->program's
+ * letters, digits and ._+ kept, others _, cut at 32), mode 0600, made
+ * under a temporary name and renamed into place (never over a file, never
+ * through a link).  Older recordings of the program, then of any, are
+ * removed first to keep the bounds.  Within the program's cooldown
+ * (m->reason not OCGC_FLIGHT_DEMAND) nothing is written.  Returns 0 and
+ * the file's name (not its path) in name[0..n), -EAGAIN in the cooldown,
+ * or -errno. */
+OCGC_API int ocgc_flight_dir_record(struct ocgc_flight_dir *d, const struct ocgc_source *src,
+                                    const struct ocgc_flight_hist *h,
+                                    const struct ocgc_flight_meta *m, char *name, size_t n);
+/** Whether a recording of [program] would be made now (not in its
+ * cooldown), for a trigger that asks before gathering what it records. */
+OCGC_API int ocgc_flight_dir_ready(const struct ocgc_flight_dir *d, const char *program,
+                                   int reason);
+/** Fill *out as far as out->sz says: 0, or -EINVAL. */
+OCGC_API int ocgc_flight_dir_stats(const struct ocgc_flight_dir *d,
+                                   struct ocgc_flight_dir_stats *out);
+
 #ifdef __cplusplus
 }
 #endif

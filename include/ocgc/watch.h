@@ -8,6 +8,7 @@
 
 #include <ocgc/agg.h>
 #include <ocgc/exit.h>
+#include <ocgc/flight.h>
 #include <ocgc/memprof.h>
 #include <ocgc/process.h>
 #include <ocgc/snapshot.h>
@@ -130,7 +131,31 @@ struct ocgc_watch_opts {
    * the set first reads its ring a last time (unless backed off), so that
    * what an exit wrote last is in its figures. */
   void (*on_gone)(const struct ocgc_watched *w, void *ctx);
-  void *ctx;                  /**< given to every callback above */
+  void *ctx;                  /**< given to every callback above, and on_recorded */
+  /* ---- the flight recorder (ocgc/flight.h, docs/flight-recorder.md) ---- */
+  /** Nonzero: keep each process's history of its last flight_window_s
+   * seconds (at most OCGC_FLIGHT_MAX_WINDOW_S; ocgc_flight_hist_size()
+   * bytes each), its memory sampled once a second. */
+  unsigned flight_window_s;
+  /** Recordings go into this folder (the caller's, open while the set
+   * lives; NULL: none): of a process that ends without its producer's
+   * exit mark (for a stock OCaml 5 ring, whose runtime writes none: one a
+   * signal ended), and of a living one when a trigger below fires or
+   * ocgc_watch_record() asks; each but the asked within the folder's
+   * cooldown per program. */
+  struct ocgc_flight_dir *flight_dir;
+  /** Triggers (0: off): a pause longer than flight_pause_ns; the major
+   * heap grown faster than flight_heap_growth bytes a second, over the
+   * last 10 s of its history; its memory cgroup's usage above
+   * flight_memcg_pct percent of its limit. */
+  uint64_t flight_pause_ns;
+  uint64_t flight_heap_growth;
+  unsigned flight_memcg_pct;
+  /** A recording of [w] for [reason] (enum ocgc_flight_reason) was made
+   * into the file [name] of the folder (err 0), or not (name NULL, err:
+   * -EAGAIN in the program's cooldown, else why).  May be NULL. */
+  void (*on_recorded)(const struct ocgc_watched *w, int reason, const char *name, int err,
+                      void *ctx);
 };
 
 /** What the set did, since it was made unless said otherwise. */
@@ -189,6 +214,13 @@ OCGC_API uint64_t ocgc_watched_collections(const struct ocgc_watched *p, unsigne
                                            unsigned cause);
 /** Events its runtime wrote (ocgc rings), else the events read. */
 OCGC_API uint64_t ocgc_watched_events(const struct ocgc_watched *p);
+
+/** A recording of the watched process [pid] now (opts.flight_dir; the
+ * newest entry of that pid), its ring read first so that its last events
+ * are in it; not subject to the cooldown.  Returns 0 and the file's name
+ * in name[0..n), -ESRCH (not watched), -ENOENT (no folder), or the
+ * folder's error. */
+OCGC_API int ocgc_watch_record(struct ocgc_watch *w, int pid, char *name, size_t n);
 
 /** Fill *out as far as out->sz says: 0, or -EINVAL. */
 OCGC_API int ocgc_watch_stats(const struct ocgc_watch *w, struct ocgc_watch_stats *out);
