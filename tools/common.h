@@ -19,6 +19,7 @@
 /* ---- subcommands ----------------------------------------------------------- */
 
 int cmd_dump(int argc, char **argv);
+int cmd_flight(int argc, char **argv);
 int cmd_ls(int argc, char **argv);
 int cmd_stat(int argc, char **argv);
 int cmd_top(int argc, char **argv);

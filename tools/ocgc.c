@@ -24,6 +24,7 @@ static const struct cmd cmds[] = {
   {"profile", "the call stacks that allocate: pprof, folded stacks, JSON", cmd_profile},
   {"serve", "serve the GC figures of processes as Prometheus metrics (HTTP)", cmd_serve},
   {"dump", "decode a ring file: a summary of counts, or every event", cmd_dump},
+  {"flight", "a recording of a process now: its ring, history and memory", cmd_flight},
 };
 
 static void usage(FILE *f)
