@@ -922,6 +922,25 @@ static void cpu_program_step(struct serve_pprof *p, struct pprof_job *j)
   j->state = JOB_DONE;
 }
 
+/* Open the ring of job [j]'s process into j->src and take its making's
+ * time: 0, or -1 after answering 404 with [gone] (the job done).  Only the
+ * ring watched: an ocgc ring of that pid and start time (a pid reused, or
+ * another image, is not the process asked for). */
+static int open_watched(struct serve_pprof *p, struct pprof_job *j, const char *gone)
+{
+  struct ocgc_attach_opts oo = OCGC_OPTS_INIT(struct ocgc_attach_opts);
+  struct ocgc_source_info info = OCGC_OPTS_INIT(struct ocgc_source_info);
+  oo.dir = p->dir;
+  if (ocgc_source_open_pid(j->pid, &oo, &j->src) != 0 || ocgc_source_info(j->src, &info) != 0 ||
+      !info.has_ext || info.start_time != j->start_ticks) {
+    answer_text(j, MHD_HTTP_NOT_FOUND, gone);
+    j->state = JOB_DONE;
+    return -1;
+  }
+  j->ring_ns = info.created_ns;
+  return 0;
+}
+
 /* One step of a CPU window's job, with no lock held: its open, a turn, or
  * its end and answer. */
 static void cpu_step(struct serve_pprof *p, struct pprof_job *j)
@@ -937,18 +956,8 @@ static void cpu_step(struct serve_pprof *p, struct pprof_job *j)
     return;
   }
   if (j->state == JOB_NEW) {
-    struct ocgc_attach_opts oo = OCGC_OPTS_INIT(struct ocgc_attach_opts);
-    struct ocgc_source_info info = OCGC_OPTS_INIT(struct ocgc_source_info);
-    oo.dir = p->dir;
-    /* its ring for the causes: the one watched (a pid reused, or another
-     * image, is not the process asked for) */
-    if (ocgc_source_open_pid(j->pid, &oo, &j->src) != 0 || ocgc_source_info(j->src, &info) != 0 ||
-        !info.has_ext || info.start_time != j->start_ticks) {
-      answer_text(j, MHD_HTTP_NOT_FOUND, "not found: the process watched is gone\n");
-      j->state = JOB_DONE;
-      return;
-    }
-    j->ring_ns = info.created_ns;
+    /* its ring for the causes: the one watched */
+    if (open_watched(p, j, "not found: the process watched is gone\n") != 0) return;
     serve_cpu_open(j->pid, j->start_ticks, j->src, j->frequency, PPROF_READ_BYTES, &j->win,
                    &status, why, sizeof why);
     if (j->win == NULL) {
@@ -998,17 +1007,9 @@ static void step(struct serve_pprof *p, struct pprof_job *j)
     return;
   }
   if (j->state == JOB_NEW) {
-    struct ocgc_attach_opts oo = OCGC_OPTS_INIT(struct ocgc_attach_opts);
-    struct ocgc_source_info info = OCGC_OPTS_INIT(struct ocgc_source_info);
-    oo.dir = p->dir;
-    if (ocgc_source_open_pid(j->pid, &oo, &j->src) != 0 || ocgc_source_info(j->src, &info) != 0 ||
-        !info.has_ext || info.start_time != j->start_ticks) {
-      answer_text(j, MHD_HTTP_NOT_FOUND, "not found: the process watched is gone, or has no "
-                                         "allocation profile\n");
-      j->state = JOB_DONE;
+    if (open_watched(p, j, "not found: the process watched is gone, or has no allocation "
+                           "profile\n") != 0)
       return;
-    }
-    j->ring_ns = info.created_ns;
     if ((j->first = copy(j)) == NULL) {
       j->state = JOB_DONE;
       return;
