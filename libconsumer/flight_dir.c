@@ -355,7 +355,9 @@ int ocgc_flight_dir_record(struct ocgc_flight_dir *d, const struct ocgc_source *
     return err;
   }
   rec_add(d, final, prog, (uint64_t)st.st_size, real_ns());
-  cool_start(d, prog);
+  /* One asked for neither waits for the cooldown nor starts it: an
+   * operator's look must not hide the death that follows. */
+  if (m->reason != OCGC_FLIGHT_DEMAND) cool_start(d, prog);
   d->st.recorded[m->reason]++;
   if (name != NULL && n > 0) snprintf(name, n, "%s", final);
   return 0;

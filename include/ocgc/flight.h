@@ -182,7 +182,8 @@ OCGC_API void ocgc_flight_dir_close(struct ocgc_flight_dir *d); /**< NULL: nothi
  * under a temporary name and renamed into place (never over a file, never
  * through a link).  Older recordings of the program, then of any, are
  * removed first to keep the bounds.  Within the program's cooldown
- * (m->reason not OCGC_FLIGHT_DEMAND) nothing is written.  Returns 0 and
+ * nothing is written; a recording starts the cooldown.  One of reason
+ * OCGC_FLIGHT_DEMAND does neither.  Returns 0 and
  * the file's name (not its path) in name[0..n), -EAGAIN in the cooldown,
  * or -errno. */
 OCGC_API int ocgc_flight_dir_record(struct ocgc_flight_dir *d, const struct ocgc_source *src,
