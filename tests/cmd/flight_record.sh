@@ -8,7 +8,10 @@
 # Gc.quick_stat the program printed; the text report has its "Recording"
 # section; `ocgc dump --file REC` prints the block; `ocgc trace --file REC`
 # and `ocgc report --file REC --html` still work; a plain ring file's
-# report says "recording": null.
+# report says "recording": null.  Then a death: a program killed (SIGKILL,
+# said to be the OOM killer's), its dead ring recorded: the report's
+# "exit" says so (signal, SIGKILL, oom_killed, status 137), its state
+# "killed", and its totals are still its Gc.quick_stat.
 . "$OCGC_SRCDIR/tests/lib/lib.sh"
 . "$OCGC_SRCDIR/tests/lib/attach_lib.sh"
 . "$OCGC_SRCDIR/tests/lib/cmd_report_lib.sh"
@@ -99,6 +102,39 @@ check_true "html: written" test -s "$WORK/rec.html"
 
 stop_bg live "$pid"
 check_eq "live: exit status" 0 "`cat "$WORK/live.rc"`"
+
+say "== a death: killed, its dead ring recorded"
+start_bg dead env OCAMLRUNPARAM=e=20 ./target 1 "$WORK/dead.stop"
+dpid=$BGPID
+wait_key dead gc.heap_chunks "$dpid"
+"$RECORD" "$dpid" "$WORK/dead.events" 1 9 oom >"$WORK/drec.out" 2>"$WORK/drec.err"
+check_eq "flight_record (death): exit status" 0 "$?"
+cat "$WORK/drec.err"
+wait "$dpid"
+check_eq "dead: exit status (SIGKILL)" 137 "$?"
+say "  ocgc_flight_write took `outkey drec write_us` us for a ring of 2^20 words (`stat -c %s "$WORK/dead.events"` bytes)"
+ocgc_cmd drep report --file "$WORK/dead.events" --json
+check_eq "drep: exit status" 0 "`cat "$WORK/drep.rc"`"
+report_json drep
+check_report_sane drep
+check_report_quickstat drep dead
+check_jkey drep source.state killed
+check_jkey drep exit.code null
+check_jkey drep exit.signal 9
+check_jkey drep exit.signal_name SIGKILL
+check_jkey drep exit.oom_killed true
+check_jkey drep exit.core_dumped false
+check_jkey drep exit.status 137
+check_jkey drep recording.reason death
+check_jkey drep recording.how oom
+check_jkey drep recording.exit_known true
+check_jkey drep recording.exit_mark false
+check_jkey drep recording.pid "$dpid"
+check_gt "drep: recording.gone_ns" 0 "`jkey drep recording.gone_ns`"
+ocgc_cmd dtext report --file "$WORK/dead.events"
+check_true "dtext: says how it ended" grep -q -F \
+  "how it ended             killed by signal 9 (SIGKILL), by the OOM killer (no exit mark in its ring)" \
+  "$WORK/dtext.json"
 
 say "== a plain ring file is no recording"
 ring_of live
