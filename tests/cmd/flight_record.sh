@@ -99,6 +99,8 @@ assert len(ev) > 0' "$WORK/trace.out"
 ocgc_cmd html report --file "$REC" --html "$WORK/rec.html"
 check_eq "html: exit status" 0 "`cat "$WORK/html.rc"`"
 check_true "html: written" test -s "$WORK/rec.html"
+check_true "html: its Recording section" grep -q -F "<h2>Recording</h2>" "$WORK/rec.html"
+check_true "html: says why" grep -q -F "demand (asked for by flight_record)" "$WORK/rec.html"
 
 stop_bg live "$pid"
 check_eq "live: exit status" 0 "`cat "$WORK/live.rc"`"
