@@ -357,6 +357,68 @@ static void print_memprof(const struct dump *d, int stacks)
   ocgc_memprof_free(p);
 }
 
+/* ---- a recording's flight block ----------------------------------------------------- */
+
+/* flight.* keys: the block's meta, then 'flight.second I t=T pauses=N
+ * pause_ns=N max_ns=N minor=N major_slice=N major_finish=N compaction=N
+ * alloc=B promo=B heap=B top_heap=B lost=N rss=B cg_usage=B' per second;
+ * a block that does not hold together: 'flight.error MESSAGE' (words). */
+static void print_flight(const struct dump *d)
+{
+  char esc[TOOL_ESC_SIZE(256)];
+  struct ocgc_flight_meta m = OCGC_OPTS_INIT(struct ocgc_flight_meta);
+  struct ocgc_flight_second *sec;
+  unsigned n, i;
+  int err = ocgc_flight_read(d->src, &m);
+  if (err == -ENOENT) return;
+  if (err != 0) {
+    printf("flight.error %s\n", tool_esc_word(ocgc_strerror(err), esc, sizeof esc));
+    return;
+  }
+  printf("flight.reason %s\n", ocgc_flight_reason_name(m.reason));
+  printf("flight.detail %s\n", tool_esc(m.detail, esc, sizeof esc));
+  printf("flight.recorded_ns %" PRIu64 "\n", m.recorded_ns);
+  printf("flight.window_s %" PRIu64 "\n", m.window_s);
+  printf("flight.pid %d\n", m.pid);
+  printf("flight.start_ticks %" PRIu64 "\n", m.start_ticks);
+  printf("flight.program %s\n", tool_esc_word(m.program, esc, sizeof esc));
+  printf("flight.exe %s\n", tool_esc_word(m.exe, esc, sizeof esc));
+  printf("flight.build_id %s\n", tool_esc_word(m.build_id, esc, sizeof esc));
+  printf("flight.exit.known %d\n", m.exit.known);
+  printf("flight.exit.how %d\n", m.exit.how);
+  printf("flight.exit.code %d\n", m.exit.code);
+  printf("flight.exit.signal %d\n", m.exit.signal);
+  printf("flight.exit.core_dumped %d\n", m.exit.core_dumped);
+  printf("flight.exit.oom_killed %d\n", m.exit.oom_killed);
+  printf("flight.exit.exit_mark %d\n", m.exit.exit_mark);
+  printf("flight.exit.gone_ns %" PRIu64 "\n", m.exit.gone_ns);
+  printf("flight.rss_bytes %" PRIu64 "\n", m.rss_bytes);
+  printf("flight.memcg.known %d\n", m.memcg.known);
+  if (m.memcg.known) {
+    printf("flight.memcg.v2 %d\n", m.memcg.v2);
+    printf("flight.memcg.path %s\n", tool_esc_word(m.memcg.path, esc, sizeof esc));
+    printf("flight.memcg.usage %" PRIu64 "\n", m.memcg.usage);
+    printf("flight.memcg.limit %" PRIu64 "\n", m.memcg.limit);
+    printf("flight.memcg.peak %" PRIu64 "\n", m.memcg.peak);
+    printf("flight.memcg.oom_kills %" PRIu64 "\n", m.memcg.oom_kills);
+  }
+  if ((sec = calloc(OCGC_FLIGHT_MAX_WINDOW_S, sizeof *sec)) == NULL) return;
+  n = ocgc_flight_read_seconds(d->src, sec, OCGC_FLIGHT_MAX_WINDOW_S);
+  printf("flight.seconds %u\n", n);
+  for (i = 0; i < n; i++) {
+    const struct ocgc_flight_second *s = &sec[i];
+    printf("flight.second %u t=%" PRIu64 " pauses=%" PRIu64 " pause_ns=%" PRIu64 " max_ns=%" PRIu64,
+           i, s->t, s->pauses, s->pause_ns, s->max_ns);
+    printf(" minor=%" PRIu64 " major_slice=%" PRIu64 " major_finish=%" PRIu64 " compaction=%" PRIu64,
+           s->coll[OCGC_KIND_MINOR], s->coll[OCGC_KIND_MAJOR_SLICE],
+           s->coll[OCGC_KIND_MAJOR_FINISH], s->coll[OCGC_KIND_COMPACTION]);
+    printf(" alloc=%" PRIu64 " promo=%" PRIu64 " heap=%" PRIu64 " top_heap=%" PRIu64
+           " lost=%" PRIu64 " rss=%" PRIu64 " cg_usage=%" PRIu64 "\n",
+           s->alloc, s->promo, s->heap, s->top_heap, s->lost, s->rss, s->cg_usage);
+  }
+  free(sec);
+}
+
 /* ---- the aggregate ---------------------------------------------------------------- */
 
 static void print_agg_counters(const struct ocgc_snapshot *snap)
@@ -426,7 +488,7 @@ static int print_aggregate(struct ocgc_source *src)
 static void dump_usage(FILE *f)
 {
   fprintf(f,
-          "usage: ocgc dump [--events] [--stacks] [--ids 5.2|5.3] FILE\n"
+          "usage: ocgc dump [--events] [--stacks] [--ids 5.2|5.3] [--file] FILE\n"
           "       ocgc dump [--events] [--stacks] [--ids 5.2|5.3] --pid PID [--dir DIR]\n\n"
           "Decode the ring file FILE (a <pid>.events file written by the ocgc\n"
           "runtime or by OCaml 5), or the ring of the running process PID, and\n"
@@ -436,7 +498,10 @@ static void dump_usage(FILE *f)
           "the process's executable; for a FILE, 5.2, assumed); file.ids_from says\n"
           "where the numbering came from (executable, option, assumed).  The\n"
           "memprof.* keys summarise the allocation profile (a file of ocgc 0.x with\n"
-          "one); --stacks adds a 'memprof.stack' line per call stack.\n\n"
+          "one); --stacks adds a 'memprof.stack' line per call stack.  A recording\n"
+          "(a ring file with a flight block: ocgc_flight_write) also has flight.*\n"
+          "keys: why it was made, how the process ended, who it was, its memory,\n"
+          "and a 'flight.second' line per second of its history.\n\n"
           "--pid PID finds the ring that process PID has mapped (in any folder),\n"
           "and checks that the ring is that very process's and that it still runs\n"
           "(pid, start time and boot in the ring's header); --dir DIR looks for\n"
@@ -455,6 +520,7 @@ static int parse_args(int argc, char **argv, struct tool_target *t, int *events,
     TOOL_LONGOPT_IDS,
     {"pid", required_argument, NULL, 'p'},
     TOOL_LONGOPT_DIR,
+    TOOL_LONGOPT_FILE,
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
   };
@@ -478,12 +544,14 @@ static int parse_args(int argc, char **argv, struct tool_target *t, int *events,
     }
   }
   if (t->dir != NULL && t->pid == 0) return tool_usage_error("--dir goes with --pid");
-  if (t->pid != 0 && optind != argc) return tool_usage_error("give --pid or a FILE, not both");
-  if (t->pid == 0 && optind != argc - 1) {
+  if (t->pid != 0 && (optind != argc || t->file != NULL))
+    return tool_usage_error("give --pid or a FILE, not both");
+  if (t->file != NULL && optind != argc) return tool_usage_error("give --file FILE or FILE, not both");
+  if (t->pid == 0 && t->file == NULL && optind != argc - 1) {
     dump_usage(stderr);
     return TOOL_EXIT_USAGE;
   }
-  t->file = t->pid ? NULL : argv[optind];
+  if (t->pid == 0 && t->file == NULL) t->file = argv[optind];
   return 0;
 }
 
@@ -524,6 +592,7 @@ int cmd_dump(int argc, char **argv)
       print_causes(d);
       print_totals(d);
       print_memprof(d, stacks);
+      print_flight(d);
       err = print_aggregate(d->src);
     }
     if (err) rc = tool_target_error(&t, err);

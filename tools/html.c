@@ -8,7 +8,9 @@
  * - every string a target or a user chose (program name, versions, the
  *   command line, paths) goes out through html_text(): tool_esc() first
  *   (no control character, nothing outside printable ASCII), then the
- *   five HTML entities; the JSON block is rep_print_json()'s own bytes
+ *   five HTML entities (a recording's section is the text report's, whose
+ *   target strings went through tool_esc() there: the entities only); the
+ *   JSON block is rep_print_json()'s own bytes
  *   with each '<' as \u003c, byte for byte `ocgc report --json` otherwise;
  * - the file is written whole or not at all (html_file_*): a temporary
  *   file in the same folder, synced, then renamed; a failure removes it. */
@@ -155,6 +157,39 @@ static void command_line(FILE *f, const struct rep_meta *m)
   fputs("</code></p>\n", f);
 }
 
+/* A recording's section: the text report's as it reads there.  Its
+ * target strings went through tool_esc() (printable ASCII, no newline),
+ * the rest is ours: the markup's characters and anything outside
+ * printable ASCII (none) are all that is escaped, lines kept. */
+static int recording(FILE *f, const struct rep_meta *m)
+{
+  char *buf = NULL;
+  const char *p;
+  size_t n = 0;
+  FILE *mf;
+  if (m->flight == NULL || !m->flight->have) return 0;
+  if ((mf = open_memstream(&buf, &n)) == NULL) return -errno;
+  rep_flight_text(mf, m);
+  if (fclose(mf) != 0) { free(buf); return -ENOMEM; }
+  fputs("<h2>Recording</h2>\n<pre id=\"ocgc-recording\">", f);
+  for (p = buf + strspn(buf, "\n"); *p != '\0'; p++) {
+    switch (*p) {
+    case '&': fputs("&amp;", f); break;
+    case '<': fputs("&lt;", f); break;
+    case '>': fputs("&gt;", f); break;
+    case '"': fputs("&quot;", f); break;
+    case '\'': fputs("&#39;", f); break;
+    default:
+      if (*p == '\n' || (*p >= 0x20 && *p < 0x7f)) fputc(*p, f);
+      else fprintf(f, "\\x%02x", (unsigned char)*p);
+      break;
+    }
+  }
+  fputs("</pre>\n", f);
+  free(buf);
+  return 0;
+}
+
 /* rep_print_json()'s bytes as the data block: 0 or -errno. */
 static int json_block(FILE *f, const struct html_in *in, const struct rep_figures *x)
 {
@@ -204,13 +239,14 @@ int html_write(FILE *f, const struct html_in *in)
   head(f, in, &x);
   facts(f, in, &x);
   command_line(f, in->m);
+  err = recording(f, in->m);
   html_timeline(&c);
   html_hists(&c);
   html_series(&c);
   html_causes(&c);
   html_profile(&c);
   html_cpu(&c);
-  err = json_block(f, in, &x);
+  if (err == 0) err = json_block(f, in, &x);
   fputs("</body>\n</html>\n", f);
   if (err == 0 && (fflush(f) != 0 || ferror(f))) err = errno ? -errno : -EIO;
   return err;

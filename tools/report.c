@@ -278,6 +278,7 @@ int cmd_report(int argc, char **argv)
   struct ocgc_source *src = NULL;
   struct cpu_window *cw = NULL;
   struct rep_cpu cpu;
+  struct rep_flight fl;
   int rc = parse_args(argc, argv, &o);
   if (rc != 0) return rc;
   memset(&hf, 0, sizeof hf);
@@ -301,7 +302,19 @@ int cmd_report(int argc, char **argv)
     return rc;
   }
   if (cw != NULL) m.cpu = &cpu;
+  /* a recording (ocgc/flight.h) says what the ring cannot */
+  memset(&fl, 0, sizeof fl);
+  if (m.mode == REP_FILE) {
+    if (rep_flight_take(&fl, src) != 0) {
+      tool_say("out of memory");
+      html_file_abort(&hf);
+      ocgc_source_close(src);
+      return TOOL_EXIT_ERROR;
+    }
+    m.flight = &fl;
+  }
   rc = report(&o, src, &m, &hf, cw, &cpu);
+  rep_flight_free(&fl);
   rep_cpu_free(&cpu);
   cpu_window_free(cw);
   html_file_abort(&hf); /* nothing if it was committed */

@@ -5,7 +5,7 @@
  * A report is built from libocgc's public API only: an aggregator over one
  * source and the snapshots it gives (their counters include the span of
  * time the events cover).  Text for humans, or JSON in the versioned schema
- * docs/report.schema.json ("schema": "ocgc-report", "schema_version": 3;
+ * docs/report.schema.json ("schema": "ocgc-report", "schema_version": 4;
  * described in docs/report-json.md).  Bump REPORT_SCHEMA_VERSION on any
  * change that removes or changes the meaning of a field. */
 #ifndef OCGC_TOOLS_REPORT_H
@@ -17,7 +17,7 @@
 #include "common.h"
 #include "ocgc/consumer.h"
 
-#define REPORT_SCHEMA_VERSION 3
+#define REPORT_SCHEMA_VERSION 4
 
 /* The aggregator a report reads [src] with, from [start], giving its
  * pauses and losses to [tl] (NULL: none).  0 or an error. */
@@ -32,6 +32,7 @@ enum rep_mode {
 };
 
 struct rep_cpu;
+struct rep_flight;
 
 struct rep_meta {
   enum rep_mode mode;
@@ -51,6 +52,8 @@ struct rep_meta {
   struct ocgc_symbols *syms;       /* its frames' names, or NULL: addresses */
   const struct rep_cpu *cpu;       /* the CPU profile of the window (--cpu), or
                                       NULL: not asked; ->have 0: asked, none */
+  const struct rep_flight *flight; /* REP_FILE: the recording's flight block, or
+                                      NULL / ->have 0: a plain ring file */
 };
 
 /* Print the report of [snap] ([base]: the snapshot at the start of the
@@ -142,5 +145,25 @@ int rep_cpu_from_folded(struct rep_cpu *c, char *folded);
 int rep_cpu_phase_of(const char *frame);
 void rep_cpu_free(struct rep_cpu *c);
 void rep_cpu_json(struct json *j, const struct rep_meta *m);
+
+/* report_flight.c: a recording's flight block (ocgc/flight.h) in the
+ * report: the text section "Recording", the JSON members "exit" (how the
+ * process ended, as ocgc run's) and "recording" (null for a ring file). */
+struct rep_flight {
+  int have;                        /* 1: the source is a recording */
+  struct ocgc_flight_meta meta;
+  struct ocgc_flight_second *sec;  /* its history, oldest first */
+  unsigned n;
+};
+/* Read [src]'s flight block into *f (have 0: none, or one that does not
+ * hold together, said on stderr): 0 or -ENOMEM. */
+int rep_flight_take(struct rep_flight *f, const struct ocgc_source *src);
+void rep_flight_free(struct rep_flight *f);
+/* "exited", "killed", "oom", "unknown" (enum ocgc_exit_how). */
+const char *rep_exit_how_name(int how);
+void rep_flight_text(FILE *out, const struct rep_meta *m);
+/* The "exit" object of a recording whose exit is known (m->flight). */
+void rep_flight_exit_json(struct json *j, const struct rep_meta *m);
+void rep_flight_json(struct json *j, const struct rep_meta *m);
 
 #endif /* OCGC_TOOLS_REPORT_H */

@@ -51,7 +51,8 @@ static void source(struct json *j, const struct rep_meta *m, const struct rep_fi
   json_obj_end(j);
 }
 
-/* "command" and "exit": what ocgc ran and how it ended (REP_RUN). */
+/* "command" and "exit": what ocgc ran and how it ended (REP_RUN), or how
+ * the process of a recording ended (REP_FILE). */
 static void command(struct json *j, const struct rep_meta *m)
 {
   char *const *a;
@@ -65,6 +66,10 @@ static void command(struct json *j, const struct rep_meta *m)
     json_null(j);
   }
   json_key(j, "exit");
+  if (m->flight != NULL && m->flight->have && m->flight->meta.exit.known) {
+    rep_flight_exit_json(j, m); /* a recording of a process that ended */
+    return;
+  }
   if (!run || !m->has_status) { json_null(j); return; }
   json_obj(j, JSON_INLINE);
   json_key(j, "code");
@@ -75,6 +80,7 @@ static void command(struct json *j, const struct rep_meta *m)
   else json_null(j);
   json_kv_str(j, "signal_name", m->signal != 0 ? rep_signal_name(m->signal) : NULL);
   json_kv_bool(j, "core_dumped", m->core_dumped);
+  json_kv_bool(j, "oom_killed", 0); /* a wait status does not say */
   json_key(j, "status");
   json_i64(j, m->signal != 0 ? 128 + m->signal : m->exit_code);
   json_obj_end(j);
@@ -208,6 +214,7 @@ void rep_print_json(FILE *out, const struct rep_meta *m, const struct rep_figure
   hists(&j, x, snap);
   causes(&j, snap);
   events(&j, x);
+  rep_flight_json(&j, m);
   rep_profile_json(&j, m);
   if (m->cpu != NULL) rep_cpu_json(&j, m); /* only when asked: v2's reports unchanged */
   json_obj_end(&j);

@@ -68,6 +68,10 @@ const char *rep_state_name(const struct rep_meta *m, const struct rep_figures *x
 {
   /* a killed producer never marks its ring: its state still says running */
   if (m->mode == REP_RUN && m->has_status && m->signal != 0) return "killed";
+  /* a recording says how its process ended */
+  if (m->flight != NULL && m->flight->have && m->flight->meta.exit.known &&
+      m->flight->meta.exit.signal != 0 && m->flight->meta.exit.how != OCGC_EXIT_EXITED)
+    return "killed";
   if (!x->ext) return "unknown";
   return x->info.state == OCGC_STATE_EXITED ? "exited"
          : x->info.state == OCGC_STATE_RUNNING ? "running" : "unknown";
@@ -282,6 +286,7 @@ int rep_print(FILE *out, int json, const struct rep_meta *m, const struct ocgc_s
     rep_print_json(out, m, &x, snap);
   } else {
     text_title(out, m, &x);
+    rep_flight_text(out, m);
     text_counts(out, &x, snap);
     text_durations(out, &x, snap);
     text_causes(out, &x, snap);

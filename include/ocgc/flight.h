@@ -56,9 +56,17 @@ struct ocgc_flight_hist;
  * 0: OCGC_FLIGHT_WINDOW_S): 0, -EINVAL, or -ENOMEM. */
 OCGC_API int ocgc_flight_hist_new(unsigned window_s, struct ocgc_flight_hist **out);
 OCGC_API void ocgc_flight_hist_free(struct ocgc_flight_hist *h); /**< NULL: nothing */
-/** The memory a history of [window_s] seconds takes, in bytes. */
+/** The memory a history of [window_s] seconds takes, in bytes (0: a window
+ * past the bound), all of it taken at ocgc_flight_hist_new(): window_s x
+ * (sizeof(struct ocgc_flight_second) + 8) and a header, some 13 KiB for
+ * the default window. */
 OCGC_API size_t ocgc_flight_hist_size(unsigned window_s);
-/** An ocgc_agg_pause_fn (ctx: the history). */
+/** An ocgc_agg_pause_fn (ctx: the history): put in the second of the
+ * pause's end, the counts as the growth since the previous pause's (the
+ * first's from zero).  A time older than the window is dropped; a later
+ * one slides the window; one more than an hour past the caller's
+ * CLOCK_MONOTONIC (a lying producer, or a file of another boot) is
+ * dropped rather than allowed to slide every real second out. */
 OCGC_API void ocgc_flight_hist_on_pause(const struct ocgc_agg_pause *p, void *ctx);
 /** An ocgc_agg_lost_fn (ctx: the history). */
 OCGC_API void ocgc_flight_hist_on_lost(unsigned ring, uint64_t lost, int exact,
@@ -107,9 +115,14 @@ struct ocgc_flight_meta {
 #define OCGC_FLIGHT_MAX_BYTES (64u << 20)
 
 /** Write a recording of [src] to [fd] from its current offset: the ring
- * file as mapped now (bounded by OCGC_FLIGHT_MAX_BYTES), then the flight
- * block with [m] and [h]'s seconds ([h] NULL: none).  Returns 0, or
- * -errno (the caller's file is then partial: remove it). */
+ * file as it is now, up to the end of its name table (bounded by
+ * OCGC_FLIGHT_MAX_BYTES), its seqlocked totals, loss records and
+ * allocation profile read consistently, then the flight block with [m]
+ * and [h]'s seconds ([h] NULL: none).  A live ring may be caught mid-event
+ * (its readers check every event); zero runs are skipped with lseek()
+ * where [fd] can seek, so the recording is as sparse as the ring.
+ * Returns 0, or -errno, -EFBIG, OCGC_E_TRUNCATED (the caller's file is
+ * then partial: remove it). */
 OCGC_API int ocgc_flight_write(int fd, const struct ocgc_source *src,
                                const struct ocgc_flight_hist *h,
                                const struct ocgc_flight_meta *m);
@@ -125,8 +138,10 @@ OCGC_API unsigned ocgc_flight_read_seconds(const struct ocgc_source *src,
 
 /** What a recording says of a process that is alive now: its executable's
  * path and build id into m->exe and m->build_id, read through /proc/PID
- * (each byte of the file bounded, no link of the target's followed):
- * 0 or -errno. */
+ * (each byte of the file bounded, no link of the target's followed; a
+ * file that is not an ELF file libocgc reads gives the path alone).  With
+ * m->start_ticks set, the process must still be that one (else
+ * OCGC_E_STALE).  0 or -errno (-ESRCH: no such process). */
 OCGC_API int ocgc_flight_ident(int pid, struct ocgc_flight_meta *m);
 
 

@@ -736,6 +736,86 @@ OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_mp, features) == 248, "mp.features"
 #define OCGC_WIRE_MP_SIZE                                                       \
   ((uint64_t)sizeof(struct ocgc_wire_mp) + (uint64_t)OCGC_MP_ROWS * sizeof(struct ocgc_wire_mp_row))
 
+/* ---------------------------------------------------------------------- */
+/* Recordings: the flight block (docs/wire-format.md, "Recordings")        */
+/* ---------------------------------------------------------------------- */
+
+/* A recording is a ring file (its bytes up to the end of the user-event
+ * name table, custom_events_offset + OCGC_WIRE_USER_EVENTS *
+ * OCGC_WIRE_USER_NAME_LEN, itself a multiple of 8) followed, at that very
+ * offset, by a flight block: this header, then `nseconds` records of
+ * `second_size` bytes at `header_size` from the block's start.  Readers of
+ * the ring (libocgc, stock OCaml 5) take every offset from the header and
+ * never look past the name table.  Strings are NUL-ended within their
+ * field (a reader refuses a block where one is not); the block is written
+ * once, by ocgc_flight_write(), and never changes. */
+#define OCGC_FLIGHT_MAGIC UINT64_C(0x00544c464347434f) /* "OCGCFLT\0" read as a
+                                                           little-endian word */
+#define OCGC_FLIGHT_BLOCK_VERSION 1u
+#define OCGC_FLIGHT_MAX_SECONDS 3600u /* nseconds at most (OCGC_FLIGHT_MAX_WINDOW_S) */
+
+struct ocgc_wire_flight {
+  uint64_t magic;          /* OCGC_FLIGHT_MAGIC */
+  uint64_t version;        /* OCGC_FLIGHT_BLOCK_VERSION; readers accept >= 1 */
+  uint64_t size;           /* bytes of the block: header_size + nseconds * second_size */
+  uint64_t header_size;    /* bytes of this header (1024; a later version's may be more) */
+  uint64_t second_size;    /* bytes per second (256; a later version's may be more) */
+  uint64_t nseconds;       /* seconds that follow, oldest first (<= OCGC_FLIGHT_MAX_SECONDS) */
+  uint64_t reason;         /* enum ocgc_flight_reason (ocgc/flight.h) */
+  uint64_t recorded_ns;    /* CLOCK_REALTIME when the recording was made */
+  uint64_t window_s;       /* the history's window, seconds */
+  uint64_t pid;            /* the process */
+  uint64_t start_ticks;    /* its start (/proc/PID/stat field 22): with pid, its identity */
+  uint64_t rss_bytes;      /* resident memory at the last read while it lived (0: unknown) */
+  /* how it ended (struct ocgc_exit; all 0 when it did not, or for code -1) */
+  uint64_t exit_known, exit_how;
+  int64_t exit_code;       /* signed: -1 when it did not exit */
+  uint64_t exit_signal, exit_core_dumped, exit_oom_killed, exit_mark, exit_gone_ns;
+  /* its memory cgroup at the end (struct ocgc_memcg; known 0: none) */
+  uint64_t memcg_known, memcg_v2, memcg_usage, memcg_limit, memcg_peak, memcg_oom_kills;
+  uint64_t reserved[4];
+  char detail[128];        /* the trigger in words, NUL-ended ("" none) */
+  char program[80];        /* the program, as the watch names it, NUL-ended */
+  char exe[256];           /* its executable's path, NUL-ended, may be cut */
+  char build_id[64];       /* its executable's GNU build id in hex, NUL-ended ("" none) */
+  char memcg_path[256];    /* its memory cgroup's path, NUL-ended, may be cut */
+};
+OCGC_STATIC_ASSERT(sizeof(struct ocgc_wire_flight) == 1024, "flight header is 1024 bytes");
+OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_flight, size) == 16, "f.size");
+OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_flight, nseconds) == 40, "f.nseconds");
+OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_flight, reason) == 48, "f.reason");
+OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_flight, pid) == 72, "f.pid");
+OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_flight, exit_known) == 96, "f.exit_known");
+OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_flight, exit_code) == 112, "f.exit_code");
+OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_flight, exit_gone_ns) == 152, "f.gone");
+OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_flight, memcg_known) == 160, "f.memcg_known");
+OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_flight, memcg_oom_kills) == 200, "f.oom_kills");
+OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_flight, detail) == 240, "f.detail");
+OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_flight, program) == 368, "f.program");
+OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_flight, exe) == 448, "f.exe");
+OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_flight, build_id) == 704, "f.build_id");
+OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_flight, memcg_path) == 768, "f.memcg_path");
+
+/* One second of the history: [t, t + 1 s) of the producer's clock. */
+struct ocgc_wire_flight_second {
+  uint64_t t;              /* its start, ns, a multiple of 10^9 */
+  uint64_t pauses, pause_ns, max_ns; /* pauses that ended in it, their time, the longest */
+  uint64_t coll[OCGC_KIND_COUNT];    /* collections by kind */
+  uint64_t alloc, promo;   /* bytes allocated and promoted */
+  uint64_t heap, top_heap; /* the major heap at its last pause (0: no figure) */
+  uint64_t lost;           /* events lost */
+  uint64_t rss;            /* resident memory at its last sample (0: none) */
+  uint64_t cg_usage;       /* memory cgroup usage at its last sample (0: none) */
+  uint64_t reserved;
+  uint32_t cause[OCGC_CAUSE_SLOTS]; /* pauses by the cause of their most significant
+                                       collection (enum ocgc_cause) */
+};
+OCGC_STATIC_ASSERT(sizeof(struct ocgc_wire_flight_second) == 256, "a second is 256 bytes");
+OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_flight_second, coll) == 32, "s.coll");
+OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_flight_second, alloc) == 64, "s.alloc");
+OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_flight_second, cg_usage) == 112, "s.cg_usage");
+OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_flight_second, cause) == 128, "s.cause");
+
 /* Size of the extension block for a given number of rings: fixed part, ring
  * records, totals, the allocation profile; a multiple of 64 bytes. */
 static inline uint64_t ocgc_wire_ext_size(uint64_t max_domains) {

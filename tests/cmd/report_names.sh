@@ -65,7 +65,7 @@ say "  the 12 s report took $((`date +%s` - t0)) s"
 check_eq "win: exit status" 0 "`cat "$WORK/win.rc"`"
 report_json win
 check_jkey win schema_valid 1
-check_jkey win schema_version 3
+check_jkey win schema_version 4
 check_jkey win profile.rate_bytes $RATE
 check_jkey win profile.named true
 check_gt "win: profile.samples" 0 "`jkey win profile.samples`"

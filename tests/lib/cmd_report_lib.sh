@@ -88,7 +88,7 @@ KINDS="minor major_slice major_finish compaction"
 check_report_sane() {
   check_jkey $1 schema_valid 1
   check_jkey $1 schema ocgc-report
-  check_jkey $1 schema_version 3
+  check_jkey $1 schema_version 4
   _bad=`awk '
     { n = split($1, p, "."); f = p[n]; h = substr($1, 1, length($1) - length(f) - 1)
       if (f ~ /^(count|min_ns|mean_ns|p50_ns|p75_ns|p90_ns|p95_ns|p99_ns|p99_9_ns|p99_99_ns|max_ns)$/) v[h, f] = $2
