@@ -153,17 +153,18 @@ static size_t count_of(const struct ocgc_flight_dir *d, const char *prog)
   return n;
 }
 
-/* Remove the oldest until one more of [prog], of [bytes], fits (prog
- * NULL: only the bounds in all). */
-static void make_room(struct ocgc_flight_dir *d, const char *prog, uint64_t bytes)
+/* Remove the oldest until [more] more recordings (0 or 1) of [prog], of
+ * [bytes], fit (prog NULL: only the bounds in all). */
+static void make_room(struct ocgc_flight_dir *d, const char *prog, unsigned more, uint64_t bytes)
 {
   long i;
-  while (prog != NULL && count_of(d, prog) >= d->o.per_program && (i = oldest(d, prog)) >= 0) {
+  while (prog != NULL && count_of(d, prog) + more > d->o.per_program &&
+         (i = oldest(d, prog)) >= 0) {
     size_t before = d->nrecs;
     rec_remove(d, (size_t)i);
     if (d->nrecs == before) return; /* could not: do not loop */
   }
-  while ((d->nrecs >= d->o.files || d->st.bytes + bytes > d->o.bytes) &&
+  while ((d->nrecs + more > d->o.files || d->st.bytes + bytes > d->o.bytes) &&
          (i = oldest(d, NULL)) >= 0) {
     size_t before = d->nrecs;
     rec_remove(d, (size_t)i);
@@ -200,7 +201,7 @@ static int scan(struct ocgc_flight_dir *d)
       break;
   }
   closedir(dir);
-  make_room(d, NULL, 0);
+  make_room(d, NULL, 0, 0);
   return 0;
 }
 
@@ -331,7 +332,7 @@ int ocgc_flight_dir_record(struct ocgc_flight_dir *d, const struct ocgc_source *
     d->st.failed++;
     return -EFBIG;
   }
-  make_room(d, prog, info.file_size);
+  make_room(d, prog, 1, info.file_size);
   snprintf(tmp, sizeof tmp, TMP_PREFIX "%ld.%u", (long)getpid(), d->seq++);
   fd = openat(d->fd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd < 0) {
