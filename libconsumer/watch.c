@@ -1,5 +1,8 @@
 /* watch.c - a set of watched processes (ocgc/watch.h): the pids given, or
- * with opts.all every process ocgc_list() finds, each with its own source
+ * with opts.all every process with a ring, found as its ring folder names
+ * it (watch_notify.c's inotify, read at each poll when the set's
+ * descriptor fired: watch_wait.c) and by ocgc_list() each second, each
+ * admitted by the same rules (admit), each with its own source
  * and aggregator (from the oldest event its ring holds), drained on its
  * own schedule (ocgc_watch_poll) and at each refresh, then snapshotted and
  * read from /proc.
@@ -12,8 +15,11 @@
  * longer than OCGC_WATCH_SLOW_NS is kept at its last figures, marked
  * stale, and not read again before its backoff ends, so no target holds
  * the others' figures back for long; the set's counters only grow, even
- * from a producer that lies; the memo of refused processes and the set
- * are bounded; the set is used by one thread at a time; a process the
+ * from a producer that lies; the memo of refused processes, the memo of
+ * processes tried lately (a name of theirs costs no open for a second),
+ * the names read per poll and the set are bounded; a process that goes
+ * is read a last time first (by_program, on_gone), refreshed before or
+ * not; the set is used by one thread at a time; a process the
  * caller named (ocgc_watch_add_pid) is followed while that process lives
  * (pid and start time), across an exec: the old image's ring is let go as
  * any gone ring, and the new image's, once it has one, watched as a new

@@ -274,7 +274,8 @@ static void every_user_in(struct notify *n, const char *base, enum kind kind)
   DIR *d;
   struct dirent *de;
   unsigned long seen = 0;
-  if (add(n, base, kind, 0, 0, 0, NULL, NULL) == NULL) return;
+  /* The system's own paths (/dev/shm may be a link to /run/shm). */
+  if (add(n, base, kind, 1, 0, 0, NULL, NULL) == NULL) return;
   if ((d = opendir(base)) == NULL) return;
   while (seen++ < MAX_BASE_ENTRIES && (de = readdir(d)) != NULL) {
     char path[PATH_MAX];
