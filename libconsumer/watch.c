@@ -52,6 +52,7 @@
 #define TRIED_MEMO 1024                /* processes named lately that did not open,
                                           or went: a name of theirs costs nothing */
 #define TRIED_FORGET_NS 1000000000u    /* ... for this long (then the listing's) */
+#define NOTIFY_BETWEEN_NS 2000000u     /* a listing reads the folders' news this often */
 #define REFUSED_FORGET_NS 60000000000u /* 60 s */
 #define REFUSED_MEMO 65536             /* refused processes remembered, at most */
 #define ALIVE_EVERY_NS 1000000000u     /* /proc read for a busy ring */
@@ -112,6 +113,7 @@ struct ocgc_watch {
   struct notify *notify;      /* all: the ring folders by inotify (NULL: none) */
   struct watch_waiter notify_waiter; /* its descriptor's, in wait */
   int notify_ready;           /* its descriptor fired: read it at this turn */
+  uint64_t notify_ns;         /* cm_mono_ns() when the set's descriptors were last asked */
   int pending[NOTIFY_MAX_PIDS]; /* pids named, read and not yet tried */
   size_t npending, pending_at;
   struct tried tried[TRIED_MEMO]; /* a ring of them, the oldest replaced */
@@ -289,12 +291,15 @@ static int tried_lately(const struct ocgc_watch *w, int pid, uint64_t start_tick
   return 0;
 }
 
+static void notify_between(struct ocgc_watch *w);
+
 /* ocgc_list_opts's skip: a process watched already, refused or not
  * selected lately, or (only_uid) another user's, costs no maps read. */
 static int skip_known(int pid, uint64_t start_time, void *ctx)
 {
   struct ocgc_watch *w = ctx;
   const struct ident *m;
+  notify_between(w);
   if (watched(w, pid, start_time)) return 1;
   if (w->o.only_uid && ocgc_proc_uid(pid) != w->o.uid) return 1;
   if ((m = memo_of(w, pid, start_time)) == NULL) return 0;
@@ -699,13 +704,33 @@ static void list_due(struct ocgc_watch *w, uint64_t now)
   w->listed_ns = now;
 }
 
+/* The set's descriptors asked, and what the folders named opened. */
+static void notify_now(struct ocgc_watch *w, uint64_t now)
+{
+  w->notify_ns = now;
+  (void)wait_set_fired(&w->wait, w);
+  notify_due(w, now);
+}
+
+/* Within a listing (each process's maps read: tens of milliseconds on a
+ * busy host), the folders' news every NOTIFY_BETWEEN_NS, so that a
+ * process that lives less than a listing is opened while it lives.  (The
+ * listing walks /proc, not the set: what this adds or evicts cannot pull
+ * an entry from under it.) */
+static void notify_between(struct ocgc_watch *w)
+{
+  uint64_t now;
+  if (w->notify == NULL) return;
+  now = cm_mono_ns();
+  if (now - w->notify_ns >= NOTIFY_BETWEEN_NS) notify_now(w, now);
+}
+
 /* New processes: what the descriptors of the set say first (a ring
  * folder's new entries), then the listing and the named processes when
  * their time has come. */
 static void discover(struct ocgc_watch *w, uint64_t now)
 {
-  (void)wait_set_fired(&w->wait, w);
-  notify_due(w, now);
+  notify_now(w, now);
   list_due(w, now);
   follow_due(w, now);
 }
