@@ -464,22 +464,17 @@ static int dir_file_mapped(struct ocgc_source *src, int pid)
   return err == 0 || err == -ESRCH ? OCGC_E_STALE : err;
 }
 
-int ocgc_source_open_pid(int pid, const struct ocgc_attach_opts *opts,
-                         struct ocgc_source **out)
+/* ocgc_source_open_pid() with [c] (its wait_ms 0: one attempt). */
+static int open_pid(int pid, const struct attach_cfg *c, struct ocgc_source **out)
 {
   struct ocgc_source *src = NULL;
   struct ocgc_proc_ident id = {0, 0};
-  struct attach_cfg c;
-  uint64_t deadline;
+  uint64_t deadline = now_ms() + c->wait_ms;
   int err;
 
-  if (out == NULL) return -EINVAL;
-  if (pid <= 0) return -ESRCH;
-  if (read_opts(opts, &c) != 0) return -EINVAL;
-  deadline = now_ms() + c.wait_ms;
   /* A process that has just started (or forked) makes its ring a moment
    * later: poll until it appears (and, for stock files, has a header). */
-  while (((err = try_open(pid, &c, &src)) == OCGC_E_NORING || err == OCGC_E_CORRUPT) &&
+  while (((err = try_open(pid, c, &src)) == OCGC_E_NORING || err == OCGC_E_CORRUPT) &&
          now_ms() < deadline)
     sleep_ms(POLL_MS);
   if (err != 0) return err;
@@ -487,9 +482,9 @@ int ocgc_source_open_pid(int pid, const struct ocgc_attach_opts *opts,
   err = ocgc_proc_ident(pid, &id);
   ocgc_source_set_owner(src, pid, err == 0, id.start_time);
   ocgc_source_ids_from_exe(src);
-  if (!c.allow_stale) {
+  if (!c->allow_stale) {
     err = ocgc_source_check_owner(src, pid);
-    if (err == 0 && c.dir != NULL) err = dir_file_mapped(src, pid);
+    if (err == 0 && c->dir != NULL) err = dir_file_mapped(src, pid);
     if (err != 0) {
       ocgc_source_close(src);
       return err;
@@ -497,6 +492,26 @@ int ocgc_source_open_pid(int pid, const struct ocgc_attach_opts *opts,
   }
   *out = src;
   return 0;
+}
+
+int ocgc_source_open_pid(int pid, const struct ocgc_attach_opts *opts,
+                         struct ocgc_source **out)
+{
+  struct attach_cfg c;
+  if (out == NULL) return -EINVAL;
+  if (pid <= 0) return -ESRCH;
+  if (read_opts(opts, &c) != 0) return -EINVAL;
+  return open_pid(pid, &c, out);
+}
+
+int attach_open_pid_once(int pid, const char *dir, struct ocgc_source **out)
+{
+  struct attach_cfg c;
+  if (out == NULL) return -EINVAL;
+  if (pid <= 0) return -ESRCH;
+  memset(&c, 0, sizeof c);
+  c.dir = dir;
+  return open_pid(pid, &c, out);
 }
 
 int ocgc_source_check_alive(const struct ocgc_source *src)

@@ -20,4 +20,10 @@ void ocgc_source_set_mapping(struct ocgc_source *src, unsigned long start, unsig
  * another error. */
 int ocgc_source_check_owner(const struct ocgc_source *src, int pid);
 
+/* ocgc_source_open_pid(pid, {.dir = dir}) in one attempt: a ring not
+ * there yet, or not whole, is an error at once (OCGC_E_NORING,
+ * OCGC_E_CORRUPT), not waited for: what a watch opens for every name it
+ * is told of, so that no name costs it a wait. */
+int attach_open_pid_once(int pid, const char *dir, struct ocgc_source **out);
+
 #endif /* OCGC_ATTACH_H */

@@ -1,5 +1,8 @@
 /* watch.c - a set of watched processes (ocgc/watch.h): the pids given, or
- * with opts.all every process ocgc_list() finds, each with its own source
+ * with opts.all every process with a ring, found as its ring folder names
+ * it (watch_notify.c's inotify, read at each poll when the set's
+ * descriptor fired: watch_wait.c) and by ocgc_list() each second, each
+ * admitted by the same rules (admit), each with its own source
  * and aggregator (from the oldest event its ring holds), drained on its
  * own schedule (ocgc_watch_poll) and at each refresh, then snapshotted and
  * read from /proc.
@@ -12,8 +15,11 @@
  * longer than OCGC_WATCH_SLOW_NS is kept at its last figures, marked
  * stale, and not read again before its backoff ends, so no target holds
  * the others' figures back for long; the set's counters only grow, even
- * from a producer that lies; the memo of refused processes and the set
- * are bounded; the set is used by one thread at a time; a process the
+ * from a producer that lies; the memo of refused processes, the memo of
+ * processes tried lately (a name of theirs costs no open for a second),
+ * the names read per poll and the set are bounded; a process that goes
+ * is read a last time first (by_program, on_gone), refreshed before or
+ * not; the set is used by one thread at a time; a process the
  * caller named (ocgc_watch_add_pid) is followed while that process lives
  * (pid and start time), across an exec: the old image's ring is let go as
  * any gone ring, and the new image's, once it has one, watched as a new
@@ -28,6 +34,7 @@
 #include <malloc.h>
 #endif
 
+#include "attach.h"
 #include "common/clock.h"
 #include "ocgc/attach.h"
 #include "ocgc/drain.h"
@@ -37,8 +44,16 @@
 #include "procfs.h"
 #include "programs.h"
 #include "watch_flight.h"
+#include "watch_notify.h"
+#include "watch_wait.h"
 
 #define LIST_EVERY_NS 1000000000u
+#define LIST_SOON_NS 100000000u        /* after an inotify overflow: at once, but no
+                                          more often than this */
+#define TRIED_MEMO 1024                /* processes named lately that did not open,
+                                          or went: a name of theirs costs nothing */
+#define TRIED_FORGET_NS 1000000000u    /* ... for this long (then the listing's) */
+#define NOTIFY_BETWEEN_NS 2000000u     /* a listing reads the folders' news this often */
 #define REFUSED_FORGET_NS 60000000000u /* 60 s */
 #define REFUSED_MEMO 65536             /* refused processes remembered, at most */
 #define ALIVE_EVERY_NS 1000000000u     /* /proc read for a busy ring */
@@ -76,6 +91,10 @@ struct ident { int pid, unselected; uint64_t start_ticks; };
  * lives, across its execs. */
 struct pin { int pid; uint64_t start_ticks; };
 
+/* A process a name was tried for (start_ticks 0: gone when tried), or
+ * one let go. */
+struct tried { int pid; uint64_t start_ticks, at_ns; };
+
 struct ocgc_watch {
   struct ocgc_watch_opts o;
   struct proc *procs;
@@ -91,7 +110,37 @@ struct ocgc_watch {
   struct pin *pins;           /* the processes named, at most OCGC_WATCH_MAX_PROCESSES */
   size_t npins, pins_cap;
   uint64_t followed_ns;       /* cm_mono_ns() when the named were last looked for */
+  int list_soon;              /* list at the next turn that may: inotify lost events */
+  struct watch_wait wait;     /* ocgc_watch_fd()'s set */
+  struct notify *notify;      /* all: the ring folders by inotify (NULL: none) */
+  struct watch_waiter notify_waiter; /* its descriptor's, in wait */
+  int notify_ready;           /* its descriptor fired: read it at this turn */
+  uint64_t notify_ns;         /* cm_mono_ns() when the set's descriptors were last asked */
+  int pending[NOTIFY_MAX_PIDS]; /* pids named, read and not yet tried */
+  size_t npending, pending_at;
+  struct tried tried[TRIED_MEMO]; /* a ring of them, the oldest replaced */
+  size_t tried_next;
 };
+
+static void notify_fired(struct ocgc_watch *w, struct watch_waiter *self, uint32_t events)
+{
+  (void)self;
+  (void)events;
+  w->notify_ready = 1;
+}
+
+/* all: the ring folders watched by inotify, their descriptor in the set;
+ * without inotify (or any folder to watch), the listing alone. */
+static void notify_start(struct ocgc_watch *w)
+{
+  int every = w->o.dir == NULL && ocgc_sees_every_user();
+  if (notify_open(w->o.dir, every, &w->notify) != 0) return;
+  w->notify_waiter.fired = notify_fired;
+  if (wait_set_add(&w->wait, notify_fd(w->notify), &w->notify_waiter) != 0) {
+    notify_free(w->notify);
+    w->notify = NULL;
+  }
+}
 
 int ocgc_watch_new(const struct ocgc_watch_opts *opts, struct ocgc_watch **out)
 {
@@ -107,8 +156,25 @@ int ocgc_watch_new(const struct ocgc_watch_opts *opts, struct ocgc_watch **out)
   if (w->o.max_processes == 0) w->o.max_processes = OCGC_WATCH_MAX_PROCESSES;
   if (w->o.max_per_user == 0) w->o.max_per_user = OCGC_WATCH_MAX_PER_USER;
   w->st.sz = sizeof w->st;
+  watch_wait_init(&w->wait);
+  if (w->o.all) notify_start(w);
   *out = w;
   return 0;
+}
+
+int ocgc_watch_fd(const struct ocgc_watch *w)
+{
+  return w != NULL ? w->wait.epfd : -1;
+}
+
+int watch_wait_add(struct ocgc_watch *w, int fd, struct watch_waiter *who)
+{
+  return wait_set_add(&w->wait, fd, who);
+}
+
+int watch_wait_del(struct ocgc_watch *w, int fd)
+{
+  return wait_set_del(&w->wait, fd);
 }
 
 static void proc_free(struct proc *p)
@@ -208,12 +274,40 @@ static void remember(struct ocgc_watch *w, int pid, uint64_t start_ticks, int un
   w->nrefused++;
 }
 
+/* Remember that [pid] (started at [start_ticks]; 0: gone) was tried, or
+ * let go, at [now]: another name of it soon after costs nothing. */
+static void tried_add(struct ocgc_watch *w, int pid, uint64_t start_ticks, uint64_t now)
+{
+  struct tried *t = &w->tried[w->tried_next];
+  w->tried_next = (w->tried_next + 1) % TRIED_MEMO;
+  t->pid = pid;
+  t->start_ticks = start_ticks;
+  t->at_ns = now;
+}
+
+/* Whether [pid] (of [start_ticks]; any when [any]) was tried lately. */
+static int tried_lately(const struct ocgc_watch *w, int pid, uint64_t start_ticks, int any,
+                        uint64_t now)
+{
+  size_t i;
+  for (i = 0; i < TRIED_MEMO; i++) {
+    const struct tried *t = &w->tried[i];
+    if (t->pid == pid && (any || t->start_ticks == start_ticks) &&
+        now - t->at_ns < TRIED_FORGET_NS)
+      return 1;
+  }
+  return 0;
+}
+
+static void notify_between(struct ocgc_watch *w);
+
 /* ocgc_list_opts's skip: a process watched already, refused or not
  * selected lately, or (only_uid) another user's, costs no maps read. */
 static int skip_known(int pid, uint64_t start_time, void *ctx)
 {
   struct ocgc_watch *w = ctx;
   const struct ident *m;
+  notify_between(w);
   if (watched(w, pid, start_time)) return 1;
   if (w->o.only_uid && ocgc_proc_uid(pid) != w->o.uid) return 1;
   if ((m = memo_of(w, pid, start_time)) == NULL) return 0;
@@ -241,13 +335,18 @@ static void proc_figures(struct ocgc_watch *w, struct proc *p);
  * totals it left). */
 static void proc_remove(struct ocgc_watch *w, struct proc **pp, struct proc *p)
 {
-  if ((w->o.on_gone != NULL || w->o.by_program || p->fl != NULL) && p->snap != NULL) {
-    if (p->backoff_ns == 0) {
+  /* Also one never refreshed yet (no snap): a process found by a
+   * notification may live and end between two scrapes, and its figures
+   * are all in this last read. */
+  if (w->o.on_gone != NULL || w->o.by_program || p->fl != NULL) {
+    if (p->backoff_ns == 0 || p->snap == NULL) {
       (void)proc_read(p);
       proc_figures(w, p);
     }
     if (w->o.by_program) programs_retire(&w->progs, &p->pub);
   }
+  /* A name of it that comes late (a ring kept at exit) is not a new one. */
+  tried_add(w, p->pub.pid, p->pub.start_ticks, cm_mono_ns());
   /* Its last events read: a death is recorded with them. */
   wflight_gone(p->fl, &w->o, &p->pub, p->src);
   /* Every process told added is told gone, read whole or not. */
@@ -354,40 +453,133 @@ static void follow_due(struct ocgc_watch *w, uint64_t now)
   }
 }
 
-static int list_one(const struct ocgc_list_entry *e, void *ctx)
+/* The rules every process found (by a listing or a notification) meets
+ * before it is watched, [program] its name (its own bytes, at most 127),
+ * [src] its ring if it is open already (taken over), else opened here,
+ * once: selected (one that is not is not looked at again for a while),
+ * opened (one that does not open is counted, not remembered: it may be a
+ * ring being made, which the next listing opens), room within the bounds
+ * (opened first: only a ring that opens as valid takes a failing one's
+ * place).  0: watched; else not (counted). */
+static int admit(struct ocgc_watch *w, int pid, uint64_t start_ticks, const char *program,
+                 struct ocgc_source *src)
 {
-  struct ocgc_watch *w = ctx;
-  struct ocgc_attach_opts ao = OCGC_OPTS_INIT(struct ocgc_attach_opts);
-  struct ocgc_source *src;
   unsigned uid;
-  if (e->state != OCGC_LIST_RUNNING || watched(w, e->pid, e->start_time)) return 0;
-  /* A name of the target's choosing, given as it is (at most 128 bytes);
-   * one not selected is not looked at again for a while. */
-  if (w->o.select != NULL && !w->o.select(e->program, w->o.ctx)) {
-    remember(w, e->pid, e->start_time, 1);
-    return 0;
+  if (w->o.select != NULL && !w->o.select(program, w->o.ctx)) {
+    ocgc_source_close(src);
+    remember(w, pid, start_ticks, 1);
+    return -1;
   }
-  ao.dir = w->o.dir;
-  uid = ocgc_proc_uid(e->pid);
-  /* Opened first: only a ring that opens as valid takes a failing one's
-   * place.  One that does not open is counted, not remembered: it may be
-   * a ring being made, which the next listing opens. */
-  if (ocgc_source_open_pid(e->pid, &ao, &src) != 0) {
+  /* One attempt: a ring not whole yet is the next listing's, and no
+   * process makes a turn wait. */
+  if (src == NULL && attach_open_pid_once(pid, w->o.dir, &src) != 0) {
     w->st.errors++;
     w->listing_refused++;
-    return 0;
+    return -1;
   }
+  uid = ocgc_proc_uid(pid);
   if (make_room(w, uid) != 0) {
     ocgc_source_close(src);
     w->listing_refused++;
-    remember(w, e->pid, e->start_time, 0);
-    return 0;
+    remember(w, pid, start_ticks, 0);
+    return -1;
   }
-  if (proc_add(w, src, e->pid, e->start_time, uid) != 0) {
+  if (proc_add(w, src, pid, start_ticks, uid) != 0) {
     w->st.errors++;
     w->listing_refused++;
+    return -1;
   }
   return 0;
+}
+
+static int list_one(const struct ocgc_list_entry *e, void *ctx)
+{
+  struct ocgc_watch *w = ctx;
+  if (e->state != OCGC_LIST_RUNNING || watched(w, e->pid, e->start_time)) return 0;
+  /* A name of the target's choosing, given as it is (at most 128 bytes). */
+  (void)admit(w, e->pid, e->start_time, e->program, NULL);
+  return 0;
+}
+
+/* Whether a process of [pid] is watched (whatever its start time). */
+static int watched_pid(const struct ocgc_watch *w, int pid)
+{
+  const struct proc *p;
+  for (p = w->procs; p != NULL; p = p->next)
+    if (p->pub.pid == pid) return 1;
+  return 0;
+}
+
+/* Whether [pid], started at [start_ticks], is gone (or is another
+ * process now). */
+static int gone_since(int pid, uint64_t start_ticks)
+{
+  struct ocgc_proc_ident id;
+  return ocgc_proc_ident(pid, &id) != 0 || id.start_time != start_ticks;
+}
+
+/* A ring folder's new entry named [pid]: its ring opened at once, by its
+ * pid (ocgc_source_open_pid's proof that it is that process's; the entry
+ * itself is never opened), one attempt, and admitted as a listed one
+ * would be.  A process watched, refused, not selected or tried lately
+ * costs one read of /proc/PID/stat and no open.  One gone before its ring
+ * could be opened is counted missed, once. */
+static void notified_one(struct ocgc_watch *w, int pid, uint64_t now)
+{
+  struct ocgc_proc_ident id;
+  struct ocgc_source_info info = OCGC_OPTS_INIT(struct ocgc_source_info);
+  struct ocgc_source *src;
+  char program[sizeof info.program > 128 ? sizeof info.program : 128];
+  int err;
+  if (ocgc_proc_ident(pid, &id) != 0) {
+    /* Gone already (or a zombie): ours going, or a ring never read. */
+    if (watched_pid(w, pid) || tried_lately(w, pid, 0, 1, now)) return;
+    w->st.missed++;
+    tried_add(w, pid, 0, now);
+    return;
+  }
+  if (watched(w, pid, id.start_time) || memo_of(w, pid, id.start_time) != NULL ||
+      tried_lately(w, pid, id.start_time, 0, now))
+    return;
+  if (w->o.only_uid && ocgc_proc_uid(pid) != w->o.uid) return;
+  if ((err = attach_open_pid_once(pid, w->o.dir, &src)) != 0) {
+    /* Gone meanwhile, or in its exit (its ring says exited, or is
+     * unmapped already): missed.  A ring not yet whole (a stock file
+     * named as it is made) is the listing's; one we may not read is not
+     * ours to count. */
+    if (err == -ESRCH || err == OCGC_E_STALE || err == OCGC_E_NORING ||
+        gone_since(pid, id.start_time))
+      w->st.missed++;
+    tried_add(w, pid, id.start_time, now);
+    return;
+  }
+  if (ocgc_source_info(src, &info) == 0 && info.has_ext) {
+    memcpy(program, info.program, sizeof info.program);
+    program[sizeof info.program - 1] = '\0';
+  } else {
+    ocgc_proc_comm(pid, program, sizeof program);
+  }
+  if (admit(w, pid, id.start_time, program, src) == 0) w->st.notified++;
+}
+
+/* all: the pids the ring folders' new entries named, each tried now;
+ * those left when yield asks go at the next turn (before more are
+ * read).  An overflow of the kernel's queue makes the listing come at
+ * once. */
+static void notify_due(struct ocgc_watch *w, uint64_t now)
+{
+  if (w->notify == NULL) return;
+  if (w->pending_at == w->npending && w->notify_ready) {
+    int overflow = 0;
+    w->notify_ready = 0;
+    w->npending = notify_read(w->notify, w->pending, &overflow);
+    w->pending_at = 0;
+    if (overflow) w->list_soon = 1;
+  }
+  while (w->pending_at < w->npending) {
+    if (w->o.yield != NULL && w->o.yield(w->o.ctx)) return;
+    notified_one(w, w->pending[w->pending_at++], now);
+  }
 }
 
 /* A read of [p]'s ring failed with [err]: counted, and told once per
@@ -493,12 +685,18 @@ static void denied_one(int pid, uint64_t start_time, void *ctx)
   if (lstat(path, &st) == 0) w->listing_unreadable++;
 }
 
-/* all: look for new processes, at most once a second. */
+/* all: look for new processes, once a second (or sooner after inotify
+ * lost events): what notifications cannot tell (rings found in the maps
+ * of processes whose folder is not watched: another namespace's, stock
+ * OCaml 5 rings outside --dir, folders past the watches' bound; rings
+ * being made when they were named). */
 static void list_due(struct ocgc_watch *w, uint64_t now)
 {
   struct ocgc_list_opts lo = OCGC_OPTS_INIT(struct ocgc_list_opts);
   struct ocgc_list_stats st = OCGC_OPTS_INIT(struct ocgc_list_stats);
-  if (!w->o.all || (w->listed_ns != 0 && now - w->listed_ns < LIST_EVERY_NS)) return;
+  uint64_t every = w->list_soon ? LIST_SOON_NS : LIST_EVERY_NS;
+  if (!w->o.all || (w->listed_ns != 0 && now - w->listed_ns < every)) return;
+  w->list_soon = 0;
   lo.skip = skip_known;
   lo.denied = denied_one;
   w->listing_refused = 0;
@@ -516,12 +714,44 @@ static void list_due(struct ocgc_watch *w, uint64_t now)
   w->listed_ns = now;
 }
 
+/* The set's descriptors asked, and what the folders named opened. */
+static void notify_now(struct ocgc_watch *w, uint64_t now)
+{
+  w->notify_ns = now;
+  (void)wait_set_fired(&w->wait, w);
+  notify_due(w, now);
+}
+
+/* Within a listing (each process's maps read: tens of milliseconds on a
+ * busy host), the folders' news every NOTIFY_BETWEEN_NS, so that a
+ * process that lives less than a listing is opened while it lives.  (The
+ * listing walks /proc, not the set: what this adds or evicts cannot pull
+ * an entry from under it.) */
+static void notify_between(struct ocgc_watch *w)
+{
+  uint64_t now;
+  if (w->notify == NULL) return;
+  now = cm_mono_ns();
+  if (now - w->notify_ns >= NOTIFY_BETWEEN_NS) notify_now(w, now);
+}
+
+/* New processes: what the descriptors of the set say first (a ring
+ * folder's new entries), then the listing and the named processes when
+ * their time has come. */
+static void discover(struct ocgc_watch *w, uint64_t now)
+{
+  notify_now(w, now);
+  list_due(w, now);
+  follow_due(w, now);
+}
+
 uint64_t ocgc_watch_poll(struct ocgc_watch *w, uint64_t now)
 {
   struct proc **pp = &w->procs;
   uint64_t next = now + OCGC_WATCH_POLL_MAX_NS;
-  list_due(w, now);
-  follow_due(w, now);
+  discover(w, now);
+  /* Pids named and not tried yet (yield came first): at once. */
+  if (w->pending_at < w->npending) next = now;
   while (*pp != NULL) {
     struct proc *p = *pp;
     if (w->o.yield != NULL && w->o.yield(w->o.ctx)) return now;
@@ -658,8 +888,7 @@ void ocgc_watch_refresh(struct ocgc_watch *w, uint64_t deadline)
 {
   struct proc **pp = &w->procs;
   uint64_t t0 = cm_mono_ns(), now = t0, stale = 0;
-  list_due(w, t0);
-  follow_due(w, t0);
+  discover(w, t0);
   while (*pp != NULL) {
     struct proc *p = *pp;
     now = cm_mono_ns();
@@ -747,6 +976,8 @@ void ocgc_watch_free(struct ocgc_watch *w)
     proc_free(p);
   }
   programs_free(&w->progs);
+  notify_free(w->notify);
+  watch_wait_free(&w->wait);
   free(w->pins);
   free(w->refused_ids);
   free(w);

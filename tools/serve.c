@@ -144,6 +144,8 @@ struct serve {
   int metrics_failed;         /* the last /metrics body rendered failed (or is NULL) */
   int pending;                /* an ask waits: read by the poll thread between
                                  rings, without the lock (atomic) */
+  struct serve_wake waker;    /* wakes the poll thread when new rings are to be
+                                 opened (its flag and turns under lock) */
   struct serve_set set;       /* the poll thread's alone once it runs */
   struct serve_body_writer writer; /* the poll thread's */
   struct serve_conns conns;   /* libmicrohttpd's thread and the main thread's sweep */
@@ -212,6 +214,7 @@ static void *poll_thread(void *arg)
     uint64_t asked = sv->asked, now;
     sv->wanted = 0;
     sv->flight_pending = 0;
+    sv->waker.woken = 0; /* this turn reads what woke it */
     __atomic_store_n(&sv->pending, 0, __ATOMIC_RELAXED);
     pthread_mutex_unlock(&sv->lock);
 
@@ -243,7 +246,9 @@ static void *poll_thread(void *arg)
       pthread_cond_broadcast(&sv->ready);
     }
     sv->turn_ns = cm_mono_ns();
-    if (!sv->stopping && sv->wanted == 0 && !sv->flight_pending && next > sv->turn_ns) {
+    serve_wake_turned(&sv->waker);
+    if (!sv->stopping && sv->wanted == 0 && !sv->flight_pending && !sv->waker.woken &&
+        next > sv->turn_ns) {
       struct timespec ts = {(time_t)(next / 1000000000u), (long)(next % 1000000000u)};
       pthread_cond_timedwait(&sv->wake, &sv->lock, &ts);
     }
@@ -337,6 +342,7 @@ static int serve_init(struct serve *sv)
   sv->set.yield = ask_waiting;
   sv->set.yield_ctx = sv;
   sv->turn_ns = cm_mono_ns();
+  sv->waker.fd = -1; /* until serve_wake_start */
   return 0;
 }
 
@@ -1193,6 +1199,12 @@ int cmd_serve(int argc, char **argv)
      * one; without it a first scrape was answered 503 "not ready". */
     render_kinds(&sv, (1u << BODY_KINDS) - 1, sv.body);
     sv.metrics_failed = sv.body[BODY_TEXT] == NULL || sv.body[BODY_TEXT]->failed;
+    /* The waker first: the poll thread tells it of every turn.  Without
+     * it, new rings wait for the poll thread's turn or the listing (a
+     * second): said once, serve goes on. */
+    if ((rc = serve_wake_start(&sv.waker, serve_set_fd(&sv.set), &sv.lock, &sv.wake)) != 0)
+      tool_say("cannot start the waker thread: %s (new processes are found each second)",
+               strerror(rc));
     if ((rc = poll_start(&sv, &poller)) != 0) {
       tool_say("cannot start the poll thread: %s", strerror(rc));
       rc = TOOL_EXIT_ERROR;
@@ -1200,6 +1212,7 @@ int cmd_serve(int argc, char **argv)
       rc = run(&sv);
       poll_stop(&sv, poller);
     }
+    serve_wake_stop(&sv.waker); /* after the poll thread: no turn to wait for is left */
   }
   if (sv.bound_early) { /* it failed before serving */
     close(sv.where.fd);

@@ -295,6 +295,37 @@ struct serve_set {
   void *yield_ctx;
 };
 
+/* The watch's descriptor (ocgc_watch_fd()): readable when new rings are
+ * to be opened; -1: none. */
+int serve_set_fd(const struct serve_set *s);
+
+/* The waker (serve_wake.c): a thread that polls the watch's descriptor and
+ * wakes the poll thread (signals [wake] under [lock], with woken set) when
+ * it is readable, then waits for the end of the poll thread's next turn
+ * (serve_wake_turned) before it polls again, and at least
+ * SERVE_WAKE_GAP_NS after its last wake: a descriptor that stays readable
+ * (a flood of names, read 256 a turn) makes one turn after another, never
+ * a spin without a turn. */
+#define SERVE_WAKE_GAP_NS 2000000u  /* 2 ms */
+struct serve_wake {
+  int fd;                     /* the watch's; -1: no thread */
+  int stop_fd;                /* an eventfd: written to stop it */
+  pthread_t thread;
+  pthread_mutex_t *lock;      /* the poll thread's (guards what follows) */
+  pthread_cond_t *wake;       /* what the poll thread waits on */
+  pthread_cond_t turned;      /* broadcast at the end of each poll turn */
+  uint64_t turns;             /* poll turns ended */
+  int woken;                  /* the poll thread is to turn at once (it clears it
+                                 as it begins a turn) */
+  int stopping;
+};
+/* Start the waker on [fd] (-1: none, 0): 0 or an errno. */
+int serve_wake_start(struct serve_wake *k, int fd, pthread_mutex_t *lock, pthread_cond_t *wake);
+/* The poll thread ended a turn (called with *lock held). */
+void serve_wake_turned(struct serve_wake *k);
+/* Stop and join the waker (not holding *lock). */
+void serve_wake_stop(struct serve_wake *k);
+
 /* Make the watch from the options parsed: 0, or after a line the exit code. */
 int serve_set_start(struct serve_set *s);
 

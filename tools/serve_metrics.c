@@ -43,6 +43,17 @@ static void own(struct ocgc_expo *e, const struct serve_set *s)
             "Processes with a ring that the last look for rings did not watch: over "
             "--max-processes or --max-per-user, or their ring would not open.",
             st.refused);
+  if (s->all)
+    own_u64(e, "ocgc_serve_rings_notified_total", "counter",
+            "Processes watched from the moment their ring appeared in a watched folder "
+            "(inotify), not by the listing of every second.",
+            st.notified);
+  if (s->all)
+    own_u64(e, "ocgc_serve_processes_missed_total", "counter",
+            "Processes whose ring appeared in a watched folder but that ended before it could "
+            "be opened: their figures are in no series (or names of pids not running put in "
+            "a watched folder by its owner).",
+            st.missed);
   own_u64(e, "ocgc_serve_evicted_total", "counter",
           "Watched rings that kept failing, let go for a new process when a bound was met.",
           st.evicted);

@@ -73,6 +73,11 @@ int serve_set_add_pid(struct serve_set *s, int pid)
   return tool_exit_code(err);
 }
 
+int serve_set_fd(const struct serve_set *s)
+{
+  return ocgc_watch_fd(s->watch);
+}
+
 uint64_t serve_set_poll(struct serve_set *s, uint64_t now)
 {
   return ocgc_watch_poll(s->watch, now);

@@ -87,8 +87,28 @@ struct ocgc_watched {
 /** How a set chooses and reads its processes. */
 struct ocgc_watch_opts {
   size_t sz;                  /**< sizeof(struct ocgc_watch_opts) */
-  /** Nonzero: every process with a ring that ocgc_list() finds, looked for
-   * again at most once a second (else only those of ocgc_watch_add_pid). */
+  /** Nonzero: every process with a ring (else only those of
+   * ocgc_watch_add_pid).  New ones are found two ways:
+   * - told by inotify: the ring folders are watched (dir when given; else
+   *   the caller's default folders, ocgc_default_dir(), and, when the
+   *   caller sees every user's processes (ocgc_sees_every_user()), every
+   *   user's folders of the same rule, /dev/shm/ocgc-UID, /tmp/ocgc-UID,
+   *   /run/user/UID/ocgc, and the bases where such a folder may be made
+   *   later); a new entry (PID.events, .ocgc-ring.NS.PID) names a pid,
+   *   whose ring is opened at once by that pid (ocgc_source_open_pid()'s
+   *   proof; the entry itself is never opened), in the next
+   *   ocgc_watch_poll(): see ocgc_watch_fd().  So a process is watched
+   *   from its ring's first events, and a short-lived one is read to its
+   *   end (README.md states the shortest life counted);
+   * - listed (ocgc_list(): every process's maps) once a second, and at
+   *   once when inotify lost events (its queue overflowed, a folder past
+   *   the bound of 256 watches or the kernel's): what notifications cannot
+   *   tell, rings of processes whose folder is not watched (stock OCaml 5
+   *   rings outside dir, another pid namespace's, another user's folder
+   *   without the privilege), a ring not yet whole when it was named.
+   * Each name costs at most one /proc/PID/stat read and one open attempt
+   * (none for a process watched, refused or tried within the last
+   * second); at most 256 names are read per poll, the rest at the next. */
   int all;
   /** Rings are DIR/PID.events (OCAML_RUNTIME_EVENTS_DIR), not found in the
    * processes' maps; NULL: the maps. */
@@ -171,6 +191,12 @@ struct ocgc_watch_stats {
                                    whose maps the last listing could not read */
   uint64_t stale;             /**< processes whose figures the last refresh did not read */
   uint64_t refresh_ns;        /**< how long the last refresh took */
+  /** all: processes whose ring's entry a folder showed (inotify) but that
+   * were gone before their ring could be opened: never read.  (A name put
+   * in a watched folder by its owner for a pid that is not running counts
+   * too: each pid once a second at most.) */
+  uint64_t missed;
+  uint64_t notified;          /**< all: processes watched from a folder's notification */
 };
 
 /** Make an empty set with [opts] (NULL: defaults; -EINVAL for an unknown
@@ -189,8 +215,21 @@ OCGC_API int ocgc_watch_new(const struct ocgc_watch_opts *opts, struct ocgc_watc
  * forgotten. */
 OCGC_API int ocgc_watch_add_pid(struct ocgc_watch *w, int pid);
 
-/** Drain the rings whose turn has come at [now_ns] (CLOCK_MONOTONIC), look
- * for new processes (all, at most once a second) and let go of those
+/** A descriptor (epoll, close-on-exec, the set's own: do not close it)
+ * that is readable when the set has work now: a ring folder's new entry
+ * (opts.all), or another descriptor of the set ready.  A caller polls it
+ * (poll, epoll, select; readable, never written) beside its schedule and
+ * calls ocgc_watch_poll() as soon as it is readable: that poll reads what
+ * is ready (with no wait) and opens the new rings.  Level-triggered: it
+ * stays readable until that poll has read it (in bounded slices: a flood
+ * of names takes several polls), so wait for one poll to end before
+ * polling it again.  -1 when there is nothing to wait on (no opts.all, or
+ * no inotify): ocgc_watch_poll()'s schedule and listing alone. */
+OCGC_API int ocgc_watch_fd(const struct ocgc_watch *w);
+
+/** Drain the rings whose turn has come at [now_ns] (CLOCK_MONOTONIC), open
+ * the rings the folders named (all: ocgc_watch_fd()), look for new
+ * processes (all: at most once a second) and let go of those
  * that are gone.  Returns the time of the next turn (at most
  * OCGC_WATCH_POLL_MAX_NS away), or now_ns when yield asked it to stop.
  * Call it between refreshes, so that no ring overflows. */
