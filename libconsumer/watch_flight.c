@@ -163,9 +163,9 @@ void wflight_turn(struct wflight *fl, const struct ocgc_watch_opts *o,
     char detail[sizeof fl->detail];
     snprintf(detail, sizeof detail, "%s", fl->detail);
     fl->want = 0;
-    /* In the cooldown a trigger costs nothing more: it is asked again. */
-    if (ocgc_flight_dir_ready(o->flight_dir, pub->program, reason))
-      (void)wflight_record(fl, o, pub, src, reason, detail, NULL, 0);
+    /* In the cooldown the folder refuses it before any work, and counts
+     * it (cooled); it is asked again by the next pause or sample. */
+    (void)wflight_record(fl, o, pub, src, reason, detail, NULL, 0);
   }
 }
 

@@ -136,8 +136,8 @@ check_true "ocgc_serve_flight_cooled_total grew" \
   test "`grep '^ocgc_serve_flight_cooled_total ' "$WORK/m2" | awk '{print $NF}'`" -ge 1
 
 # ---- ocgc flight PID ---------------------------------------------------------
-mkdir -m 0700 "$WORK/f2"
-ocgc_cmd fl flight --dir "$EVDIR" --flight-dir "$WORK/f2" "$pid_w"
+mkdir -m 0700 "$WORK/fdir2"
+ocgc_cmd fl flight --dir "$EVDIR" --flight-dir "$WORK/fdir2" "$pid_w"
 check_eq "ocgc flight PID: exit 0 (`cat "$WORK/fl.err"`)" 0 "`rc_of fl`"
 frec=`cat "$WORK/fl.out"`
 check_true "it printed the recording's path" test -f "$frec"
