@@ -19,10 +19,16 @@
  *   on a seq left odd by an update the copy caught.  A region that cannot
  *   be read consistently (a producer held busy, a liar) is taken as it is,
  *   its seq made even all the same;
- * - a live ring is copied while its producer writes: the copy may catch
- *   the writer mid-event or mid-overwrite, which the cursor already
- *   tolerates (each event is checked; a bad one counts as corrupt), as it
- *   does for any live read; a dead process's ring is stable;
+ * - a live ring is copied while its producer writes, so each ring's
+ *   window is cut to what the copy holds whole: its tail as read before
+ *   the copy (an event past it may be half copied), its head as the loss
+ *   record says after the copy (the producer publishes a new head before
+ *   it overwrites, so every word it overwrote while the copy ran lies
+ *   before it), the loss record read then too; a ring the writer lapped
+ *   during the copy is recorded empty at its new head.  Without this, a
+ *   copy of a busy ring held words overwritten after the header was
+ *   copied, and readers refused the recording as corrupt.  A dead
+ *   process's ring is stable and keeps its window;
  * - at most OCGC_FLIGHT_MAX_BYTES are copied (-EFBIG past it); writes
  *   loop on short writes and EINTR. */
 
@@ -44,7 +50,7 @@ struct overlay {
   unsigned char *buf;
 };
 
-#define MAX_OVERLAYS 3
+#define MAX_OVERLAYS 2
 
 struct raw_ctx {
   uint64_t off, len;
@@ -85,7 +91,7 @@ static void overlays_free(struct overlay *o, unsigned n)
 static int overlays_read(const struct ocgc_source *s, struct overlay *o)
 {
   unsigned n = 0;
-  uint64_t d, len;
+  uint64_t len;
   int err = 0;
   if (!s->l.has_ext) return 0;
   /* the totals: their fixed part and by_cause (layout.c checked it fits) */
@@ -94,17 +100,6 @@ static int overlays_read(const struct ocgc_source *s, struct overlay *o)
   if (o[n].buf == NULL) return -ENOMEM;
   err = settled(s, o[n].off, len, o[n].off + offsetof(struct ocgc_wire_totals, seq), o[n].buf);
   n++;
-  /* each ring's loss record, under its own seqlock */
-  len = s->l.max_domains * sizeof(struct ocgc_wire_ext_ring);
-  if (err == 0) {
-    o[n] = (struct overlay){src_ext_ring(s, 0), len, 0, malloc(len)};
-    if (o[n].buf == NULL) err = -ENOMEM;
-    n++;
-    for (d = 0; err == 0 && d < s->l.max_domains; d++)
-      err = settled(s, src_ext_ring(s, d), sizeof(struct ocgc_wire_ext_ring),
-                    src_ext_ring(s, d) + offsetof(struct ocgc_wire_ext_ring, seq),
-                    o[n - 1].buf + d * sizeof(struct ocgc_wire_ext_ring));
-  }
   /* the allocation profile's header and the rows in use as it says now
    * (a row taken during the copy comes with the bulk copy) */
   if (err == 0 && s->l.mp_offset != 0) {
@@ -267,21 +262,74 @@ out:
   return err;
 }
 
+/* The file offset of ring [d]'s header. */
+static uint64_t rh_off(const struct ocgc_source *s, uint64_t d)
+{
+  return s->l.headers_offset + d * s->l.rh_size;
+}
+
+/* Each ring's tail before the copy into tail[] (the window's end). */
+static int tails_read(const struct ocgc_source *s, uint64_t *tail)
+{
+  uint64_t d;
+  int err;
+  for (d = 0; d < s->l.max_domains; d++)
+    if ((err = ocgc_source_pread(s, rh_off(s, d) + offsetof(struct ocgc_wire_ring_header, tail),
+                                 &tail[d], 8)) != 0)
+      return err;
+  return 0;
+}
+
+/* After the copy written at [base] of fd: each ring's header set to the
+ * window the copy holds whole, [head after, tail before], and its loss
+ * record (read now, consistently) written with it. */
+static int windows_fix(int fd, off_t base, const struct ocgc_source *s, const uint64_t *tail)
+{
+  uint64_t d, hd[2];
+  int err;
+  for (d = 0; d < s->l.max_domains; d++) {
+    struct ocgc_wire_ext_ring er;
+    if (s->l.has_ext) {
+      uint64_t at = src_ext_ring(s, d);
+      if ((err = settled(s, at, sizeof er, at + offsetof(struct ocgc_wire_ext_ring, seq),
+                         (unsigned char *)&er)) != 0)
+        return err;
+      if (pwrite(fd, &er, sizeof er, base + (off_t)at) != (ssize_t)sizeof er) return -errno;
+      hd[0] = er.head_pos;
+    } else if ((err = ocgc_source_pread(s, rh_off(s, d), &hd[0], 8)) != 0) {
+      return err;
+    }
+    /* the head only grows; a writer that lapped the copy leaves it empty */
+    hd[1] = tail[d] > hd[0] ? tail[d] : hd[0];
+    if (pwrite(fd, hd, sizeof hd, base + (off_t)rh_off(s, d)) != (ssize_t)sizeof hd)
+      return -errno;
+  }
+  return 0;
+}
+
 int ocgc_flight_write(int fd, const struct ocgc_source *src, const struct ocgc_flight_hist *h,
                       const struct ocgc_flight_meta *m)
 {
   struct ocgc_flight_meta meta;
   struct overlay o[MAX_OVERLAYS];
-  uint64_t end;
+  uint64_t end, *tail;
+  off_t base;
   int n, err;
   if (fd < 0 || src == NULL || opts_read(&meta, sizeof meta, m) != 0) return -EINVAL;
   /* layout.c checked that the name table lies inside the file */
   end = src->l.names_offset + NAMES_BYTES;
   if (end > OCGC_FLIGHT_MAX_BYTES) return -EFBIG;
+  if ((base = lseek(fd, 0, SEEK_CUR)) < 0) return -errno; /* a file: the windows are set after */
   if ((err = ocgc_source_check_size(src)) != 0) return err;
-  if ((n = overlays_read(src, o)) < 0) return n;
+  if ((tail = calloc(src->l.max_domains, sizeof *tail)) == NULL) return -ENOMEM;
+  if ((err = tails_read(src, tail)) != 0 || (n = overlays_read(src, o)) < 0) {
+    free(tail);
+    return err != 0 ? err : n;
+  }
   err = copy_ring(fd, src, end, o, (unsigned)n);
   overlays_free(o, (unsigned)n);
+  if (err == 0) err = windows_fix(fd, base, src, tail);
+  free(tail);
   if (err == 0) err = write_block(fd, &meta, h);
   return err;
 }

@@ -143,6 +143,7 @@ frec=`cat "$WORK/fl.out"`
 check_true "it printed the recording's path" test -f "$frec"
 check_eq "mode 0600" 600 "`stat -c %a "$frec"`"
 rep r3 "$frec"
+check_eq "report --file of it: exit 0 (`cat "$WORK/r3.err"`)" 0 "`rc_of r3`"
 check_eq "its reason" demand "`js r3 'd[\"recording\"][\"reason\"]'`"
 check_eq "its exit is null or not a signal (alive)" None "`js r3 'd[\"exit\"] and d[\"exit\"][\"signal\"]'`"
 kill -9 "$pid_w"; wait "$pid_w" 2>/dev/null
