@@ -108,9 +108,13 @@ wait "$sc"
 judge s2 "name flood" "$t0" "$cpu0" "$rss0"
 
 # 3. The watch still works: one process of 3 minor collections, whole.
+# It lives 3 s, past the listing that follows an inotify overflow and the
+# once-a-second one: whether a 30 ms life is caught right after 20,000
+# names depends on the machine's speed (it was missed once in three runs
+# on a loaded one), which serve_brief.sh measures instead.
 get m1 /metrics >/dev/null
 before=`pv m1 ocaml_gc_collections_total 'kind="minor"'`
-(cd "$WORK" && OCAML_RUNTIME_EVENTS_DIR="$RINGS" ./brief 3 0.01 >"$WORK/last.out" 2>&1)
+(cd "$WORK" && OCAML_RUNTIME_EVENTS_DIR="$RINGS" ./brief 3 1 >"$WORK/last.out" 2>&1)
 m=`getkey "$WORK/last.out" exit.minor_collections`
 _n=0
 while :; do
