@@ -50,6 +50,19 @@ static const char style[] =
   "svg.flame text{font-size:11px}svg.swatch{display:inline;vertical-align:middle;margin:0 .3em}"
   ".legend span{margin-right:1em}.note{color:#666;font-size:.9em}";
 
+/* [c] as HTML's entity when it needs one (written: 1), else 0. */
+static int html_entity(FILE *f, char c)
+{
+  switch (c) {
+  case '&': fputs("&amp;", f); return 1;
+  case '<': fputs("&lt;", f); return 1;
+  case '>': fputs("&gt;", f); return 1;
+  case '"': fputs("&quot;", f); return 1;
+  case '\'': fputs("&#39;", f); return 1;
+  default: return 0;
+  }
+}
+
 void html_text(FILE *f, const char *s)
 {
   char buf[TOOL_ESC_SIZE(256)];
@@ -62,16 +75,8 @@ void html_text(FILE *f, const char *s)
     memcpy(piece, s, n);
     piece[n] = '\0';
     s += n;
-    for (p = tool_esc(piece, buf, sizeof buf); *p != '\0'; p++) {
-      switch (*p) {
-      case '&': fputs("&amp;", f); break;
-      case '<': fputs("&lt;", f); break;
-      case '>': fputs("&gt;", f); break;
-      case '"': fputs("&quot;", f); break;
-      case '\'': fputs("&#39;", f); break;
-      default: fputc(*p, f); break;
-      }
-    }
+    for (p = tool_esc(piece, buf, sizeof buf); *p != '\0'; p++)
+      if (!html_entity(f, *p)) fputc(*p, f);
   }
 }
 
@@ -173,17 +178,9 @@ static int recording(FILE *f, const struct rep_meta *m)
   if (fclose(mf) != 0) { free(buf); return -ENOMEM; }
   fputs("<h2>Recording</h2>\n<pre id=\"ocgc-recording\">", f);
   for (p = buf + strspn(buf, "\n"); *p != '\0'; p++) {
-    switch (*p) {
-    case '&': fputs("&amp;", f); break;
-    case '<': fputs("&lt;", f); break;
-    case '>': fputs("&gt;", f); break;
-    case '"': fputs("&quot;", f); break;
-    case '\'': fputs("&#39;", f); break;
-    default:
-      if (*p == '\n' || (*p >= 0x20 && *p < 0x7f)) fputc(*p, f);
-      else fprintf(f, "\\x%02x", (unsigned char)*p);
-      break;
-    }
+    if (html_entity(f, *p)) continue;
+    if (*p == '\n' || (*p >= 0x20 && *p < 0x7f)) fputc(*p, f);
+    else fprintf(f, "\\x%02x", (unsigned char)*p);
   }
   fputs("</pre>\n", f);
   free(buf);

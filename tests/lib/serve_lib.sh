@@ -34,6 +34,14 @@ get() {
   _f=$1; _p=$2; shift 2
   curl -s --max-time 30 -D "$WORK/$_f.h" -o "$WORK/$_f" -w '%{http_code}' "$@" "${url%/}$_p"
 }
+# watched PID: wait until / lists PID (60 s at most)
+watched() {
+  _n=0
+  while ! get idx / >/dev/null || ! grep -q "^$1	" "$WORK/idx"; do
+    _n=$((_n + 1)); test $_n -le 600 || hard_error "ocgc serve did not watch $1 in 60 s"
+    sleep 0.1
+  done
+}
 # series FILE PID [NAME]: the samples of PID (of NAME only) in $WORK/FILE
 series() { grep -c -F "${3:-}{pid=\"$2\"," "$WORK/$1"; }
 # val FILE NAME PID [MATCH [SCALE]]: the sum of NAME's samples of PID (whose

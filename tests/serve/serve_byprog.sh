@@ -28,14 +28,6 @@ wait_key other before.heap_chunks "$pid_other"
 
 serve srv --listen 127.0.0.1:0 --all --by program --program "^$BP\$"
 
-# watched PID: wait until / lists PID (the listing looks every second)
-watched() {
-  _n=0
-  while ! get idx / >/dev/null || ! grep -q "^$1	" "$WORK/idx"; do
-    _n=$((_n + 1)); test $_n -le 600 || hard_error "ocgc serve did not watch $1 in 60 s"
-    sleep 0.1
-  done
-}
 # samples FILE: the sample lines of our program
 samples() { grep -v '^#' "$WORK/$1" | grep -F "program=\"$BP\""; }
 # pv FILE NAME [MATCH]: the sum of NAME's samples of our program (whose line holds MATCH)

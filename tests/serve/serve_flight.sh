@@ -24,14 +24,6 @@ mkdir -m 0700 "$FD"
 
 # recs REASON: the recordings of that reason in $FD
 recs() { ls "$FD" | grep -c -- "-$1\.ocgcrec\$" || true; }
-# watched PID: wait until / lists PID
-watched() {
-  _n=0
-  while ! get idx / >/dev/null || ! grep -q "^$1	" "$WORK/idx"; do
-    _n=$((_n + 1)); test $_n -le 600 || hard_error "ocgc serve did not watch $1 in 60 s"
-    sleep 0.1
-  done
-}
 # rep TAG FILE: ocgc report --file FILE --json into TAG.out
 rep() { ocgc_cmd "$1" report --file "$2" --json; }
 # js TAG EXPR: the python expression EXPR of TAG's JSON document d
