@@ -20,6 +20,7 @@
  * entry. */
 
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +34,9 @@
 #include "ocgc/drain.h"
 #include "ocgc/list.h"
 #include "ocgc/watch.h"
+#include "exitinfo.h"
+#include "exits.h"
+#include "memcg.h"
 #include "opts.h"
 #include "procfs.h"
 #include "programs.h"
@@ -65,6 +69,9 @@ struct proc {
   uint64_t backoff_ns;        /* 0: reads in time; else read by poll turns only,
                                  not by refreshes, until one is in time */
   uint64_t retry_ns;          /* cm_mono_ns() before which it is not read again */
+  struct exitinfo ex;         /* its pidfd, and whether it is ending (ex.ending_ns) */
+  struct memcg_at cg;         /* its memory cgroup, and the OOM-kill count it lived with */
+  struct exit_prog *tally;    /* its program's ends (exits.c) */
 };
 #define FAILING(p) ((p)->fails >= SLOW_READS || (p)->slow_reads >= SLOW_READS)
 
@@ -89,6 +96,8 @@ struct ocgc_watch {
   struct pin *pins;           /* the processes named, at most OCGC_WATCH_MAX_PROCESSES */
   size_t npins, pins_cap;
   uint64_t followed_ns;       /* cm_mono_ns() when the named were last looked for */
+  struct memcg_mounts mounts; /* the memory cgroup hierarchies' mounts, found once */
+  struct exits exits;         /* the ends of processes, by program */
 };
 
 int ocgc_watch_new(const struct ocgc_watch_opts *opts, struct ocgc_watch **out)
@@ -111,6 +120,8 @@ int ocgc_watch_new(const struct ocgc_watch_opts *opts, struct ocgc_watch **out)
 
 static void proc_free(struct proc *p)
 {
+  exitinfo_close(&p->ex);
+  memcg_at_free(&p->cg);
   ocgc_snapshot_free(p->snap);
   ocgc_agg_free(p->agg);
   ocgc_source_close(p->src);
@@ -126,6 +137,8 @@ static int proc_add(struct ocgc_watch *w, struct ocgc_source *src, int pid, uint
   struct proc *p = calloc(1, sizeof *p);
   int err;
   if (p == NULL) { ocgc_source_close(src); return -ENOMEM; }
+  p->ex.pidfd = -1;
+  p->cg.mount = -1;
   p->src = src;
   go.start = OCGC_START_OLDEST;
   if (w->o.bounds_ns != NULL) {
@@ -152,6 +165,11 @@ static int proc_add(struct ocgc_watch *w, struct ocgc_source *src, int pid, uint
   p->pub.counters.sz = sizeof p->pub.counters;
   p->pub.totals.sz = sizeof p->pub.totals;
   p->pub.proc.sz = sizeof p->pub.proc;
+  p->pub.exit.code = -1;
+  /* Its ring is proved its own: a pidfd on it now tells its end later. */
+  exitinfo_open(&p->ex, pid, start_ticks);
+  memcg_follow(&w->mounts, &p->cg, pid, cm_mono_ns(), &p->pub.memcg);
+  p->tally = exits_joined(&w->exits, &p->pub);
   p->next = w->procs;
   w->procs = p;
   w->st.processes++;
@@ -240,6 +258,17 @@ static void proc_remove(struct ocgc_watch *w, struct proc **pp, struct proc *p)
     }
     if (w->o.by_program) programs_retire(&w->progs, &p->pub);
   }
+  if (p->pub.exit.gone_ns != 0) {
+    /* Its cgroup read once more, dead: an OOM kill counted since it was
+     * last read alive, with a SIGKILL, was its own. */
+    memcg_update(&w->mounts, &p->cg, &p->pub.memcg, 0);
+    if (p->pub.exit.known && p->pub.exit.how == OCGC_EXIT_KILLED &&
+        p->pub.exit.signal == SIGKILL && memcg_oom_grew(&p->cg)) {
+      p->pub.exit.how = OCGC_EXIT_OOM;
+      p->pub.exit.oom_killed = 1;
+    }
+  }
+  exits_left(p->tally, &p->pub.exit);
   /* Every process told added is told gone, read whole or not. */
   if (w->o.on_gone != NULL) w->o.on_gone(&p->pub, w->o.ctx);
   *pp = p->next;
@@ -454,6 +483,24 @@ static void proc_drop(struct ocgc_watch *w, struct proc **pp, struct proc *p)
   w->slot_freed = 1;
 }
 
+/* [p], at [pp], was seen gone at [now]: out of the set once the kernel
+ * says how it ended (or that it lives on: an exec dropped its ring), else
+ * kept, ending, and asked again soon (exitinfo.c; never waited for).
+ * Returns 1 if it left. */
+static int proc_gone(struct ocgc_watch *w, struct proc **pp, struct proc *p, uint64_t now)
+{
+  struct ocgc_source_info in = OCGC_OPTS_INIT(struct ocgc_source_info);
+  int mark = p->pub.info.has_ext && ocgc_source_info(p->src, &in) == 0 &&
+             in.state == OCGC_STATE_EXITED;
+  if (exitinfo_settle(&p->ex, p->pub.pid, p->pub.start_ticks, p->pub.uid, mark, now,
+                      &p->pub.exit) == EXITINFO_ENDING) {
+    p->next_poll_ns = now + EXITINFO_POLL_NS;
+    return 0;
+  }
+  proc_drop(w, pp, p);
+  return 1;
+}
+
 /* After processes went: give the memory they held back to the system
  * (glibc keeps freed blocks in its arenas; a burst of hundreds of
  * processes would otherwise leave the agent at its peak for good). */
@@ -515,7 +562,10 @@ uint64_t ocgc_watch_poll(struct ocgc_watch *w, uint64_t now)
   while (*pp != NULL) {
     struct proc *p = *pp;
     if (w->o.yield != NULL && w->o.yield(w->o.ctx)) return now;
-    if (p->next_poll_ns <= now) {
+    if (p->ex.ending_ns != 0) {
+      /* Ending: only its end is asked for. */
+      if (p->next_poll_ns <= now && proc_gone(w, pp, p, now)) continue;
+    } else if (p->next_poll_ns <= now) {
       uint64_t before = p->passed, t0 = cm_mono_ns();
       int check;
       proc_drain(w, p, now);
@@ -524,11 +574,11 @@ uint64_t ocgc_watch_poll(struct ocgc_watch *w, uint64_t now)
        * a second; a refresh always reads it. */
       check = p->passed == before || now - p->alive_ns >= ALIVE_EVERY_NS;
       if (check && ocgc_source_gone(p->src)) {
-        proc_drop(w, pp, p);
-        continue;
+        if (proc_gone(w, pp, p, now)) continue; /* else ending: asked again soon */
+      } else {
+        if (check) p->alive_ns = now;
+        proc_timed(p, t0, cm_mono_ns());
       }
-      if (check) p->alive_ns = now;
-      proc_timed(p, t0, cm_mono_ns());
     }
     if (p->next_poll_ns < next) next = p->next_poll_ns;
     pp = &p->next;
@@ -632,6 +682,8 @@ static void proc_figures(struct ocgc_watch *w, struct proc *p)
   p->pub.have_config = ocgc_source_gc_config(p->src, &p->pub.config) == 0;
   read_written(p);
   read_memprof(p);
+  /* Alive: its OOM-kill count read now is what a death compares with. */
+  if (p->ex.ending_ns == 0) memcg_update(&w->mounts, &p->cg, &p->pub.memcg, 1);
 }
 
 /* Drain, snapshot and read one process: 0, or -1 if it is gone. */
@@ -652,6 +704,11 @@ void ocgc_watch_refresh(struct ocgc_watch *w, uint64_t deadline)
   while (*pp != NULL) {
     struct proc *p = *pp;
     now = cm_mono_ns();
+    if (p->ex.ending_ns != 0) { /* its last figures stand */
+      if (proc_gone(w, pp, p, now)) continue;
+      pp = &p->next;
+      continue;
+    }
     if (now >= deadline || (p->backoff_ns != 0 && p->snap != NULL)) {
       /* Out of time, or slow: its last figures, marked so.  A slow ring is
        * read again by the poll turns only (once its backoff ends), never
@@ -664,7 +721,8 @@ void ocgc_watch_refresh(struct ocgc_watch *w, uint64_t deadline)
     }
     p->pub.stale = 0;
     if (proc_refresh(w, p, t0) != 0) {
-      proc_drop(w, pp, p);
+      if (proc_gone(w, pp, p, cm_mono_ns())) continue;
+      pp = &p->next;
       continue;
     }
     proc_timed(p, now, cm_mono_ns());
@@ -687,6 +745,11 @@ const struct ocgc_watched *ocgc_watch_next(const struct ocgc_watch *w,
     const struct proc *p = (const struct proc *)(const void *)prev;
     return p->next != NULL ? &p->next->pub : NULL;
   }
+}
+
+const struct exits *watch_exits(const struct ocgc_watch *w)
+{
+  return &w->exits;
 }
 
 const struct programs *watch_programs(const struct ocgc_watch *w)
@@ -722,6 +785,8 @@ void ocgc_watch_free(struct ocgc_watch *w)
     proc_free(p);
   }
   programs_free(&w->progs);
+  exits_free(&w->exits);
+  memcg_mounts_free(&w->mounts);
   free(w->pins);
   free(w->refused_ids);
   free(w);
