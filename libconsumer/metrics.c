@@ -1,7 +1,9 @@
 /* metrics.c - the families of a watch (ocgc/expo.h: ocgc_watch_expose),
  * one after the other (the format wants a family's lines together), each
  * with a line per watched process labelled pid and program, or per program
- * for a watch made by_program (programs.c).
+ * for a watch made by_program (programs.c); the ends of processes
+ * (ocaml_process_exits_total) per program and how in both (exits.c: a
+ * process that ended has no series of its own).
  *
  * Invariants: counters come from what only grows while a process lives:
  * the aggregator's counters (exact from the producer's totals in ocgc

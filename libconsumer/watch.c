@@ -17,7 +17,13 @@
  * caller named (ocgc_watch_add_pid) is followed while that process lives
  * (pid and start time), across an exec: the old image's ring is let go as
  * any gone ring, and the new image's, once it has one, watched as a new
- * entry. */
+ * entry; a process whose ring is gone leaves once the kernel says how it
+ * ended or that it lives on (exitinfo.c: ocgc_watched.exit filled before
+ * on_gone, an OOM kill told by its memory cgroup, memcg.c, read at each
+ * refresh and once more at its end), kept meanwhile as ending (its last
+ * figures, asked again every EXITINFO_POLL_NS, for at most
+ * EXITINFO_ENDING_NS), never waited for; each end is counted by program
+ * (exits.c) as it leaves. */
 
 #include <errno.h>
 #include <signal.h>

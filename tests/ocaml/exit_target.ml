@@ -4,6 +4,8 @@
      exit N   exits with status N (through the runtime's exit);
      loop     allocates a little and naps until a signal ends it (it gives
               up after about 120 s, exiting 3);
+     exec     execs itself in mode loop, waiting for GOFILE.2 (a new image,
+              the same process);
      grow     allocates 1 MiB blocks, each written whole and kept, until the
               kernel ends it (in a small memory cgroup: the OOM killer); at
               4 GiB it gives up, exiting 3.
@@ -22,6 +24,7 @@ let () =
         Unix.sleepf 0.005
       done;
       exit 3
+  | "exec" -> Unix.execv Sys.executable_name [| Sys.argv.(0); "loop"; go ^ ".2" |]
   | "grow" ->
       let kept = ref [] in
       for i = 1 to 4096 do

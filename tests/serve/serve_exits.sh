@@ -4,9 +4,11 @@
 # for this run, so that no other program or test run on the host is
 # selected): ocaml_process_exits_total{program,how} is there at 0 while
 # they live, then counts one SIGKILLed and one SIGABRTed as killed (2),
-# one that exits 3 as exited (1), and nothing else; libocgc's on_gone
+# one that exits 3 as exited (1), and nothing else, nor the exec of another
+# (its new image then SIGKILLed: killed 3); libocgc's on_gone
 # (exit_watch, a watch of one pid) says of the one that exits its status
-# and its runtime's exit mark, of the SIGKILLed one its signal.  Then one
+# and its runtime's exit mark, of the SIGKILLed one its signal, of the
+# exec'd one's old image no end.  Then one
 # that grows its heap in a memory cgroup of 96 MiB of its own (v1's memory
 # hierarchy, or a cgroup2 child with memory.max; removed afterwards) is
 # OOM-killed: how="oom" counted, and on_gone says oom_killed 1, SIGKILL,
@@ -102,6 +104,35 @@ check_eq "on_gone of the one that exits: how" exited "`ew we how`"
 check_eq "on_gone of the one that exits: code" 3 "`ew we code`"
 check_eq "on_gone of the one that exits: its runtime's exit mark" 1 "`ew we exit_mark`"
 
+# ---- an exec is no end: the old image's ring goes, the process lives ----
+start_bg x "./$XP" exec "$WORK/x.go"; pid_x=$BGPID
+wait_key x before.heap_chunks "$pid_x"
+watched "$pid_x"
+watch_one wx "$pid_x"
+: >"$WORK/x.go"
+ew_wait wx
+check_eq "exec: on_gone of the old image called" 0 "`cat "$WORK/wx.rc"`"
+check_eq "exec: on_gone says no end (gone_ns 0)" 0 "`ew wx gone`"
+check_eq "exec: nor how" unknown "`ew wx how`"
+_n=0
+while test "`grep -c '^before.heap_chunks' "$WORK/x.out"`" -lt 2 && test $_n -lt 600; do
+  _n=$((_n + 1)); sleep 0.1
+done
+check_eq "exec: the new image runs" 2 "`grep -c '^before.heap_chunks' "$WORK/x.out"`"
+# serve reads the same way: nothing counted for it over 3 s
+_n=0
+while test $_n -lt 30; do
+  get m1x /metrics >/dev/null
+  test "`exits m1x killed`/`exits m1x exited`/`exits m1x unknown`" = 2/1/ || break
+  _n=$((_n + 1)); sleep 0.1
+done
+check_eq "exec: serve counts no end (killed/exited/unknown)" 2/1/ \
+  "`exits m1x killed`/`exits m1x exited`/`exits m1x unknown`"
+kill -KILL "$pid_x"
+{ wait "$pid_x"; } 2>/dev/null
+until_exits m1y killed 3
+check_eq "exec: the new image SIGKILLed: killed" 3 "`exits m1y killed`"
+
 # ---- OOM: a memory cgroup of its own, under ours ----
 CG=
 # the line of /proc/self/mountinfo of a hierarchy: its mount point (only
@@ -162,7 +193,7 @@ else
   say "  it grew to `grep '^grown' "$WORK/g.out" | tail -n 1` MiB"
   until_exits m2 oom 1
   check_eq "OOM-killed: oom" 1 "`exits m2 oom`"
-  check_eq "still 2 killed" 2 "`exits m2 killed`"
+  check_eq "still 3 killed" 3 "`exits m2 killed`"
   ew_wait wg
   check_eq "on_gone of the OOM-killed: called" 0 "`cat "$WORK/wg.rc"`"
   check_eq "on_gone of the OOM-killed: how" oom "`ew wg how`"
