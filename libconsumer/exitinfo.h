@@ -59,4 +59,10 @@ enum exitinfo_verdict exitinfo_settle(struct exitinfo *x, int pid, uint64_t star
                                       unsigned uid, int exit_mark, uint64_t now,
                                       struct ocgc_exit *e);
 
+struct ocgc_watched;
+/* The pidfd a watch holds on [w] (watch.c), or -1: it polls readable once
+ * the process has exited, for a poll set that would wake at a death.  The
+ * watch's own: valid while [w] is. */
+int watch_pidfd(const struct ocgc_watched *w);
+
 #endif /* OCGC_EXITINFO_H */

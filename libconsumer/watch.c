@@ -753,6 +753,12 @@ const struct ocgc_watched *ocgc_watch_next(const struct ocgc_watch *w,
   }
 }
 
+int watch_pidfd(const struct ocgc_watched *w)
+{
+  /* pub is the first member of struct proc: w is its proc. */
+  return ((const struct proc *)(const void *)w)->ex.pidfd;
+}
+
 const struct exits *watch_exits(const struct ocgc_watch *w)
 {
   return &w->exits;
