@@ -181,7 +181,9 @@ enum exitinfo_verdict exitinfo_settle(struct exitinfo *x, int pid, uint64_t star
     if (dead && pidfd_status(x, &status) == 0) goto told;
   }
   err = read_stat(pid, &st);
-  if (err == 0 && st.start_time == start_ticks && start_ticks != 0) {
+  /* Without its start time (never read) a reuse of its pid cannot be
+   * told: what lives there is taken for it, so that no end is made up. */
+  if (err == 0 && (st.start_time == start_ticks || start_ticks == 0)) {
     if (st.state == 'Z' || st.state == 'X') {
       /* A zombie's wait status, which the kernel shows as 0 to whom may
        * not ptrace it: a 0 is believed only from root or its user. */
