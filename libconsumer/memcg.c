@@ -15,7 +15,9 @@
  * opened; every file is read through a fixed buffer; the roots of /proc
  * and of the mount points may be a unit test's tree (memcg_mounts_find_at);
  * when the cgroup has no OOM-kill count (v2's root, a v1 kernel before
- * 4.13), the host's (/proc/vmstat oom_kill) is the one compared. */
+ * 4.13), or is removed before the death is read, the host's (/proc/vmstat
+ * oom_kill, which counts every OOM kill, read at most every 100 ms for
+ * all processes) is the one compared. */
 
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -296,6 +298,7 @@ void memcg_follow(struct memcg_mounts *ms, struct memcg_at *at, int pid, uint64_
   ssize_t len;
   at->mount = -1;
   at->rel = NULL;
+  pub->known = 0;
   if (ms->proc_root[0] == '\0') snprintf(ms->proc_root, sizeof ms->proc_root, "/proc");
   if (!ms->looked || (ms->n == 0 && now_ns - ms->looked_ns >= LOOK_AGAIN_NS)) {
     char proc_root[sizeof ms->proc_root], fs_root[sizeof ms->fs_root];
@@ -320,20 +323,22 @@ void memcg_follow(struct memcg_mounts *ms, struct memcg_at *at, int pid, uint64_
       }
     }
   }
-  memcg_update(ms, at, pub, 1);
+  memcg_update(ms, at, pub, 1, now_ns);
 }
 
-void memcg_update(const struct memcg_mounts *ms, struct memcg_at *at, struct ocgc_memcg *pub,
-                  int alive)
+void memcg_update(struct memcg_mounts *ms, struct memcg_at *at, struct ocgc_memcg *pub,
+                  int alive, uint64_t now_ns)
 {
   const struct memcg_mount *m = at->mount >= 0 ? &ms->m[at->mount] : NULL;
   uint64_t v, oom = 0;
-  int fd = m != NULL ? open_cgroup(m, at->rel) : -1, src = 0;
-  pub->known = 0;
+  int fd = m != NULL ? open_cgroup(m, at->rel) : -1, have_oom = 0;
+  /* A cgroup that cannot be read (removed after the death) leaves the
+   * figures as last read. */
   if (fd >= 0) {
-    pub->v2 = m->v2;
-    if (file_u64(fd, m->v2 ? "memory.current" : "memory.usage_in_bytes", &pub->usage) == 0) {
+    if (file_u64(fd, m->v2 ? "memory.current" : "memory.usage_in_bytes", &v) == 0) {
       pub->known = 1;
+      pub->v2 = m->v2;
+      pub->usage = v;
       if (file_u64(fd, m->v2 ? "memory.max" : "memory.limit_in_bytes", &v) == 0)
         pub->limit = !m->v2 && v >= V1_UNLIMITED ? UINT64_MAX : v;
       else
@@ -341,26 +346,33 @@ void memcg_update(const struct memcg_mounts *ms, struct memcg_at *at, struct ocg
       pub->peak = file_u64(fd, m->v2 ? "memory.peak" : "memory.max_usage_in_bytes", &v) == 0 ? v : 0;
       if (file_keyed(fd, m->v2 ? "memory.events" : "memory.oom_control", "oom_kill", &oom) == 0) {
         pub->oom_kills = oom;
-        src = MEMCG_OOM_CGROUP;
+        have_oom = 1;
       }
     }
     close(fd);
   }
-  /* A count of the cgroup's own, else the host's; once one is chosen, only
-   * it is compared (a cgroup removed after the death is not the host). */
-  if (src == 0 && at->src != MEMCG_OOM_CGROUP && host_oom(ms, &oom) == 0) src = MEMCG_OOM_HOST;
-  if (src == 0 || (at->src != 0 && src != at->src)) return;
-  at->src = src;
-  at->oom_now = oom;
+  /* The host's, read once for every process within MEMCG_HOST_EVERY_NS. */
+  if (ms->host_ns == 0 || now_ns - ms->host_ns >= MEMCG_HOST_EVERY_NS) {
+    ms->have_host = host_oom(ms, &ms->host_oom) == 0;
+    ms->host_ns = now_ns != 0 ? now_ns : 1;
+  }
   if (alive) {
+    at->have_base = have_oom;
     at->oom_base = oom;
-    at->have_base = 1;
+    at->have_host_base = ms->have_host;
+    at->host_base = ms->host_oom;
+  } else {
+    at->have_now = have_oom;
+    at->oom_now = oom;
+    at->have_host_now = ms->have_host;
+    at->host_now = ms->host_oom;
   }
 }
 
 int memcg_oom_grew(const struct memcg_at *at)
 {
-  return at->have_base && at->oom_now > at->oom_base;
+  if (at->have_base && at->have_now) return at->oom_now > at->oom_base;
+  return at->have_host_base && at->have_host_now && at->host_now > at->host_base;
 }
 
 void memcg_at_free(struct memcg_at *at)

@@ -11,8 +11,8 @@
 #include "ocgc/exit.h"
 
 #define MEMCG_MOUNTS 4       /* mounts of the hierarchies remembered, at most */
-#define MEMCG_OOM_CGROUP 1
-#define MEMCG_OOM_HOST 2
+/* The host's count is read at most this often, for all processes. */
+#define MEMCG_HOST_EVERY_NS 100000000u /* 100 ms */
 
 /* A mount of a memory hierarchy: v1's cgroup with the memory option, or a
  * cgroup2. */
@@ -29,19 +29,25 @@ struct memcg_mounts {
   uint64_t looked_ns;
   unsigned n;
   struct memcg_mount m[MEMCG_MOUNTS];
+  int have_host;             /* host_oom read */
+  uint64_t host_oom;         /* /proc/vmstat's oom_kill, ... */
+  uint64_t host_ns;          /* ... as read at this cm_mono_ns() (0: never) */
   char proc_root[256];       /* "/proc", or a unit test's tree */
   char fs_root[256];         /* "" (mount points as they are), or a unit test's tree */
 };
 
-/* Where one process's memory cgroup is, and its OOM-kill count. */
+/* Where one process's memory cgroup is, and the OOM-kill counts: its
+ * cgroup's, and the host's (/proc/vmstat), which stands in when the
+ * cgroup has none or is removed before its death is read (a service
+ * manager removes a unit's cgroup as its last process dies). */
 struct memcg_at {
   int mount;                 /* its index in memcg_mounts, -1: none found */
   char *rel;                 /* its path below that mount's (malloc'd) */
-  int have_base;             /* oom_base was read while the process lived */
-  int src;                   /* whose count: 0 none yet, MEMCG_OOM_CGROUP, MEMCG_OOM_HOST
-                                (/proc/vmstat: the cgroup has none) */
-  uint64_t oom_base;         /* the count last read while it lived */
-  uint64_t oom_now;          /* the count last read */
+  int have_base, have_now;   /* oom_base was read while it lived; oom_now after */
+  uint64_t oom_base;         /* the cgroup's count last read while it lived */
+  uint64_t oom_now;          /* the cgroup's count read at its death */
+  int have_host_base, have_host_now;
+  uint64_t host_base, host_now; /* the host's, the same */
 };
 
 /* Look for the mounts under [proc_root] (its self/mountinfo), their mount
@@ -55,12 +61,13 @@ void memcg_mounts_free(struct memcg_mounts *ms);
  * process's; the mounts are looked for first if need be (at [now_ns]). */
 void memcg_follow(struct memcg_mounts *ms, struct memcg_at *at, int pid, uint64_t now_ns,
                   struct ocgc_memcg *pub);
-/* Its figures read again into *pub; [alive]: the process lived as they were
- * read, so the OOM-kill count is its new base. */
-void memcg_update(const struct memcg_mounts *ms, struct memcg_at *at, struct ocgc_memcg *pub,
-                  int alive);
-/* Whether the OOM-kill count grew since it was last read while the
- * process lived (memcg_update with alive 0 read it last). */
+/* Its figures read again into *pub at [now_ns]; [alive]: the process
+ * lived as they were read, so the OOM-kill counts are its new base; else
+ * they are its death's (read once, as soon as it is seen gone). */
+void memcg_update(struct memcg_mounts *ms, struct memcg_at *at, struct ocgc_memcg *pub,
+                  int alive, uint64_t now_ns);
+/* Whether an OOM-kill count grew between its last read alive and its
+ * death's: its cgroup's when both were read, else the host's. */
 int memcg_oom_grew(const struct memcg_at *at);
 void memcg_at_free(struct memcg_at *at);
 

@@ -265,9 +265,8 @@ static void proc_remove(struct ocgc_watch *w, struct proc **pp, struct proc *p)
     if (w->o.by_program) programs_retire(&w->progs, &p->pub);
   }
   if (p->pub.exit.gone_ns != 0) {
-    /* Its cgroup read once more, dead: an OOM kill counted since it was
-     * last read alive, with a SIGKILL, was its own. */
-    memcg_update(&w->mounts, &p->cg, &p->pub.memcg, 0);
+    /* An OOM kill counted between its cgroup's last read alive and the
+     * read at its death (proc_gone), with a SIGKILL, was its own. */
     if (p->pub.exit.known && p->pub.exit.how == OCGC_EXIT_KILLED &&
         p->pub.exit.signal == SIGKILL && memcg_oom_grew(&p->cg)) {
       p->pub.exit.how = OCGC_EXIT_OOM;
@@ -498,6 +497,9 @@ static int proc_gone(struct ocgc_watch *w, struct proc **pp, struct proc *p, uin
   struct ocgc_source_info in = OCGC_OPTS_INIT(struct ocgc_source_info);
   int mark = p->pub.info.has_ext && ocgc_source_info(p->src, &in) == 0 &&
              in.state == OCGC_STATE_EXITED;
+  /* Its cgroup read at once, before whoever made it may remove it (a
+   * service manager does as its last process dies): its death's figures. */
+  if (p->ex.ending_ns == 0) memcg_update(&w->mounts, &p->cg, &p->pub.memcg, 0, now);
   if (exitinfo_settle(&p->ex, p->pub.pid, p->pub.start_ticks, p->pub.uid, mark, now,
                       &p->pub.exit) == EXITINFO_ENDING) {
     p->next_poll_ns = now + EXITINFO_POLL_NS;
@@ -689,7 +691,7 @@ static void proc_figures(struct ocgc_watch *w, struct proc *p)
   read_written(p);
   read_memprof(p);
   /* Alive: its OOM-kill count read now is what a death compares with. */
-  if (p->ex.ending_ns == 0) memcg_update(&w->mounts, &p->cg, &p->pub.memcg, 1);
+  if (p->ex.ending_ns == 0) memcg_update(&w->mounts, &p->cg, &p->pub.memcg, 1, cm_mono_ns());
 }
 
 /* Drain, snapshot and read one process: 0, or -1 if it is gone. */

@@ -56,7 +56,8 @@ struct ocgc_exit {
  * "unknown". */
 OCGC_API const char *ocgc_exit_how_name(int how);
 
-/** A process's memory cgroup, as last read.  Figures in bytes;
+/** A process's memory cgroup, as last read (a cgroup removed after the
+ * death leaves the figures read before).  Figures in bytes;
  * UINT64_MAX: no limit.  Its path is read from /proc/PID/cgroup when the
  * watch takes the process (v1: the hierarchy whose controllers include
  * memory; else v2's), below a mount of that hierarchy in

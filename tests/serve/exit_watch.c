@@ -51,8 +51,10 @@ int main(int argc, char **argv)
     return 1;
   }
   p = ocgc_watch_next(w, NULL);
-  printf("watching %d\nwatch.memcg.known %d\nwatch.memcg.path_set %d\n", pid,
-         p != NULL && p->memcg.known, p != NULL && p->memcg.path[0] != '\0');
+  printf("watching %d\nwatch.memcg.known %d\nwatch.memcg.path_set %d\nwatch.memcg.v2 %d\n"
+         "watch.memcg.limit %llu\n", pid, p != NULL && p->memcg.known,
+         p != NULL && p->memcg.path[0] != '\0', p != NULL && p->memcg.v2,
+         p != NULL ? (unsigned long long)p->memcg.limit : 0ull);
   fflush(stdout);
   while (!done && mono_ns() < end) {
     struct timespec nap = {0, 5000000};

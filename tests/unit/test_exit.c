@@ -287,12 +287,12 @@ START_TEST(memcg_v1)
   /* A limit, and an OOM kill after the last read alive: grown. */
   put("sys/fs/cgroup/mem ory/a/b/memory.limit_in_bytes", "100663296\n");
   put("sys/fs/cgroup/mem ory/a/b/memory.oom_control", "oom_kill_disable 0\nunder_oom 0\noom_kill 3\n");
-  memcg_update(&ms, &at, &m, 0);
+  memcg_update(&ms, &at, &m, 0, 2);
   ck_assert_uint_eq(m.limit, 100663296);
   ck_assert_uint_eq(m.oom_kills, 3);
   ck_assert_int_eq(memcg_oom_grew(&at), 1);
   /* Read alive again: the new count is the base. */
-  memcg_update(&ms, &at, &m, 1);
+  memcg_update(&ms, &at, &m, 1, 3);
   ck_assert_int_eq(memcg_oom_grew(&at), 0);
   memcg_at_free(&at);
   memcg_mounts_free(&ms);
@@ -322,7 +322,7 @@ START_TEST(memcg_v2)
   ck_assert_uint_eq(m.oom_kills, 1);
   ck_assert_str_eq(m.path, "/c/d");
   put("cg2/c/d/memory.max", "100663296\n");
-  memcg_update(&ms, &at, &m, 0);
+  memcg_update(&ms, &at, &m, 0, 2);
   ck_assert_uint_eq(m.limit, 100663296);
   ck_assert_int_eq(memcg_oom_grew(&at), 0);
   memcg_at_free(&at);
@@ -349,9 +349,13 @@ START_TEST(memcg_subtree_and_host)
   ck_assert_int_eq(m.known, 1);
   ck_assert_uint_eq(m.usage, 10);
   ck_assert_uint_eq(m.limit, UINT64_MAX); /* no memory.max: none */
-  ck_assert_int_eq(at.src, MEMCG_OOM_HOST);
+  ck_assert_int_eq(at.have_base, 0);
+  ck_assert_int_eq(at.have_host_base, 1);
   put("proc/vmstat", "nr_free_pages 1\noom_kill 6\nnuma_hit 2\n");
-  memcg_update(&ms, &at, &m, 0);
+  /* Within 100 ms the host's count is not read again: the same for all. */
+  memcg_update(&ms, &at, &m, 0, 2);
+  ck_assert_int_eq(memcg_oom_grew(&at), 0);
+  memcg_update(&ms, &at, &m, 0, 2 + MEMCG_HOST_EVERY_NS);
   ck_assert_int_eq(memcg_oom_grew(&at), 1);
   memcg_at_free(&at);
   /* Not below the mount: not known. */
@@ -406,6 +410,47 @@ START_TEST(memcg_hostile_paths)
 }
 END_TEST
 
+/* Its cgroup's count decides while it can be read at the death (another
+ * cgroup's OOM kill on the host is not its own); a cgroup removed before
+ * the death is read leaves the host's. */
+START_TEST(memcg_removed_after_death)
+{
+  struct memcg_mounts ms;
+  struct memcg_at at;
+  struct ocgc_memcg m;
+  char dir[4096];
+  static const char *const files[] = {"memory.current", "memory.events"};
+  unsigned i;
+  put("proc/self/mountinfo", "41 31 0:38 / /cg rw - cgroup2 cgroup2 rw\n");
+  put("proc/13/cgroup", "0::/svc\n");
+  put("proc/vmstat", "oom_kill 7\n");
+  put("cg/svc/memory.current", "10\n");
+  put("cg/svc/memory.events", "oom_kill 0\n");
+  find(&ms, 1);
+  memset(&at, 0, sizeof at);
+  memset(&m, 0, sizeof m);
+  memcg_follow(&ms, &at, 13, 1, &m);
+  put("proc/vmstat", "oom_kill 8\n"); /* another cgroup's */
+  memcg_update(&ms, &at, &m, 0, 1 + MEMCG_HOST_EVERY_NS);
+  ck_assert_int_eq(memcg_oom_grew(&at), 0);
+  /* Again, and its cgroup goes before its death is read. */
+  memcg_update(&ms, &at, &m, 1, 1 + 2 * MEMCG_HOST_EVERY_NS);
+  for (i = 0; i < 2; i++) {
+    snprintf(dir, sizeof dir, "%s/cg/svc/%s", tree, files[i]);
+    ck_assert_int_eq(unlink(dir), 0);
+  }
+  snprintf(dir, sizeof dir, "%s/cg/svc", tree);
+  ck_assert_int_eq(rmdir(dir), 0);
+  put("proc/vmstat", "oom_kill 9\n");
+  memcg_update(&ms, &at, &m, 0, 1 + 3 * MEMCG_HOST_EVERY_NS);
+  ck_assert_int_eq(m.known, 1); /* as last read */
+  ck_assert_uint_eq(m.usage, 10);
+  ck_assert_int_eq(memcg_oom_grew(&at), 1);
+  memcg_at_free(&at);
+  memcg_mounts_free(&ms);
+}
+END_TEST
+
 START_TEST(parse_cgroup_files)
 {
   char out[64];
@@ -438,6 +483,7 @@ static Suite *exit_suite(void)
   tcase_add_test(mc, memcg_v2);
   tcase_add_test(mc, memcg_subtree_and_host);
   tcase_add_test(mc, memcg_hostile_paths);
+  tcase_add_test(mc, memcg_removed_after_death);
   tcase_add_test(mc, parse_cgroup_files);
   suite_add_tcase(s, mc);
   return s;
