@@ -40,9 +40,11 @@ struct ocgc_exit {
   int signal;              /**< the signal that ended it, else 0 */
   int core_dumped;         /**< 1: it dumped core */
   /** 1: the OOM killer chose it: it died of SIGKILL and its memory
-   * cgroup's oom_kill counter (or the host's, /proc/vmstat) grew since it
-   * was last read while the process lived.  Several processes of one
-   * cgroup killed at once are each said so. */
+   * cgroup's oom_kill counter grew between its last read while the
+   * process lived and the read as the watch saw it gone (the host's,
+   * /proc/vmstat, when the cgroup has none or was removed before that
+   * read).  Several processes of one cgroup killed at once are each said
+   * so. */
   int oom_killed;
   /** 1: its producer wrote its exit mark (an ocgc ring whose state is
    * OCGC_STATE_EXITED): it went through the runtime's exit. */
