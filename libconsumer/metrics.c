@@ -1,7 +1,9 @@
 /* metrics.c - the families of a watch (ocgc/expo.h: ocgc_watch_expose),
  * one after the other (the format wants a family's lines together), each
  * with a line per watched process labelled pid and program, or per program
- * for a watch made by_program (programs.c).
+ * for a watch made by_program (programs.c); the ends of processes
+ * (ocaml_process_exits_total) per program and how in both (exits.c: a
+ * process that ended has no series of its own).
  *
  * Invariants: counters come from what only grows while a process lives:
  * the aggregator's counters (exact from the producer's totals in ocgc
@@ -20,6 +22,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "exits.h"
 #include "ocgc/expo.h"
 #include "programs.h"
 
@@ -33,7 +36,9 @@ struct view {
 struct family;
 typedef void (*family_fn)(struct ocgc_expo *e, const struct family *f, const struct view *v,
                           struct ocgc_expo_label *l, unsigned nl);
-enum scope { BOTH, PROCESS, PROGRAM }; /* the groupings a family has series in */
+/* The groupings a family has series in; EXITS: by program in both (a
+ * process that ended has no series of its own), from exits.c. */
+enum scope { BOTH, PROCESS, PROGRAM, EXITS };
 struct family {
   const char *name, *type, *help;
   family_fn fn;
@@ -322,6 +327,23 @@ static void memprof_bytes(struct ocgc_expo *e, const struct family *f, const str
   ocgc_expo_u64(e, f->name, l, nl, w > UINT64_MAX / 8 ? UINT64_MAX : w * 8);
 }
 
+/* A program's ends by how: exited, killed and oom always (a rate sees the
+ * first end), unknown once one was. */
+static void exits(struct ocgc_expo *e, const char *name, const struct exits *t)
+{
+  const struct exit_prog *g;
+  for (g = t->list; g != NULL; g = g->next) {
+    int how;
+    for (how = OCGC_EXIT_EXITED; how <= OCGC_EXIT_OOM + 1; how++) {
+      int h = how <= OCGC_EXIT_OOM ? how : OCGC_EXIT_UNKNOWN;
+      struct ocgc_expo_label l[OCGC_EXPO_MAX_LABELS] = {{"program", g->label},
+                                                       {"how", ocgc_exit_how_name(h)}};
+      if (h == OCGC_EXIT_UNKNOWN && g->n[h] == 0) continue;
+      ocgc_expo_u64(e, name, l, 2, g->n[h]);
+    }
+  }
+}
+
 static const struct family families[] = {
   {"ocaml_gc_pause_seconds", "histogram",
    "Stops of the mutator by the GC (one observation per pause), from the events read.", pauses,
@@ -396,6 +418,10 @@ static const struct family families[] = {
   {"ocaml_process_threads", "gauge", "Threads of the process.", threads, 0, BOTH},
   {"ocaml_process_context_switches_total", "counter", "Context switches.", ctxt, 0, BOTH},
   {"ocaml_process_page_faults_total", "counter", "Page faults.", faults, 0, BOTH},
+  {"ocaml_process_exits_total", "counter", "Watched processes that ended, by program and how: "
+   "exited (an exit status), killed (a signal), oom (the kernel's OOM killer: a SIGKILL while "
+   "its memory cgroup's OOM kills grew), unknown (the kernel did not say); an exec or a process "
+   "let go alive is not an end.", NULL, 0, EXITS},
 };
 
 
@@ -407,6 +433,10 @@ void ocgc_watch_expose(const struct ocgc_watch *w, struct ocgc_expo *e)
     const struct family *fam = &families[i];
     if (fam->scope == (progs != NULL ? PROCESS : PROGRAM)) continue;
     ocgc_expo_family(e, fam->name, fam->type, fam->help);
+    if (fam->scope == EXITS) {
+      exits(e, fam->name, watch_exits(w));
+      continue;
+    }
     if (progs != NULL) {
       const struct program *g;
       for (g = progs->list; g != NULL; g = g->next) {

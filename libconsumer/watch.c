@@ -23,9 +23,17 @@
  * caller named (ocgc_watch_add_pid) is followed while that process lives
  * (pid and start time), across an exec: the old image's ring is let go as
  * any gone ring, and the new image's, once it has one, watched as a new
- * entry. */
+ * entry; a process whose ring is gone leaves once the kernel says how it
+ * ended or that it lives on (exitinfo.c: ocgc_watched.exit filled before
+ * on_gone, an OOM kill told by its memory cgroup, memcg.c, read at each
+ * refresh and once more at its end), kept meanwhile as ending (its last
+ * figures, asked again every EXITINFO_POLL_NS, for at most
+ * EXITINFO_ENDING_NS), never waited for; each end is counted by program
+ * (exits.c) as it leaves. */
 
 #include <errno.h>
+#include <stddef.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +48,9 @@
 #include "ocgc/drain.h"
 #include "ocgc/list.h"
 #include "ocgc/watch.h"
+#include "exitinfo.h"
+#include "exits.h"
+#include "memcg.h"
 #include "opts.h"
 #include "procfs.h"
 #include "programs.h"
@@ -82,6 +93,12 @@ struct proc {
                                  not by refreshes, until one is in time */
   uint64_t retry_ns;          /* cm_mono_ns() before which it is not read again */
   struct wflight *fl;         /* its flight recorder (NULL: none asked) */
+  struct watch_waiter pidw;   /* its pidfd's, in the set while it lives: a death
+                                 wakes whoever polls ocgc_watch_fd() */
+  int pidfd_waited;           /* its pidfd is in the set */
+  struct exitinfo ex;         /* its pidfd, and whether it is ending (ex.ending_ns) */
+  struct memcg_at cg;         /* its memory cgroup, and the OOM-kill count it lived with */
+  struct exit_prog *tally;    /* its program's ends (exits.c) */
 };
 #define FAILING(p) ((p)->fails >= SLOW_READS || (p)->slow_reads >= SLOW_READS)
 
@@ -120,6 +137,8 @@ struct ocgc_watch {
   size_t npending, pending_at;
   struct tried tried[TRIED_MEMO]; /* a ring of them, the oldest replaced */
   size_t tried_next;
+  struct memcg_mounts mounts; /* the memory cgroup hierarchies' mounts, found once */
+  struct exits exits;         /* the ends of processes, by program */
 };
 
 static void notify_fired(struct ocgc_watch *w, struct watch_waiter *self, uint32_t events)
@@ -179,11 +198,36 @@ int watch_wait_del(struct ocgc_watch *w, int fd)
 
 static void proc_free(struct proc *p)
 {
+  exitinfo_close(&p->ex);
+  memcg_at_free(&p->cg);
   ocgc_snapshot_free(p->snap);
   ocgc_agg_free(p->agg);
   wflight_free(p->fl);
   ocgc_source_close(p->src);
   free(p);
+}
+
+/* [p]'s pidfd became readable: it died (or its thread group leader
+ * exited).  Checked at this turn (its liveness read now), and the pidfd
+ * taken out of the set: it stays readable, and would wake the caller at
+ * every turn while the process is ending. */
+static void pidfd_fired(struct ocgc_watch *w, struct watch_waiter *self, uint32_t events)
+{
+  struct proc *p = (struct proc *)(void *)((char *)self - offsetof(struct proc, pidw));
+  (void)events;
+  p->next_poll_ns = 0;
+  p->alive_ns = 0;
+  if (p->pidfd_waited) watch_wait_del(w, watch_pidfd(&p->pub));
+  p->pidfd_waited = 0;
+}
+
+/* [p]'s pidfd into the set, so that its death is seen at once, not at its
+ * next turn (up to OCGC_WATCH_POLL_MAX_NS, or a second for a busy ring). */
+static void pidfd_wait(struct ocgc_watch *w, struct proc *p)
+{
+  int fd = watch_pidfd(&p->pub);
+  p->pidw.fired = pidfd_fired;
+  p->pidfd_waited = fd >= 0 && watch_wait_add(w, fd, &p->pidw) == 0;
 }
 
 /* Follow [src], the ring of [pid] (taken over, closed on failure): 0 or
@@ -195,6 +239,8 @@ static int proc_add(struct ocgc_watch *w, struct ocgc_source *src, int pid, uint
   struct proc *p = calloc(1, sizeof *p);
   int err;
   if (p == NULL) { ocgc_source_close(src); return -ENOMEM; }
+  p->ex.pidfd = -1;
+  p->cg.mount = -1;
   p->src = src;
   go.start = OCGC_START_OLDEST;
   if (w->o.bounds_ns != NULL) {
@@ -226,6 +272,12 @@ static int proc_add(struct ocgc_watch *w, struct ocgc_source *src, int pid, uint
   p->pub.counters.sz = sizeof p->pub.counters;
   p->pub.totals.sz = sizeof p->pub.totals;
   p->pub.proc.sz = sizeof p->pub.proc;
+  p->pub.exit.code = -1;
+  /* Its ring is proved its own: a pidfd on it now tells its end later. */
+  exitinfo_open(&p->ex, pid, start_ticks);
+  pidfd_wait(w, p);
+  memcg_follow(&w->mounts, &p->cg, pid, cm_mono_ns(), &p->pub.memcg);
+  p->tally = exits_joined(&w->exits, &p->pub);
   p->next = w->procs;
   w->procs = p;
   w->st.processes++;
@@ -345,6 +397,16 @@ static void proc_remove(struct ocgc_watch *w, struct proc **pp, struct proc *p)
     }
     if (w->o.by_program) programs_retire(&w->progs, &p->pub);
   }
+  if (p->pub.exit.gone_ns != 0) {
+    /* An OOM kill counted between its cgroup's last read alive and the
+     * read at its death (proc_gone), with a SIGKILL, was its own. */
+    if (p->pub.exit.known && p->pub.exit.how == OCGC_EXIT_KILLED &&
+        p->pub.exit.signal == SIGKILL && memcg_oom_grew(&p->cg)) {
+      p->pub.exit.how = OCGC_EXIT_OOM;
+      p->pub.exit.oom_killed = 1;
+    }
+  }
+  exits_left(p->tally, &p->pub.exit);
   /* A name of it that comes late (a ring kept at exit) is not a new one. */
   tried_add(w, p->pub.pid, p->pub.start_ticks, cm_mono_ns());
   /* Its last events read: a death is recorded with them. */
@@ -353,6 +415,7 @@ static void proc_remove(struct ocgc_watch *w, struct proc **pp, struct proc *p)
   if (w->o.on_gone != NULL) w->o.on_gone(&p->pub, w->o.ctx);
   *pp = p->next;
   w->st.processes--;
+  if (p->pidfd_waited) watch_wait_del(w, watch_pidfd(&p->pub));
   proc_free(p);
   w->dropped = 1;
 }
@@ -656,6 +719,27 @@ static void proc_drop(struct ocgc_watch *w, struct proc **pp, struct proc *p)
   w->slot_freed = 1;
 }
 
+/* [p], at [pp], was seen gone at [now]: out of the set once the kernel
+ * says how it ended (or that it lives on: an exec dropped its ring), else
+ * kept, ending, and asked again soon (exitinfo.c; never waited for).
+ * Returns 1 if it left. */
+static int proc_gone(struct ocgc_watch *w, struct proc **pp, struct proc *p, uint64_t now)
+{
+  struct ocgc_source_info in = OCGC_OPTS_INIT(struct ocgc_source_info);
+  int mark = p->pub.info.has_ext && ocgc_source_info(p->src, &in) == 0 &&
+             in.state == OCGC_STATE_EXITED;
+  /* Its cgroup read at once, before whoever made it may remove it (a
+   * service manager does as its last process dies): its death's figures. */
+  if (p->ex.ending_ns == 0) memcg_update(&w->mounts, &p->cg, &p->pub.memcg, 0, now);
+  if (exitinfo_settle(&p->ex, p->pub.pid, p->pub.start_ticks, p->pub.uid, mark, now,
+                      &p->pub.exit) == EXITINFO_ENDING) {
+    p->next_poll_ns = now + EXITINFO_POLL_NS;
+    return 0;
+  }
+  proc_drop(w, pp, p);
+  return 1;
+}
+
 /* After processes went: give the memory they held back to the system
  * (glibc keeps freed blocks in its arenas; a burst of hundreds of
  * processes would otherwise leave the agent at its peak for good). */
@@ -755,7 +839,10 @@ uint64_t ocgc_watch_poll(struct ocgc_watch *w, uint64_t now)
   while (*pp != NULL) {
     struct proc *p = *pp;
     if (w->o.yield != NULL && w->o.yield(w->o.ctx)) return now;
-    if (p->next_poll_ns <= now) {
+    if (p->ex.ending_ns != 0) {
+      /* Ending: only its end is asked for. */
+      if (p->next_poll_ns <= now && proc_gone(w, pp, p, now)) continue;
+    } else if (p->next_poll_ns <= now) {
       uint64_t before = p->passed, t0 = cm_mono_ns();
       int check;
       proc_drain(w, p, now);
@@ -764,12 +851,15 @@ uint64_t ocgc_watch_poll(struct ocgc_watch *w, uint64_t now)
        * a second; a refresh always reads it. */
       check = p->passed == before || now - p->alive_ns >= ALIVE_EVERY_NS;
       if (check && ocgc_source_gone(p->src)) {
-        proc_drop(w, pp, p);
-        continue;
+        if (proc_gone(w, pp, p, now)) continue; /* else ending: asked again soon */
+      } else {
+        if (check) p->alive_ns = now;
+        proc_timed(p, t0, cm_mono_ns());
+        /* the memory trigger asks its cgroup once a second, not at scrapes */
+        if (w->o.flight_memcg_pct != 0 && wflight_sample_due(p->fl, now))
+          memcg_update(&w->mounts, &p->cg, &p->pub.memcg, 1, now);
+        wflight_turn(p->fl, &w->o, &p->pub, p->src, now);
       }
-      if (check) p->alive_ns = now;
-      proc_timed(p, t0, cm_mono_ns());
-      wflight_turn(p->fl, &w->o, &p->pub, p->src, now);
     }
     if (p->next_poll_ns < next) next = p->next_poll_ns;
     pp = &p->next;
@@ -873,6 +963,8 @@ static void proc_figures(struct ocgc_watch *w, struct proc *p)
   p->pub.have_config = ocgc_source_gc_config(p->src, &p->pub.config) == 0;
   read_written(p);
   read_memprof(p);
+  /* Alive: its OOM-kill count read now is what a death compares with. */
+  if (p->ex.ending_ns == 0) memcg_update(&w->mounts, &p->cg, &p->pub.memcg, 1, cm_mono_ns());
 }
 
 /* Drain, snapshot and read one process: 0, or -1 if it is gone. */
@@ -892,6 +984,11 @@ void ocgc_watch_refresh(struct ocgc_watch *w, uint64_t deadline)
   while (*pp != NULL) {
     struct proc *p = *pp;
     now = cm_mono_ns();
+    if (p->ex.ending_ns != 0) { /* its last figures stand */
+      if (proc_gone(w, pp, p, now)) continue;
+      pp = &p->next;
+      continue;
+    }
     if (now >= deadline || (p->backoff_ns != 0 && p->snap != NULL)) {
       /* Out of time, or slow: its last figures, marked so.  A slow ring is
        * read again by the poll turns only (once its backoff ends), never
@@ -904,7 +1001,8 @@ void ocgc_watch_refresh(struct ocgc_watch *w, uint64_t deadline)
     }
     p->pub.stale = 0;
     if (proc_refresh(w, p, t0) != 0) {
-      proc_drop(w, pp, p);
+      if (proc_gone(w, pp, p, cm_mono_ns())) continue;
+      pp = &p->next;
       continue;
     }
     proc_timed(p, now, cm_mono_ns());
@@ -927,6 +1025,17 @@ const struct ocgc_watched *ocgc_watch_next(const struct ocgc_watch *w,
     const struct proc *p = (const struct proc *)(const void *)prev;
     return p->next != NULL ? &p->next->pub : NULL;
   }
+}
+
+int watch_pidfd(const struct ocgc_watched *w)
+{
+  /* pub is the first member of struct proc: w is its proc. */
+  return ((const struct proc *)(const void *)w)->ex.pidfd;
+}
+
+const struct exits *watch_exits(const struct ocgc_watch *w)
+{
+  return &w->exits;
 }
 
 const struct programs *watch_programs(const struct ocgc_watch *w)
@@ -978,6 +1087,8 @@ void ocgc_watch_free(struct ocgc_watch *w)
   programs_free(&w->progs);
   notify_free(w->notify);
   watch_wait_free(&w->wait);
+  exits_free(&w->exits);
+  memcg_mounts_free(&w->mounts);
   free(w->pins);
   free(w->refused_ids);
   free(w);

@@ -143,11 +143,16 @@ static void ask_triggers(struct wflight *fl, const struct ocgc_watch_opts *o,
   }
 }
 
+int wflight_sample_due(const struct wflight *fl, uint64_t now)
+{
+  return fl != NULL && now - fl->sampled_ns >= SAMPLE_EVERY_NS;
+}
+
 void wflight_turn(struct wflight *fl, const struct ocgc_watch_opts *o,
                   const struct ocgc_watched *pub, const struct ocgc_source *src, uint64_t now)
 {
   if (fl == NULL) return;
-  if (now - fl->sampled_ns >= SAMPLE_EVERY_NS) {
+  if (wflight_sample_due(fl, now)) {
     uint64_t rss = rss_of(pub->pid);
     struct ocgc_process_figures f = OCGC_OPTS_INIT(struct ocgc_process_figures);
     fl->sampled_ns = now;

@@ -21,6 +21,9 @@ void wflight_agg_opts(struct wflight *fl, struct ocgc_agg_opts *go);
  * (in the folder's cooldown: dropped). */
 void wflight_turn(struct wflight *fl, const struct ocgc_watch_opts *o,
                   const struct ocgc_watched *pub, const struct ocgc_source *src, uint64_t now);
+/* Whether its memory is sampled at this turn ([now]): the caller reads
+ * what the sample takes (the memory cgroup) first. */
+int wflight_sample_due(const struct wflight *fl, uint64_t now);
 /* [pub] left the set: recorded if it ended without its producer's exit
  * mark (not an exec: the process lives on). */
 void wflight_gone(struct wflight *fl, const struct ocgc_watch_opts *o,

@@ -15,7 +15,10 @@
 
 void watch_wait_init(struct watch_wait *s)
 {
-  s->epfd = -1;
+  /* Made now, so that a caller that polls ocgc_watch_fd() from the start
+   * is woken by what is added later (each process's pidfd); -1 if it
+   * cannot be (then at the first add). */
+  s->epfd = epoll_create1(EPOLL_CLOEXEC);
   s->n = 0;
 }
 

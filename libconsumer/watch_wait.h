@@ -24,7 +24,8 @@ struct watch_waiter {
   void (*fired)(struct ocgc_watch *w, struct watch_waiter *self, uint32_t events);
 };
 
-/* The set (its descriptor made at the first add; -1 until then). */
+/* The set (its descriptor made by watch_wait_init, else at the first
+ * add; -1 until then). */
 struct watch_wait {
   int epfd;
   unsigned n;                 /* descriptors in it */

@@ -159,8 +159,6 @@ struct rep_flight {
  * hold together, said on stderr): 0 or -ENOMEM. */
 int rep_flight_take(struct rep_flight *f, const struct ocgc_source *src);
 void rep_flight_free(struct rep_flight *f);
-/* "exited", "killed", "oom", "unknown" (enum ocgc_exit_how). */
-const char *rep_exit_how_name(int how);
 void rep_flight_text(FILE *out, const struct rep_meta *m);
 /* The "exit" object of a recording whose exit is known (m->flight). */
 void rep_flight_exit_json(struct json *j, const struct rep_meta *m);

@@ -46,16 +46,6 @@ void rep_flight_free(struct rep_flight *f)
   memset(f, 0, sizeof f[0]);
 }
 
-const char *rep_exit_how_name(int how)
-{
-  switch (how) {
-  case OCGC_EXIT_EXITED: return "exited";
-  case OCGC_EXIT_KILLED: return "killed";
-  case OCGC_EXIT_OOM: return "oom";
-  default: return "unknown";
-  }
-}
-
 /* ---- text ----------------------------------------------------------------------- */
 
 static void text_ending(FILE *out, const struct ocgc_exit *e)
@@ -224,7 +214,7 @@ void rep_flight_json(struct json *j, const struct rep_meta *m)
   str_or_null(j, "program", fm->program);
   str_or_null(j, "exe", fm->exe);
   str_or_null(j, "build_id", fm->build_id);
-  json_kv_str(j, "how", fm->exit.known ? rep_exit_how_name(fm->exit.how) : "unknown");
+  json_kv_str(j, "how", fm->exit.known ? ocgc_exit_how_name(fm->exit.how) : "unknown");
   json_kv_bool(j, "exit_known", fm->exit.known);
   json_kv_bool(j, "exit_mark", fm->exit.exit_mark);
   json_kv_u64_or_null(j, "gone_ns", fm->exit.gone_ns != 0, fm->exit.gone_ns);

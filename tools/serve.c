@@ -285,15 +285,16 @@ static void poll_stop(struct serve *sv, pthread_t t)
   pthread_join(t, NULL);
 }
 
-/* Descriptors: every watched ring holds one, every connection one, and a
- * refresh a few of /proc.  The soft limit (1,024 by default) is raised to
+/* Descriptors: every watched process holds two (its ring, and the pidfd
+ * that tells its end: libocgc's watch.c), every connection one, and a
+ * refresh a few of /proc and of the memory cgroups.  The soft limit (1,024 by default) is raised to
  * the hard one (as Go's runtime does for its programs): with it, rings
  * past about a thousand were never watched.  Said once if even the hard
  * limit is below what the bounds need. */
 static void raise_nofile(const struct serve_set *set)
 {
   struct rlimit rl;
-  rlim_t need = (rlim_t)(set->max_procs ? set->max_procs : OCGC_WATCH_MAX_PROCESSES) +
+  rlim_t need = 2 * (rlim_t)(set->max_procs ? set->max_procs : OCGC_WATCH_MAX_PROCESSES) +
                 MAX_CONNECTIONS + SERVE_CONNS_SLACK + 64;
   if (getrlimit(RLIMIT_NOFILE, &rl) != 0) return;
   if (rl.rlim_cur < rl.rlim_max) {

@@ -26,30 +26,44 @@ enum ocgc_exit_how {
 /** How a process ended. */
 struct ocgc_exit {
   /** 1: the kernel said how it ended: pidfd PIDFD_INFO_EXIT (Linux 6.15
-   * and later, a pidfd opened while it lived), or /proc/PID/stat's exit
-   * code read while it was a zombie.  0: only that it is gone. */
+   * and later, a pidfd opened while it lived; given once it is reaped), or
+   * /proc/PID/stat's exit code read while it was a zombie (any kernel; an
+   * exit code of 0 only where the reader may ptrace it: root or its user,
+   * since the kernel shows others 0).  0: only that it is gone (an older
+   * kernel, a process reaped before the watch looked, or no word within
+   * about a second of its ring's end). */
   int known;
-  int how;                 /**< enum ocgc_exit_how */
+  /** enum ocgc_exit_how; with known 0, OCGC_EXIT_EXITED if its exit mark
+   * was written (code -1), else OCGC_EXIT_UNKNOWN. */
+  int how;
   int code;                /**< its exit status (how OCGC_EXIT_EXITED), else -1 */
   int signal;              /**< the signal that ended it, else 0 */
   int core_dumped;         /**< 1: it dumped core */
   /** 1: the OOM killer chose it: it died of SIGKILL and its memory
-   * cgroup's oom_kill counter (or the host's, /proc/vmstat) grew since it
-   * was last read while the process lived.  Several processes of one
-   * cgroup killed at once are each said so. */
+   * cgroup's oom_kill counter grew between its last read while the
+   * process lived and the read as the watch saw it gone (the host's,
+   * /proc/vmstat, when the cgroup has none or was removed before that
+   * read).  Several processes of one cgroup killed at once are each said
+   * so. */
   int oom_killed;
   /** 1: its producer wrote its exit mark (an ocgc ring whose state is
    * OCGC_STATE_EXITED): it went through the runtime's exit. */
   int exit_mark;
-  uint64_t gone_ns;        /**< CLOCK_MONOTONIC when the watch saw it gone (0: alive) */
+  /** CLOCK_MONOTONIC when the watch saw it gone; 0: it lives (on_gone of
+   * a process let go alive, or whose image exec'd, says 0: no end). */
+  uint64_t gone_ns;
 };
 
 /** The name of [how] for a metric's label: "exited", "killed", "oom",
  * "unknown". */
 OCGC_API const char *ocgc_exit_how_name(int how);
 
-/** A process's memory cgroup, as last read.  Figures in bytes;
- * UINT64_MAX: no limit. */
+/** A process's memory cgroup, as last read (a cgroup removed after the
+ * death leaves the figures read before).  Figures in bytes;
+ * UINT64_MAX: no limit.  Its path is read from /proc/PID/cgroup when the
+ * watch takes the process (v1: the hierarchy whose controllers include
+ * memory; else v2's), below a mount of that hierarchy in
+ * /proc/self/mountinfo that shows it (else known 0). */
 struct ocgc_memcg {
   int known;               /**< 1: its memory cgroup was found and read */
   int v2;                  /**< 1: cgroup v2 (memory.current, memory.max,

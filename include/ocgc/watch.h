@@ -149,7 +149,12 @@ struct ocgc_watch_opts {
   void (*on_added)(const struct ocgc_watched *w, void *ctx);
   /** [w] leaves the set (gone, or evicted): with it given (or by_program),
    * the set first reads its ring a last time (unless backed off), so that
-   * what an exit wrote last is in its figures. */
+   * what an exit wrote last is in its figures.  w->exit says how it ended
+   * (gone_ns 0: it left alive, evicted or exec'd) and w->memcg its cgroup
+   * read once more: a process seen gone whose end the kernel has not told
+   * yet (not yet a zombie, not reaped) stays in the set, its last figures
+   * kept, and is asked again every 20 ms for up to a second before it
+   * leaves, its end then unknown; nothing waits for it. */
   void (*on_gone)(const struct ocgc_watched *w, void *ctx);
   void *ctx;                  /**< given to every callback above, and on_recorded */
   /* ---- the flight recorder (ocgc/flight.h, docs/flight-recorder.md) ---- */
@@ -217,20 +222,20 @@ OCGC_API int ocgc_watch_add_pid(struct ocgc_watch *w, int pid);
 
 /** A descriptor (epoll, close-on-exec, the set's own: do not close it)
  * that is readable when the set has work now: a ring folder's new entry
- * (opts.all), or another descriptor of the set ready.  A caller polls it
+ * (opts.all), or a watched process that died (a pidfd held on each).  A caller polls it
  * (poll, epoll, select; readable, never written) beside its schedule and
  * calls ocgc_watch_poll() as soon as it is readable: that poll reads what
  * is ready (with no wait) and opens the new rings.  Level-triggered: it
  * stays readable until that poll has read it (in bounded slices: a flood
  * of names takes several polls), so wait for one poll to end before
- * polling it again.  -1 when there is nothing to wait on (no opts.all, or
- * no inotify): ocgc_watch_poll()'s schedule and listing alone. */
+ * polling it again.  -1 only when no epoll set could be made:
+ * ocgc_watch_poll()'s schedule and listing alone. */
 OCGC_API int ocgc_watch_fd(const struct ocgc_watch *w);
 
 /** Drain the rings whose turn has come at [now_ns] (CLOCK_MONOTONIC), open
  * the rings the folders named (all: ocgc_watch_fd()), look for new
  * processes (all: at most once a second) and let go of those
- * that are gone.  Returns the time of the next turn (at most
+ * that are gone (once their end is known: on_gone).  Returns the time of the next turn (at most
  * OCGC_WATCH_POLL_MAX_NS away), or now_ns when yield asked it to stop.
  * Call it between refreshes, so that no ring overflows. */
 OCGC_API uint64_t ocgc_watch_poll(struct ocgc_watch *w, uint64_t now_ns);

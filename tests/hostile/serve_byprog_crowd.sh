@@ -7,7 +7,9 @@
 # Once the crowd is gone, a real program started after it gets series of
 # its own (in the place of a program whose processes all went), with
 # figures equal to its Gc.quick_stat; it is not merged into the shared
-# group.  Before, the first 512 names kept their places for good.
+# group.  Before, the first 512 names kept their places for good.  The
+# ends of processes (ocaml_process_exits_total) keep the same bound, and
+# the real program's are its own.
 . "$OCGC_SRCDIR/tests/lib/serve_hostile_lib.sh"
 N=520
 MAXP=512 # tools/serve.h SERVE_MAX_PROGRAMS
@@ -82,6 +84,12 @@ check_eq "the real program has series of its own" 1 "`grep -c -F "$own" "$WORK/m
 check_eq "its minor collections are its quick_stat's" "$want" "`served_minors`"
 check_eq "still at most $MAXP programs and the shared one" $((MAXP + 1)) \
   "`grep -c '^ocgc_serve_program_processes{' "$WORK/m"`"
+# The ends of processes (ocaml_process_exits_total) keep the same bound:
+# the crowd's SIGTERMs counted, the real program's series its own.
+check_eq "ends: at most $MAXP programs and the shared one" $((MAXP + 1)) \
+  "`grep -c '^ocaml_process_exits_total{.*how="killed"}' "$WORK/m"`"
+own_ends="ocaml_process_exits_total{program=\"$T\",how=\"exited\"} 0"
+check_eq "ends: the real program has series of its own, at 0" 1 "`grep -c -F "$own_ends" "$WORK/m"`"
 stop_bg target "$tpid"
 kill -TERM "$srv"
 ocgc_wait srv

@@ -5,7 +5,8 @@
 # values) pass.  And the labels of contrib/grafana/ocgc.json and of the
 # rules (dash_labels.py): every aggregation keeps `instance` (two hosts
 # with the same program and pid stay two series), every legend's
-# {{label}} is one its expression keeps.  (serve_prometheus.sh loads the
+# {{label}} is one its expression keeps; the alerts and the panel of the
+# processes' ends (ocaml_process_exits_total).  (serve_prometheus.sh loads the
 # rules into a real Prometheus scraping real programs: every recording
 # rule returns data, and so does every expression of the dashboard.)
 . "$OCGC_SRCDIR/tests/lib/lib.sh"
@@ -23,6 +24,8 @@ if command -v python3 >/dev/null 2>&1; then
   check_true "dashboard: a panel of the live heap" grep -q '"expr": "ocaml_gc_heap_live_bytes{' "$DASHBOARD"
   check_true "dashboard: a panel of the allocation table's overflow" \
     grep -q '"expr": "rate(ocaml_memprof_overflow_samples_total{' "$DASHBOARD"
+  check_true "dashboard: a panel of the process ends by how" \
+    grep -q '"expr": "sum by (instance, program, how) (rate(ocaml_process_exits_total{' "$DASHBOARD"
 else
   say "SKIP part: python3 is missing: the dashboard's labels are not checked"
 fi
@@ -39,6 +42,11 @@ check_eq "promtool test rules (`grep -m 3 -v '^ *$' "$WORK/test.out" | tr '\n' '
 for a in `sed -n 's/^ *- alert: *//p' "$R/ocgc-rules.yml"`; do
   check_true "alert $a is tested" grep -q "alertname: $a\$" "$R/ocgc-rules.test.yml"
 done
+# The ends of processes: an alert on the OOM killer's, one on a signal's.
+check_true "an alert on ocaml_process_exits_total{how=\"oom\"}" \
+  grep -q '^ *expr:.*increase(ocaml_process_exits_total{how="oom"}' "$R/ocgc-rules.yml"
+check_true "an alert on ocaml_process_exits_total{how=\"killed\"}" \
+  grep -q '^ *expr:.*increase(ocaml_process_exits_total{how="killed"}' "$R/ocgc-rules.yml"
 # The leak alert watches the live heap's slope, not the heap's size.
 check_true "an alert on deriv(ocaml_gc_heap_live_bytes[...])" \
   grep -q '^ *expr:.*deriv(ocaml_gc_heap_live_bytes\[' "$R/ocgc-rules.yml"
