@@ -29,7 +29,11 @@ compile_native "$XP" ocgc_test.ml exit_target.ml
 # By pid (the default) too: the family is labelled by program there as well.
 serve srvp --listen 127.0.0.1:0 --all --program "^$XP\$"
 srv_pid=$srv url_pid=$url
-serve srv --listen 127.0.0.1:0 --all --by program --program "^$XP\$"
+# With a flight recorder (no cooldown: each end of the program is
+# recorded): the OOM kill's recording says so.
+mkdir -m 0700 "$WORK/flight"
+serve srv --listen 127.0.0.1:0 --all --by program --program "^$XP\$" \
+  --flight-dir "$WORK/flight" --flight-cooldown 0
 
 # watched PID: wait until / lists PID (the listing looks every second)
 watched() {
@@ -208,6 +212,18 @@ else
   until_exits m2 oom 1
   check_eq "OOM-killed: oom" 1 "`exits m2 oom`"
   oom_want=1
+  # serve's recording of it (made in the turn that counted it)
+  rec=`ls "$WORK/flight"/$XP-$pid_g-*-death.ocgcrec 2>/dev/null | head -n 1`
+  check_true "a death recording of the OOM-killed program" test -n "$rec"
+  ocgc_cmd grec report --file "${rec:-/nonexistent}" --json
+  jr() {
+    python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' \
+      "$WORK/grec.out" "$1" 2>/dev/null
+  }
+  check_eq "its recording: exit.oom_killed" True "`jr 'd[\"exit\"][\"oom_killed\"]'`"
+  check_eq "its recording: exit.signal" 9 "`jr 'd[\"exit\"][\"signal\"]'`"
+  check_eq "its recording: its cgroup's limit" 100663296 \
+    "`jr 'd[\"recording\"][\"memcg\"][\"limit_bytes\"]'`"
   check_eq "still 3 killed" 3 "`exits m2 killed`"
   ew_wait wg
   check_eq "on_gone of the OOM-killed: called" 0 "`cat "$WORK/wg.rc"`"
