@@ -110,7 +110,14 @@ struct pin { int pid; uint64_t start_ticks; };
 
 /* A process a name was tried for (start_ticks 0: gone when tried), or
  * one let go. */
-struct tried { int pid; uint64_t start_ticks, at_ns; };
+/* A process named by a folder and tried: how it stands.  TRIED_FAILED: its
+ * open failed, counted (gone: missed) or not ours to count; TRIED_OPEN:
+ * its open failed while it lived (its ring in its exit, not yet findable),
+ * not counted yet: missed once it is gone unwatched, nothing if a listing
+ * watches it; TRIED_LET_GO: watched and let go, so a late name of it is no
+ * new process whatever its age (a loaded machine reads names late). */
+enum { TRIED_FAILED = 0, TRIED_OPEN = 1, TRIED_LET_GO = 2 };
+struct tried { int pid, state; uint64_t start_ticks, at_ns; };
 
 struct ocgc_watch {
   struct ocgc_watch_opts o;
@@ -137,6 +144,7 @@ struct ocgc_watch {
   size_t npending, pending_at;
   struct tried tried[TRIED_MEMO]; /* a ring of them, the oldest replaced */
   size_t tried_next;
+  unsigned tried_open;        /* entries TRIED_OPEN: resolved at each turn while any */
   struct memcg_mounts mounts; /* the memory cgroup hierarchies' mounts, found once */
   struct exits exits;         /* the ends of processes, by program */
 };
@@ -328,13 +336,27 @@ static void remember(struct ocgc_watch *w, int pid, uint64_t start_ticks, int un
 
 /* Remember that [pid] (started at [start_ticks]; 0: gone) was tried, or
  * let go, at [now]: another name of it soon after costs nothing. */
-static void tried_add(struct ocgc_watch *w, int pid, uint64_t start_ticks, uint64_t now)
+static void tried_add(struct ocgc_watch *w, int pid, uint64_t start_ticks, int state,
+                      uint64_t now)
 {
   struct tried *t = &w->tried[w->tried_next];
+  size_t i;
+  /* Let go: it was watched, so a name that failed to open it earlier
+   * was no miss. */
+  for (i = 0; state == TRIED_LET_GO && w->tried_open > 0 && i < TRIED_MEMO; i++)
+    if (w->tried[i].state == TRIED_OPEN && w->tried[i].pid == pid &&
+        w->tried[i].start_ticks == start_ticks) {
+      w->tried[i].state = TRIED_FAILED;
+      w->tried_open--;
+    }
   w->tried_next = (w->tried_next + 1) % TRIED_MEMO;
+  /* One still open pushed out by 1,024 newer: not counted, as not known. */
+  if (t->state == TRIED_OPEN && t->pid != 0) w->tried_open--;
   t->pid = pid;
+  t->state = state;
   t->start_ticks = start_ticks;
   t->at_ns = now;
+  if (state == TRIED_OPEN) w->tried_open++;
 }
 
 /* Whether [pid] (of [start_ticks]; any when [any]) was tried lately. */
@@ -345,7 +367,7 @@ static int tried_lately(const struct ocgc_watch *w, int pid, uint64_t start_tick
   for (i = 0; i < TRIED_MEMO; i++) {
     const struct tried *t = &w->tried[i];
     if (t->pid == pid && (any || t->start_ticks == start_ticks) &&
-        now - t->at_ns < TRIED_FORGET_NS)
+        (t->state == TRIED_LET_GO || now - t->at_ns < TRIED_FORGET_NS))
       return 1;
   }
   return 0;
@@ -408,7 +430,7 @@ static void proc_remove(struct ocgc_watch *w, struct proc **pp, struct proc *p)
   }
   exits_left(p->tally, &p->pub.exit);
   /* A name of it that comes late (a ring kept at exit) is not a new one. */
-  tried_add(w, p->pub.pid, p->pub.start_ticks, cm_mono_ns());
+  tried_add(w, p->pub.pid, p->pub.start_ticks, TRIED_LET_GO, cm_mono_ns());
   /* Its last events read: a death is recorded with them. */
   wflight_gone(p->fl, &w->o, &p->pub, p->src);
   /* Every process told added is told gone, read whole or not. */
@@ -598,7 +620,7 @@ static void notified_one(struct ocgc_watch *w, int pid, uint64_t now)
     /* Gone already (or a zombie): ours going, or a ring never read. */
     if (watched_pid(w, pid) || tried_lately(w, pid, 0, 1, now)) return;
     w->st.missed++;
-    tried_add(w, pid, 0, now);
+    tried_add(w, pid, 0, TRIED_FAILED, now);
     return;
   }
   if (watched(w, pid, id.start_time) || memo_of(w, pid, id.start_time) != NULL ||
@@ -606,14 +628,17 @@ static void notified_one(struct ocgc_watch *w, int pid, uint64_t now)
     return;
   if (w->o.only_uid && ocgc_proc_uid(pid) != w->o.uid) return;
   if ((err = attach_open_pid_once(pid, w->o.dir, &src)) != 0) {
-    /* Gone meanwhile, or in its exit (its ring says exited, or is
-     * unmapped already): missed.  A ring not yet whole (a stock file
-     * named as it is made) is the listing's; one we may not read is not
-     * ours to count. */
-    if (err == -ESRCH || err == OCGC_E_STALE || err == OCGC_E_NORING ||
-        gone_since(pid, id.start_time))
-      w->st.missed++;
-    tried_add(w, pid, id.start_time, now);
+    /* Gone meanwhile: missed.  Alive, its ring in its exit or not
+     * findable yet: missed only once it is gone and no listing watched
+     * it (tried_resolve; counted here, a loaded machine counted a
+     * process missed that the next listing served).  A ring not yet whole
+     * (a stock file named as it is made) is the listing's; one we may not
+     * read is not ours to count. */
+    int gone = err == -ESRCH || gone_since(pid, id.start_time);
+    if (gone) w->st.missed++;
+    tried_add(w, pid, id.start_time,
+              !gone && (err == OCGC_E_STALE || err == OCGC_E_NORING) ? TRIED_OPEN : TRIED_FAILED,
+              now);
     return;
   }
   if (ocgc_source_info(src, &info) == 0 && info.has_ext) {
@@ -629,9 +654,30 @@ static void notified_one(struct ocgc_watch *w, int pid, uint64_t now)
  * those left when yield asks go at the next turn (before more are
  * read).  An overflow of the kernel's queue makes the listing come at
  * once. */
+/* The processes tried while alive and not opened (TRIED_OPEN): watched by
+ * now (a listing found them), nothing; gone unwatched, missed. */
+static void tried_resolve(struct ocgc_watch *w)
+{
+  size_t i;
+  for (i = 0; i < TRIED_MEMO && w->tried_open > 0; i++) {
+    struct tried *t = &w->tried[i];
+    if (t->state != TRIED_OPEN) continue;
+    if (watched(w, t->pid, t->start_ticks)) {
+      t->state = TRIED_FAILED;
+    } else if (gone_since(t->pid, t->start_ticks)) {
+      w->st.missed++;
+      t->state = TRIED_FAILED;
+    } else {
+      continue;
+    }
+    w->tried_open--;
+  }
+}
+
 static void notify_due(struct ocgc_watch *w, uint64_t now)
 {
   if (w->notify == NULL) return;
+  if (w->tried_open > 0) tried_resolve(w);
   if (w->pending_at == w->npending && w->notify_ready) {
     int overflow = 0;
     w->notify_ready = 0;
