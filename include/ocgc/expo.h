@@ -118,7 +118,7 @@ OCGC_API const char *ocgc_expo_seconds(uint64_t ns, char *buf, size_t n);
  * what only grows (the watch's held counters), every figure a process cannot
  * give (stock OCaml 5 rings have no heap; another user's descriptors) left
  * out, never written as 0.  The caller writes its own families after it,
- * then ocgc_expo_finish().  the README ("ocgc serve") lists the series. */
+ * then ocgc_expo_finish().  docs/serve.md lists the series. */
 OCGC_API void ocgc_watch_expose(const struct ocgc_watch *w, struct ocgc_expo *e);
 
 #ifdef __cplusplus
