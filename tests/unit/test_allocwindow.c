@@ -12,11 +12,13 @@
  * - the window of a producer that did not sample begins at the copy before
  *   the ask; of one that sampled at another rate, at a copy after the
  *   answer;
- * - a bytecode program is never asked. */
+ * - a bytecode program is never asked;
+ * - the options rule of libconsumer/opts.h. */
 
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -392,6 +394,42 @@ START_TEST(never_asked)
 }
 END_TEST
 
+/* The one options rule (libconsumer/opts.h): a caller's larger struct is
+ * taken when zero past ours, refused when not; stats filled as far as the
+ * caller's sz says. */
+START_TEST(options_one_way)
+{
+  struct tf *t = producer_file(OCGC_MP_ON, 0);
+  struct ocgc_wire_mp *m;
+  struct ocgc_source *src = open_ring(t, 0, &m);
+  struct ocgc_allocwindow *w = NULL;
+  struct ocgc_allocwindow_stats st;
+  struct {
+    struct ocgc_allocwindow_opts o;
+    uint64_t newer;
+  } big;
+  memset(&big, 0, sizeof big);
+  big.o.sz = sizeof big;
+  big.newer = 1;
+  ck_assert_int_eq(ocgc_allocwindow_open(src, &big.o, &w, NULL), -EINVAL);
+  ck_assert_ptr_null(w);
+  big.o.sz = 1;
+  ck_assert_int_eq(ocgc_allocwindow_open(src, &big.o, &w, NULL), -EINVAL);
+  big.o.sz = sizeof big;
+  big.newer = 0;
+  ck_assert_int_eq(ocgc_allocwindow_open(src, &big.o, &w, NULL), 0);
+  memset(&st, 0xff, sizeof st);
+  st.sz = offsetof(struct ocgc_allocwindow_stats, rate_bytes); /* up to rate */
+  ck_assert_int_eq(ocgc_allocwindow_stats(w, &st), 0);
+  ck_assert_int_eq(st.rate, OCGC_ALLOCWINDOW_NO_RATE);
+  ck_assert_uint_eq(st.rate_bytes, UINT64_MAX); /* past its sz: untouched */
+  st.sz = sizeof st;
+  ck_assert_int_eq(ocgc_allocwindow_stats(w, &st), 0);
+  ck_assert_uint_eq(st.copies, 1);
+  ocgc_allocwindow_free(w);
+}
+END_TEST
+
 static Suite *allocwindow_suite(void)
 {
   Suite *s = suite_create("allocwindow");
@@ -402,6 +440,7 @@ static Suite *allocwindow_suite(void)
   tcase_add_test(tc, off_producer);
   tcase_add_test(tc, lease_released);
   tcase_add_test(tc, never_asked);
+  tcase_add_test(tc, options_one_way);
   return s;
 }
 
