@@ -34,9 +34,10 @@
  *   word written is the last, whatever the answer).
  * Not thread-safe: one caller at a time.  It reads the target's memory (its
  * ring): hold no lock of yours across a call.  It installs no signal
- * handler and never waits but in ocgc_allocwindow_open (a busy copy),
- * _next and _begin (the same) and _end (the put-back): the caller's loop
- * sleeps between polls, and looks at its own stop flag there. */
+ * handler and waits only for a busy copy (busy_ns, in any call that
+ * copies: _open, _answer once applied, _begin, _next) and in _end (the
+ * put-back): the caller's loop sleeps between polls, and looks at its own
+ * stop flag there. */
 #ifndef OCGC_PUBLIC_ALLOCWINDOW_H
 #define OCGC_PUBLIC_ALLOCWINDOW_H
 
