@@ -63,14 +63,15 @@ void html_file_abort(struct html_file *hf);
 int html_begin(struct html_file *hf, const char *path);
 int html_finish(struct html_file *hf, const struct html_in *in);
 
-/* The allocation profile of a report's window (html_flame.c): a copy when
- * the window begins and one when it ends, their difference the window's;
- * for a whole file, its one copy.  Nothing when the ring keeps no profile
- * or nothing was sampled (the report then says why). */
+/* The allocation profile of a report's window (html_flame.c): libocgc's
+ * allocation window (ocgc/allocwindow.h) from when the window begins, its
+ * delta at the end; for a whole file, its one copy.  Nothing when the ring
+ * keeps no profile or nothing was sampled (the report then says why). */
 struct html_prof {
-  struct ocgc_memprof *first;  /* at the window's start (a live process) */
-  struct ocgc_memprof *window; /* what html_in.prof gets, or NULL */
-  struct ocgc_symbols *syms;   /* the live process's names, or NULL */
+  struct ocgc_allocwindow *win;      /* a live process's window, or the one copy's */
+  struct ocgc_memprof *delta;        /* the window's delta, or NULL */
+  const struct ocgc_memprof *window; /* what html_in.prof gets, or NULL */
+  struct ocgc_symbols *syms;         /* the live process's names, or NULL */
 };
 /* A live process [pid] (start time of [src]): its names, and the first
  * copy of a window from now; or with [whole] (a process ocgc runs, whose

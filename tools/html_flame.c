@@ -221,38 +221,43 @@ void html_prof_begin(struct html_prof *hp, const struct ocgc_source *src, int pi
 {
   struct ocgc_source_info info = OCGC_OPTS_INIT(struct ocgc_source_info);
   struct ocgc_symbols_opts o = OCGC_OPTS_INIT(struct ocgc_symbols_opts);
+  const struct ocgc_memprof *first;
   memset(hp, 0, sizeof *hp);
   /* A window from now: no profile now, none at the end either. */
-  if (!whole && ocgc_memprof_read(src, &hp->first) != 0) return;
+  if (!whole && ocgc_allocwindow_open(src, NULL, &hp->win, NULL) != 0) return;
+  first = ocgc_allocwindow_copy(hp->win);
   /* A program that samples has its names read now, while it is surely
    * there (it may exit within the window, and its /proc with it); one that
    * does not yet has them read when a profile is named, if it still is. */
-  o.read_now = whole || hp->first->state == OCGC_MP_ON || hp->first->samples > 0;
+  o.read_now = whole || first->state == OCGC_MP_ON || first->samples > 0;
   if (ocgc_source_info(src, &info) != 0) info.start_time = 0;
   if (ocgc_symbols_open_pid(pid, info.start_time, &o, &hp->syms) != 0) hp->syms = NULL;
 }
 
 void html_prof_end(struct html_prof *hp, const struct ocgc_source *src)
 {
-  struct ocgc_memprof *last = NULL;
-  if (ocgc_memprof_read(src, &last) != 0) return;
-  if (hp->first == NULL) {
-    hp->window = last;
+  if (hp->win == NULL) {
+    /* the one copy: everything since sampling began */
+    if (ocgc_allocwindow_open(src, NULL, &hp->win, NULL) != 0) return;
+    hp->window = ocgc_allocwindow_copy(hp->win);
   } else {
-    if (ocgc_memprof_delta(hp->first, last, &hp->window) != 0) hp->window = NULL;
-    ocgc_memprof_free(last);
+    /* the window's delta; none when the copy failed or the table began
+     * anew */
+    (void)ocgc_allocwindow_next(hp->win, &hp->delta);
+    hp->window = hp->delta;
   }
   /* A table that sampled nothing is no profile: the report says why. */
   if (hp->window != NULL && hp->window->samples == 0 && hp->window->state != OCGC_MP_ON) {
-    ocgc_memprof_free(hp->window);
+    ocgc_memprof_free(hp->delta);
+    hp->delta = NULL;
     hp->window = NULL;
   }
 }
 
 void html_prof_free(struct html_prof *hp)
 {
-  ocgc_memprof_free(hp->first);
-  ocgc_memprof_free(hp->window);
+  ocgc_allocwindow_free(hp->win);
+  ocgc_memprof_free(hp->delta);
   ocgc_symbols_close(hp->syms);
   memset(hp, 0, sizeof *hp);
 }

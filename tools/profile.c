@@ -2,20 +2,19 @@
  * window (--duration) or of everything since sampling began, named
  * (libocgc's symbolizer) and written as pprof, folded stacks or JSON.
  *
- * What it owns: the command line, the lease that holds the rate asked for
- * the window (or, of a producer without leases, the rate switched and put
- * back), the retries of a busy copy, and the output file.  Every rule of
- * the profile itself (copies, windows, leases, answers to a request,
- * figures, names, the forms) is libocgc's.
+ * What it owns: the command line, the window's course (libocgc's
+ * ocgc/allocwindow.h: the rate asked and its answer, the copies, the
+ * delta, the rate let go), its messages and exit codes, the stop signals,
+ * and the output file.  Every rule of the profile itself (copies, windows,
+ * leases, answers to a request, figures, names, the forms) is libocgc's.
  *
  * Invariants:
- * - --rate takes a lease (ocgc_memprof_lease_take), renewed at least every
- *   RENEW_NS while the window runs and released on every way out, SIGINT
- *   and SIGTERM included (they end the window early: the profile so far is
- *   written, and said to be short); a SIGKILL leaves it to lapse in the
- *   producer's lease (10 s).  Of a producer without leases, the rate
- *   switched is put back to what was in force before (0: off) on every
- *   way out but a SIGKILL;
+ * - --rate is asked of the window (a lease, renewed at every poll of the
+ *   wait, or of a producer without leases the rate switched) and let go
+ *   on every way out, SIGINT and SIGTERM included (they end the window
+ *   early: the profile so far is written, and said to be short), before
+ *   the profile is named and written; a SIGKILL leaves a lease to lapse in
+ *   the producer (10 s), a switched rate not put back;
  * - a copy the producer keeps busy (-EAGAIN) is tried again for BUSY_NS at
  *   most, then the command fails with a line;
  * - the window starts when the producer has applied the rate, not when it
@@ -26,10 +25,10 @@
  * - every string of the target's goes through json.h (JSON) or libocgc's
  *   folded writer (printable ASCII only);
  * - --gc-cpu samples the CPU over the window (cpu_window.c, opened before
- *   the window's first copy is taken again, so that both begin together;
- *   read at its pace in the window's wait) and charges the collector's
- *   CPU to the window's stacks by libocgc's rule (ocgc/gccharge.h); the
- *   sampler is let go on every way out. */
+ *   the window begins again, so that both begin together; read at its
+ *   pace in the window's wait) and charges the collector's CPU to the
+ *   window's stacks by libocgc's rule (ocgc/gccharge.h); the sampler is
+ *   let go on every way out. */
 
 #include <errno.h>
 #include <getopt.h>
@@ -47,10 +46,7 @@
 #include "profile.h"
 
 #define POLL_NS UINT64_C(20000000)
-#define RESTORE_WAIT_NS UINT64_C(2000000000)
-#define RENEW_NS UINT64_C(1000000000) /* a tenth of the producer's lease */
 #define BUSY_NS UINT64_C(5000000000)  /* a busy copy is tried again this long */
-#define BUSY_POLL_NS UINT64_C(10000000)
 
 
 struct profile_args {
@@ -195,81 +191,44 @@ static int parse_args(int argc, char **argv, struct profile_args *a)
   return 0;
 }
 
-/* A copy of the profile, its errors said in one line. */
-static int read_copy(const struct profile_args *a, struct ocgc_source *src,
-                     struct ocgc_memprof **out)
+/* An error of the window ([rate]: the one asked, or put back) said in one
+ * line: the exit code.  [t0]: when the copy that failed began, for one the
+ * program kept busy; [holders]: of -EBUSY. */
+static int window_error(const struct profile_args *a, int err, uint64_t rate, uint64_t t0,
+                        const int *holders)
 {
-  uint64_t t0 = cm_mono_ns();
-  int err;
-  /* A producer that samples very often, or was stopped mid-update, keeps
-   * the table busy for a while: tried again, within BUSY_NS (a stop
-   * signal does not cut it short: the window's end needs its copy). */
-  while ((err = ocgc_memprof_read(src, out)) == -EAGAIN && cm_mono_ns() - t0 < BUSY_NS &&
-         !ocgc_source_gone(src))
-    tool_sleep_ns(BUSY_POLL_NS);
-  if (err == -EAGAIN) {
+  const char *who = tool_target_label(&a->t);
+  switch (err) {
+  case -EAGAIN:
     tool_say("%s: its allocation profile stayed busy for %.1f s (the program was updating "
-             "it at every try): no copy", tool_target_label(&a->t),
-             (double)(cm_mono_ns() - t0) / 1e9);
+             "it at every try): no copy", who, (double)(cm_mono_ns() - t0) / 1e9);
     return TOOL_EXIT_ERROR;
-  }
-  if (err == -ENODATA) {
+  case -ENODATA:
     tool_say("%s has no allocation profile (a stock OCaml 5 runtime, or a patched "
-             "runtime older than ext_version 5)", tool_target_label(&a->t));
+             "runtime older than ext_version 5)", who);
     return TOOL_EXIT_NOPROFILE;
-  }
-  if (err != 0) return tool_target_error(&a->t, err);
-  if ((*out)->state == OCGC_MP_UNAVAILABLE) {
-    tool_say("%s is a bytecode program: its allocations are not sampled",
-             tool_target_label(&a->t));
-    ocgc_memprof_free(*out);
-    *out = NULL;
+  case -ENOTSUP:
+    tool_say("%s is a bytecode program: its allocations are not sampled", who);
     return TOOL_EXIT_NOPROFILE;
-  }
-  return 0;
-}
-
-/* Ask for [rate] and wait for the answer, at most [wait_ns] or until a
- * stop signal.  0 when applied, 1 when not read by then (the producer
- * reads the word at its next minor collection: a program that allocates
- * nothing may never, and has nothing to sample meanwhile); else an exit
- * code after a line. */
-static int switch_rate(const struct profile_args *a, struct ocgc_source *src, uint64_t rate,
-                       uint64_t wait_ns)
-{
-  uint64_t word, deadline = cm_mono_ns() + wait_ns;
-  int err = ocgc_memprof_request(src, rate, &word);
-  if (err == -EACCES || err == -EPERM) {
-    tool_say("%s: not allowed to switch its sampling (only its own user or root may)",
-             tool_target_label(&a->t));
+  case -EACCES:
+  case -EPERM:
+    tool_say("%s: not allowed to switch its sampling (only its own user or root may)", who);
     return TOOL_EXIT_DENIED;
-  }
-  if (err != 0) return tool_target_error(&a->t, err);
-  for (;;) {
-    struct ocgc_memprof *p = NULL;
-    int ans;
-    if ((err = ocgc_memprof_read(src, &p)) != 0 && err != -EAGAIN)
-      return tool_target_error(&a->t, err);
-    ans = p ? ocgc_memprof_answer(p, word) : 0;
-    ocgc_memprof_free(p);
-    if (ans == 1) return 0;
-    if (ans == -ERANGE) {
-      tool_say("%s refused the rate %" PRIu64 " bytes", tool_target_label(&a->t), rate);
-      return TOOL_EXIT_NOPROFILE;
-    }
-    if (ans == -ENOTSUP) {
-      tool_say("%s is a bytecode program: its allocations are not sampled",
-               tool_target_label(&a->t));
-      return TOOL_EXIT_NOPROFILE;
-    }
-    if (ans == OCGC_E_STALE) {
-      tool_say("%s: another request for its sampling came after ours",
-               tool_target_label(&a->t));
-      return TOOL_EXIT_ERROR;
-    }
-    if (ocgc_source_gone(src)) return tool_target_error(&a->t, OCGC_E_STALE);
-    if (tool_stop || cm_mono_ns() >= deadline) return 1;
-    tool_sleep_ns(POLL_NS);
+  case -EBUSY:
+    tool_say("%s: all %u of its rate leases are held (by processes %d, %d, %d and %d, as "
+             "they wrote themselves): it samples at the finest of their rates meanwhile; "
+             "try again when one of their windows ends (a holder that was killed lets go "
+             "within the program's 10 s lease)",
+             who, OCGC_MP_LEASE_SLOTS, holders[0], holders[1], holders[2], holders[3]);
+    return TOOL_EXIT_NOPROFILE;
+  case -ERANGE:
+    tool_say("%s refused the rate %" PRIu64 " bytes", who, rate);
+    return TOOL_EXIT_NOPROFILE;
+  case -ECANCELED:
+    tool_say("%s: another request for its sampling came after ours", who);
+    return TOOL_EXIT_ERROR;
+  default:
+    return tool_target_error(&a->t, err);
   }
 }
 
@@ -456,109 +415,40 @@ static struct ocgc_symbols *symbolizer(const struct profile_args *a, struct ocgc
   return syms;
 }
 
-/* Take the lease of --rate and wait for the producer to count it, at most
- * [wait_ns] or until a stop signal, renewing it meanwhile.  0 when in
- * force, 1 when not read by then (as switch_rate), 2 when the producer
- * has no leases (switch_rate is the way); else an exit code after a line.
- * *lease is set as soon as it is taken: the caller ends it. */
-static int take_lease(const struct profile_args *a, struct ocgc_source *src,
-                      struct ocgc_memprof_lease **lease, uint64_t wait_ns)
-{
-  int holders[OCGC_MP_LEASE_SLOTS];
-  uint64_t start = cm_mono_ns(), renewed = start;
-  int err = ocgc_memprof_lease_take(src, a->rate, lease, holders);
-  if (err == -ENOTSUP) return 2;
-  if (err == -EACCES || err == -EPERM) {
-    tool_say("%s: not allowed to switch its sampling (only its own user or root may)",
-             tool_target_label(&a->t));
-    return TOOL_EXIT_DENIED;
-  }
-  if (err == -EBUSY) {
-    tool_say("%s: all %u of its rate leases are held (by processes %d, %d, %d and %d, as "
-             "they wrote themselves): it samples at the finest of their rates meanwhile; "
-             "try again when one of their windows ends (a holder that was killed lets go "
-             "within the program's 10 s lease)",
-             tool_target_label(&a->t), OCGC_MP_LEASE_SLOTS, holders[0], holders[1], holders[2],
-             holders[3]);
-    return TOOL_EXIT_NOPROFILE;
-  }
-  if (err != 0) return tool_target_error(&a->t, err);
-  for (;;) {
-    struct ocgc_memprof *p = NULL;
-    int ans;
-    uint64_t now;
-    if ((err = ocgc_memprof_read(src, &p)) != 0 && err != -EAGAIN)
-      return tool_target_error(&a->t, err);
-    ans = p ? ocgc_memprof_lease_answer(p, *lease) : 0;
-    ocgc_memprof_free(p);
-    if (ans == 1) return 0;
-    if (ans == -ENOTSUP) {
-      tool_say("%s is a bytecode program: its allocations are not sampled",
-               tool_target_label(&a->t));
-      return TOOL_EXIT_NOPROFILE;
-    }
-    if (ocgc_source_gone(src)) return tool_target_error(&a->t, OCGC_E_STALE);
-    now = cm_mono_ns();
-    if (tool_stop || now - start >= wait_ns) return 1;
-    if (now - renewed >= RENEW_NS) {
-      (void)ocgc_memprof_lease_renew(*lease);
-      renewed = now;
-    }
-    tool_sleep_ns(POLL_NS);
-  }
-}
-
-/* The lease renewed if RENEW_NS passed since *renewed; a lease lost
- * (this process was stopped for longer than the producer's lease) said
- * once. */
-static void keep_lease(const struct profile_args *a, struct ocgc_memprof_lease *lease,
-                       uint64_t *renewed, int *said)
-{
-  uint64_t now = cm_mono_ns();
-  int r;
-  if (lease == NULL || now - *renewed < RENEW_NS) return;
-  *renewed = now;
-  r = ocgc_memprof_lease_renew(lease);
-  if (r != 0 && !*said) {
-    *said = 1;
-    tool_say("%s: the lease of the rate lapsed (this process was stopped for longer than "
-             "the program's lease)%s: the profile states the rates its samples were drawn at",
-             tool_target_label(&a->t),
-             r == 1 ? " and was taken again" : ", and every slot is held now");
-  }
-}
-
-/* The window: copies before and after, and the rate leased (or switched)
- * around it. */
-/* --gc-cpu: the CPU sampler opened beside the window, whose copy [first]
- * is then taken again so that both begin together (the sampler's opening
- * reads the files' CFI: a while).  0, or an exit code after a line. */
+/* --gc-cpu: the CPU sampler opened beside the window, which then begins
+ * again so that both begin together (the sampler's opening reads the
+ * files' CFI: a while).  0, or an exit code after a line. */
 static int gc_cpu_begin(const struct profile_args *a, struct ocgc_source *src, struct gc_cpu *g,
-                        struct ocgc_memprof **first)
+                        struct ocgc_allocwindow *w)
 {
-  struct ocgc_memprof *again = NULL;
+  uint64_t t0;
   int rc = cpu_window_open(&g->w, a->t.pid, tool_target_label(&a->t), src, NULL, a->gc_cpu_hz,
                            a->no_lines);
   if (rc != 0) return rc;
-  if ((rc = read_copy(a, src, &again)) != 0) return rc;
-  ocgc_memprof_free(*first);
-  *first = again;
+  t0 = cm_mono_ns();
+  if ((rc = ocgc_allocwindow_begin(w)) != 0) return window_error(a, rc, a->rate, t0, NULL);
   return 0;
 }
 
-/* The window's wait, [left] ns: the lease kept, the CPU sampler (if any)
- * read at its pace (its rings hold some 15 samples).  Ends early on a stop
- * signal or the process's end.  Returns the time waited. */
+/* The window's wait, [left] ns: the lease kept (a lease lost said once),
+ * the CPU sampler (if any) read at its pace (its rings hold some 15
+ * samples).  Ends early on a stop signal or the process's end.  Returns
+ * the time waited. */
 static uint64_t wait_window(const struct profile_args *a, struct ocgc_source *src,
-                            struct ocgc_memprof_lease *lease, uint64_t *renewed, int *said,
-                            struct gc_cpu *g, uint64_t left)
+                            struct ocgc_allocwindow *w, struct gc_cpu *g, uint64_t left)
 {
   uint64_t t0 = cm_mono_ns(), step = POLL_NS * 10;
-  int sampling = g->w != NULL;
+  int sampling = g->w != NULL, said = 0, r;
   if (sampling && cpu_window_poll_ns(g->w) < step) step = cpu_window_poll_ns(g->w);
   while (!tool_stop && cm_mono_ns() - t0 < left && !ocgc_source_gone(src)) {
     tool_sleep_ns(left - (cm_mono_ns() - t0) < step ? left - (cm_mono_ns() - t0) : step);
-    keep_lease(a, lease, renewed, said);
+    if ((r = ocgc_allocwindow_renew(w)) != 0 && !said) {
+      said = 1;
+      tool_say("%s: the lease of the rate lapsed (this process was stopped for longer than "
+               "the program's lease)%s: the profile states the rates its samples were drawn "
+               "at", tool_target_label(&a->t),
+               r == 1 ? " and was taken again" : ", and every slot is held now");
+    }
     /* an exec or the end stops the samples; the window goes on as before */
     if (sampling && cpu_window_turn(g->w) != 0) sampling = 0;
   }
@@ -566,65 +456,78 @@ static uint64_t wait_window(const struct profile_args *a, struct ocgc_source *sr
   return cm_mono_ns() - t0;
 }
 
-static int window(const struct profile_args *a, struct ocgc_source *src, struct gc_cpu *g,
-                  struct ocgc_memprof **out, uint64_t *window_ns)
+/* The rate let go (libocgc: the lease released, or the rate switched put
+ * back and its answer waited for a while, only to say if it is refused or
+ * overtaken): [rc] kept, or the put-back's failure's exit code if it was 0.
+ * A stop signal must not cut the put-back short: tool_stop is cleared for
+ * it (a second one does). */
+static int end_window(const struct profile_args *a, struct ocgc_allocwindow *w, int rc)
 {
-  struct ocgc_memprof *first = NULL, *last = NULL, *now = NULL;
-  struct ocgc_memprof_lease *lease = NULL;
-  uint64_t old_rate = 0, t0, renewed = 0;
-  int rc, switched = 0, said = 0;
-  if ((rc = read_copy(a, src, &first)) != 0) return rc;
+  struct ocgc_allocwindow_stats st = OCGC_OPTS_INIT(struct ocgc_allocwindow_stats);
+  int err, back;
+  if (ocgc_allocwindow_stats(w, &st) != 0 || st.ended) return rc;
+  if (st.rate == OCGC_ALLOCWINDOW_SWITCHED) tool_stop = 0;
+  if ((err = ocgc_allocwindow_end(w)) == 0) return rc;
+  back = window_error(a, err, st.put_back_bytes, cm_mono_ns(), NULL);
+  tool_say("%s: could not put its sampling rate back to %" PRIu64 " bytes (0: off)",
+           tool_target_label(&a->t), st.put_back_bytes);
+  return rc == 0 ? back : rc;
+}
+
+/* The window: the rate asked (a lease, or of a producer without leases the
+ * rate switched), the copies before and after, their delta into *out (NULL
+ * without --duration: the window's copy is the profile), the rate let go
+ * on every way out.  *wp is the window, for the caller to free. */
+static int window(const struct profile_args *a, struct ocgc_source *src, struct gc_cpu *g,
+                  struct ocgc_allocwindow **wp, struct ocgc_memprof **out, uint64_t *window_ns)
+{
+  struct ocgc_allocwindow_opts o = OCGC_OPTS_INIT(struct ocgc_allocwindow_opts);
+  struct ocgc_allocwindow *w = NULL;
+  const struct ocgc_memprof *first;
+  int holders[OCGC_MP_LEASE_SLOTS] = {0};
+  uint64_t t0 = cm_mono_ns(), tc;
+  int rc;
+  /* The window begins when the rate is in force, within the time asked
+   * for the window (the samples of a program that did not collect
+   * meanwhile are none: it allocated nothing). */
+  o.rate_bytes = a->has_rate ? a->rate : 0;
+  o.answer_ns = a->duration_ns;
+  o.busy_ns = BUSY_NS;
+  o.stop = &tool_stop;
+  if ((rc = ocgc_allocwindow_open(src, &o, &w, holders)) != 0)
+    return window_error(a, rc, a->rate, t0, holders);
+  *wp = w;
   t0 = cm_mono_ns();
-  if (a->has_rate) {
-    /* The window begins when the rate is in force, within the time asked
-     * for the window (the samples of a program that did not collect
-     * meanwhile are none: it allocated nothing).  A lease is taken even
-     * when the rate is in force already: another window's may end first. */
-    rc = take_lease(a, src, &lease, a->duration_ns);
-    renewed = cm_mono_ns();
-    if (rc == 2 && !(first->state == OCGC_MP_ON && first->rate_bytes == a->rate)) {
-      /* a producer without leases: the rate switched, and put back */
-      old_rate = first->rate_bytes;
-      switched = 1;
-      rc = switch_rate(a, src, a->rate, a->duration_ns);
-    } else if (rc == 2) {
-      rc = 0;
-    }
+  if (ocgc_allocwindow_copy(w)->state == OCGC_MP_UNAVAILABLE) {
+    rc = window_error(a, -ENOTSUP, 0, t0, NULL);
+    goto end;
   }
-  if (lease != NULL || switched) {
-    if (rc == 1 && tool_stop) {
-      tool_say("stopped before %s read the request: no window", tool_target_label(&a->t));
-      rc = 128 + tool_stop;
-    } else if (rc == 1) {
-      tool_say("%s did not read the request in %.1f s (a program reads it at a minor "
-               "collection): it allocated nothing to sample", tool_target_label(&a->t),
-               (double)(cm_mono_ns() - t0) / 1e9);
-      rc = TOOL_EXIT_NOPROFILE;
-    }
-    if (rc != 0) goto restore;
-    /* A program that did not sample took no sample before the switch: the
-     * copy before it begins the window, and every sample at the new rate
-     * is in it.  A copy taken now would miss those made since the program
-     * applied the rate (a test that allocates as soon as the ring says
-     * "on" lost half of them on a loaded machine).  One that sampled at
-     * another rate is copied again, so that no sample of the old rate is
-     * counted at the new one. */
-    if ((rc = read_copy(a, src, &now)) != 0) goto restore;
-    if (first->state == OCGC_MP_OFF && now->state == OCGC_MP_ON && a->has_duration) {
-      ocgc_memprof_free(now);
-    } else {
-      ocgc_memprof_free(first);
-      first = now;
-    }
-    now = NULL;
-  } else if (rc != 0) {
-    goto restore;
+  do {
+    tc = cm_mono_ns();
+    if ((rc = ocgc_allocwindow_answer(w)) == 0 && !tool_stop) tool_sleep_ns(POLL_NS);
+  } while (rc == 0 && !tool_stop);
+  if ((rc == 0 || rc == -ETIMEDOUT) && tool_stop) {
+    tool_say("stopped before %s read the request: no window", tool_target_label(&a->t));
+    rc = 128 + tool_stop;
+    goto end;
   }
+  if (rc == -ETIMEDOUT) {
+    tool_say("%s did not read the request in %.1f s (a program reads it at a minor "
+             "collection): it allocated nothing to sample", tool_target_label(&a->t),
+             (double)(cm_mono_ns() - t0) / 1e9);
+    rc = TOOL_EXIT_NOPROFILE;
+    goto end;
+  }
+  if (rc < 0) {
+    rc = window_error(a, rc, a->rate, tc, NULL);
+    goto end;
+  }
+  first = ocgc_allocwindow_copy(w);
   if (first->state == OCGC_MP_ASIDE) {
     tool_say("%s runs its own Gc.Memprof: ocgc takes no sample meanwhile",
              tool_target_label(&a->t));
     rc = TOOL_EXIT_NOPROFILE;
-    goto restore;
+    goto end;
   }
   /* Off and not switched: a window would be empty, and so is a table that
    * never sampled (one that sampled before is still worth its figures). */
@@ -632,48 +535,30 @@ static int window(const struct profile_args *a, struct ocgc_source *src, struct 
     tool_say("%s does not sample its allocations: 'ocgc profile %d --rate 512k' samples "
              "them for 10 s", tool_target_label(&a->t), a->t.pid);
     rc = TOOL_EXIT_NOPROFILE;
-    goto restore;
+    goto end;
   }
+  rc = 0;
   *window_ns = 0;
   if (a->has_duration) {
     uint64_t left = a->duration_ns - (cm_mono_ns() - t0 < a->duration_ns ? cm_mono_ns() - t0 : a->duration_ns);
-    if (a->gc_cpu_hz != 0 && (rc = gc_cpu_begin(a, src, g, &first)) != 0) goto restore;
-    *window_ns = wait_window(a, src, lease, &renewed, &said, g, left);
+    if (a->gc_cpu_hz != 0 && (rc = gc_cpu_begin(a, src, g, w)) != 0) goto end;
+    *window_ns = wait_window(a, src, w, g, left);
     if (tool_stop) tool_say("stopped: the window is %.1f s, not the %.1f s asked",
                             (double)*window_ns / 1e9, (double)left / 1e9);
-    if ((rc = read_copy(a, src, &last)) != 0) goto restore;
-    if ((rc = ocgc_memprof_delta(first, last, out)) != 0) {
-      rc = rc == OCGC_E_STALE ? (tool_say("%s: its profile began anew during the window "
-                                          "(a new program in the process)",
-                                          tool_target_label(&a->t)),
-                                 TOOL_EXIT_STALE)
-                              : tool_target_error(&a->t, rc);
-      goto restore;
+    tc = cm_mono_ns();
+    if ((rc = ocgc_allocwindow_next(w, out)) == OCGC_E_STALE) {
+      tool_say("%s: its profile began anew during the window (a new program in the process)",
+               tool_target_label(&a->t));
+      rc = TOOL_EXIT_STALE;
+    } else if (rc != 0) {
+      rc = window_error(a, rc, a->rate, tc, NULL);
     }
-  } else {
-    *out = first;
-    first = NULL;
   }
-restore:
+end:
   /* The lease released: the program goes back to its base rate, or to the
-   * finest of the other windows', at its next minor collection. */
-  ocgc_memprof_lease_end(lease);
-  if (switched) {
-    /* Whatever happened, the rate goes back: the word written is the last
-     * one, applied at the program's next minor collection; waited for a
-     * while only to say if it is refused or overtaken.  A stop signal must
-     * not cut the write short: tool_stop is cleared for it. */
-    int back;
-    tool_stop = 0;
-    back = switch_rate(a, src, old_rate, RESTORE_WAIT_NS);
-    if (back > 1)
-      tool_say("%s: could not put its sampling rate back to %" PRIu64 " bytes (0: off)",
-               tool_target_label(&a->t), old_rate);
-    if (rc == 0 && back > 1) rc = back;
-  }
-  ocgc_memprof_free(first);
-  ocgc_memprof_free(last);
-  return rc;
+   * finest of the other windows', at its next minor collection; or the
+   * rate switched put back, whatever happened. */
+  return end_window(a, w, rc);
 }
 
 /* --gc-cpu: the window's collector CPU (its samples, by phase) charged to
@@ -706,7 +591,9 @@ int cmd_profile(int argc, char **argv)
   struct profile_args a;
   struct tool_signals sig;
   struct ocgc_source *src = NULL;
-  struct ocgc_memprof *p = NULL;
+  struct ocgc_allocwindow *w = NULL;
+  struct ocgc_memprof *delta = NULL;
+  const struct ocgc_memprof *p;
   struct ocgc_symbols *syms;
   struct gc_cpu g;
   uint64_t window_ns = 0;
@@ -720,8 +607,9 @@ int cmd_profile(int argc, char **argv)
   if ((rc = parse_args(argc, argv, &a)) != 0) return rc;
   if ((rc = tool_target_open(&a.t, &src)) != 0) return tool_exit_code(rc);
   tool_signals_catch(&sig);
-  rc = window(&a, src, &g, &p, &window_ns);
+  rc = window(&a, src, &g, &w, &delta, &window_ns);
   tool_signals_restore(&sig);
+  p = delta != NULL ? delta : ocgc_allocwindow_copy(w);
   if (rc == 0 && g.w != NULL) rc = gc_cpu_charge(&a, &g, p);
   if (rc == 0) {
     syms = symbolizer(&a, src);
@@ -730,7 +618,8 @@ int cmd_profile(int argc, char **argv)
   }
   free(g.charge);
   cpu_window_free(g.w);
-  ocgc_memprof_free(p);
+  ocgc_memprof_free(delta);
+  ocgc_allocwindow_free(w); /* its rate let go already */
   ocgc_source_close(src);
   return rc;
 }

@@ -16,9 +16,13 @@
  * serve_pprof_access.c; a pid serve watches, the one it watches: start
  * time), its connection suspended (libmicrohttpd's thread goes on with
  * other requests, /metrics among them) and queued; the worker opens the
- * process's ring itself, copies the profile (libocgc: bounded), names the
- * frames through a small cache of symbolizers and writes pprof, then
- * resumes the connection with the answer.
+ * process's ring itself, opens its allocation window (libocgc's
+ * ocgc/allocwindow.h: the copy, with seconds the delta at the end;
+ * bounded), names the frames through a small cache of symbolizers and
+ * writes pprof, then resumes the connection with the answer; a ?program=
+ * window keeps each process's first copy itself (a process that goes has
+ * its ring closed and its last copy kept: serve_pprof_kept.c), and takes
+ * their deltas with ocgc_memprof_delta.
  *
  * Invariants:
  * - only a process the watch holds is opened (the poll thread tells the
@@ -139,7 +143,7 @@ struct pprof_job {
   enum job_state state;
   unsigned holders;            /* the worker and the connection */
   struct ocgc_source *src;     /* the worker's, while it waits */
-  struct ocgc_memprof *first;
+  struct ocgc_allocwindow *alloc; /* its allocation window (borrows src) */
   /* ?program=: the program (its label), its client (the rule is checked
    * again for each process merged: one may start during a window), and
    * the first copy of each process followed when the window began */
@@ -166,8 +170,8 @@ static void job_free(struct serve_pprof *p, struct pprof_job *j)
   pthread_cond_broadcast(&p->wake);
   for (i = 0; i < j->nfirsts; i++) ocgc_memprof_free(j->firsts[i].copy);
   p->firsts_bytes -= j->firsts_bytes;
-  ocgc_memprof_free(j->first);
-  ocgc_cpuwindow_free(j->win); /* before the ring it borrows */
+  ocgc_allocwindow_free(j->alloc); /* before the ring it borrows */
+  ocgc_cpuwindow_free(j->win); /* the same */
   for (i = 0; i < j->nwins; i++) {
     ocgc_cpuwindow_free(j->wins[i].win);
     ocgc_source_close(j->wins[i].src);
@@ -538,17 +542,13 @@ static void answer_pprof(struct serve_pprof *p, struct pprof_job *j, unsigned ch
   __atomic_add_fetch(&p->served, 1, __ATOMIC_RELAXED); /* a counter alone, as busy */
 }
 
-/* A copy of the job's profile, or an answer saying why there is none. */
-static struct ocgc_memprof *copy(struct pprof_job *j)
+/* The answer saying why the job's profile could not be copied ([err]). */
+static void copy_failed(struct pprof_job *j, int err)
 {
-  struct ocgc_memprof *m = NULL;
-  int err = ocgc_memprof_read(j->src, &m);
-  if (err == 0) return m;
   answer_text(j, err == -ENODATA ? MHD_HTTP_NOT_FOUND : MHD_HTTP_SERVICE_UNAVAILABLE,
               err == -ENODATA ? "not found: the process's runtime keeps no allocation profile "
                                 "(a stock OCaml 5, or an older ocgc runtime)\n"
                               : "the process's profile could not be read now; ask again\n");
-  return NULL;
 }
 
 /* Whether process [pid] of start time [start] lives (not a zombie):
@@ -997,7 +997,8 @@ static void cpu_step(struct serve_pprof *p, struct pprof_job *j)
 /* One step of job [j], with no lock held. */
 static void step(struct serve_pprof *p, struct pprof_job *j)
 {
-  struct ocgc_memprof *last, *window = NULL;
+  struct ocgc_memprof *window = NULL;
+  int err;
   if (j->cpu) {
     cpu_step(p, j);
     return;
@@ -1010,7 +1011,9 @@ static void step(struct serve_pprof *p, struct pprof_job *j)
     if (open_watched(p, j, "not found: the process watched is gone, or has no allocation "
                            "profile\n") != 0)
       return;
-    if ((j->first = copy(j)) == NULL) {
+    /* the window: its first copy (no rate asked: serve never switches one) */
+    if ((err = ocgc_allocwindow_open(j->src, NULL, &j->alloc, NULL)) != 0) {
+      copy_failed(j, err);
       j->state = JOB_DONE;
       return;
     }
@@ -1019,7 +1022,7 @@ static void step(struct serve_pprof *p, struct pprof_job *j)
       j->state = JOB_WAITING;
       return;
     }
-    answer_profile(p, j, j->first);
+    answer_profile(p, j, ocgc_allocwindow_copy(j->alloc));
     j->state = JOB_DONE;
     return;
   }
@@ -1030,13 +1033,11 @@ static void step(struct serve_pprof *p, struct pprof_job *j)
     j->state = JOB_DONE;
     return;
   }
-  if ((last = copy(j)) != NULL) {
-    int err = ocgc_memprof_delta(j->first, last, &window);
-    if (err == 0) answer_profile(p, j, window);
-    else answer_text(j, MHD_HTTP_CONFLICT, "the process's profile began anew during the window "
-                                           "(a new program in it); ask again\n");
-  }
-  ocgc_memprof_free(last);
+  if ((err = ocgc_allocwindow_next(j->alloc, &window)) == 0) answer_profile(p, j, window);
+  else if (err == OCGC_E_STALE) answer_text(j, MHD_HTTP_CONFLICT, "the process's profile began "
+                                                "anew during the window (a new program in it); "
+                                                "ask again\n");
+  else copy_failed(j, err);
   ocgc_memprof_free(window);
   j->state = JOB_DONE;
 }
@@ -1090,6 +1091,8 @@ static void finish(struct serve_pprof *p, struct pprof_job *j)
     }
     j->nwins = 0;
   }
+  ocgc_allocwindow_free(j->alloc); /* before the ring it borrows */
+  j->alloc = NULL;
   ocgc_source_close(j->src);
   j->src = NULL;
   MHD_resume_connection(j->c);

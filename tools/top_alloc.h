@@ -1,7 +1,7 @@
 /* top_alloc.h - `ocgc top`'s panel of the top allocating functions over
- * the last interval (tools/top_alloc.c): a copy of the process's
- * allocation profile at each refresh, the window since the one before,
- * its functions by bytes allocated.  Private to tools/. */
+ * the last interval (tools/top_alloc.c): libocgc's allocation window
+ * turned at each refresh, its functions by bytes allocated.  Private to
+ * tools/. */
 #ifndef OCGC_TOOLS_TOP_ALLOC_H
 #define OCGC_TOOLS_TOP_ALLOC_H
 
@@ -12,7 +12,7 @@
 struct top_alloc {
   int has_profile;                   /* the ring keeps one (else: nothing to draw) */
   struct ocgc_symbols *syms;         /* the process's names, or NULL */
-  struct ocgc_memprof *prev;         /* the copy at the last refresh */
+  struct ocgc_allocwindow *win;      /* its copy: the one at the last refresh */
   uint64_t prev_ns;                  /* cm_mono_ns() of it */
   struct ocgc_profile_functions *fns;/* the last window's, by flat alloc_space, or NULL */
   uint64_t window_ns;                /* its length */
@@ -24,7 +24,7 @@ struct top_alloc {
  * no profile). */
 void top_alloc_start(struct top_alloc *a, const struct ocgc_source *src, int pid);
 /* At a refresh: the window since the last one (a copy that fails keeps the
- * last window). */
+ * last window).  [src] is the one given to top_alloc_start. */
 void top_alloc_tick(struct top_alloc *a, const struct ocgc_source *src, uint64_t now_ns);
 void top_alloc_free(struct top_alloc *a);
 

@@ -27,6 +27,7 @@
 #include <ocgc/timeline.h>
 #include <ocgc/order.h>
 #include <ocgc/memprof.h>
+#include <ocgc/allocwindow.h>
 #include <ocgc/symbols.h>
 #include <ocgc/profile.h>
 #include <ocgc/pprof_merge.h>

@@ -70,6 +70,19 @@ int main()
   check(ocgc_cpuwindow_turn(nullptr) == -EINVAL && ocgc_cpuwindow_profile(nullptr) == nullptr,
         "ocgc_cpuwindow_turn, _profile: NULL");
   ocgc_cpuwindow_free(nullptr);
+
+  // the allocation window (ocgc/allocwindow.h): its refusals need no process
+  struct ocgc_allocwindow_opts ow = OCGC_OPTS_INIT(struct ocgc_allocwindow_opts);
+  struct ocgc_allocwindow *aw = nullptr;
+  struct ocgc_allocwindow_stats as = OCGC_OPTS_INIT(struct ocgc_allocwindow_stats);
+  int holders[OCGC_MP_LEASE_SLOTS];
+  ow.rate_bytes = 512 * 1024;
+  check(ocgc_allocwindow_open(nullptr, &ow, &aw, holders) == -EINVAL && aw == nullptr,
+        "ocgc_allocwindow_open: no source");
+  check(ocgc_allocwindow_answer(nullptr) == -EINVAL && ocgc_allocwindow_copy(nullptr) == nullptr &&
+            ocgc_allocwindow_stats(nullptr, &as) == -EINVAL && ocgc_allocwindow_end(nullptr) == 0,
+        "ocgc_allocwindow_answer, _copy, _stats, _end: NULL");
+  ocgc_allocwindow_free(nullptr);
   std::printf("1..%d\n", checks);
   return failures ? 1 : 0;
 }
