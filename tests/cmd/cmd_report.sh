@@ -19,7 +19,7 @@ compile_native target ocgc_test.ml attach_target.ml
 say "== report --file: a whole run against its Gc.quick_stat"
 run_ok wl ./workload 4
 ring_of wl
-ocgc_cmd file report --file "$RING" --json
+report_cmd file report --file "$RING" --json
 check_eq "file: exit status" 0 "`cat "$WORK/file.rc"`"
 check_eq "file: stderr lines" 0 "`stderr_lines file`"
 report_json file
@@ -44,7 +44,7 @@ check_gt "file: causes.minor.minor_heap_full.count" 0 "`jkey file causes.minor.m
 check_gt "file: causes.major_finish.explicit.count" 0 "`jkey file causes.major_finish.explicit.count`"
 
 say "== report --file: text"
-ocgc_cmd text report --file "$RING"
+report_cmd text report --file "$RING"
 check_eq "text: exit status" 0 "`cat "$WORK/text.rc"`"
 for t in "GC report: ring file $RING" "wall time" "GC time" "minor collections" \
     "major cycles" "forced majors" "allocated (minor heap)" "top heap" "p99.99" \
@@ -58,7 +58,7 @@ say "== report PID --duration 1s: a window of a running program"
 start_bg live env OCAMLRUNPARAM=e=20 ./target 4 "$WORK/live.stop"
 pid=$BGPID
 wait_key live pid "$pid"
-ocgc_cmd win report "$pid" --duration 1s --json
+report_cmd win report "$pid" --duration 1s --json
 check_eq "win: exit status" 0 "`cat "$WORK/win.rc"`"
 check_eq "win: stderr lines" 0 "`stderr_lines win`"
 report_json win
@@ -71,7 +71,7 @@ check_jkey win window.requested_ns 1000000000
 check_jkey win window.ended_early false
 wall=`jkey win window.wall_ns`
 check_true "win: window.wall_ns ($wall) about 1 s" test "$wall" -ge 950000000 -a "$wall" -le 5000000000
-ocgc_cmd windir report --dir "$EVDIR" --duration 200ms "$pid"
+report_cmd windir report --dir "$EVDIR" --duration 200ms "$pid"
 check_eq "report --dir: exit status" 0 "`cat "$WORK/windir.rc"`"
 check_true "report --dir: a window" grep -q "window of" "$WORK/windir.json"
 wait_key live gc.heap_chunks "$pid"
@@ -97,7 +97,7 @@ start_bg short ./target 1.5
 pid=$BGPID
 wait_key short pid "$pid"
 t0=`date +%s`
-ocgc_cmd early report "$pid" --duration 60s --json
+report_cmd early report "$pid" --duration 60s --json
 t1=`date +%s`
 wait "$pid"
 check_eq "early: exit status" 0 "`cat "$WORK/early.rc"`"
@@ -115,21 +115,21 @@ say "== errors"
 sh -c 'exit 0' &
 dead=$!
 wait "$dead"
-ocgc_cmd dead report "$dead" --duration 1s
+report_cmd dead report "$dead" --duration 1s
 check_one_line dead 3 "process $dead: no such process"
-ocgc_cmd baddur report "$dead" --duration soon
+report_cmd baddur report "$dead" --duration soon
 check_one_line baddur 2 "--duration takes a duration"
-ocgc_cmd zerodur report "$dead" --duration 0
+report_cmd zerodur report "$dead" --duration 0
 check_one_line zerodur 2 "--duration takes a duration"
-ocgc_cmd nofile report --file "$WORK/none.events"
+report_cmd nofile report --file "$WORK/none.events"
 check_one_line nofile 3 "$WORK/none.events: no such file"
-ocgc_cmd notpid report abc
+report_cmd notpid report abc
 check_one_line notpid 2 "'abc' is not a process id"
-ocgc_cmd both report "$dead" --file "$RING"
+report_cmd both report "$dead" --file "$RING"
 check_one_line both 2 "not both"
-ocgc_cmd nothing report
+report_cmd nothing report
 check_one_line nothing 2 "give a PID or --file FILE"
-ocgc_cmd help report --help
+report_cmd help report --help
 check_eq "report --help: exit status" 0 "`cat "$WORK/help.rc"`"
 check_true "report --help: usage" grep -q "usage: ocgc report" "$WORK/help.json"
 finish

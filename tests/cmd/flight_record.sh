@@ -36,7 +36,7 @@ exe=`readlink "/proc/$pid/exe"`
 say "  the recording: `stat -c '%s bytes, %b blocks of %B' "$REC"` (the ring's holes stay holes)"
 
 say "== report --file REC --json"
-ocgc_cmd rep report --file "$REC" --json
+report_cmd rep report --file "$REC" --json
 check_eq "rep: exit status" 0 "`cat "$WORK/rep.rc"`"
 check_eq "rep: stderr lines" 0 "`stderr_lines rep`"
 report_json rep
@@ -71,7 +71,7 @@ check_eq "rep: history's pauses (flight_record's)" "`outkey rec pauses`" "$3"
 check_eq "rep: history oldest first" True "$4"
 
 say "== report --file REC: text"
-ocgc_cmd text report --file "$REC"
+report_cmd text report --file "$REC"
 check_eq "text: exit status" 0 "`cat "$WORK/text.rc"`"
 for t in "Recording" "why                      demand (asked for by flight_record)" \
     "process                  pid $pid, target" "executable               $exe" \
@@ -82,21 +82,21 @@ done
 sed -n '/^Recording/,/^Time/p' "$WORK/text.json"
 
 say "== dump --file REC, trace --file REC, report --html"
-ocgc_cmd dump dump --file "$REC"
+report_cmd dump dump --file "$REC"
 check_eq "dump: exit status" 0 "`cat "$WORK/dump.rc"`"
 check_eq "dump: flight.reason" demand "`getkey "$WORK/dump.json" flight.reason`"
 check_eq "dump: flight.pid" "$pid" "`getkey "$WORK/dump.json" flight.pid`"
 check_eq "dump: flight.seconds" "`outkey rec seconds`" "`getkey "$WORK/dump.json" flight.seconds`"
 check_eq "dump: totals.minor_collections" "`outkey live gc.minor_collections`" \
   "`getkey "$WORK/dump.json" totals.minor_collections`"
-ocgc_cmd trace trace --file "$REC" -o "$WORK/trace.out"
+report_cmd trace trace --file "$REC" -o "$WORK/trace.out"
 check_eq "trace: exit status" 0 "`cat "$WORK/trace.rc"`"
 check_true "trace: its output is JSON with events" python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
 ev = d["traceEvents"] if isinstance(d, dict) else d
 assert len(ev) > 0' "$WORK/trace.out"
-ocgc_cmd html report --file "$REC" --html "$WORK/rec.html"
+report_cmd html report --file "$REC" --html "$WORK/rec.html"
 check_eq "html: exit status" 0 "`cat "$WORK/html.rc"`"
 check_true "html: written" test -s "$WORK/rec.html"
 check_true "html: its Recording section" grep -q -F "<h2>Recording</h2>" "$WORK/rec.html"
@@ -115,7 +115,7 @@ cat "$WORK/drec.err"
 wait "$dpid"
 check_eq "dead: exit status (SIGKILL)" 137 "$?"
 say "  ocgc_flight_write took `outkey drec write_us` us for a ring of 2^20 words (`stat -c %s "$WORK/dead.events"` bytes)"
-ocgc_cmd drep report --file "$WORK/dead.events" --json
+report_cmd drep report --file "$WORK/dead.events" --json
 check_eq "drep: exit status" 0 "`cat "$WORK/drep.rc"`"
 report_json drep
 check_report_sane drep
@@ -133,18 +133,18 @@ check_jkey drep recording.exit_known true
 check_jkey drep recording.exit_mark false
 check_jkey drep recording.pid "$dpid"
 check_gt "drep: recording.gone_ns" 0 "`jkey drep recording.gone_ns`"
-ocgc_cmd dtext report --file "$WORK/dead.events"
+report_cmd dtext report --file "$WORK/dead.events"
 check_true "dtext: says how it ended" grep -q -F \
   "how it ended             killed by signal 9 (SIGKILL), by the OOM killer (no exit mark in its ring)" \
   "$WORK/dtext.json"
 
 say "== a plain ring file is no recording"
 ring_of live
-ocgc_cmd plain report --file "$RING" --json
+report_cmd plain report --file "$RING" --json
 check_eq "plain: exit status" 0 "`cat "$WORK/plain.rc"`"
 report_json plain
 check_jkey plain schema_valid 1
 check_jkey plain recording null
-ocgc_cmd pdump dump --file "$RING"
+report_cmd pdump dump --file "$RING"
 check_eq "plain dump: no flight keys" 0 "`grep -c '^flight\.' "$WORK/pdump.json"`"
 finish

@@ -110,7 +110,7 @@ compile_native steady ocgc_test.ml steady_heap.ml
 start_bg steady ./steady 30
 tpid=$BGPID
 wait_key steady steady "$tpid"
-ocgc_cmd win report "$tpid" --duration 1s --json --html "$WORK/win.html"
+report_cmd win report "$tpid" --duration 1s --json --html "$WORK/win.html"
 check_eq "win: status" 0 "`cat "$WORK/win.rc"`"
 report_json win
 check_jkey win schema_valid 1
@@ -122,12 +122,12 @@ say "== a stock OCaml 5.2 ring: ocgc report --file --html"
 xz -dc "$OCGC_SRCDIR/tests/fixtures/ocaml5.2/full-3695.events.xz" |
   cp --sparse=always /dev/stdin "$WORK/full-3695.events" ||
   hard_error "cannot unpack full-3695.events.xz"
-ocgc_cmd stock report --file full-3695.events --json
+report_cmd stock report --file full-3695.events --json
 check_eq "stock --json: status" 0 "`cat "$WORK/stock.rc"`"
 report_json stock
 check_jkey stock schema_valid 1
 check_jkey stock source.ocgc_ring false
-ocgc_cmd stockhtml report --file full-3695.events --html "$WORK/stock.html"
+report_cmd stockhtml report --file full-3695.events --html "$WORK/stock.html"
 check_eq "stock --html: status" 0 "`cat "$WORK/stockhtml.rc"`"
 browse stock
 keep_shot stock report-stock5.png

@@ -108,7 +108,7 @@ EOF
 
 say "== ocgc run --html: a live run"
 mkdir -p "$WORK/out"
-ocgc_cmd live run --json -o "$WORK/live.ref" --html "$WORK/out/live.html" -- ./workload 4
+report_cmd live run --json -o "$WORK/live.ref" --html "$WORK/out/live.html" -- ./workload 4
 check_eq "live: exit status" 0 "`cat "$WORK/live.rc"`"
 check_eq "live: only the file is left in its folder" live.html "`ls -A "$WORK/out"`"
 check_html live "$WORK/out/live.html" "$WORK/live.ref" 1
@@ -117,18 +117,18 @@ check_true "live: the program's stdout is its own" grep -q "^gc.minor_collection
 say "== ocgc report --file --html: the same JSON on stdout and in the file"
 run_ok wl ./workload 3
 ring_of wl
-ocgc_cmd file report --file "$RING" --json --html "$WORK/out/file.html"
+report_cmd file report --file "$RING" --json --html "$WORK/out/file.html"
 check_eq "file: exit status" 0 "`cat "$WORK/file.rc"`"
 check_html file "$WORK/out/file.html" "$WORK/file.json" 0
 check_true "file: the path is in the facts" grep -q "data-key=\"path\">$RING<" "$WORK/out/file.html"
-ocgc_cmd file2 report --file "$RING" --json
+report_cmd file2 report --file "$RING" --json
 check_true "file: --json alone prints the same bytes" cmp -s "$WORK/file.json" "$WORK/file2.json"
 
 say "== ocgc report PID --duration --html: a window of a live process"
 start_bg target ./target 60
 pid=$BGPID
 wait_key target pid "$pid"
-ocgc_cmd win report "$pid" --duration 500ms --json --html "$WORK/out/win.html"
+report_cmd win report "$pid" --duration 500ms --json --html "$WORK/out/win.html"
 check_eq "win: exit status" 0 "`cat "$WORK/win.rc"`"
 check_html win "$WORK/out/win.html" "$WORK/win.json" 1
 { kill -9 "$pid"; wait "$pid"; } 2>/dev/null
@@ -136,20 +136,20 @@ check_html win "$WORK/out/win.html" "$WORK/win.json" 1
 say "== a hostile program name and command line"
 bad="$WORK/a<b>&'\"x`printf '\033'`]0;t`printf '\007'`"
 cp "$WORK/workload" "$bad"
-ocgc_cmd hostile run --html "$WORK/out/hostile.html" -- "$bad" 1
+report_cmd hostile run --html "$WORK/out/hostile.html" -- "$bad" 1
 check_eq "hostile: exit status" 0 "`cat "$WORK/hostile.rc"`"
 check_true "hostile: the name escaped" grep -q "a&lt;b&gt;&amp;&#39;&quot;x\\\\x1b]0;t\\\\x07" "$WORK/out/hostile.html"
 check_false "hostile: nothing raw" grep -q "a<b>" "$WORK/out/hostile.html"
 check_false "hostile: no escape character" grep -q "`printf '\033'`" "$WORK/out/hostile.html"
 
 say "== errors"
-ocgc_cmd nodir run --html "$WORK/nowhere/x.html" -- ./cmd_exit 0
+report_cmd nodir run --html "$WORK/nowhere/x.html" -- ./cmd_exit 0
 check_eq "no folder: exit status" 5 "`cat "$WORK/nodir.rc"`"
 check_true "no folder: says so" grep -q "cannot write the HTML report $WORK/nowhere/x.html: No such file" "$WORK/nodir.err"
 check_false "no folder: the program did not run" grep -q "pid" "$WORK/nodir.json"
 if test "`id -u`" != 0; then
   mkdir "$WORK/ro" && chmod 555 "$WORK/ro"
-  ocgc_cmd ro report --file "$RING" --html "$WORK/ro/x.html"
+  report_cmd ro report --file "$RING" --html "$WORK/ro/x.html"
   check_eq "read-only folder: exit status" 8 "`cat "$WORK/ro.rc"`"
   check_true "read-only folder: says so" grep -q "Permission denied" "$WORK/ro.err"
   check_eq "read-only folder: nothing in it" "" "`ls -A "$WORK/ro"`"
@@ -158,12 +158,12 @@ else
   say "  (root: a folder without write permission does not stop root; not tried)"
 fi
 if test -w /dev/full; then
-  ocgc_cmd full report --file "$RING" --html /dev/full
+  report_cmd full report --file "$RING" --html /dev/full
   check_eq "/dev/full: exit status" 5 "`cat "$WORK/full.rc"`"
   check_true "/dev/full: says so" grep -q "writing the HTML report /dev/full: No space left on device" "$WORK/full.err"
-  ocgc_cmd fullrun run --html /dev/full -- ./cmd_exit 0
+  report_cmd fullrun run --html /dev/full -- ./cmd_exit 0
   check_eq "/dev/full, run: a status of 0 becomes 5" 5 "`cat "$WORK/fullrun.rc"`"
-  ocgc_cmd fullrun3 run --html /dev/full -- ./cmd_exit 3
+  report_cmd fullrun3 run --html /dev/full -- ./cmd_exit 3
   check_eq "/dev/full, run: the program's status 3 stays" 3 "`cat "$WORK/fullrun3.rc"`"
 fi
 # A link to a FIFO (or a terminal) planted where the report goes is never

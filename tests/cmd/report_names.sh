@@ -60,7 +60,7 @@ wait_key nt pid "$pid"
 
 say "== report PID --duration 12s --json --html: longer than the names' 10 s"
 t0=`date +%s`
-ocgc_cmd win report "$pid" --duration 12s --json --html "$WORK/win.html"
+report_cmd win report "$pid" --duration 12s --json --html "$WORK/win.html"
 say "  the 12 s report took $((`date +%s` - t0)) s"
 check_eq "win: exit status" 0 "`cat "$WORK/win.rc"`"
 report_json win
@@ -100,7 +100,7 @@ check_false "win html: no row an address" grep -q '^0x' "$WORK/win.rows"
 check_false "win html: no note of missing names" grep -q 'ocgc-names-missing' "$WORK/win.html"
 
 say "== report PID --duration 2s: the text form"
-ocgc_cmd text report "$pid" --duration 2s
+report_cmd text report "$pid" --duration 2s
 check_eq "text: exit status" 0 "`cat "$WORK/text.rc"`"
 for t in "Allocation profile" "top allocating functions" "top promoting functions" \
     "Memprof_funs.alloc_c" "Names_target.fun@names_target.ml:$ANON_LINE"; do
@@ -114,7 +114,7 @@ OCAMLFLAGS= compile_native ntnog memprof_funs.ml names_inline.ml names_target.ml
 start_bg ntnog env OCGC_MEMPROF=$RATE ./ntnog "$WORK/ntnog.stop"
 pid=$BGPID
 wait_key ntnog pid "$pid"
-ocgc_cmd nog report "$pid" --duration 2s --json
+report_cmd nog report "$pid" --duration 2s --json
 : >"$WORK/ntnog.stop"
 wait "$pid"
 check_eq "nog: exit status" 0 "`cat "$WORK/nog.rc"`"
@@ -137,7 +137,7 @@ wait_key nt2 pid "$pid"
 (sleep 3; : >"$WORK/nt2.stop") &
 BG_PIDS="$BG_PIDS $!"
 t0=`date +%s`
-ocgc_cmd gone report "$pid" --duration 30s --json --html "$WORK/gone.html"
+report_cmd gone report "$pid" --duration 30s --json --html "$WORK/gone.html"
 say "  the report of a program that ended took $((`date +%s` - t0)) s"
 wait "$pid"
 check_eq "gone: exit status" 0 "`cat "$WORK/gone.rc"`"

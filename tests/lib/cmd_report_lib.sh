@@ -3,7 +3,7 @@
 # their JSON against docs/report.schema.json (python3's jsonschema) and
 # reading it as "key value" lines, and the checks both tests make.
 #
-#   ocgc_cmd TAG report --file "$RING" --json   # TAG.json (stdout), TAG.err, TAG.rc
+#   report_cmd TAG report --file "$RING" --json   # TAG.json (stdout), TAG.err, TAG.rc
 #   report_json TAG                             # validate, flatten into TAG.flat
 #   rkey_json TAG counts.collections.minor
 #   check_report_sane TAG; check_report_quickstat TAG PROGTAG
@@ -25,9 +25,10 @@ cmd_report_init() {
   trap 'attach_cleanup' EXIT
 }
 
-# ocgc_cmd TAG ARGS...: `$OCGC ARGS` in $WORK; stdout in TAG.json, stderr in
-# TAG.err, exit status in TAG.rc.
-ocgc_cmd() {
+# report_cmd TAG ARGS...: `$OCGC ARGS` in $WORK; stdout in TAG.json, stderr in
+# TAG.err, exit status in TAG.rc, said.  (Not cmd_lib.sh's ocgc_cmd, which
+# runs where it is and writes TAG.out: one name per helper.)
+report_cmd() {
   _tag=$1; shift
   (cd "$WORK" && "$OCGC" "$@" >"$WORK/$_tag.json" 2>"$WORK/$_tag.err")
   echo $? >"$WORK/$_tag.rc"

@@ -1,7 +1,7 @@
 /* test_agg.c - the aggregator: pairing, pauses, per-kind and per-phase
  * histograms, the cause table, counters (exact from totals, or from the
- * events), rates between snapshots, and interval recorders, on rings
- * written by ringgen. */
+ * events), rates between snapshots, on rings written by ringgen (their
+ * fixture: aggfix.c).  The interval recorders are test_interval.c's. */
 
 #include <check.h>
 #include <errno.h>
@@ -12,91 +12,9 @@
 #include <unistd.h>
 
 #include "ocgc/consumer.h"
+#include "aggfix.h"
 #include "ringgen.h"
 #include "testutil.h"
-
-static char *tmp;
-static unsigned file_no;
-
-struct tf {
-  char path[512];
-  struct rg_file f;
-  struct ocgc_source *src;
-  struct ocgc_agg *agg;
-};
-
-/* Slots of the user events these tests use. */
-enum { U_SLICE_DUE, U_CYCLE_END, U_HEAP_GROW, U_EXPLICIT, U_STOP_JOIN };
-
-static void setup(void) { tmp = tu_mkdtemp(); }
-static void teardown(void) { tu_rmtree(tmp); free(tmp); tmp = NULL; }
-
-static void tf_create(struct tf *t, int has_ext, uint64_t ring_words)
-{
-  char name[64];
-  int r;
-  memset(t, 0, sizeof *t);
-  snprintf(name, sizeof name, "%ld-%u.events", (long)getpid(), ++file_no);
-  tu_path(t->path, sizeof t->path, tmp, name);
-  r = rg_create(&t->f, t->path, has_ext, 1, ring_words);
-  ck_assert_msg(r == 0, "rg_create: %s", strerror(-r));
-  rg_set_name(&t->f, U_SLICE_DUE, "ocgc.cause.major_slice_due");
-  rg_set_name(&t->f, U_CYCLE_END, "ocgc.major_cycle.end");
-  rg_set_name(&t->f, U_HEAP_GROW, "ocgc.heap.grow");
-  rg_set_name(&t->f, U_EXPLICIT, "ocgc.cause.explicit");
-}
-
-static void tf_open(struct tf *t)
-{
-  struct ocgc_agg_opts o = OCGC_OPTS_INIT(struct ocgc_agg_opts);
-  o.poll_max_ns = TU_NO_POLL_DEADLINE;
-  ck_assert_int_eq(ocgc_source_open_path(t->path, NULL, &t->src), 0);
-  ck_assert_int_eq(ocgc_agg_new(t->src, &o, &t->agg), 0);
-}
-
-static void tf_close(struct tf *t)
-{
-  ocgc_agg_free(t->agg);
-  ocgc_source_close(t->src);
-  rg_close(&t->f);
-}
-
-#define SPAN(b, id) OCGC_EV_HEADER(2, 0, (b) ? OCGC_RT_BEGIN : OCGC_RT_END, id)
-#define COUNTER(id) OCGC_EV_HEADER(3, 0, OCGC_RT_COUNTER, id)
-#define UINT(slot) OCGC_EV_HEADER(3, 1, OCGC_USER_INT, slot)
-#define UNIT(slot) OCGC_EV_HEADER(2, 1, OCGC_USER_UNIT, slot)
-
-static void span(struct tf *t, unsigned id, uint64_t b, uint64_t e)
-{
-  rg_write1(&t->f, 0, SPAN(1, id), b, 0);
-  rg_write1(&t->f, 0, SPAN(0, id), e, 0);
-}
-
-/* A minor collection caused by a full minor heap: cause counter, MINOR
- * begin, allocated, a local-roots sub-phase, promoted, MINOR end. */
-static void minor(struct tf *t, uint64_t b, uint64_t e, uint64_t alloc, uint64_t promo)
-{
-  rg_write1(&t->f, 0, COUNTER(OCGC_CT_FORCE_MINOR_ALLOC_SMALL), b, 1);
-  rg_write1(&t->f, 0, SPAN(1, OCGC_PH_MINOR), b, 0);
-  rg_write1(&t->f, 0, COUNTER(OCGC_CT_MINOR_ALLOCATED), b, alloc);
-  span(t, OCGC_PH_MINOR_LOCAL_ROOTS, b + 1, b + 11);
-  rg_write1(&t->f, 0, COUNTER(OCGC_CT_MINOR_PROMOTED), e, promo);
-  rg_write1(&t->f, 0, SPAN(0, OCGC_PH_MINOR), e, 0);
-}
-
-static void slice(struct tf *t, uint64_t b, uint64_t e)
-{
-  rg_write1(&t->f, 0, UINT(U_SLICE_DUE), b, 1);
-  span(t, OCGC_PH_MAJOR_SLICE, b, e);
-}
-
-static struct ocgc_snapshot *snap(struct tf *t)
-{
-  struct ocgc_snapshot *s;
-  ck_assert_int_ge(ocgc_agg_poll(t->agg), 0);
-  ck_assert_int_eq(ocgc_agg_snapshot(t->agg, &s), 0);
-  return s;
-}
 
 /* A file without stop marks (stock OCaml 5): nothing proves that two
  * collections are one stop, however close, so each is a pause. */
@@ -586,111 +504,11 @@ START_TEST(end_before_begin_is_corrupt)
 }
 END_TEST
 
-/* ---- intervals ---------------------------------------------------------------- */
-
-static void next_interval(struct ocgc_interval *iv, struct tf *t, struct ocgc_interval_figures *f)
-{
-  ck_assert_int_ge(ocgc_agg_poll(t->agg), 0);
-  memset(f, 0, sizeof *f);
-  f->sz = sizeof *f;
-  ck_assert_int_eq(ocgc_interval_next(iv, f), 0);
-}
-
-/* A pause that a later collection may still join counts at an interval's
- * end at its length so far, and not again when it grows and ends: the
- * intervals' pauses add up to the pause count.  (The difference of two
- * cumulative histograms, which stat took before, cannot be taken here:
- * the older one holds the pause at 100 ns, the newer at 295.) */
-START_TEST(interval_counts_a_pending_pause_once)
-{
-  struct tf t;
-  struct ocgc_interval *iv;
-  struct ocgc_interval_figures f;
-  struct ocgc_counters c = OCGC_OPTS_INIT(struct ocgc_counters);
-  struct ocgc_snapshot *s;
-  const struct ocgc_hist *h;
-  tf_create(&t, 1, 4096);
-  rg_set_name(&t.f, U_STOP_JOIN, OCGC_UEV_STOP_JOIN);
-  tf_open(&t);
-  ck_assert_int_eq(ocgc_interval_new(t.agg, &iv), 0);
-  minor(&t, 1000, 1100, 800, 80);                 /* pending: a slice may join */
-  next_interval(iv, &t, &f);
-  h = ocgc_interval_pauses(iv);
-  ck_assert_uint_eq(f.growth.pauses, 1);
-  ck_assert_uint_eq(ocgc_hist_count(h), 1);
-  ck_assert_uint_eq(ocgc_hist_max(h), 100);
-  rg_write1(&t.f, 0, UNIT(U_STOP_JOIN), 1105, 0);
-  slice(&t, 1105, 1300);                          /* it joins: 295 */
-  minor(&t, 5000000, 5000050, 800, 8);            /* the first ends; this one pends */
-  next_interval(iv, &t, &f);
-  h = ocgc_interval_pauses(iv);
-  ck_assert_uint_eq(f.growth.pauses, 1);
-  ck_assert_uint_eq(ocgc_hist_count(h), 1);
-  ck_assert_uint_eq(ocgc_hist_max(h), 50);
-  ck_assert_int_eq(ocgc_agg_finish(t.agg), 0);    /* the second ends, as it was */
-  next_interval(iv, &t, &f);
-  ck_assert_uint_eq(f.growth.pauses, 0);
-  ck_assert_uint_eq(ocgc_hist_count(ocgc_interval_pauses(iv)), 0);
-  s = snap(&t);
-  ocgc_snapshot_counters(s, &c);
-  ck_assert_uint_eq(c.pauses, 2);
-  ocgc_snapshot_free(s);
-  ocgc_interval_free(iv);
-  tf_close(&t);
-}
-END_TEST
-
-/* The growth of the counters over consecutive intervals adds up to the
- * last snapshot's counts; rates over an interval the producer's clock did
- * not advance through are unknown and zero, its counts still there; two
- * recorders over one aggregator keep their own intervals. */
-START_TEST(interval_growth_adds_up)
-{
-  struct tf t;
-  struct ocgc_interval *iv, *iv2;
-  struct ocgc_interval_figures f;
-  uint64_t minors = 0, alloc = 0;
-  tf_create(&t, 0, 4096);
-  minor(&t, 1000, 1100, 800, 80);
-  tf_open(&t);
-  ck_assert_int_eq(ocgc_interval_new(t.agg, &iv), 0);
-  ck_assert_int_eq(ocgc_interval_new(t.agg, &iv2), 0);
-  next_interval(iv, &t, &f);
-  minors += f.growth.collections[OCGC_KIND_MINOR];
-  alloc += f.growth.allocated_bytes;
-  ck_assert_int_eq(f.rates_known, 0); /* before the first event: now; then 1100 */
-  ck_assert(f.rates.allocated_bytes_per_s == 0);
-  minor(&t, 2000, 2100, 1600, 80);
-  minor(&t, 3000, 3100, 3200, 80);
-  next_interval(iv, &t, &f);
-  minors += f.growth.collections[OCGC_KIND_MINOR];
-  alloc += f.growth.allocated_bytes;
-  ck_assert_int_eq(f.rates_known, 1);
-  ck_assert_uint_eq(f.start_ns, 1100);
-  ck_assert_uint_eq(f.end_ns, 3100);
-  ck_assert(f.rates.allocated_bytes_per_s == 4800 / 2e-6);
-  ck_assert_uint_eq(minors, 3);
-  ck_assert_uint_eq(alloc, 800 + 1600 + 3200);
-  memset(&f, 0, sizeof f);
-  f.sz = sizeof f;
-  ck_assert_int_eq(ocgc_interval_next(iv2, &f), 0); /* one interval since its start */
-  ck_assert_uint_eq(f.growth.collections[OCGC_KIND_MINOR], 3);
-  ck_assert_uint_eq(ocgc_hist_count(ocgc_interval_pauses(iv2)), 3);
-  ocgc_interval_free(iv2);
-  /* An aggregator freed first leaves its recorder detached. */
-  ocgc_agg_free(t.agg);
-  t.agg = NULL;
-  ck_assert_int_eq(ocgc_interval_next(iv, &f), -EINVAL);
-  ocgc_interval_free(iv);
-  tf_close(&t);
-}
-END_TEST
-
 static Suite *agg_suite(void)
 {
   Suite *s = suite_create("agg");
   TCase *tc = tcase_create("core");
-  tcase_add_checked_fixture(tc, setup, teardown);
+  tcase_add_checked_fixture(tc, af_setup, af_teardown);
   tcase_add_test(tc, unmarked_collections_are_pauses_of_their_own);
   tcase_add_test(tc, marked_stops_are_one_pause);
   tcase_add_test(tc, cause_table);
@@ -704,8 +522,6 @@ static Suite *agg_suite(void)
   tcase_add_test(tc, no_pairing_across_loss);
   tcase_add_test(tc, ring_stop_closes_pause);
   tcase_add_test(tc, end_before_begin_is_corrupt);
-  tcase_add_test(tc, interval_counts_a_pending_pause_once);
-  tcase_add_test(tc, interval_growth_adds_up);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -4,15 +4,10 @@
  * (list.c: ocgc_list(), and ocgc_list_opts()'s skip filter) and the
  * default ring folders (dirs.c).
  *
- * Each test forks "producer" children that do what the patched runtime
- * does (runtime_patch/src/ocgc_file.c): build a ring file with ringgen
- * under the temporary name .<pid>.events.tmp, put their own pid, their
- * /proc/self/stat start time and the boot id in the extension block (read
- * the way the producer reads them), rename it to <pid>.events, keep it
- * mapped read-write and sleep until killed.  Variants plant wrong identity
- * fields, an exited state, a stock file, a read-only (reader's) mapping, an
- * unlinked file, other names, or no ring at all.  Children die with the
- * test (PR_SET_PDEATHSIG, and an alarm as a backstop). */
+ * Each test forks "producer" children (children.c) that do what the
+ * patched runtime does, or plant wrong identity fields, an exited state, a
+ * stock file, a read-only (reader's) mapping, an unlinked file, other
+ * names, or no ring at all.  The watch's cases are test_watch.c's. */
 
 #include <check.h>
 #include <errno.h>
@@ -32,10 +27,10 @@
 #include <unistd.h>
 
 #include "attach.h"
+#include "children.h"
 #include "common/clock.h"
 #include "ocgc/consumer.h"
 #include "procfs.h"
-#include "ringgen.h"
 #include "source.h"
 #include "testutil.h"
 
@@ -62,41 +57,6 @@ static void teardown(void)
   tmp = NULL;
 }
 
-/* ---- what the producer reads about itself -------------------------------------------- */
-
-/* ocgc_file.c own_start_time(): field 22 of /proc/PID/stat, counted from
- * the last ')'. */
-static uint64_t proc_start_time(pid_t pid)
-{
-  char path[64], buf[1024];
-  ssize_t got;
-  char *p;
-  int fd, field;
-  snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-  if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) return 0;
-  got = read(fd, buf, sizeof buf - 1);
-  close(fd);
-  buf[got > 0 ? got : 0] = '\0';
-  p = strrchr(buf, ')');
-  if (p == NULL) return 0;
-  for (field = 2; *p != '\0' && field < 22; p++)
-    if (*p == ' ') field++;
-  return strtoull(p, NULL, 10);
-}
-
-/* ocgc_file.c fill_file(): the boot id without its newline. */
-static void self_boot_id(char *out, size_t n)
-{
-  ssize_t got;
-  int fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC);
-  out[0] = '\0';
-  if (fd < 0) return;
-  got = read(fd, out, n - 1);
-  close(fd);
-  out[got > 0 ? got : 0] = '\0';
-  out[strcspn(out, "\n")] = '\0';
-}
-
 /* Field 3 of /proc/PID/stat, or 0. */
 static char proc_state(pid_t pid)
 {
@@ -119,226 +79,6 @@ static uint64_t ms_now(void)
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
-
-static void ms_sleep(unsigned ms)
-{
-  struct timespec ts = {.tv_sec = ms / 1000u, .tv_nsec = (long)(ms % 1000u) * 1000000L};
-  nanosleep(&ts, NULL);
-}
-
-/* ---- producer children -------------------------------------------------------------- */
-
-enum pmode {
-  P_OK,        /* a correct ocgc ring named <pid>.events */
-  P_BAD_PID,   /* ext pid is not the child's (it is init's) */
-  P_BAD_START, /* ext start time is not the child's */
-  P_BAD_BOOT,  /* ext boot id is another boot's */
-  P_EXITED,    /* state says exited */
-  P_STOCK,     /* a stock OCaml 5 file: no extension block */
-  P_NONE,      /* no ring at all */
-  P_READONLY,  /* a ring mapped read-only, as a reader maps one */
-  P_DELETED,   /* its ring file was unlinked (and closed) */
-  P_MEMFD,     /* as ocgc's producer: the ring in a memfd named
-                  "ocgc:<pid>.events", published as <pid>.events, a link
-                  to /proc/<pid>/fd/<n> */
-  P_ESCAPED,   /* a ring file literally named "a\\012b.events" (maps
-                  shows the backslash as is), and "a\nb.events" a link to
-                  /dev/null: the parser's unescaping must not open the link */
-  P_OTHER,     /* a correct ring under another name: ring.events */
-  P_TWO,       /* aaa.events, its own <pid>.events, zzz.events: whichever
-                  way mmap places them, another comes first in the maps */
-  P_ODD_COMM,  /* a correct ring, and a command name with ") (" in it */
-  P_STOCK_LATE,/* as OCaml 5 makes its file: in place, sized (zeros), and
-                  the header written [delay] ms later */
-  P_FORGED_LINK,/* maps no ring, but plants <pid>.events, a link to a
-                  correct ring of its own identity (forged.events) that it
-                  unmapped: a reader that follows the link would attach */
-  P_LINK_ZERO, /* maps no ring; <pid>.events is a link to /dev/zero */
-};
-
-#define N_EVENTS 5
-
-struct child {
-  pid_t pid;
-  int ready;       /* read end: one byte when the ring is in place */
-  char path[4096]; /* where the ring is (or would be) */
-};
-
-/* In the child: copy the ring [f] (at path [final]) into a memfd mapped
- * shared and writable, and publish it as the producer does.  The memfd's
- * descriptor stays open, as the producer's does. */
-static int move_to_memfd(struct rg_file *f, const char *dir, const char *final)
-{
-  char name[64], link[64], tmpname[4096];
-  int fd;
-  void *m;
-  snprintf(name, sizeof name, "ocgc:%d.events", (int)getpid());
-  fd = (int)syscall(SYS_memfd_create, name, 1u /* MFD_CLOEXEC */);
-  if (fd < 0 || ftruncate(fd, (off_t)f->size) != 0) return -1;
-  m = mmap(NULL, f->size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  if (m == MAP_FAILED) return -1;
-  memcpy(m, f->map, f->size);
-  rg_close(f);
-  snprintf(link, sizeof link, "/proc/%d/fd/%d", (int)getpid(), fd);
-  snprintf(tmpname, sizeof tmpname, "%s/.%d.events.tmp", dir, (int)getpid());
-  if (unlink(final) != 0 || symlink(link, tmpname) != 0) return -1;
-  return rename(tmpname, final);
-}
-
-/* In the child: make DIR/NAME through a temporary name, as the producer
- * does, fill its identity for [mode], leave it mapped.  Returns 0 or -1. */
-static int make_ring(const char *dir, const char *name, enum pmode mode)
-{
-  char tmpname[4096], final[4096], boot[64];
-  struct rg_file f;
-  unsigned i;
-  int has_ext = mode != P_STOCK;
-
-  snprintf(tmpname, sizeof tmpname, "%s/.%d.events.tmp", dir, (int)getpid());
-  snprintf(final, sizeof final, "%s/%s", dir, name);
-  if (rg_create(&f, tmpname, has_ext, 1, 1024) != 0) return -1;
-  if (has_ext) {
-    f.ext->pid = (uint64_t)getpid();
-    f.ext->start_time = proc_start_time(getpid());
-    self_boot_id(boot, sizeof boot);
-    memset(f.ext->boot_id, 0, sizeof f.ext->boot_id);
-    memcpy(f.ext->boot_id, boot, strlen(boot) < 39 ? strlen(boot) : 39);
-    switch (mode) {
-    /* pid 1, not pid + 1: start times tick at only 100 Hz, so a process
-     * forked just after us may well share ours. */
-    case P_BAD_PID: f.ext->pid = 1; break;
-    case P_BAD_START: f.ext->start_time += 1; break;
-    case P_BAD_BOOT: f.ext->boot_id[0] = f.ext->boot_id[0] == '0' ? '1' : '0'; break;
-    case P_EXITED: f.ext->state = OCGC_STATE_EXITED; break;
-    default: break;
-    }
-  }
-  for (i = 0; i < N_EVENTS; i++)
-    rg_write1(&f, 0, OCGC_EV_HEADER(3, 0, OCGC_RT_COUNTER, OCGC_CT_MINOR_ALLOCATED), 100 + i,
-              8 * i);
-  if (rename(tmpname, final) != 0) return -1;
-  if (mode == P_READONLY) {
-    /* Swap the writer's mapping for a reader's. */
-    struct ocgc_source *s;
-    rg_close(&f);
-    if (ocgc_source_open_path(final, NULL, &s) != 0) return -1;
-  }
-  if (mode == P_DELETED && unlink(final) != 0) return -1;
-  if (mode == P_MEMFD && move_to_memfd(&f, dir, final) != 0) return -1;
-  if (mode == P_FORGED_LINK) {
-    char link[4096];
-    rg_close(&f);
-    snprintf(link, sizeof link, "%s/%d.events", dir, (int)getpid());
-    if (symlink(final, link) != 0) return -1;
-  }
-  /* else: the mapping stays until the child dies */
-  return 0;
-}
-
-/* Fork a producer in [dir] that makes its ring after [delay_ms]. */
-static void spawn(struct child *c, const char *dir, enum pmode mode, unsigned delay_ms)
-{
-  int fds[2];
-  pid_t parent = getpid();
-  ck_assert_int_eq(pipe(fds), 0);
-  c->pid = fork();
-  ck_assert_int_ge(c->pid, 0);
-  if (c->pid == 0) {
-    char ok = 'R';
-    close(fds[0]);
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (getppid() != parent) _exit(1);
-    alarm(120);
-    if (mode == P_ODD_COMM) prctl(PR_SET_NAME, "a) b (c) ", 0, 0, 0);
-    if (mode == P_STOCK_LATE) {
-      char final[4096];
-      uint64_t size = rg_file_size(0, 1, 1024);
-      char *map;
-      int fd;
-      snprintf(final, sizeof final, "%s/%d.events", dir, (int)getpid());
-      fd = open(final, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-      if (fd < 0 || ftruncate(fd, (off_t)size) != 0) _exit(1);
-      map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-      if (map == MAP_FAILED) _exit(1);
-      ms_sleep(delay_ms);
-      rg_fill(map, 0, 1, 1024);
-      if (write(fds[1], &ok, 1) != 1) _exit(1);
-      for (;;) pause();
-    }
-    if (delay_ms) ms_sleep(delay_ms);
-    if (mode == P_TWO && make_ring(dir, "aaa.events", P_OK) != 0) ok = 'E';
-    if (mode != P_NONE && ok == 'R') {
-      char name[64];
-      if (mode == P_OTHER) snprintf(name, sizeof name, "ring.events");
-      else if (mode == P_ESCAPED) snprintf(name, sizeof name, "a\\012b.events");
-      else if (mode == P_FORGED_LINK) snprintf(name, sizeof name, "forged.events");
-      else snprintf(name, sizeof name, "%d.events", (int)getpid());
-      if (mode == P_LINK_ZERO) {
-        char link[4096];
-        snprintf(link, sizeof link, "%s/%d.events", dir, (int)getpid());
-        if (symlink("/dev/zero", link) != 0) ok = 'E';
-        if (write(fds[1], &ok, 1) != 1) _exit(1);
-        for (;;) pause();
-      }
-      if (mode == P_ESCAPED) {
-        char decoy[4096];
-        snprintf(decoy, sizeof decoy, "%s/a\nb.events", dir);
-        if (symlink("/dev/null", decoy) != 0) ok = 'E';
-      }
-      if (make_ring(dir, name, mode == P_TWO ? P_OK : mode) != 0) ok = 'E';
-    }
-    if (mode == P_TWO && ok == 'R' && make_ring(dir, "zzz.events", P_OK) != 0) ok = 'E';
-    if (write(fds[1], &ok, 1) != 1) _exit(1);
-    for (;;) pause();
-  }
-  close(fds[1]);
-  c->ready = fds[0];
-  if (mode == P_OTHER)
-    snprintf(c->path, sizeof c->path, "%s/ring.events", dir);
-  else if (mode == P_ESCAPED)
-    snprintf(c->path, sizeof c->path, "%s/a\\012b.events", dir);
-  else
-    snprintf(c->path, sizeof c->path, "%s/%d.events", dir, (int)c->pid);
-}
-
-/* Wait for the child to say its ring is in place. */
-static void wait_ready(struct child *c)
-{
-  struct pollfd p = {.fd = c->ready, .events = POLLIN};
-  char b = 0;
-  ck_assert_msg(poll(&p, 1, 10000) == 1, "child %d never got ready", (int)c->pid);
-  ck_assert_int_eq(read(c->ready, &b, 1), 1);
-  ck_assert_msg(b == 'R', "child %d could not make its ring", (int)c->pid);
-}
-
-static struct child start(const char *dir, enum pmode mode)
-{
-  struct child c;
-  spawn(&c, dir, mode, 0);
-  wait_ready(&c);
-  return c;
-}
-
-static void stop(struct child *c)
-{
-  if (c->pid > 0) {
-    kill(c->pid, SIGKILL);
-    waitpid(c->pid, NULL, 0);
-  }
-  if (c->ready >= 0) close(c->ready);
-  c->pid = -1;
-  c->ready = -1;
-}
-
-/* A pid that names no process: a child that has exited and been reaped. */
-static pid_t dead_pid(void)
-{
-  pid_t p = fork();
-  ck_assert_int_ge(p, 0);
-  if (p == 0) _exit(0);
-  ck_assert_int_eq(waitpid(p, NULL, 0), p);
-  return p;
 }
 
 static int same_file(const char *a, const char *b)
@@ -1335,174 +1075,6 @@ START_TEST(default_dir_rule)
 }
 END_TEST
 
-/* ---- watching ---------------------------------------------------------------------------- */
-
-struct watch_seen { int added, gone, gone_pid; uint64_t gone_events; };
-
-static void on_added(const struct ocgc_watched *w, void *ctx)
-{
-  (void)w;
-  ((struct watch_seen *)ctx)->added++;
-}
-
-static void on_gone(const struct ocgc_watched *w, void *ctx)
-{
-  struct watch_seen *n = ctx;
-  n->gone++;
-  n->gone_pid = w->pid;
-  n->gone_events = w->counters.events_seen;
-}
-
-/* What a watch exposes of the producer it follows (ringgen's: N_EVENTS
- * events, program "ringgen"), in both formats. */
-static void watch_exposes(const struct ocgc_watch *w, pid_t pid)
-{
-  static struct tu_buf b;
-  struct ocgc_expo e;
-  char want[128];
-  memset(&b, 0, sizeof b);
-  ocgc_expo_init(&e, tu_buf_put, &b, OCGC_EXPO_TEXT);
-  ocgc_watch_expose(w, &e);
-  ocgc_expo_finish(&e);
-  snprintf(want, sizeof want, "\nocgc_ring_events_total{pid=\"%d\",program=\"ringgen\"} %d\n",
-           (int)pid, N_EVENTS);
-  ck_assert_msg(strstr(b.s, want) != NULL, "no '%s' in:\n%s", want, b.s);
-  ck_assert_ptr_nonnull(strstr(b.s, "# TYPE ocaml_runtime_info gauge\n"));
-  ck_assert_ptr_null(strstr(b.s, "# EOF"));
-  memset(&b, 0, sizeof b);
-  ocgc_expo_init(&e, tu_buf_put, &b, OCGC_EXPO_OPENMETRICS);
-  ocgc_watch_expose(w, &e);
-  ocgc_expo_finish(&e);
-  ck_assert_msg(strstr(b.s, want) != NULL, "no '%s' in:\n%s", want, b.s);
-  ck_assert_ptr_nonnull(strstr(b.s, "# TYPE ocgc_ring_events counter\n"));
-  ck_assert_ptr_nonnull(strstr(b.s, "# TYPE ocaml_runtime info\n"));
-  ck_assert_uint_ge(b.n, 7);
-  ck_assert_str_eq(b.s + b.n - 6, "# EOF\n");
-}
-
-/* A watch follows a live producer given by pid (once, however often it is
- * given), reads its ring whole at a refresh with its identity and /proc
- * figures, and lets it go, with its last figures told, once it is
- * killed. */
-START_TEST(watch_follows_and_lets_go)
-{
-  struct child c = start(tmp, P_OK);
-  struct ocgc_watch_opts o = OCGC_OPTS_INIT(struct ocgc_watch_opts);
-  struct ocgc_watch_stats st = OCGC_OPTS_INIT(struct ocgc_watch_stats);
-  struct ocgc_proc_ident id;
-  struct watch_seen n = {0};
-  struct ocgc_watch *w;
-  const struct ocgc_watched *p;
-  pid_t pid;
-
-  o.on_added = on_added;
-  o.on_gone = on_gone;
-  o.ctx = &n;
-  ck_assert_int_eq(ocgc_watch_new(&o, &w), 0);
-  ck_assert_int_eq(ocgc_watch_add_pid(w, c.pid), 0);
-  ck_assert_int_eq(ocgc_watch_add_pid(w, c.pid), 0);
-  ck_assert_int_eq(ocgc_watch_add_pid(w, dead_pid()), -ESRCH);
-  ck_assert_int_eq(n.added, 1);
-  p = ocgc_watch_next(w, NULL);
-  ck_assert_ptr_nonnull(p);
-  ck_assert_ptr_null(ocgc_watch_next(w, p));
-  ck_assert_ptr_null(p->snap); /* nothing read whole yet */
-
-  ocgc_watch_refresh(w, cm_mono_ns() + 10000000000u);
-  p = ocgc_watch_next(w, NULL);
-  ck_assert_ptr_nonnull(p);
-  ck_assert_int_eq(p->pid, c.pid);
-  ck_assert_int_eq(ocgc_proc_ident(c.pid, &id), 0);
-  ck_assert_uint_eq(p->start_ticks, id.start_time);
-  ck_assert_uint_eq(p->proc.start_ticks, id.start_time);
-  ck_assert_uint_eq(p->uid, getuid());
-  ck_assert_ptr_nonnull(p->snap);
-  ck_assert_int_eq(p->info.has_ext, 1);
-  ck_assert_uint_eq(p->counters.events_seen, N_EVENTS);
-  ck_assert_uint_eq(ocgc_watched_events(p), N_EVENTS);
-  ck_assert_int_eq(p->stale, 0);
-  ck_assert_uint_ge(p->proc.threads, 1);
-  ck_assert_int_eq(ocgc_watch_stats(w, &st), 0);
-  ck_assert_uint_eq(st.processes, 1);
-  ck_assert_uint_eq(st.errors, 0);
-  ck_assert_uint_ge(st.polls, 1);
-  watch_exposes(w, c.pid);
-
-  pid = c.pid;
-  stop(&c);
-  ocgc_watch_refresh(w, cm_mono_ns() + 10000000000u);
-  ck_assert_ptr_null(ocgc_watch_next(w, NULL));
-  ck_assert_int_eq(n.gone, 1);
-  ck_assert_int_eq(n.gone_pid, pid);
-  ck_assert_uint_eq(n.gone_events, N_EVENTS);
-  ck_assert_int_eq(ocgc_watch_stats(w, &st), 0);
-  ck_assert_uint_eq(st.processes, 0);
-  ocgc_watch_free(w);
-}
-END_TEST
-
-/* Every process told added is told gone, also one that went before any
- * refresh read it whole (an agent keeping its own list of the watched
- * processes, as serve's /debug/pprof, must not keep it for ever). */
-START_TEST(watch_tells_every_going)
-{
-  struct child c = start(tmp, P_OK);
-  struct ocgc_watch_opts o = OCGC_OPTS_INIT(struct ocgc_watch_opts);
-  struct watch_seen n = {0};
-  struct ocgc_watch *w;
-  pid_t pid = c.pid;
-  o.on_added = on_added;
-  o.on_gone = on_gone;
-  o.ctx = &n;
-  ck_assert_int_eq(ocgc_watch_new(&o, &w), 0);
-  ck_assert_int_eq(ocgc_watch_add_pid(w, c.pid), 0);
-  ck_assert_int_eq(n.added, 1);
-  ck_assert_ptr_null(ocgc_watch_next(w, NULL)->snap); /* never read whole */
-  stop(&c);
-  ocgc_watch_refresh(w, cm_mono_ns() + 10000000000u);
-  ck_assert_ptr_null(ocgc_watch_next(w, NULL));
-  ck_assert_int_eq(n.gone, 1);
-  ck_assert_int_eq(n.gone_pid, pid);
-  ocgc_watch_free(w);
-}
-END_TEST
-
-/* Options and outputs are read by the library's one rule; a process's
- * figures are the kernel's, and a pid with no process has none. */
-START_TEST(watch_opts_and_figures)
-{
-  struct {
-    struct ocgc_watch_opts o;
-    uint64_t future;
-  } big;
-  struct ocgc_process_figures f = OCGC_OPTS_INIT(struct ocgc_process_figures);
-  struct ocgc_proc_ident id;
-  struct ocgc_watch *w = NULL;
-  size_t small = sizeof(size_t);
-
-  memset(&big, 0, sizeof big);
-  big.o.sz = sizeof big;
-  big.future = 1;
-  ck_assert_int_eq(ocgc_watch_new(&big.o, &w), -EINVAL);
-  ck_assert_ptr_null(w);
-  ck_assert_int_eq(ocgc_watch_new(NULL, &w), 0);
-  ck_assert_ptr_null(ocgc_watch_next(w, NULL));
-  ck_assert_int_eq(ocgc_watch_stats(w, NULL), -EINVAL);
-  ocgc_watch_free(w);
-
-  ck_assert_int_eq(ocgc_process_figures(getpid(), &f), 0);
-  ck_assert_int_eq(ocgc_proc_ident(getpid(), &id), 0);
-  ck_assert_uint_eq(f.start_ticks, id.start_time);
-  ck_assert_uint_ge(f.threads, 1);
-  ck_assert_uint_gt(f.rss_bytes, 0);
-  ck_assert_int_eq(f.have_fds, 1);
-  ck_assert_uint_ge(f.open_fds, 3);
-  ck_assert_int_eq(ocgc_process_figures(dead_pid(), &f), -ESRCH);
-  ck_assert_int_eq(ocgc_process_figures(getpid(), (struct ocgc_process_figures *)&small), 0);
-  ck_assert_int_eq(ocgc_process_figures(getpid(), NULL), -EINVAL);
-}
-END_TEST
-
 /* ---- the suite ---------------------------------------------------------------------------- */
 
 Suite *attach_suite(void);
@@ -1554,14 +1126,6 @@ Suite *attach_suite(void)
   tcase_set_timeout(tc, 60);
   tcase_add_loop_test(tc, wait_for_ring, 0, 6);
   tcase_add_test(tc, wait_for_stock_header);
-  suite_add_tcase(s, tc);
-
-  tc = tcase_create("watch");
-  tcase_add_unchecked_fixture(tc, setup, teardown);
-  tcase_set_timeout(tc, 60);
-  tcase_add_test(tc, watch_follows_and_lets_go);
-  tcase_add_test(tc, watch_tells_every_going);
-  tcase_add_test(tc, watch_opts_and_figures);
   suite_add_tcase(s, tc);
   return s;
 }
