@@ -765,7 +765,7 @@ static void denied_one(int pid, uint64_t start_time, void *ctx)
   struct stat st;
   (void)start_time;
   if (w->o.dir == NULL ||
-      snprintf(path, sizeof path, "%s/%d.events", w->o.dir, pid) >= (int)sizeof path)
+      snprintf(path, sizeof path, "%s/%d" OCGC_DIR_EVENTS_SUFFIX, w->o.dir, pid) >= (int)sizeof path)
     return;
   if (lstat(path, &st) == 0) w->listing_unreadable++;
 }
