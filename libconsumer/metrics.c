@@ -105,7 +105,9 @@ static void collections(struct ocgc_expo *e, const struct family *f, const struc
     }
 }
 
-/* A counter, from the process or from the program's sums held. */
+/* A counter, from the process or from the program's sums held.  By hand,
+ * not a loop over the counters' table: each series has its own name, help
+ * and labels (the families below), and only some figures are series. */
 #define COUNTER(fname, value, ext_only)                                                          \
   static void fname(struct ocgc_expo *e, const struct family *f, const struct view *v,                \
                     struct ocgc_expo_label *l, unsigned nl)                                           \

@@ -123,6 +123,8 @@ static void counts(struct json *j, const struct rep_figures *x, const struct ocg
   json_key(j, "counts");
   json_obj(j, JSON_INLINE);
   json_kv_bool(j, "exact", c->exact);
+  /* by hand, not a loop over the counters' table, but the bytes: the
+   * schema's keys, pauses_seen the histogram's count among them */
   by_kind(j, "collections", c->collections);
   json_kv_u64(j, "major_cycles", c->major_cycles);
   json_kv_u64(j, "forced_majors", c->forced_majors);
