@@ -38,6 +38,8 @@ static void pct(const char *name, const struct ocgc_hist *h, double p)
 static void print_row(const struct ocgc_interval_figures *f, const struct ocgc_hist *h)
 {
   const struct ocgc_counters *g = &f->growth;
+  /* the fields by name, as a program of one's own would print them (the
+   * table, OCGC_COUNTER_FIELDS, is there to loop over them all) */
   printf("{\"interval_s\": %.6f, \"minor_collections\": %" PRIu64 ", \"major_slices\": %" PRIu64
          ", \"major_cycles\": %" PRIu64 ", \"compactions\": %" PRIu64 ", \"forced_majors\": %" PRIu64
          ", \"pauses\": %" PRIu64 ", \"allocated_bytes\": %" PRIu64 ", \"promoted_bytes\": %" PRIu64

@@ -49,7 +49,7 @@ static void on_span(const struct ocgc_span *s, void *ctx)
   if (s->user || s->cut != OCGC_CUT_NONE || s->id >= AGG_MAX_PHASES) return;
   /* OCaml 5 counts a forced major when Gc.full_major or Gc.compact ends,
    * on the domain that called it. */
-  if (a->stock && s->id < 64 && ((a->forced_ids >> s->id) & 1)) a->ev.forced_majors++;
+  if (a->stock && s->id < 64 && ((a->forced_ids >> s->id) & 1)) a->ev.c.forced_majors++;
   if (a->no_phases) return;
   if (a->phases[s->id] == NULL && ocgc_hist_new(&a->phases[s->id]) != 0) {
     note_error(a, -ENOMEM);
@@ -155,7 +155,7 @@ static void on_collection(const struct ocgc_collection *c, void *ctx)
     a->building[c->span.ring].ns = ns;
   }
   row = &a->causes[kind][cause];
-  a->ev.collections[kind]++;
+  a->ev.c.collections[kind]++;
   agg_record(a, a->kinds[kind], &a->bkinds[kind], ns);
   row->count++;
   row->total_ns += ns;
@@ -190,26 +190,26 @@ static void on_pause(const struct ocgc_pause *p, void *ctx)
     /* the stop of every domain, counted at its first domain's pause */
     if (p->duration_ns <= p->stw_prev_ns) return;
     agg_grow(a, a->pauses, &a->bpauses, p->stw_prev_ns, p->duration_ns);
-    a->ev.gc_time_ns += p->duration_ns - p->stw_prev_ns;
+    a->ev.c.gc_time_ns += p->duration_ns - p->stw_prev_ns;
     return;
   }
   agg_record(a, a->pauses, &a->bpauses, p->duration_ns);
-  a->ev.pauses++;
-  a->ev.gc_time_ns += p->duration_ns;
+  a->ev.c.pauses++;
+  a->ev.c.gc_time_ns += p->duration_ns;
 }
 
 static void on_user(struct ocgc_agg *a, const struct ocgc_event *ev)
 {
   if (ev->type != OCGC_USER_INT) return;
   switch (ocgc_event_meaning(a->src, ev)) {
-  case OCGC_MEANS_CYCLE_END: a->ev.major_cycles++; break;
-  case OCGC_MEANS_FORCED_MAJOR: a->ev.forced_majors++; break;
+  case OCGC_MEANS_CYCLE_END: a->ev.c.major_cycles++; break;
+  case OCGC_MEANS_FORCED_MAJOR: a->ev.c.forced_majors++; break;
   case OCGC_MEANS_HEAP_GROW:
   case OCGC_MEANS_HEAP_SHRINK:
-    a->ev.heap_bytes = ev->value * 8;
-    if (a->ev.heap_bytes > a->ev.top_heap_bytes) a->ev.top_heap_bytes = a->ev.heap_bytes;
+    a->ev.c.heap_bytes = ev->value * 8;
+    if (a->ev.c.heap_bytes > a->ev.c.top_heap_bytes) a->ev.c.top_heap_bytes = a->ev.c.heap_bytes;
     break;
-  case OCGC_MEANS_DIRECT_ALLOC: a->ev.direct_major_bytes += ev->value * 8; break;
+  case OCGC_MEANS_DIRECT_ALLOC: a->ev.c.direct_major_bytes += ev->value * 8; break;
   default: break;
   }
 }
@@ -230,22 +230,22 @@ static void stock_heap(struct ocgc_agg *a, const struct ocgc_event *ev)
   a->ev.ring_heap[ev->ring][which] = ev->value;
   for (r = 0; r < a->nrings; r++)
     words = add_sat(words, add_sat(a->ev.ring_heap[r][0], a->ev.ring_heap[r][1]));
-  a->ev.heap_bytes = words > UINT64_MAX / 8 ? UINT64_MAX : words * 8;
-  if (a->ev.heap_bytes > a->ev.top_heap_bytes) a->ev.top_heap_bytes = a->ev.heap_bytes;
+  a->ev.c.heap_bytes = words > UINT64_MAX / 8 ? UINT64_MAX : words * 8;
+  if (a->ev.c.heap_bytes > a->ev.c.top_heap_bytes) a->ev.c.top_heap_bytes = a->ev.c.heap_bytes;
 }
 
 static int on_event(const struct ocgc_event *ev, void *ctx)
 {
   struct ocgc_agg *a = ctx;
-  if (a->ev.first_ts == 0) a->ev.first_ts = ev->timestamp;
-  if (ev->timestamp > a->ev.last_ts) a->ev.last_ts = ev->timestamp;
+  if (a->ev.c.first_event_ns == 0) a->ev.c.first_event_ns = ev->timestamp;
+  if (ev->timestamp > a->ev.c.last_event_ns) a->ev.c.last_event_ns = ev->timestamp;
   ocgc_stream_event(a->stream, ev);
   if (ev->user) {
     if (ocgc_event_cause(a->src, ev) < 0) on_user(a, ev);
   } else if (ev->type == OCGC_RT_COUNTER) {
     /* MINOR_PROMOTED and MINOR_ALLOCATED keep their ids in 5.2 and 5.3 */
-    if (ev->id == OCGC_CT_MINOR_ALLOCATED) a->ev.allocated_bytes += ev->value;
-    else if (ev->id == OCGC_CT_MINOR_PROMOTED) a->ev.promoted_bytes += ev->value;
+    if (ev->id == OCGC_CT_MINOR_ALLOCATED) a->ev.c.allocated_bytes += ev->value;
+    else if (ev->id == OCGC_CT_MINOR_PROMOTED) a->ev.c.promoted_bytes += ev->value;
     else if (a->stock) stock_heap(a, ev);
   }
   return 0;
@@ -254,7 +254,7 @@ static int on_event(const struct ocgc_event *ev, void *ctx)
 static void on_lost(unsigned ring, uint64_t lost, int exact, void *ctx)
 {
   struct ocgc_agg *a = ctx;
-  if (a->on_lost != NULL) a->on_lost(ring, lost, exact, a->ev.last_ts, a->cb_ctx);
+  if (a->on_lost != NULL) a->on_lost(ring, lost, exact, a->ev.c.last_event_ns, a->cb_ctx);
   ocgc_stream_lost(a->stream, ring);
   if (ring < a->nrings) { /* the pause being built is dropped */
     a->building[ring].kind = OCGC_KIND_NONE;
@@ -312,9 +312,9 @@ static void heap_from_totals(struct ocgc_agg *a)
 {
   struct ocgc_totals t = OCGC_OPTS_INIT(struct ocgc_totals);
   if (ocgc_source_totals(a->src, &t) != 0 || t.heap_words == 0) return;
-  a->ev.heap_bytes = t.heap_words > UINT64_MAX / 8 ? UINT64_MAX : t.heap_words * 8;
-  a->ev.top_heap_bytes = t.top_heap_words > UINT64_MAX / 8 ? UINT64_MAX : t.top_heap_words * 8;
-  if (a->ev.top_heap_bytes < a->ev.heap_bytes) a->ev.top_heap_bytes = a->ev.heap_bytes;
+  a->ev.c.heap_bytes = t.heap_words > UINT64_MAX / 8 ? UINT64_MAX : t.heap_words * 8;
+  a->ev.c.top_heap_bytes = t.top_heap_words > UINT64_MAX / 8 ? UINT64_MAX : t.top_heap_words * 8;
+  if (a->ev.c.top_heap_bytes < a->ev.c.heap_bytes) a->ev.c.top_heap_bytes = a->ev.c.heap_bytes;
 }
 
 int ocgc_agg_new(struct ocgc_source *src, const struct ocgc_agg_opts *opts,

@@ -37,14 +37,12 @@ void agg_buckets_grow(const struct agg_bounds *bd, struct agg_buckets *b, uint64
 
 /* What the aggregator counts from the events themselves (all files). */
 struct agg_event_counts {
-  uint64_t collections[OCGC_KIND_COUNT];
-  uint64_t major_cycles, forced_majors;
-  uint64_t allocated_bytes, promoted_bytes, direct_major_bytes;
-  uint64_t heap_bytes, top_heap_bytes;
-  uint64_t gc_time_ns;       /* sum of pauses */
-  uint64_t pauses;
-  uint64_t last_ts;          /* newest timestamp seen */
-  uint64_t first_ts;         /* oldest timestamp seen, 0 before any */
+  /* The figures of the table (OCGC_COUNTER_FIELDS) that events give:
+   * collections, major_cycles, forced_majors, the bytes, heap_bytes and
+   * top_heap_bytes, gc_time_ns (the sum of the pauses), pauses, and
+   * first_event_ns and last_event_ns (the oldest timestamp seen, 0 before
+   * any, and the newest); the rest stay 0 (the cursor's, the stream's). */
+  struct ocgc_counters c;
   /* Stock OCaml 5: each domain's heap words (pool, large) as its last
    * major cycle wrote them; the heap is their sum.  One pair per ring of
    * the file (at most AGG_RINGS), made only for stock files. */

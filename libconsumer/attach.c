@@ -74,7 +74,6 @@
 
 #define DEFAULT_WAIT_MS 200u
 #define POLL_MS 5u
-#define EVENTS_SUFFIX ".events"
 #define DELETED_SUFFIX " (deleted)"
 #define MEMFD_PREFIX "/memfd:"
 #define FD_SCAN_MAX 65536u
@@ -119,9 +118,9 @@ static int score_line(char *line, int pid, struct ring_map *m)
     base = strrchr(name, '/');
     base = base != NULL ? base + 1 : name;
   }
-  if (*base == '\0' || strcmp(base, EVENTS_SUFFIX) == 0) return 0;
+  if (*base == '\0' || strcmp(base, OCGC_DIR_EVENTS_SUFFIX) == 0) return 0;
   m->path = name;
-  snprintf(own, sizeof own, "%d" EVENTS_SUFFIX, pid);
+  snprintf(own, sizeof own, "%d" OCGC_DIR_EVENTS_SUFFIX, pid);
   return strcmp(base, own) == 0 ? 2 : 1;
 }
 
@@ -420,7 +419,7 @@ static int try_open(int pid, const struct attach_cfg *c, struct ocgc_source **ou
 
   oo.ids = c->ids;
   if (c->dir != NULL) {
-    int dfd, len = snprintf(path, sizeof path, "%d" EVENTS_SUFFIX, pid);
+    int dfd, len = snprintf(path, sizeof path, "%d" OCGC_DIR_EVENTS_SUFFIX, pid);
     if (len < 0 || (size_t)len >= sizeof path) return -ENAMETOOLONG;
     /* The folder is the caller's, its entries are not: no link is
      * followed, nothing but a regular file opened. */

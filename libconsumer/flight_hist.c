@@ -109,6 +109,8 @@ void ocgc_flight_hist_on_pause(const struct ocgc_agg_pause *p, void *ctx)
   h->last = p->counts;
   h->last.sz = sizeof h->last;
   if ((b = second_at(h, p->pause.end)) == NULL) return; /* its counts are not kept */
+  /* by hand, not a loop over the table: a second is a fixed wire record
+   * (struct ocgc_wire_flight_second) of a few figures, under names of its own */
   for (k = 0; k < OCGC_KIND_COUNT; k++) b->coll[k] += g.collections[k];
   b->alloc += g.allocated_bytes;
   b->promo += g.promoted_bytes;

@@ -3,7 +3,9 @@
  * the interval's pauses), as HdrHistogram's interval recorder keeps the
  * values of each interval for the caller that asks "and in the last
  * second?".  Also the one rule for the growth of counters and for rates,
- * which snapshots use too (ocgc_counters_growth, ocgc_snapshot_rates).
+ * which snapshots use too (ocgc_counters_growth, ocgc_snapshot_rates):
+ * every monotone count of OCGC_COUNTER_FIELDS grows, the rest are the
+ * newer's.
  *
  * Invariants:
  * - each pause counts once, in the interval in which the aggregator first
@@ -25,6 +27,7 @@
 #include <string.h>
 
 #include "agg.h"
+#include "common/counter_fields.h"
 #include "opts.h"
 #include "source.h"
 #include "stream.h"
@@ -46,32 +49,21 @@ struct ocgc_interval {
   uint64_t last_ns;
 };
 
-static uint64_t sub0(uint64_t newer, uint64_t older)
+/* *newer minus [older], 0 if that is less (a producer that restarted its
+ * counts, or one that lies, gives no wrapped growth). */
+static void sub0(uint64_t *newer, uint64_t older)
 {
-  return newer > older ? newer - older : 0;
+  *newer = *newer > older ? *newer - older : 0;
 }
 
 void ocgc_counters_growth(const struct ocgc_counters *older, const struct ocgc_counters *newer,
                           struct ocgc_counters *out)
 {
   struct ocgc_counters g = OCGC_OPTS_INIT(struct ocgc_counters);
-  unsigned k;
   if (older == NULL || newer == NULL || out == NULL || out->sz < sizeof out->sz) return;
   g = *newer; /* gauges, flags and times: the newer's */
   g.sz = sizeof g;
-  for (k = 0; k < OCGC_KIND_COUNT; k++) {
-    g.collections[k] = sub0(newer->collections[k], older->collections[k]);
-    g.event_collections[k] = sub0(newer->event_collections[k], older->event_collections[k]);
-  }
-  g.major_cycles = sub0(newer->major_cycles, older->major_cycles);
-  g.forced_majors = sub0(newer->forced_majors, older->forced_majors);
-  g.allocated_bytes = sub0(newer->allocated_bytes, older->allocated_bytes);
-  g.promoted_bytes = sub0(newer->promoted_bytes, older->promoted_bytes);
-  g.direct_major_bytes = sub0(newer->direct_major_bytes, older->direct_major_bytes);
-  g.gc_time_ns = sub0(newer->gc_time_ns, older->gc_time_ns);
-  g.pauses = sub0(newer->pauses, older->pauses);
-  g.events_seen = sub0(newer->events_seen, older->events_seen);
-  g.events_lost = sub0(newer->events_lost, older->events_lost);
+  counters_each(OCGC_COUNTER_MONOTONE, &g, older, sub0);
   (void)opts_write(out, &g, sizeof g);
 }
 

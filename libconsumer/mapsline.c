@@ -16,9 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ocgc/wire.h"
+
 #define DELETED_SUFFIX " (deleted)"
-#define EVENTS_SUFFIX ".events"
-#define OCGC_MEMFD_PREFIX "/memfd:ocgc:"
 
 /* The number in [base] (10 or 16) at *pp, its digits only, into *out;
  * *pp moves past it.  0, or -1: no digit, or past ULONG_MAX. */
@@ -101,11 +101,11 @@ int ocgc_maps_parse_line(char *line, struct ocgc_maps_line *out)
 
 int ocgc_maps_ring_like(const struct ocgc_maps_line *f)
 {
-  size_t sl = strlen(EVENTS_SUFFIX);
+  size_t sl = strlen(OCGC_DIR_EVENTS_SUFFIX);
   const char *base;
   if (f->perms[1] != 'w' || f->perms[3] != 's') return 0;
   if (f->path == NULL || f->path[0] != '/' || f->path_len <= sl) return 0;
-  if (memcmp(f->path + f->path_len - sl, EVENTS_SUFFIX, sl) != 0) return 0;
+  if (memcmp(f->path + f->path_len - sl, OCGC_DIR_EVENTS_SUFFIX, sl) != 0) return 0;
   /* the last name (after the memfd's "ocgc:" too) is more than ".events" */
   base = f->path + f->path_len - sl;
   return base[-1] != '/' && base[-1] != ':';
@@ -113,11 +113,11 @@ int ocgc_maps_ring_like(const struct ocgc_maps_line *f)
 
 long ocgc_maps_memfd_pid(const struct ocgc_maps_line *f)
 {
-  size_t pl = strlen(OCGC_MEMFD_PREFIX), sl = strlen(EVENTS_SUFFIX), i;
+  size_t pl = strlen(OCGC_MEMFD_MAPS_PREFIX), sl = strlen(OCGC_DIR_EVENTS_SUFFIX), i;
   unsigned long v = 0;
   if (f->path == NULL || f->path_len <= pl + sl ||
-      memcmp(f->path, OCGC_MEMFD_PREFIX, pl) != 0 ||
-      memcmp(f->path + f->path_len - sl, EVENTS_SUFFIX, sl) != 0 || f->path[pl] == '0')
+      memcmp(f->path, OCGC_MEMFD_MAPS_PREFIX, pl) != 0 ||
+      memcmp(f->path + f->path_len - sl, OCGC_DIR_EVENTS_SUFFIX, sl) != 0 || f->path[pl] == '0')
     return 0;
   for (i = pl; i < f->path_len - sl; i++) {
     if (f->path[i] < '0' || f->path[i] > '9' || i - pl >= 10) return 0;

@@ -55,6 +55,13 @@ static int has_ext(const struct view *v)
   return v->p != NULL ? v->p->info.has_ext : v->g->shown.has_ext || v->g->live.has_ext;
 }
 
+/* The counters a series shows: the process's, or the program's sums
+ * held (only their monotone counts are summed: programs.h). */
+static const struct ocgc_counters *counts(const struct view *v)
+{
+  return v->g != NULL ? &v->g->shown.c : &v->p->counters;
+}
+
 static void histogram(struct ocgc_expo *e, const char *name, struct ocgc_expo_label *l, unsigned nl,
                       const struct ocgc_bucket_counts *b)
 {
@@ -98,35 +105,35 @@ static void collections(struct ocgc_expo *e, const struct family *f, const struc
     }
 }
 
-/* A counter, from the process or from the program's sums held. */
-#define COUNTER(fname, proc_value, prog_field, ext_only)                                         \
+/* A counter, from the process or from the program's sums held.  By hand,
+ * not a loop over the counters' table: each series has its own name, help
+ * and labels (the families below), and only some figures are series. */
+#define COUNTER(fname, value, ext_only)                                                          \
   static void fname(struct ocgc_expo *e, const struct family *f, const struct view *v,                \
                     struct ocgc_expo_label *l, unsigned nl)                                           \
   {                                                                                              \
     if ((ext_only) && !has_ext(v)) return;                                                       \
-    ocgc_expo_u64(e, f->name, l, nl, v->g != NULL ? v->g->shown.w.prog_field : (proc_value));         \
+    ocgc_expo_u64(e, f->name, l, nl, (value));                                                   \
   }
-COUNTER(major_cycles, v->p->counters.major_cycles, major_cycles, 1)
-COUNTER(promoted, v->p->counters.promoted_bytes, promoted_bytes, 0)
-COUNTER(events_lost, v->p->counters.events_lost, events_lost, 0)
-COUNTER(events, ocgc_watched_events(v->p), events, 0)
+COUNTER(major_cycles, counts(v)->major_cycles, 1)
+COUNTER(promoted, counts(v)->promoted_bytes, 0)
+COUNTER(events_lost, counts(v)->events_lost, 0)
+COUNTER(events, v->g != NULL ? v->g->shown.w.events : ocgc_watched_events(v->p), 0)
 #undef COUNTER
 
 static void gc_time(struct ocgc_expo *e, const struct family *f, const struct view *v,
                     struct ocgc_expo_label *l, unsigned nl)
 {
-  ocgc_expo_ns(e, f->name, l, nl, v->g != NULL ? v->g->shown.w.gc_time_ns : v->p->counters.gc_time_ns);
+  ocgc_expo_ns(e, f->name, l, nl, counts(v)->gc_time_ns);
 }
 
 static void allocated(struct ocgc_expo *e, const struct family *f, const struct view *v,
                       struct ocgc_expo_label *l, unsigned nl)
 {
   l[nl] = (struct ocgc_expo_label){"heap", "minor"};
-  ocgc_expo_u64(e, f->name, l, nl + 1,
-           v->g != NULL ? v->g->shown.w.allocated_bytes : v->p->counters.allocated_bytes);
+  ocgc_expo_u64(e, f->name, l, nl + 1, counts(v)->allocated_bytes);
   l[nl] = (struct ocgc_expo_label){"heap", "major"};
-  ocgc_expo_u64(e, f->name, l, nl + 1,
-           v->g != NULL ? v->g->shown.w.direct_major_bytes : v->p->counters.direct_major_bytes);
+  ocgc_expo_u64(e, f->name, l, nl + 1, counts(v)->direct_major_bytes);
 }
 
 /* The heap: a program's is the sum of its living processes' heaps, its

@@ -29,6 +29,7 @@
 
 #include "common/clock.h"
 #include "common/utf8.h"
+#include "common/counter_fields.h"
 #include "programs.h"
 
 /* Element-wise a += b (add) or a = max(a, b). */
@@ -64,11 +65,32 @@ static void counts_max(struct ocgc_bucket_counts *a, const struct ocgc_bucket_co
 #define SUM_WORDS(s) ((uint64_t *)&(s)->w)
 #define NWORDS (sizeof(((struct sums *)0)->w) / sizeof(uint64_t))
 
+static void add_word(uint64_t *a, uint64_t b)
+{
+  *a += b;
+}
+
+static void sub_word(uint64_t *a, uint64_t b)
+{
+  *a -= b <= *a ? b : *a;
+}
+
+static void max_word(uint64_t *a, uint64_t b)
+{
+  *a = MAXU(*a, b);
+}
+
+static void set_word(uint64_t *a, uint64_t b)
+{
+  *a = b;
+}
+
 static void sums_add(struct sums *a, const struct sums *b)
 {
   unsigned k;
   size_t i;
-  for (i = 0; i < NWORDS; i++) SUM_WORDS(a)[i] += ((const uint64_t *)&b->w)[i];
+  counters_each(OCGC_COUNTER_MONOTONE, &a->c, &b->c, add_word);
+  for (i = 0; i < NWORDS; i++) add_word(&SUM_WORDS(a)[i], ((const uint64_t *)&b->w)[i]);
   counts_add(&a->pauses, &b->pauses);
   for (k = 0; k < OCGC_KIND_COUNT; k++) counts_add(&a->kinds[k], &b->kinds[k]);
   a->has_ext |= b->has_ext;
@@ -78,10 +100,8 @@ static void sums_sub(struct sums *a, const struct sums *b)
 {
   unsigned k;
   size_t i;
-  for (i = 0; i < NWORDS; i++) {
-    uint64_t x = ((const uint64_t *)&b->w)[i];
-    SUM_WORDS(a)[i] -= x <= SUM_WORDS(a)[i] ? x : SUM_WORDS(a)[i];
-  }
+  counters_each(OCGC_COUNTER_MONOTONE, &a->c, &b->c, sub_word);
+  for (i = 0; i < NWORDS; i++) sub_word(&SUM_WORDS(a)[i], ((const uint64_t *)&b->w)[i]);
   counts_sub(&a->pauses, &b->pauses);
   for (k = 0; k < OCGC_KIND_COUNT; k++) counts_sub(&a->kinds[k], &b->kinds[k]);
 }
@@ -90,7 +110,8 @@ static void sums_max(struct sums *a, const struct sums *b)
 {
   unsigned k;
   size_t i;
-  for (i = 0; i < NWORDS; i++) SUM_WORDS(a)[i] = MAXU(SUM_WORDS(a)[i], ((const uint64_t *)&b->w)[i]);
+  counters_each(OCGC_COUNTER_MONOTONE, &a->c, &b->c, max_word);
+  for (i = 0; i < NWORDS; i++) max_word(&SUM_WORDS(a)[i], ((const uint64_t *)&b->w)[i]);
   counts_max(&a->pauses, &b->pauses);
   for (k = 0; k < OCGC_KIND_COUNT; k++) counts_max(&a->kinds[k], &b->kinds[k]);
   a->has_ext |= b->has_ext;
@@ -106,13 +127,9 @@ static void sums_of(const struct ocgc_watched *p, struct sums *s)
   for (k = 0; k < OCGC_KIND_COUNT; k++)
     for (cause = 0; cause < OCGC_CAUSE_COUNT; cause++)
       s->w.by_cause[k][cause] = ocgc_watched_collections(p, k, cause);
-  s->w.major_cycles = c->major_cycles;
-  s->w.gc_time_ns = c->gc_time_ns;
-  s->w.allocated_bytes = c->allocated_bytes;
-  s->w.direct_major_bytes = c->direct_major_bytes;
-  s->w.promoted_bytes = c->promoted_bytes;
+  s->c.sz = sizeof s->c;
+  counters_each(OCGC_COUNTER_MONOTONE, &s->c, c, set_word);
   s->w.events = ocgc_watched_events(p);
-  s->w.events_lost = c->events_lost;
   s->w.utime_ns = p->proc.utime_ns;
   s->w.stime_ns = p->proc.stime_ns;
   s->w.voluntary_ctxt = p->proc.voluntary_ctxt;

@@ -19,12 +19,14 @@
 /* The counters of a process, or summed over a program's: what a program's
  * series add up and hold. */
 struct sums {
+  /* the monotone counts of OCGC_COUNTER_FIELDS, summed and held by its
+   * loop (counter_fields.h); its gauges, times and flags stay 0 */
+  struct ocgc_counters c;
   struct {
     uint64_t by_cause[OCGC_KIND_COUNT][OCGC_CAUSE_COUNT];
-    uint64_t major_cycles, gc_time_ns, allocated_bytes, direct_major_bytes, promoted_bytes;
-    uint64_t events, events_lost;
+    uint64_t events;          /* ocgc_watched_events(), not c.events_seen */
     uint64_t utime_ns, stime_ns, voluntary_ctxt, involuntary_ctxt, minflt, majflt;
-  } w;                        /* counters only: summed, held word by word */
+  } w;                        /* the rest of the counters: summed, held word by word */
   struct ocgc_bucket_counts pauses, kinds[OCGC_KIND_COUNT];
   int has_ext;
 };

@@ -55,7 +55,6 @@
 #include "ocgc/consumer.h"
 #include "opts.h"
 
-#define EVENTS_SUFFIX ".events"
 
 struct ocgc_rings {
   struct ocgc_ring *v;
@@ -101,7 +100,7 @@ static void copy_str(char *dst, size_t n, const char *src)
 /* The pid a ring file's name gives ("1234.events"), or 0. */
 static int pid_of_name(const char *name)
 {
-  size_t len = strlen(name), sl = strlen(EVENTS_SUFFIX), i;
+  size_t len = strlen(name), sl = strlen(OCGC_DIR_EVENTS_SUFFIX), i;
   long v = 0;
   if (len <= sl || len - sl > 9 || name[0] < '1' || name[0] > '9') return 0;
   for (i = 0; i < len - sl; i++) {
@@ -300,7 +299,8 @@ static int map_link_pid(int dfd, const char *name)
   ssize_t n = readlinkat(dfd, name, text, sizeof text - 1);
   if (n <= 0) return 0;
   text[n] = '\0';
-  if (strncmp(text, ".ocgc-ring.", 11) == 0 && strchr(text, '/') == NULL) {
+  if (strncmp(text, OCGC_DIR_RING_PREFIX, strlen(OCGC_DIR_RING_PREFIX)) == 0 &&
+      strchr(text, '/') == NULL) {
     n = readlinkat(dfd, text, ident, sizeof ident - 1);
     if (n <= 0) return 0;
     ident[n] = '\0';
@@ -402,10 +402,10 @@ static int scan_dir(struct ocgc_rings *l, const char *dir, const struct ocgc_rin
     return 0;
   }
   while (err == 0 && (de = readdir(d)) != NULL) {
-    size_t len = strlen(de->d_name), sl = strlen(EVENTS_SUFFIX);
+    size_t len = strlen(de->d_name), sl = strlen(OCGC_DIR_EVENTS_SUFFIX);
     /* Hidden names are the producer's files being built (.PID.events.tmp)
      * and the names a prune moves entries to. */
-    if (de->d_name[0] == '.' || len <= sl || strcmp(de->d_name + len - sl, EVENTS_SUFFIX) != 0)
+    if (de->d_name[0] == '.' || len <= sl || strcmp(de->d_name + len - sl, OCGC_DIR_EVENTS_SUFFIX) != 0)
       continue;
     if (snprintf(path, sizeof path, "%s/%s", dir, de->d_name) >= (int)sizeof path) continue;
     err = probe_dir_entry(l, dirfd(d), de->d_name, path);
@@ -591,7 +591,7 @@ static void remove_ident(const char *path, const char *ident)
   if (n <= 0 || strchr(ident, '/') != NULL) return;
   self[n] = '\0';
   if (strncmp(self, "pid:[", 5) != 0) return;
-  snprintf(want, sizeof want, ".ocgc-ring.%.*s.", (int)strcspn(self + 5, "]"), self + 5);
+  snprintf(want, sizeof want, OCGC_DIR_RING_PREFIX "%.*s.", (int)strcspn(self + 5, "]"), self + 5);
   if (strncmp(ident, want, strlen(want)) != 0) return;
   if (slash == NULL) len = snprintf(full, sizeof full, "%s", ident);
   else len = snprintf(full, sizeof full, "%.*s/%s", (int)(slash - path), path, ident);

@@ -34,6 +34,11 @@ static int have_hist(struct ocgc_hist **dst)
   return *dst != NULL ? 0 : ocgc_hist_new(dst);
 }
 
+/* The producer's totals as the table's fields (OCGC_COUNTER_FIELDS), by
+ * hand, not a loop over the counters' table: a mapping, field by field
+ * (words to bytes, the finished cycles summed from the cause table), not
+ * one rule for a kind; the figures the totals lack (pauses, events,
+ * times) are fill_counters'. */
 static void counters_from_totals(struct ocgc_counters *c, const struct ocgc_totals *t)
 {
   unsigned k;
@@ -58,23 +63,10 @@ static void counters_from_totals(struct ocgc_counters *c, const struct ocgc_tota
 
 void agg_event_counters(const struct ocgc_agg *a, struct ocgc_counters *c)
 {
-  const struct agg_event_counts *e = &a->ev;
-  memset(c, 0, sizeof *c);
+  *c = a->ev.c; /* the figures the events give (agg.h), the rest 0 */
   c->sz = sizeof *c;
-  memcpy(c->collections, e->collections, sizeof c->collections);
-  c->major_cycles = e->major_cycles;
-  c->forced_majors = e->forced_majors;
-  c->allocated_bytes = e->allocated_bytes;
-  c->promoted_bytes = e->promoted_bytes;
-  c->direct_major_bytes = e->direct_major_bytes;
-  c->heap_bytes = e->heap_bytes;
-  c->top_heap_bytes = e->top_heap_bytes;
-  c->gc_time_ns = e->gc_time_ns;
-  c->pauses = e->pauses;
-  memcpy(c->event_collections, e->collections, sizeof c->event_collections);
-  c->time_ns = e->last_ts;
-  c->first_event_ns = e->first_ts;
-  c->last_event_ns = e->last_ts;
+  memcpy(c->event_collections, c->collections, sizeof c->event_collections);
+  c->time_ns = c->last_event_ns;
   c->exact = 0;
 }
 
@@ -85,7 +77,7 @@ void agg_event_counters(const struct ocgc_agg *a, struct ocgc_counters *c)
  * the machine's uptime). */
 static uint64_t events_time(const struct ocgc_agg *a)
 {
-  return a->ev.last_ts != 0 ? a->ev.last_ts : cm_mono_ns();
+  return a->ev.c.last_event_ns != 0 ? a->ev.c.last_event_ns : cm_mono_ns();
 }
 
 static int fill_counters(struct ocgc_agg *a, struct ocgc_counters *c, uint64_t open_pauses,
@@ -99,7 +91,7 @@ static int fill_counters(struct ocgc_agg *a, struct ocgc_counters *c, uint64_t o
   if (info.has_ext && (err = ocgc_source_totals(a->src, &t)) == 0) {
     counters_from_totals(c, &t);
     c->time_ns = info.state == OCGC_STATE_RUNNING ? cm_mono_ns()
-                 : info.exited_ns > a->ev.last_ts ? info.exited_ns : a->ev.last_ts;
+                 : info.exited_ns > a->ev.c.last_event_ns ? info.exited_ns : a->ev.c.last_event_ns;
     a->last_totals = t;
     a->last_totals_ns = c->time_ns;
     a->have_totals = 1;
@@ -119,10 +111,10 @@ static int fill_counters(struct ocgc_agg *a, struct ocgc_counters *c, uint64_t o
     c->gc_time_ns += open_ns; /* as the pause histogram of the copy has them */
     c->time_ns = events_time(a);
   }
-  memcpy(c->event_collections, a->ev.collections, sizeof c->event_collections);
-  c->first_event_ns = a->ev.first_ts;
-  c->last_event_ns = a->ev.last_ts;
-  c->pauses = a->ev.pauses + open_pauses;
+  memcpy(c->event_collections, a->ev.c.collections, sizeof c->event_collections);
+  c->first_event_ns = a->ev.c.first_event_ns;
+  c->last_event_ns = a->ev.c.last_event_ns;
+  c->pauses = a->ev.c.pauses + open_pauses;
   c->pause_rule = ocgc_stream_pause_rule(a->stream);
   ocgc_cursor_stats(a->cur, &st);
   c->events_seen = st.seen;

@@ -267,6 +267,8 @@ static void take_counts(struct ocgc_timeline *tl, const struct ocgc_agg_pause *p
   uint64_t end = p->pause.end > 0 ? p->pause.end : 1, from;
   unsigned k;
   ocgc_counters_growth(&tl->last.counts, &p->counts, &g);
+  /* by hand, not a loop over the table: a bucket keeps a few figures, each
+   * placed its own way (allocation spread over the gap, the rest at the end) */
   from = tl->last_end != 0 ? tl->last_end : p->counts.first_event_ns;
   spread(tl, from < p->pause.begin ? from : p->pause.begin, p->pause.begin, g.allocated_bytes,
          offsetof(struct ocgc_timeline_bucket, alloc));

@@ -43,6 +43,7 @@
 #endif
 
 #include "attach.h"
+#include "common/counter_fields.h"
 #include "common/clock.h"
 #include "ocgc/attach.h"
 #include "ocgc/drain.h"
@@ -810,7 +811,7 @@ static void denied_one(int pid, uint64_t start_time, void *ctx)
   struct stat st;
   (void)start_time;
   if (w->o.dir == NULL ||
-      snprintf(path, sizeof path, "%s/%d.events", w->o.dir, pid) >= (int)sizeof path)
+      snprintf(path, sizeof path, "%s/%d" OCGC_DIR_EVENTS_SUFFIX, w->o.dir, pid) >= (int)sizeof path)
     return;
   if (lstat(path, &st) == 0) w->listing_unreadable++;
 }
@@ -920,9 +921,10 @@ static void no_less(uint64_t *now, uint64_t before)
   if (*now < before) *now = before;
 }
 
-/* The counters of the new snapshot, each never less than before: an honest
- * producer's only grow, and a lying one must not make a reader see a
- * counter reset (and a rate out of nothing). */
+/* The counters of the new snapshot, each monotone count of the table
+ * (OCGC_COUNTER_FIELDS) never less than before: an honest producer's only
+ * grow, and a lying one must not make a reader see a counter reset (and a
+ * rate out of nothing).  Gauges, times and flags are the snapshot's. */
 static void read_counters(struct proc *p, int first)
 {
   struct ocgc_counters c = OCGC_OPTS_INIT(struct ocgc_counters), *o = &p->pub.counters;
@@ -933,17 +935,7 @@ static void read_counters(struct proc *p, int first)
    * written before, and no reader that came then could have had it. */
   ocgc_agg_cursor_stats(p->agg, &cs);
   c.events_lost = c.events_lost > cs.lost_before ? c.events_lost - cs.lost_before : 0;
-  if (!first) {
-    unsigned k;
-    for (k = 0; k < OCGC_KIND_COUNT; k++) no_less(&c.collections[k], o->collections[k]);
-    no_less(&c.major_cycles, o->major_cycles);
-    no_less(&c.allocated_bytes, o->allocated_bytes);
-    no_less(&c.promoted_bytes, o->promoted_bytes);
-    no_less(&c.direct_major_bytes, o->direct_major_bytes);
-    no_less(&c.gc_time_ns, o->gc_time_ns);
-    no_less(&c.events_seen, o->events_seen);
-    no_less(&c.events_lost, o->events_lost);
-  }
+  if (!first) counters_each(OCGC_COUNTER_MONOTONE, &c, o, no_less);
   *o = c;
 }
 

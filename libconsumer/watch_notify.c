@@ -78,9 +78,9 @@ int notify_name_pid(const char *name, uint64_t pidns)
   char digits[12];
   const char *p = name, *dot;
   size_t len;
-  if (strncmp(p, ".ocgc-ring.", 11) == 0) {
+  if (strncmp(p, OCGC_DIR_RING_PREFIX, strlen(OCGC_DIR_RING_PREFIX)) == 0) {
     unsigned long long ns = 0;
-    p += 11;
+    p += strlen(OCGC_DIR_RING_PREFIX);
     if (*p < '0' || *p > '9') return 0;
     for (len = 0; *p >= '0' && *p <= '9'; p++, len++) {
       if (len >= 20) return 0;
@@ -91,7 +91,7 @@ int notify_name_pid(const char *name, uint64_t pidns)
     if (pidns != 0 && ns != 0 && ns != pidns) return 0;
     return ocgc_proc_pid_name(p);
   }
-  if ((dot = strchr(p, '.')) == NULL || strcmp(dot, ".events") != 0) return 0;
+  if ((dot = strchr(p, '.')) == NULL || strcmp(dot, OCGC_DIR_EVENTS_SUFFIX) != 0) return 0;
   len = (size_t)(dot - p);
   if (len == 0 || len >= sizeof digits) return 0;
   memcpy(digits, p, len);

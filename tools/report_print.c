@@ -170,6 +170,8 @@ static void text_counts(FILE *out, const struct rep_figures *x, const struct ocg
   fprintf(out, "  %-24s %s (%.2f%% of wall time)\n", "GC time", cm_fmt_ns(b, sizeof b, c->gc_time_ns),
           100.0 * rep_share(c->gc_time_ns, x->wall_ns));
   fputs("\nCounts\n", out);
+  /* by hand, not a loop over the counters' table: each line has its label
+   * for people, its unit's form and its own remark (a share, a rule) */
   for (k = 0; k < OCGC_KIND_COUNT; k++) {
     char name[32];
     snprintf(name, sizeof name, "%s collections", ocgc_kind_name(k));

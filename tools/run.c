@@ -148,12 +148,14 @@ static int find_ring(const char *dir, pid_t pid, char *out, size_t n)
   struct dirent *e;
   struct stat st;
   int found = -1;
-  snprintf(out, n, "%s/%d.events", dir, (int)pid);
+  snprintf(out, n, "%s/%d" OCGC_DIR_EVENTS_SUFFIX, dir, (int)pid);
   if (stat(out, &st) == 0 && S_ISREG(st.st_mode)) return 0;
   if ((d = opendir(dir)) == NULL) return -1;
   while (found != 0 && (e = readdir(d)) != NULL) {
     size_t len = strlen(e->d_name), digits = strspn(e->d_name, "0123456789");
-    if (digits == 0 || len != digits + 7 || strcmp(e->d_name + digits, ".events") != 0) continue;
+    if (digits == 0 || len != digits + strlen(OCGC_DIR_EVENTS_SUFFIX) ||
+        strcmp(e->d_name + digits, OCGC_DIR_EVENTS_SUFFIX) != 0)
+      continue;
     if ((size_t)snprintf(out, n, "%s/%s", dir, e->d_name) < n) found = 0;
   }
   closedir(d);

@@ -102,6 +102,8 @@ static const char *const field_names[NFIELDS] = {
   "pause_max_us", "heap_bytes", "events_lost", "exact",
 };
 
+/* By hand, not a loop over the counters' table: the columns are a fixed,
+ * documented set (ocgc(1)) that mixes counts, rates and percentiles. */
 static void row_fields(const struct row *r, struct field f[NFIELDS])
 {
   unsigned i = 0;

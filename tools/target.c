@@ -53,7 +53,7 @@ static int ring_gone(const char *dir, int pid)
   char path[PATH_MAX];
   struct stat st;
   if (dir == NULL) return 0;
-  if (snprintf(path, sizeof path, "%s/%d.events", dir, pid) >= (int)sizeof path) return 0;
+  if (snprintf(path, sizeof path, "%s/%d" OCGC_DIR_EVENTS_SUFFIX, dir, pid) >= (int)sizeof path) return 0;
   /* EPERM is no answer: a memfd ring's link leads through map_files, which
    * only root may follow. */
   return lstat(path, &st) == 0 && S_ISLNK(st.st_mode) && stat(path, &st) != 0 && errno == ENOENT;

@@ -148,6 +148,8 @@ static int draw_rates(struct top *tp, int row, const struct ocgc_counters *c)
     for (i = 0; i < 7; i++) snprintf(f[i], 48, "%s -", names[i]);
   }
   row = draw_fields(row, "rates", f, 7);
+  /* by hand, not a loop over the counters' table: a panel of 8 short
+   * fields, its own words and units (MiB, s) */
   snprintf(f[0], 48, "minor %" PRIu64, c->collections[OCGC_KIND_MINOR]);
   snprintf(f[1], 48, "slices %" PRIu64, c->collections[OCGC_KIND_MAJOR_SLICE]);
   snprintf(f[2], 48, "cycles %" PRIu64, c->major_cycles);

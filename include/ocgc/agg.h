@@ -20,38 +20,117 @@ extern "C" {
  * the events in stock files). */
 struct ocgc_agg;
 
-/** Counters at one moment.  Bytes and times are cumulative since the
- * producer started (ocgc files) or since the cursor's start (stock). */
+/** How a field of struct ocgc_counters behaves, the rule each user applies
+ * to all the fields of one kind (OCGC_COUNTER_FIELDS). */
+enum ocgc_counter_kind {
+  /** Only grows (an honest producer's): a growth subtracts it, a watch
+   * never shows it less than before, a program sums it. */
+  OCGC_COUNTER_MONOTONE = 0,
+  /** A level (the heap): a growth keeps the newer's. */
+  OCGC_COUNTER_GAUGE = 1,
+  /** A moment of the producer's clock, ns: a growth keeps the newer's. */
+  OCGC_COUNTER_TIME = 2,
+  /** A flag or a small enum (int): a growth keeps the newer's. */
+  OCGC_COUNTER_FLAG = 3
+};
+
+/** Every field of struct ocgc_counters after sz, in order, X(kind, type,
+ * name, dim, unit) each: its enum ocgc_counter_kind (without the
+ * OCGC_COUNTER_ prefix), its C type, its name, its array bound ([N], or
+ * empty for one value) and its unit ("bytes", "ns", or "" for a number of
+ * things).  The struct is made from it, so a loop over it sees every field;
+ * adding a figure is a row at the end (the layout is ABI: never reorder)
+ * plus its printing where it is shown by hand.  Bytes and times are
+ * cumulative since the producer started (ocgc files) or since the cursor's
+ * start (stock). */
+#define OCGC_COUNTER_FIELDS(X)                                                  \
+  /* producer clock: last update seen */                                        \
+  X(TIME, uint64_t, time_ns, , "ns")                                            \
+  /* collections by kind (enum ocgc_kind) */                                    \
+  X(MONOTONE, uint64_t, collections, [OCGC_KIND_COUNT], "")                     \
+  /* major cycles completed */                                                  \
+  X(MONOTONE, uint64_t, major_cycles, , "")                                     \
+  X(MONOTONE, uint64_t, forced_majors, , "")                                    \
+  /* minor heap allocation */                                                   \
+  X(MONOTONE, uint64_t, allocated_bytes, , "bytes")                             \
+  X(MONOTONE, uint64_t, promoted_bytes, , "bytes")                              \
+  X(MONOTONE, uint64_t, direct_major_bytes, , "bytes")                          \
+  X(GAUGE, uint64_t, heap_bytes, , "bytes")                                     \
+  X(GAUGE, uint64_t, top_heap_bytes, , "bytes")                                 \
+  /* time inside outermost collections (stock files: the sum of the pauses  */ \
+  /* seen) */                                                                   \
+  X(MONOTONE, uint64_t, gc_time_ns, , "ns")                                     \
+  /* pauses seen by this aggregator */                                          \
+  X(MONOTONE, uint64_t, pauses, , "")                                           \
+  X(MONOTONE, uint64_t, events_seen, , "")                                      \
+  X(MONOTONE, uint64_t, events_lost, , "")                                      \
+  X(FLAG, int, lost_exact, , "")                                                \
+  /* 1: from the producer's totals */                                           \
+  X(FLAG, int, exact, , "")                                                     \
+  /* Collections this aggregator saw complete in the events, by kind: with  */ \
+  /* nothing lost, their growth equals that of collections[] (a cross-check */ \
+  /* of the producer's totals against its events). */                          \
+  X(MONOTONE, uint64_t, event_collections, [OCGC_KIND_COUNT], "")               \
+  /* Producer timestamps of the oldest and newest events this aggregator    */ \
+  /* read (0 before any): the span of time its histograms cover. */            \
+  X(TIME, uint64_t, first_event_ns, , "ns")                                     \
+  X(TIME, uint64_t, last_event_ns, , "ns")                                      \
+  /* How the pauses were told apart (enum ocgc_pause_rule). */                  \
+  X(FLAG, int, pause_rule, , "")                                                \
+  /* The heap after GC: the major heap not free when the last major cycle   */ \
+  /* ended (the producer's totals, live_words x 8), a gauge; 0 until a      */ \
+  /* cycle ends, and for stock files and producers before ext_version 4. */    \
+  X(GAUGE, uint64_t, live_bytes, , "bytes")
+
+/* Row helpers (not API). */
+#define OCGC_ROW_COUNTER_MEMBER_(kind, type, name, dim, unit) type name dim;
+#define OCGC_ROW_COUNTER_ONE_(kind, type, name, dim, unit) +1
+/* A monotone count, a gauge or a time is one or more uint64_t words (the
+ * loops over the table read them so); a flag is an int. */
+#define OCGC_ROW_COUNTER_WORDS_(kind, type, name, dim, unit)                   \
+  OCGC_STATIC_ASSERT(OCGC_COUNTER_##kind == OCGC_COUNTER_FLAG                   \
+                         ? sizeof(((struct ocgc_counters *)0)->name) == sizeof(int)  \
+                         : sizeof(((struct ocgc_counters *)0)->name) % 8 == 0,  \
+                     "counter " #name ": a flag is an int, the rest 64-bit words");
+
+/** Counters at one moment: the fields of OCGC_COUNTER_FIELDS. */
 struct ocgc_counters {
   size_t sz; /**< set by the caller: sizeof(struct ocgc_counters) (OCGC_OPTS_INIT) */
-  uint64_t time_ns;              /**< producer clock: last update seen */
-  uint64_t collections[OCGC_KIND_COUNT]; /**< by kind */
-  uint64_t major_cycles;         /**< major cycles completed */
-  uint64_t forced_majors;
-  uint64_t allocated_bytes;      /**< minor heap allocation */
-  uint64_t promoted_bytes;
-  uint64_t direct_major_bytes;
-  uint64_t heap_bytes, top_heap_bytes;
-  uint64_t gc_time_ns;           /**< time inside outermost collections (stock
-                                      files: the sum of the pauses seen) */
-  uint64_t pauses;               /**< pauses seen by this aggregator */
-  uint64_t events_seen, events_lost;
-  int lost_exact;
-  int exact;                     /**< 1: from the producer's totals */
-  /** Collections this aggregator saw complete in the events, by kind: with
-   * nothing lost, their growth equals that of collections[] (a cross-check
-   * of the producer's totals against its events). */
-  uint64_t event_collections[OCGC_KIND_COUNT];
-  /** Producer timestamps of the oldest and newest events this aggregator
-   * read (0 before any): the span of time its histograms cover. */
-  uint64_t first_event_ns, last_event_ns;
-  /** How the pauses were told apart (enum ocgc_pause_rule). */
-  int pause_rule;
-  /** The heap after GC: the major heap not free when the last major cycle
-   * ended (the producer's totals, live_words x 8), a gauge; 0 until a cycle
-   * ends, and for stock files and producers before ext_version 4. */
-  uint64_t live_bytes;
+  OCGC_COUNTER_FIELDS(OCGC_ROW_COUNTER_MEMBER_)
 };
+/** Fields in OCGC_COUNTER_FIELDS. */
+#define OCGC_COUNTER_NFIELDS (0 OCGC_COUNTER_FIELDS(OCGC_ROW_COUNTER_ONE_))
+
+OCGC_COUNTER_FIELDS(OCGC_ROW_COUNTER_WORDS_)
+/* A new row trips this on purpose: then bump it, and add the figure where
+ * it is printed by hand (the comments "by hand, not a loop over the
+ * counters' table" in tools/ and libconsumer/ say where). */
+OCGC_STATIC_ASSERT(OCGC_COUNTER_NFIELDS == 20, "a new counter: also its printing where it is "
+                                               "printed by hand");
+#if SIZE_MAX == UINT64_MAX
+/* The layout the struct had before the table (LP64): ABI, unchanged. */
+OCGC_STATIC_ASSERT(offsetof(struct ocgc_counters, time_ns) == 8, "c.time_ns");
+OCGC_STATIC_ASSERT(offsetof(struct ocgc_counters, collections) == 16, "c.collections");
+OCGC_STATIC_ASSERT(offsetof(struct ocgc_counters, major_cycles) == 48, "c.major_cycles");
+OCGC_STATIC_ASSERT(offsetof(struct ocgc_counters, forced_majors) == 56, "c.forced_majors");
+OCGC_STATIC_ASSERT(offsetof(struct ocgc_counters, allocated_bytes) == 64, "c.allocated");
+OCGC_STATIC_ASSERT(offsetof(struct ocgc_counters, promoted_bytes) == 72, "c.promoted");
+OCGC_STATIC_ASSERT(offsetof(struct ocgc_counters, direct_major_bytes) == 80, "c.direct");
+OCGC_STATIC_ASSERT(offsetof(struct ocgc_counters, heap_bytes) == 88, "c.heap");
+OCGC_STATIC_ASSERT(offsetof(struct ocgc_counters, top_heap_bytes) == 96, "c.top_heap");
+OCGC_STATIC_ASSERT(offsetof(struct ocgc_counters, gc_time_ns) == 104, "c.gc_time_ns");
+OCGC_STATIC_ASSERT(offsetof(struct ocgc_counters, pauses) == 112, "c.pauses");
+OCGC_STATIC_ASSERT(offsetof(struct ocgc_counters, events_seen) == 120, "c.events_seen");
+OCGC_STATIC_ASSERT(offsetof(struct ocgc_counters, events_lost) == 128, "c.events_lost");
+OCGC_STATIC_ASSERT(offsetof(struct ocgc_counters, lost_exact) == 136, "c.lost_exact");
+OCGC_STATIC_ASSERT(offsetof(struct ocgc_counters, exact) == 140, "c.exact");
+OCGC_STATIC_ASSERT(offsetof(struct ocgc_counters, event_collections) == 144, "c.event_coll");
+OCGC_STATIC_ASSERT(offsetof(struct ocgc_counters, first_event_ns) == 176, "c.first_event");
+OCGC_STATIC_ASSERT(offsetof(struct ocgc_counters, last_event_ns) == 184, "c.last_event");
+OCGC_STATIC_ASSERT(offsetof(struct ocgc_counters, pause_rule) == 192, "c.pause_rule");
+OCGC_STATIC_ASSERT(offsetof(struct ocgc_counters, live_bytes) == 200, "c.live_bytes");
+OCGC_STATIC_ASSERT(sizeof(struct ocgc_counters) == 208, "struct ocgc_counters is 208 bytes");
+#endif
 
 /** A pause as the aggregator records it (ocgc_agg_opts.on_pause), with
  * what the aggregator had counted from the events when it ended. */

@@ -88,6 +88,28 @@ OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_ring_header, head) == 0, "head");
 OCGC_STATIC_ASSERT(offsetof(struct ocgc_wire_ring_header, tail) == 8, "tail");
 
 /* ---------------------------------------------------------------------- */
+/* The ring folder's entries (docs/wire-format.md, "Finding the file")     */
+/* ---------------------------------------------------------------------- */
+
+/* What a producer names its entries, and what readers look for: defined
+ * here once for both.  <pid>.events is a ring (the OCaml 5 name), or the
+ * alias of a memory ring that stock readers open; a producer's hidden
+ * entries are .ocgc-<kind>.<ns>.<pid> (<ns> the inode of its pid
+ * namespace), kinds: "ring" (a memory ring's identity link), "tmp" (an
+ * entry being made), "sweep" (the sweep's aside name); a memory ring is a
+ * memfd named ocgc:<pid>.events, which /proc/PID/maps shows as
+ * /memfd:ocgc:<pid>.events (deleted). */
+#define OCGC_DIR_EVENTS_SUFFIX ".events"
+#define OCGC_DIR_ENTRY_PREFIX ".ocgc-"
+#define OCGC_DIR_KIND_RING "ring"
+#define OCGC_DIR_KIND_TMP "tmp"
+#define OCGC_DIR_KIND_SWEEP "sweep"
+#define OCGC_DIR_RING_PREFIX OCGC_DIR_ENTRY_PREFIX OCGC_DIR_KIND_RING "." /* ".ocgc-ring." */
+#define OCGC_DIR_TMP_PREFIX OCGC_DIR_ENTRY_PREFIX OCGC_DIR_KIND_TMP "."   /* ".ocgc-tmp." */
+#define OCGC_MEMFD_NAME_PREFIX "ocgc:"
+#define OCGC_MEMFD_MAPS_PREFIX "/memfd:" OCGC_MEMFD_NAME_PREFIX /* as /proc/PID/maps shows it */
+
+/* ---------------------------------------------------------------------- */
 /* Events                                                                  */
 /* ---------------------------------------------------------------------- */
 

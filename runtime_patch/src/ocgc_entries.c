@@ -41,7 +41,7 @@ unsigned long caml_ocgc_pidns(void)
 
 void caml_ocgc_entry_name(char *out, size_t n, const char *kind, unsigned long ns, pid_t pid)
 {
-  snprintf(out, n, ".ocgc-%s.%lu.%d", kind, ns, (int)pid);
+  snprintf(out, n, OCGC_DIR_ENTRY_PREFIX "%s.%lu.%d", kind, ns, (int)pid);
 }
 
 /* A decimal number without sign or leading zero, at most [max]; returns
@@ -61,13 +61,13 @@ static const char *number(const char *p, unsigned long max, unsigned long *out)
 
 int caml_ocgc_entry_parse(const char *name, const char *kind, unsigned long *ns, pid_t *pid)
 {
-  size_t klen = strlen(kind);
+  size_t klen = strlen(kind), plen = strlen(OCGC_DIR_ENTRY_PREFIX);
   unsigned long p;
   const char *s;
-  if (strncmp(name, ".ocgc-", 6) != 0 || strncmp(name + 6, kind, klen) != 0 ||
-      name[6 + klen] != '.')
+  if (strncmp(name, OCGC_DIR_ENTRY_PREFIX, plen) != 0 || strncmp(name + plen, kind, klen) != 0 ||
+      name[plen + klen] != '.')
     return 0;
-  s = name + 7 + klen;
+  s = name + plen + 1 + klen;
   if (s[0] == '0') *ns = 0, s++; /* made where /proc/self/ns/pid was unreadable */
   else s = number(s, 0xffffffffUL, ns);
   if (s == NULL || *s != '.') return 0;
@@ -120,6 +120,6 @@ int caml_ocgc_ring_link_state(int dfd, const char *name, pid_t pid)
   n = readlink(target, text, sizeof text - 1);
   if (n < 0) return errno == ENOENT || errno == ESRCH ? CAML_OCGC_LINK_DEAD : CAML_OCGC_LINK_UNKNOWN;
   text[n] = '\0';
-  snprintf(want, sizeof want, "/memfd:ocgc:%d" OCGC_EVENTS_SUFFIX " (deleted)", (int)pid);
+  snprintf(want, sizeof want, OCGC_MEMFD_MAPS_PREFIX "%d" OCGC_DIR_EVENTS_SUFFIX " (deleted)", (int)pid);
   return strcmp(text, want) == 0 ? CAML_OCGC_LINK_LIVE : CAML_OCGC_LINK_DEAD;
 }

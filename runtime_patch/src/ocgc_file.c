@@ -345,7 +345,7 @@ static int make_memfd(pid_t pid, uint64_t size)
   char name[48];
   int fd, err;
 #ifdef SYS_memfd_create
-  snprintf(name, sizeof name, "ocgc:%d" OCGC_EVENTS_SUFFIX, (int)pid);
+  snprintf(name, sizeof name, OCGC_MEMFD_NAME_PREFIX "%d" OCGC_DIR_EVENTS_SUFFIX, (int)pid);
   fd = (int)syscall(SYS_memfd_create, name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
 #else
   (void)name; (void)pid;
@@ -416,7 +416,7 @@ static enum alias_state alias_state(int dfd, const char *final, const char *iden
   if (n <= 0) return ALIAS_TAKEN;
   text[n] = '\0';
   if (strcmp(text, ident) == 0) return ALIAS_STALE;
-  if (caml_ocgc_entry_parse(text, "ring", &ns, &p))
+  if (caml_ocgc_entry_parse(text, OCGC_DIR_KIND_RING, &ns, &p))
     return fstatat(dfd, text, &st, AT_SYMLINK_NOFOLLOW) != 0 && errno == ENOENT ? ALIAS_STALE
                                                                                 : ALIAS_TAKEN;
   return strncmp(text, "/proc/", 6) == 0 ? ALIAS_TAKEN : ALIAS_PLANTED;
@@ -535,9 +535,9 @@ static int create_file(int dfd, unsigned long pidns)
 
   geometry.version = OCGC_WIRE_VERSION;
   f->pidns = pidns;
-  caml_ocgc_entry_name(tmp, sizeof tmp, "tmp", f->pidns, pid);
-  caml_ocgc_entry_name(f->ident, sizeof f->ident, "ring", f->pidns, pid);
-  snprintf(final, sizeof final, "%d" OCGC_EVENTS_SUFFIX, (int)pid);
+  caml_ocgc_entry_name(tmp, sizeof tmp, OCGC_DIR_KIND_TMP, f->pidns, pid);
+  caml_ocgc_entry_name(f->ident, sizeof f->ident, OCGC_DIR_KIND_RING, f->pidns, pid);
+  snprintf(final, sizeof final, "%d" OCGC_DIR_EVENTS_SUFFIX, (int)pid);
   fd = memfd = make_memfd(pid, file_size);
   if (fd < 0) {
     /* A leftover of an earlier process with our pid: remove it (unlinkat
@@ -640,8 +640,8 @@ static void preserve_copy(struct caml_ocgc_file *f, int dfd)
   uint64_t done = 0;
   struct stat st;
   int fd, err = 0;
-  caml_ocgc_entry_name(tmp, sizeof tmp, "tmp", f->pidns, f->pid);
-  snprintf(final, sizeof final, "%d" OCGC_EVENTS_SUFFIX, (int)f->pid);
+  caml_ocgc_entry_name(tmp, sizeof tmp, OCGC_DIR_KIND_TMP, f->pidns, f->pid);
+  snprintf(final, sizeof final, "%d" OCGC_DIR_EVENTS_SUFFIX, (int)f->pid);
   if (fstatat(dfd, final, &st, AT_SYMLINK_NOFOLLOW) == 0 && !own_entry(dfd, final)) {
     complain("not keeping the ring: another file took its name in", cfg.dir, EEXIST, 0);
     return;
@@ -704,7 +704,7 @@ static void at_exit(void)
     if (cfg.preserve) complain("cannot keep the ring in", cfg.dir, errno, 0);
     return;
   }
-  snprintf(final, sizeof final, "%d" OCGC_EVENTS_SUFFIX, (int)f->pid);
+  snprintf(final, sizeof final, "%d" OCGC_DIR_EVENTS_SUFFIX, (int)f->pid);
   if (cfg.preserve) preserve_copy(f, dfd);
   else if (own_entry(dfd, final)) (void)unlinkat(dfd, final, 0);
   remove_ident(dfd); /* after the alias: an alias never leads to nothing */

@@ -13,8 +13,6 @@
 #include "ocgc_entries.h"
 #include "ocgc_version.h" /* OCGC_PRODUCER_VERSION, written by the build */
 
-#define OCGC_EVENTS_SUFFIX ".events"
-
 struct caml_ocgc_file {
   char *map;                       /* the whole file, or NULL */
   size_t map_size;

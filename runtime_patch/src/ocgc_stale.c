@@ -58,7 +58,7 @@ enum entry_kind { E_OTHER, E_EVENTS, E_RING, E_TMP, E_SWEEP };
 static enum entry_kind entry_kind(const char *name, unsigned long self_ns, pid_t *p)
 {
   static const struct { const char *kind; enum entry_kind k; } hidden[] = {
-    {"ring", E_RING}, {"tmp", E_TMP}, {"sweep", E_SWEEP}};
+    {OCGC_DIR_KIND_RING, E_RING}, {OCGC_DIR_KIND_TMP, E_TMP}, {OCGC_DIR_KIND_SWEEP, E_SWEEP}};
   unsigned long ns;
   char *end;
   long v;
@@ -71,7 +71,7 @@ static enum entry_kind entry_kind(const char *name, unsigned long self_ns, pid_t
   }
   if (*name < '1' || *name > '9') return E_OTHER;
   v = strtol(name, &end, 10);
-  if (v <= 0 || v > 0x3fffffff || strcmp(end, OCGC_EVENTS_SUFFIX) != 0) return E_OTHER;
+  if (v <= 0 || v > 0x3fffffff || strcmp(end, OCGC_DIR_EVENTS_SUFFIX) != 0) return E_OTHER;
   *p = (pid_t)v;
   return E_EVENTS;
 }
@@ -91,7 +91,7 @@ static int dangling_alias(int dfd, const char *name)
   ssize_t n = readlinkat(dfd, name, text, sizeof text - 1);
   if (n <= 0) return 0;
   text[n] = '\0';
-  return caml_ocgc_entry_parse(text, "ring", &ns, &q) &&
+  return caml_ocgc_entry_parse(text, OCGC_DIR_KIND_RING, &ns, &q) &&
          fstatat(dfd, text, &st, AT_SYMLINK_NOFOLLOW) != 0 && errno == ENOENT;
 }
 
@@ -169,7 +169,7 @@ static void sweep_entry(int dfd, const char *name, pid_t self, unsigned long ns,
     /* Its alias now leads nowhere: gone too, whatever the order the
      * folder lists them in. */
     char alias[32];
-    snprintf(alias, sizeof alias, "%d" OCGC_EVENTS_SUFFIX, (int)p);
+    snprintf(alias, sizeof alias, "%d" OCGC_DIR_EVENTS_SUFFIX, (int)p);
     if (fstatat(dfd, alias, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
         is_stale(dfd, alias, E_EVENTS, p, &st))
       remove_if_stale(dfd, alias, E_EVENTS, p, aside);
@@ -197,7 +197,7 @@ void caml_ocgc_sweep_stale(int dfd, pid_t self, unsigned long ns)
   int seen = 0;
   long n;
 
-  caml_ocgc_entry_name(aside, sizeof aside, "sweep", ns, self);
+  caml_ocgc_entry_name(aside, sizeof aside, OCGC_DIR_KIND_SWEEP, ns, self);
   while (seen < SWEEP_MAX && (n = syscall(SYS_getdents64, dfd, buf, sizeof buf)) > 0) {
     long at = 0;
     while (at < n && seen++ < SWEEP_MAX) {
