@@ -388,6 +388,7 @@ static void set_totals(struct rg_file *f, uint64_t v)
   t->major_slices = v;
   t->compactions = v;
   t->major_collections = v;
+  t->forced_major_collections = v;
   t->minor_words = v;
   t->promoted_words = v;
   t->direct_major_words = v;
@@ -406,6 +407,8 @@ static void check_counters(const struct ocgc_watched *p, uint64_t v)
   ck_assert_uint_eq(c->collections[OCGC_KIND_MAJOR_FINISH], v);
   ck_assert_uint_eq(c->collections[OCGC_KIND_COMPACTION], v);
   ck_assert_uint_eq(c->major_cycles, v);
+  /* the figure the watch's own list once missed: forced majors went back */
+  ck_assert_uint_eq(c->forced_majors, v);
   ck_assert_uint_eq(c->allocated_bytes, 8 * v);
   ck_assert_uint_eq(c->promoted_bytes, 8 * v);
   ck_assert_uint_eq(c->direct_major_bytes, 8 * v);
