@@ -257,7 +257,9 @@ static int on_event(const struct ocgc_event *ev, void *ctx)
   if (ev->user) {
     if (ocgc_event_cause(a->src, ev) < 0) on_user(a, ev);
   } else if (ev->type == OCGC_RT_COUNTER) {
-    /* MINOR_PROMOTED and MINOR_ALLOCATED keep their ids in 5.2 and 5.3 */
+    /* MINOR_PROMOTED and MINOR_ALLOCATED keep their ids in 5.2 and 5.3;
+     * by hand, not a loop over the counters' table: a runtime counter's
+     * id says which field it adds to, and the table knows no ids */
     if (ev->id == OCGC_CT_MINOR_ALLOCATED) a->ev.c.allocated_bytes += ev->value;
     else if (ev->id == OCGC_CT_MINOR_PROMOTED) a->ev.c.promoted_bytes += ev->value;
     else if (a->stock) stock_heap(a, ev);

@@ -47,6 +47,8 @@ int counters_rates(const struct ocgc_counters *o, const struct ocgc_counters *n,
   if (n->time_ns <= o->time_ns) return -EINVAL;
   secs = (double)(n->time_ns - o->time_ns) / 1e9;
   out->seconds = secs;
+  /* by hand, not a loop over the counters' table: struct ocgc_rates (the
+   * public API) has a field of its own for a few figures only, and a ratio */
   for (k = 0; k < OCGC_KIND_COUNT; k++)
     out->collections_per_s[k] = per_s(n->collections[k], o->collections[k], secs);
   out->major_cycles_per_s = per_s(n->major_cycles, o->major_cycles, secs);

@@ -36,8 +36,8 @@ static int have_hist(struct ocgc_hist **dst)
   return *dst != NULL ? 0 : ocgc_hist_new(dst);
 }
 
-/* The producer's totals as the table's fields (OCGC_COUNTER_FIELDS), by
- * hand, not a loop over the counters' table: a mapping, field by field
+/* The producer's totals as the table's fields (OCGC_COUNTER_FIELDS),
+ * by hand, not a loop over the counters' table: a mapping, field by field
  * (words to bytes, the finished cycles summed from the cause table), not
  * one rule for a kind; the figures the totals lack (pauses, events,
  * times) are fill_counters'. */
