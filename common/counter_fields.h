@@ -1,6 +1,6 @@
 /* counter_fields.h - the fields of struct ocgc_counters as data, made from
  * its table (OCGC_COUNTER_FIELDS), and the one loop over them, for the
- * rules that hold for every field of a kind: growth (interval.c), "never
+ * rules that hold for every field of a kind: growth (rates.c), "never
  * less" (watch.c), sums (programs.c), and printers that show every field
  * of a kind alike (report_json.c's bytes) (private to libocgc and ocgc).
  * A field of a monotone count, a gauge or a time is one or more uint64_t

@@ -26,6 +26,10 @@
  * - the events' heap is a gauge: from the heap changes read, and, for a
  *   cursor that starts now on an ocgc ring, from the producer's totals at
  *   the start (the changes before it are not read); 0 only while unknown.
+ * - it calls up into no file above it: a pause reaches interval.c's
+ *   recorders through the list of pause listeners (agg_listen), in the
+ *   order they joined it, newest first, after the caller's on_pause;
+ *   a listener is told once that the aggregator goes (gone), then forgotten.
  * One aggregator must not be used by two threads at once. */
 
 #include <errno.h>
@@ -162,6 +166,15 @@ static void on_collection(const struct ocgc_collection *c, void *ctx)
   if (ns > row->worst_ns) row->worst_ns = ns;
 }
 
+void agg_event_counters(const struct ocgc_agg *a, struct ocgc_counters *c)
+{
+  *c = a->ev.c; /* the figures the events give (agg.h), the rest 0 */
+  c->sz = sizeof *c;
+  memcpy(c->event_collections, c->collections, sizeof c->event_collections);
+  c->time_ns = c->last_event_ns;
+  c->exact = 0;
+}
+
 /* The pause to the caller's on_pause, with its kind and cause: its most
  * significant collection's (a member's own span on its ring). */
 static void tell_pause(struct ocgc_agg *a, const struct ocgc_pause *p)
@@ -179,8 +192,9 @@ static void tell_pause(struct ocgc_agg *a, const struct ocgc_pause *p)
 static void on_pause(const struct ocgc_pause *p, void *ctx)
 {
   struct ocgc_agg *a = ctx;
+  struct agg_listener *l;
   if (a->on_pause != NULL) tell_pause(a, p);
-  if (a->intervals != NULL) agg_intervals_pause(a, p);
+  for (l = a->listeners; l != NULL; l = l->next) l->pause(l, p);
   if (p->ring < a->nrings) {
     a->building[p->ring].kind = OCGC_KIND_NONE;
     a->building[p->ring].cause = OCGC_CAUSE_NONE;
@@ -243,7 +257,9 @@ static int on_event(const struct ocgc_event *ev, void *ctx)
   if (ev->user) {
     if (ocgc_event_cause(a->src, ev) < 0) on_user(a, ev);
   } else if (ev->type == OCGC_RT_COUNTER) {
-    /* MINOR_PROMOTED and MINOR_ALLOCATED keep their ids in 5.2 and 5.3 */
+    /* MINOR_PROMOTED and MINOR_ALLOCATED keep their ids in 5.2 and 5.3;
+     * by hand, not a loop over the counters' table: a runtime counter's
+     * id says which field it adds to, and the table knows no ids */
     if (ev->id == OCGC_CT_MINOR_ALLOCATED) a->ev.c.allocated_bytes += ev->value;
     else if (ev->id == OCGC_CT_MINOR_PROMOTED) a->ev.c.promoted_bytes += ev->value;
     else if (a->stock) stock_heap(a, ev);
@@ -366,11 +382,34 @@ int ocgc_agg_new(struct ocgc_source *src, const struct ocgc_agg_opts *opts,
   return 0;
 }
 
+void agg_listen(struct ocgc_agg *a, struct agg_listener *l)
+{
+  l->next = a->listeners;
+  a->listeners = l;
+}
+
+void agg_unlisten(struct ocgc_agg *a, struct agg_listener *l)
+{
+  struct agg_listener **pp;
+  for (pp = &a->listeners; *pp != NULL; pp = &(*pp)->next)
+    if (*pp == l) {
+      *pp = l->next;
+      l->next = NULL;
+      return;
+    }
+}
+
 void ocgc_agg_free(struct ocgc_agg *a)
 {
+  struct agg_listener *l, *next;
   unsigned k;
   if (a == NULL) return;
-  agg_intervals_detach(a);
+  for (l = a->listeners; l != NULL; l = next) { /* each lets go of a */
+    next = l->next;
+    l->next = NULL;
+    l->gone(l);
+  }
+  a->listeners = NULL;
   ocgc_cursor_free(a->cur);
   ocgc_stream_free(a->stream);
   ocgc_hist_free(a->pauses);

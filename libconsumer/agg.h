@@ -1,5 +1,6 @@
-/* agg.h - the aggregator's state, shared by agg.c (events in) and
- * snapshot.c (copies out) (private). */
+/* agg.h - the aggregator's state, shared by agg.c (events in) and the
+ * files above it: snapshot.c (copies out), interval.c (a pause listener)
+ * (private). */
 #ifndef OCGC_AGG_H
 #define OCGC_AGG_H
 
@@ -49,6 +50,20 @@ struct agg_event_counts {
   uint64_t (*ring_heap)[2];
 };
 
+/* One told of each pause the aggregator records (interval.c's recorders),
+ * after the caller's on_pause and before the pause is counted: on the
+ * aggregator's list from agg_listen to agg_unlisten.  An aggregator freed
+ * first calls gone once and forgets it (so the listener lets go of the
+ * aggregator): the aggregator never calls up into the files above it,
+ * and none of them is left holding a freed one. */
+struct agg_listener {
+  void (*pause)(struct agg_listener *self, const struct ocgc_pause *p);
+  void (*gone)(struct agg_listener *self);
+  struct agg_listener *next; /* the aggregator's */
+};
+void agg_listen(struct ocgc_agg *a, struct agg_listener *l);
+void agg_unlisten(struct ocgc_agg *a, struct agg_listener *l);
+
 struct ocgc_agg {
   struct ocgc_source *src;
   struct ocgc_cursor *cur;
@@ -77,8 +92,8 @@ struct ocgc_agg {
    * of its memory. */
   struct agg_building { int kind, cause; uint64_t ns; } *building;
   unsigned nrings;
-  /* The interval recorders over this aggregator (interval.c). */
-  struct ocgc_interval *intervals;
+  /* Its pause listeners (interval.c's recorders), the newest first. */
+  struct agg_listener *listeners;
   int stock;                 /* a stock OCaml 5 file */
   uint64_t forced_ids;       /* stock: phase ids (bits) of Gc.full_major and Gc.compact */
 };
@@ -89,13 +104,6 @@ void agg_event_counters(const struct ocgc_agg *a, struct ocgc_counters *c);
  * still grow (the stream's pending ones) counted, as a snapshot has them
  * (snapshot.c): 0 or an error. */
 int agg_counters_now(struct ocgc_agg *a, struct ocgc_counters *c);
-/* Rates from [o] to [n] into *out (zeroed): 0, or -EINVAL (out all 0) if
- * [n] is not later than [o] (interval.c: the one rule of rates). */
-int agg_rates(const struct ocgc_counters *o, const struct ocgc_counters *n, struct ocgc_rates *out);
-/* A pause the aggregator records, to each recorder (interval.c). */
-void agg_intervals_pause(struct ocgc_agg *a, const struct ocgc_pause *p);
-/* The aggregator is being freed: its recorders let go of it. */
-void agg_intervals_detach(struct ocgc_agg *a);
 
 
 #endif /* OCGC_AGG_H */

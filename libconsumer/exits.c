@@ -20,6 +20,7 @@
 #include "common/clock.h"
 #include "exits.h"
 #include "programs.h"
+#include "watched.h"
 
 /* Of the entries, the one whose processes all left the longest ago (not
  * the shared one), or NULL. */

@@ -2,10 +2,9 @@
  * aggregator (its counters' growth, rates over the producer's clock, and
  * the interval's pauses), as HdrHistogram's interval recorder keeps the
  * values of each interval for the caller that asks "and in the last
- * second?".  Also the one rule for the growth of counters and for rates,
- * which snapshots use too (ocgc_counters_growth, ocgc_snapshot_rates):
- * every monotone count of OCGC_COUNTER_FIELDS grows, the rest are the
- * newer's.
+ * second?"; and the coverage of a snapshot (the span of time its counters,
+ * or their growth since a base, are over).  The rules of growth and rates
+ * are rates.c's; the counters of now, snapshot.c's.
  *
  * Invariants:
  * - each pause counts once, in the interval in which the aggregator first
@@ -16,27 +15,29 @@
  *   intervals add up to the growth of the pause count, and an interval's
  *   histogram is never a difference of two cumulative ones (which a
  *   pending pause that grew between them spoils);
- * - a recorder is on its aggregator's list from ocgc_interval_new to
- *   ocgc_interval_free, fed where the aggregator records each pause; an
- *   aggregator freed first leaves its recorders detached, never dangling;
+ * - a recorder is one of its aggregator's pause listeners (agg.h) from
+ *   ocgc_interval_new to ocgc_interval_free, told of each pause where the
+ *   aggregator records it; an aggregator freed first tells it so (gone),
+ *   and it is left detached, never dangling;
  * - memory is fixed after the recorder is made: two histograms and one
  *   word per ring. */
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "agg.h"
-#include "common/counter_fields.h"
 #include "opts.h"
+#include "rates.h"
 #include "source.h"
 #include "stream.h"
 
 #define NONE UINT64_MAX
 
 struct ocgc_interval {
+  struct agg_listener lis;       /* on the aggregator's list while agg is set */
   struct ocgc_agg *agg;          /* NULL once the aggregator was freed */
-  struct ocgc_interval *next;    /* the aggregator's list */
   struct ocgc_hist *cur;         /* pauses delivered in the current interval */
   struct ocgc_hist *done;        /* the pauses of the interval last ended */
   struct ocgc_counters start;    /* the counters at the current one's start */
@@ -48,29 +49,6 @@ struct ocgc_interval {
   int last_here;
   uint64_t last_ns;
 };
-
-/* *newer minus [older], 0 if that is less (a producer that restarted its
- * counts, or one that lies, gives no wrapped growth). */
-static void sub0(uint64_t *newer, uint64_t older)
-{
-  *newer = *newer > older ? *newer - older : 0;
-}
-
-void ocgc_counters_growth(const struct ocgc_counters *older, const struct ocgc_counters *newer,
-                          struct ocgc_counters *out)
-{
-  struct ocgc_counters g = OCGC_OPTS_INIT(struct ocgc_counters);
-  if (older == NULL || newer == NULL || out == NULL || out->sz < sizeof out->sz) return;
-  g = *newer; /* gauges, flags and times: the newer's */
-  g.sz = sizeof g;
-  counters_each(OCGC_COUNTER_MONOTONE, &g, older, sub0);
-  (void)opts_write(out, &g, sizeof g);
-}
-
-static double per_s(uint64_t newer, uint64_t older, double seconds)
-{
-  return newer >= older ? (double)(newer - older) / seconds : 0.0;
-}
 
 int ocgc_snapshot_coverage(const struct ocgc_source *src, const struct ocgc_snapshot *base,
                            const struct ocgc_snapshot *snap, uint64_t ended_ns,
@@ -110,28 +88,6 @@ int ocgc_snapshot_coverage(const struct ocgc_source *src, const struct ocgc_snap
   return opts_write(out, &o, sizeof o);
 }
 
-int agg_rates(const struct ocgc_counters *o, const struct ocgc_counters *n, struct ocgc_rates *out)
-{
-  double secs;
-  unsigned k;
-  memset(out, 0, sizeof *out);
-  out->sz = sizeof *out;
-  if (n->time_ns <= o->time_ns) return -EINVAL;
-  secs = (double)(n->time_ns - o->time_ns) / 1e9;
-  out->seconds = secs;
-  for (k = 0; k < OCGC_KIND_COUNT; k++)
-    out->collections_per_s[k] = per_s(n->collections[k], o->collections[k], secs);
-  out->major_cycles_per_s = per_s(n->major_cycles, o->major_cycles, secs);
-  out->allocated_bytes_per_s = per_s(n->allocated_bytes, o->allocated_bytes, secs);
-  out->promoted_bytes_per_s = per_s(n->promoted_bytes, o->promoted_bytes, secs);
-  if (n->allocated_bytes > o->allocated_bytes && n->promoted_bytes >= o->promoted_bytes)
-    out->promotion_ratio = (double)(n->promoted_bytes - o->promoted_bytes) /
-                           (double)(n->allocated_bytes - o->allocated_bytes);
-  out->gc_time_share = per_s(n->gc_time_ns, o->gc_time_ns, secs) / 1e9;
-  out->heap_bytes = n->heap_bytes;
-  return 0;
-}
-
 /* Mark the pending pauses of now as counted, recording those not yet
  * counted into [h] (NULL: only mark: a recorder's start, whose pending
  * pauses the start counters count already). */
@@ -147,34 +103,33 @@ static void take_pending(struct ocgc_interval *iv, struct ocgc_hist *h)
   }
 }
 
-void agg_intervals_pause(struct ocgc_agg *a, const struct ocgc_pause *p)
+static struct ocgc_interval *of_listener(struct agg_listener *l)
 {
-  struct ocgc_interval *iv;
-  for (iv = a->intervals; iv != NULL; iv = iv->next) {
-    if (p->ring < iv->nrings && iv->counted[p->ring] == p->begin) {
-      iv->counted[p->ring] = NONE; /* counted while pending */
-      continue;
-    }
-    if (!p->stw_member) {
-      ocgc_hist_record(iv->cur, p->duration_ns);
-      iv->last_here = 1;
-      iv->last_ns = p->duration_ns;
-    } else if (iv->last_here && iv->last_ns == p->stw_prev_ns && p->duration_ns > p->stw_prev_ns) {
-      hist_grow(iv->cur, p->stw_prev_ns, p->duration_ns);
-      iv->last_ns = p->duration_ns;
-    }
+  return (struct ocgc_interval *)(void *)((char *)l - offsetof(struct ocgc_interval, lis));
+}
+
+/* A pause the aggregator records, into the current interval. */
+static void heard_pause(struct agg_listener *l, const struct ocgc_pause *p)
+{
+  struct ocgc_interval *iv = of_listener(l);
+  if (p->ring < iv->nrings && iv->counted[p->ring] == p->begin) {
+    iv->counted[p->ring] = NONE; /* counted while pending */
+    return;
+  }
+  if (!p->stw_member) {
+    ocgc_hist_record(iv->cur, p->duration_ns);
+    iv->last_here = 1;
+    iv->last_ns = p->duration_ns;
+  } else if (iv->last_here && iv->last_ns == p->stw_prev_ns && p->duration_ns > p->stw_prev_ns) {
+    hist_grow(iv->cur, p->stw_prev_ns, p->duration_ns);
+    iv->last_ns = p->duration_ns;
   }
 }
 
-void agg_intervals_detach(struct ocgc_agg *a)
+/* The aggregator is being freed: the recorder lets go of it. */
+static void heard_gone(struct agg_listener *l)
 {
-  struct ocgc_interval *iv, *next;
-  for (iv = a->intervals; iv != NULL; iv = next) {
-    next = iv->next;
-    iv->agg = NULL;
-    iv->next = NULL;
-  }
-  a->intervals = NULL;
+  of_listener(l)->agg = NULL;
 }
 
 int ocgc_interval_new(struct ocgc_agg *agg, struct ocgc_interval **out)
@@ -195,22 +150,17 @@ int ocgc_interval_new(struct ocgc_agg *agg, struct ocgc_interval **out)
   }
   memset(iv->counted, 0xff, (iv->nrings ? iv->nrings : 1) * sizeof *iv->counted);
   take_pending(iv, NULL);
-  iv->next = agg->intervals;
-  agg->intervals = iv;
+  iv->lis.pause = heard_pause;
+  iv->lis.gone = heard_gone;
+  agg_listen(agg, &iv->lis);
   *out = iv;
   return 0;
 }
 
 void ocgc_interval_free(struct ocgc_interval *iv)
 {
-  struct ocgc_interval **pp;
   if (iv == NULL) return;
-  if (iv->agg != NULL)
-    for (pp = &iv->agg->intervals; *pp != NULL; pp = &(*pp)->next)
-      if (*pp == iv) {
-        *pp = iv->next;
-        break;
-      }
+  if (iv->agg != NULL) agg_unlisten(iv->agg, &iv->lis);
   ocgc_hist_free(iv->cur);
   ocgc_hist_free(iv->done);
   free(iv->counted);
@@ -235,7 +185,7 @@ int ocgc_interval_next(struct ocgc_interval *iv, struct ocgc_interval_figures *o
   /* A producer that exited just after the start may have an exit time
    * before it: an empty interval, whose rates are 0 and whose counts still
    * add up. */
-  f.rates_known = agg_rates(&iv->start, &now, &f.rates) == 0;
+  f.rates_known = counters_rates(&iv->start, &now, &f.rates) == 0;
   t = iv->done;
   iv->done = iv->cur;
   iv->cur = t;

@@ -25,6 +25,7 @@
 #include "exits.h"
 #include "ocgc/expo.h"
 #include "programs.h"
+#include "watched.h"
 
 /* A group of series: one process (p), or with --by program one program's
  * processes (g).  Each family below says what it shows of either. */

@@ -21,14 +21,15 @@
  * place of the one whose processes all went the longest ago (a crowd of
  * names that come and go cannot push out a program that runs), else it
  * shares the one labelled PROGRAMS_OTHER; so a host's names cannot grow
- * the series or the memory without bound. */
+ * the series or the memory without bound.  It reads a process only as
+ * watch.c hands it down (struct ocgc_watched, through watched.c's view),
+ * never the watch: it is below watch.c. */
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/clock.h"
-#include "common/utf8.h"
 #include "common/counter_fields.h"
 #include "programs.h"
 
@@ -252,40 +253,47 @@ static void live_info(struct program *g, const struct ocgc_watched *p)
     g->live.infos[g->live.ninfos++] = in;
 }
 
-void programs_update(struct programs *s, const struct ocgc_watch *w)
+void programs_begin(struct programs *s)
 {
   struct program *g;
-  const struct ocgc_watched *p;
   for (g = s->list; g != NULL; g = g->next) {
     g->now = g->gone;
     memset(&g->live, 0, sizeof g->live);
   }
-  for (p = ocgc_watch_next(w, NULL); p != NULL; p = ocgc_watch_next(w, p)) {
-    struct sums one;
-    char label[OCGC_EXPO_LABEL_MAX + 4];
-    watched_label(p, label);
-    if (p->snap == NULL || (g = prog_of(s, label)) == NULL) continue;
-    sums_of(p, &one);
-    sums_add(&g->now, &one);
-    g->live.processes++;
-    g->live.has_ext |= p->info.has_ext;
-    g->live.heap_bytes += p->counters.heap_bytes;
-    g->live.top_heap_bytes = MAXU(g->live.top_heap_bytes, p->counters.top_heap_bytes);
-    if (p->have_totals) g->live.heap_chunks += p->totals.heap_chunks;
-    if (p->have_totals && p->totals.live_words != 0) {
-      g->live.live_bytes += p->totals.live_words * 8;
-      g->live.have_live = 1;
-    }
-    g->live.rss_bytes += p->proc.rss_bytes;
-    g->live.vsize_bytes += p->proc.vsize_bytes;
-    g->live.threads += p->proc.threads;
-    if (p->proc.have_fds) {
-      g->live.open_fds += p->proc.open_fds;
-      g->live.have_fds = 1;
-    }
-    live_config(g, p);
-    live_info(g, p);
+}
+
+void programs_count(struct programs *s, const struct ocgc_watched *p)
+{
+  struct program *g;
+  struct sums one;
+  char label[OCGC_EXPO_LABEL_MAX + 4];
+  watched_label(p, label);
+  if (p->snap == NULL || (g = prog_of(s, label)) == NULL) return;
+  sums_of(p, &one);
+  sums_add(&g->now, &one);
+  g->live.processes++;
+  g->live.has_ext |= p->info.has_ext;
+  g->live.heap_bytes += p->counters.heap_bytes;
+  g->live.top_heap_bytes = MAXU(g->live.top_heap_bytes, p->counters.top_heap_bytes);
+  if (p->have_totals) g->live.heap_chunks += p->totals.heap_chunks;
+  if (p->have_totals && p->totals.live_words != 0) {
+    g->live.live_bytes += p->totals.live_words * 8;
+    g->live.have_live = 1;
   }
+  g->live.rss_bytes += p->proc.rss_bytes;
+  g->live.vsize_bytes += p->proc.vsize_bytes;
+  g->live.threads += p->proc.threads;
+  if (p->proc.have_fds) {
+    g->live.open_fds += p->proc.open_fds;
+    g->live.have_fds = 1;
+  }
+  live_config(g, p);
+  live_info(g, p);
+}
+
+void programs_end(struct programs *s)
+{
+  struct program *g;
   for (g = s->list; g != NULL; g = g->next) {
     sums_max(&g->shown, &g->now);
     g->shown_ever = 1;
@@ -302,19 +310,4 @@ void programs_free(struct programs *s)
     free(g);
   }
   s->n = 0;
-}
-
-void watched_label(const struct ocgc_watched *p, char *out)
-{
-  cm_utf8_cut(p->program, OCGC_EXPO_LABEL_MAX, out);
-}
-
-void watched_runtime(const struct ocgc_watched *p, struct runtime_label *out)
-{
-  const struct ocgc_source_info *in = &p->info;
-  memset(out, 0, sizeof *out);
-  snprintf(out->version, sizeof out->version, "%s", in->has_ext ? in->ocaml_version : "5");
-  snprintf(out->variant, sizeof out->variant, "%s",
-           !in->has_ext ? "stock" : in->flags & OCGC_EXT_NATIVE ? "native" : "bytecode");
-  snprintf(out->ocgc_version, sizeof out->ocgc_version, "%s", in->has_ext ? in->ocgc_version : "");
 }

@@ -1,13 +1,13 @@
 /* programs.h - a watch's processes summed by program (private; code in
  * programs.c), for a watch made with by_program, so that the series count
  * of an exposition is fixed by the programs, not by the processes that come
- * and go; and the two things both groupings say of a process (its label,
- * its runtime). */
+ * and go.  What it reads of a process is watched.h's view. */
 #ifndef OCGC_PROGRAMS_H
 #define OCGC_PROGRAMS_H
 
 #include "ocgc/expo.h"
 #include "ocgc/watch.h"
+#include "watched.h"
 
 /* Programs with series of their own, at most; the rest share one. */
 #define PROGRAMS_MAX 512
@@ -29,11 +29,6 @@ struct sums {
   } w;                        /* the rest of the counters: summed, held word by word */
   struct ocgc_bucket_counts pauses, kinds[OCGC_KIND_COUNT];
   int has_ext;
-};
-
-/* A process's runtime, as ocaml_runtime_info labels it. */
-struct runtime_label {
-  char version[16], variant[16], ocgc_version[16];
 };
 
 struct retired {
@@ -78,17 +73,15 @@ void programs_retire(struct programs *g, const struct ocgc_watched *p);
 /* [p] is watched (again?): if it went before, its figures leave the gone
  * sums, for it counts them itself. */
 void programs_revive(struct programs *g, const struct ocgc_watched *p);
-/* The programs' sums, from the processes of [w] as refreshed. */
-void programs_update(struct programs *g, const struct ocgc_watch *w);
+/* The programs' sums, from the processes of the set as refreshed: begin,
+ * then each process of the set once (programs_count), then end.  The
+ * watch hands them down one by one; programs.c never reads the watch. */
+void programs_begin(struct programs *g);
+void programs_count(struct programs *g, const struct ocgc_watched *p);
+void programs_end(struct programs *g);
 void programs_free(struct programs *g);
 
 /* The programs of [w], or NULL if it was not made by_program (watch.c). */
 const struct programs *watch_programs(const struct ocgc_watch *w);
-
-/* [p]'s program cut to a label (OCGC_EXPO_LABEL_MAX + 4 bytes). */
-void watched_label(const struct ocgc_watched *p, char *out);
-/* [p]'s runtime: version ("5" for stock rings), variant (native,
- * bytecode, stock), ocgc_version ("" for stock). */
-void watched_runtime(const struct ocgc_watched *p, struct runtime_label *out);
 
 #endif /* OCGC_PROGRAMS_H */

@@ -1,5 +1,6 @@
 /* snapshot.c - copies of an aggregator's knowledge, and rates between two
- * (by interval.c's rule).
+ * (by rates.c's rule); the counters of an aggregator now (agg_counters_now,
+ * which intervals take too).
  *
  * A snapshot owns its histograms (deep copies), so the caller may keep it
  * while the aggregator goes on.  Counters come from the producer's totals
@@ -15,6 +16,7 @@
 #include "agg.h"
 #include "opts.h"
 #include "clock.h"
+#include "rates.h"
 #include "source.h"
 #include "stream.h"
 
@@ -34,8 +36,8 @@ static int have_hist(struct ocgc_hist **dst)
   return *dst != NULL ? 0 : ocgc_hist_new(dst);
 }
 
-/* The producer's totals as the table's fields (OCGC_COUNTER_FIELDS), by
- * hand, not a loop over the counters' table: a mapping, field by field
+/* The producer's totals as the table's fields (OCGC_COUNTER_FIELDS),
+ * by hand, not a loop over the counters' table: a mapping, field by field
  * (words to bytes, the finished cycles summed from the cause table), not
  * one rule for a kind; the figures the totals lack (pauses, events,
  * times) are fill_counters'. */
@@ -59,15 +61,6 @@ static void counters_from_totals(struct ocgc_counters *c, const struct ocgc_tota
   c->live_bytes = t->live_words * 8;
   c->gc_time_ns = t->gc_time_ns;
   c->exact = 1;
-}
-
-void agg_event_counters(const struct ocgc_agg *a, struct ocgc_counters *c)
-{
-  *c = a->ev.c; /* the figures the events give (agg.h), the rest 0 */
-  c->sz = sizeof *c;
-  memcpy(c->event_collections, c->collections, sizeof c->event_collections);
-  c->time_ns = c->last_event_ns;
-  c->exact = 0;
 }
 
 /* The time of counters taken from the events: the newest event's, or,
@@ -275,7 +268,7 @@ int ocgc_snapshot_rates(const struct ocgc_snapshot *older, const struct ocgc_sna
   struct ocgc_rates r = OCGC_OPTS_INIT(struct ocgc_rates);
   int err;
   if (older == NULL || newer == NULL || out == NULL || out->sz < sizeof out->sz) return -EINVAL;
-  err = agg_rates(&older->c, &newer->c, &r);
+  err = counters_rates(&older->c, &newer->c, &r);
   (void)opts_write(out, &r, sizeof r);
   return err;
 }

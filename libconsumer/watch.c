@@ -1014,6 +1014,16 @@ static int proc_refresh(struct ocgc_watch *w, struct proc *p, uint64_t now)
   return 0;
 }
 
+/* by_program: the programs' sums from the set as refreshed, each process
+ * handed down in the set's order (programs.c reads no watch). */
+static void count_programs(struct ocgc_watch *w)
+{
+  const struct proc *p;
+  programs_begin(&w->progs);
+  for (p = w->procs; p != NULL; p = p->next) programs_count(&w->progs, &p->pub);
+  programs_end(&w->progs);
+}
+
 void ocgc_watch_refresh(struct ocgc_watch *w, uint64_t deadline)
 {
   struct proc **pp = &w->procs;
@@ -1048,7 +1058,7 @@ void ocgc_watch_refresh(struct ocgc_watch *w, uint64_t deadline)
     pp = &p->next;
   }
   w->st.stale = stale;
-  if (w->o.by_program) programs_update(&w->progs, w);
+  if (w->o.by_program) count_programs(w);
   give_back(w);
   w->st.refresh_ns = cm_mono_ns() - t0;
 }
@@ -1079,19 +1089,6 @@ const struct exits *watch_exits(const struct ocgc_watch *w)
 const struct programs *watch_programs(const struct ocgc_watch *w)
 {
   return w->o.by_program ? &w->progs : NULL;
-}
-
-uint64_t ocgc_watched_collections(const struct ocgc_watched *p, unsigned kind, unsigned cause)
-{
-  struct ocgc_cause_row row = OCGC_OPTS_INIT(struct ocgc_cause_row);
-  if (kind >= OCGC_KIND_COUNT || cause >= OCGC_CAUSE_COUNT) return 0;
-  if (p->info.has_ext) return p->have_totals ? p->totals.by_cause[kind][cause] : 0;
-  return p->snap != NULL && ocgc_snapshot_cause(p->snap, kind, cause, &row) == 0 ? row.count : 0;
-}
-
-uint64_t ocgc_watched_events(const struct ocgc_watched *p)
-{
-  return p->have_written ? p->written : p->counters.events_seen;
 }
 
 int ocgc_watch_record(struct ocgc_watch *w, int pid, char *name, size_t n)

@@ -1,6 +1,6 @@
 /* test_counters.c - the counters' table (OCGC_COUNTER_FIELDS) and the
  * rule that loops over it: every monotone count grows by
- * ocgc_counters_growth (interval.c), the rest being the newer's.  That a
+ * ocgc_counters_growth (rates.c), the rest being the newer's.  That a
  * watch's counters never go back, every monotone count of them, is
  * test_watch.c's counters_never_go_back. */
 #include <check.h>
