@@ -77,7 +77,9 @@ static void text_counts(FILE *out, const struct rep_figures *x, const struct ocg
           100.0 * rep_share(c->gc_time_ns, x->wall_ns));
   fputs("\nCounts\n", out);
   /* by hand, not a loop over the counters' table: each line has its label
-   * for people, its unit's form and its own remark (a share, a rule) */
+   * for people, its unit's form and its own remark (a share, a rule: the
+   * promoted bytes' share of the allocated, the pauses' rule), in an
+   * order of their own (the events' figures are their own section) */
   for (k = 0; k < OCGC_KIND_COUNT; k++) {
     char name[32];
     snprintf(name, sizeof name, "%s collections", ocgc_kind_name(k));
