@@ -5,8 +5,9 @@
  * What it owns: the command line, the window's course (libocgc's
  * ocgc/allocwindow.h: the rate asked and its answer, the copies, the
  * delta, the rate let go), its messages and exit codes, the stop signals,
- * and the output's form (the file written by profile_output.c).  Every rule of the profile itself (copies, windows,
- * leases, answers to a request, figures, names, the forms) is libocgc's.
+ * and the output's form (the file is profile_output.c's).  Every rule of
+ * the profile itself (copies, windows, leases, answers to a request,
+ * figures, names, the forms) is libocgc's.
  *
  * Invariants:
  * - --rate is asked of the window (a lease, renewed at every poll of the
