@@ -6,8 +6,9 @@
  * - a file is written whole or not at all: a temporary file beside it
  *   (common/afile.h), renamed over it once every byte is out, removed on
  *   any failure;
- * - no other file of the command is used: the profiles' writers are
- *   above this one, passed in as a callback;
+ * - only common.c and common/afile.c are used: the profiles' writers
+ *   (profile.c, cpu_window.c) are above this one, passed in as a
+ *   callback;
  * - a failure is one line on stderr and an exit code (TOOL_EXIT_DENIED
  *   when the file may not be written, TOOL_EXIT_ERROR else). */
 
