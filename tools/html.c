@@ -1,14 +1,17 @@
 /* html.c - the HTML report's document (html.h): head, facts, the sections
- * (drawn by html_svg.c), the embedded JSON, and the file it goes to.
+ * (drawn by html_svg.c, html_series.c, html_flame.c, html_cpu.c), the
+ * embedded JSON, and the file it goes to; the page, on top of the files
+ * that draw it (none calls back here: the escaping they share is
+ * html_out.c's).
  *
  * Invariants:
  * - the document runs nothing: a Content-Security-Policy of default-src
  *   'none' (inline style and data: images only), no script element but
  *   the JSON data block, no event attribute, no external reference;
  * - every string a target or a user chose (program name, versions, the
- *   command line, paths) goes out through html_text(): tool_esc() first
- *   (no control character, nothing outside printable ASCII), then the
- *   five HTML entities (a recording's section is the text report's, whose
+ *   command line, paths) goes out through html_text() (html_out.c):
+ *   tool_esc() first (no control character, nothing outside printable
+ *   ASCII), then the five HTML entities (a recording's section is the text report's, whose
  *   target strings went through tool_esc() there: the entities only); the
  *   JSON block is rep_print_json()'s own bytes
  *   with each '<' as \u003c, byte for byte `ocgc report --json` otherwise;
@@ -49,48 +52,6 @@ static const char style[] =
   "border-bottom:1px solid #eee}table.functions td:first-child{text-align:left}"
   "svg.flame text{font-size:11px}svg.swatch{display:inline;vertical-align:middle;margin:0 .3em}"
   ".legend span{margin-right:1em}.note{color:#666;font-size:.9em}";
-
-/* [c] as HTML's entity when it needs one (written: 1), else 0. */
-static int html_entity(FILE *f, char c)
-{
-  switch (c) {
-  case '&': fputs("&amp;", f); return 1;
-  case '<': fputs("&lt;", f); return 1;
-  case '>': fputs("&gt;", f); return 1;
-  case '"': fputs("&quot;", f); return 1;
-  case '\'': fputs("&#39;", f); return 1;
-  default: return 0;
-  }
-}
-
-void html_text(FILE *f, const char *s)
-{
-  char buf[TOOL_ESC_SIZE(256)];
-  const char *p;
-  if (s == NULL) return;
-  while (*s != '\0') {
-    /* in pieces, each escaped whole (tool_esc never cuts an escape) */
-    char piece[257];
-    size_t n = strnlen(s, 256);
-    memcpy(piece, s, n);
-    piece[n] = '\0';
-    s += n;
-    for (p = tool_esc(piece, buf, sizeof buf); *p != '\0'; p++)
-      if (!html_entity(f, *p)) fputc(*p, f);
-  }
-}
-
-void html_json_data(FILE *f, const char *json, size_t n)
-{
-  size_t i, from = 0;
-  for (i = 0; i < n; i++) {
-    if (json[i] != '<') continue;
-    fwrite(json + from, 1, i - from, f);
-    fputs("\\u003c", f);
-    from = i + 1;
-  }
-  fwrite(json + from, 1, n - from, f);
-}
 
 /* ---- the facts -------------------------------------------------------------- */
 

@@ -1,6 +1,7 @@
 /* html.h - the HTML report of `ocgc report --html` and `ocgc run --html`
- * (private to tools/; code in html.c: the document, its escaping, the
- * embedded JSON and the atomic file; html_svg.c: the pictures).
+ * (private to tools/; code in html.c: the document, the embedded JSON
+ * and the atomic file; html_out.c: the escaping every part uses;
+ * html_svg.c: the pictures).
  *
  * One self-contained HTML5 file: inline CSS and SVG, hover texts as SVG
  * <title>s, no script but the report's JSON as data, a
@@ -29,10 +30,13 @@ struct html_in {
 /* The document into [f].  0, or a negative errno (writing failed). */
 int html_write(FILE *f, const struct html_in *in);
 
-/* [s] as HTML text or attribute value: first the tools' text escaping
- * (tool_esc: no control character, no byte outside printable ASCII), then
- * & < > " ' as entities. */
+/* html_out.c: [s] as HTML text or attribute value: first the tools' text
+ * escaping (tool_esc: no control character, no byte outside printable
+ * ASCII), then & < > " ' as entities. */
 void html_text(FILE *f, const char *s);
+
+/* [c] as HTML's entity when it needs one (written: 1), else 0. */
+int html_entity(FILE *f, char c);
 
 /* [json] (n bytes) as the content of a <script type="application/json">:
  * every '<' as \u003c, so nothing in it can close the element. */

@@ -5,8 +5,9 @@
  * What it owns: the command line, the window's course (libocgc's
  * ocgc/allocwindow.h: the rate asked and its answer, the copies, the
  * delta, the rate let go), its messages and exit codes, the stop signals,
- * and the output file.  Every rule of the profile itself (copies, windows,
- * leases, answers to a request, figures, names, the forms) is libocgc's.
+ * and the output's form (the file is profile_output.c's).  Every rule of
+ * the profile itself (copies, windows, leases, answers to a request,
+ * figures, names, the forms) is libocgc's.
  *
  * Invariants:
  * - --rate is asked of the window (a lease, renewed at every poll of the
@@ -20,8 +21,9 @@
  * - the window starts when the producer has applied the rate, not when it
  *   was asked, and ends when the time asked for from the request is over:
  *   no window holds samples at the old rate;
- * - output goes whole or not at all to -o FILE (replaced atomically), or to
- *   stdout; pprof, which is binary, never to a terminal;
+ * - output goes whole or not at all to -o FILE (replaced atomically:
+ *   profile_output.c), or to stdout; pprof, which is binary, never to a
+ *   terminal;
  * - every string of the target's goes through json.h (JSON) or libocgc's
  *   folded writer (printable ASCII only);
  * - --gc-cpu samples the CPU over the window (cpu_window.c, opened before
@@ -39,7 +41,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "afile.h"
 #include "common.h"
 #include "cpu_window.h"
 #include "json.h"
@@ -317,38 +318,6 @@ static void write_json(FILE *f, const struct profile_args *a, const struct ocgc_
   json_arr_end(&j);
   json_obj_end(&j);
   json_raw(&j, "\n");
-}
-
-int profile_output(const char *path, const unsigned char *bytes, size_t len,
-                   void (*write)(FILE *f, void *arg), void *arg)
-{
-  struct cm_afile af;
-  FILE *f = stdout;
-  int err, rc = 0;
-  if (path != NULL) {
-    int fd = -1;
-    if ((err = cm_afile_open(&af, path)) != 0 || (fd = dup(af.fd)) < 0 ||
-        (f = fdopen(fd, "w")) == NULL) {
-      int e = err ? -err : errno;
-      tool_say("cannot write %s: %s", path, strerror(e));
-      if (fd >= 0) close(fd);
-      if (err == 0) cm_afile_abort(&af);
-      return e == EACCES || e == EPERM || e == EROFS ? TOOL_EXIT_DENIED : TOOL_EXIT_ERROR;
-    }
-  }
-  if (write != NULL) write(f, arg);
-  else fwrite(bytes, 1, len, f);
-  if (fflush(f) != 0 || ferror(f)) rc = TOOL_EXIT_ERROR;
-  if (path != NULL) {
-    const char *what = NULL;
-    if (fclose(f) != 0) rc = TOOL_EXIT_ERROR;
-    if (rc != 0) cm_afile_abort(&af);
-    else if ((err = cm_afile_commit(&af, &what)) != 0) rc = TOOL_EXIT_ERROR;
-    if (rc != 0) tool_say("cannot write %s", path);
-  } else if (rc != 0) {
-    tool_say("cannot write the profile to stdout");
-  }
-  return rc;
 }
 
 struct json_job {

@@ -1,5 +1,6 @@
 /* profile.h - what `ocgc profile` (profile.c, allocations) and `ocgc
- * profile --cpu` (profile_cpu.c) share: the forms and the output. */
+ * profile --cpu` (profile_cpu.c) share: the forms and the output
+ * (profile_output.c). */
 #ifndef OCGC_TOOLS_PROFILE_H
 #define OCGC_TOOLS_PROFILE_H
 
@@ -13,9 +14,9 @@ enum format { FMT_PPROF, FMT_FOLDED, FMT_JSON };
 #define PROFILE_CPU_DEFAULT_HZ 100u
 #define PROFILE_CPU_MAX_HZ 1000u
 
-/* [len] bytes, or what [write] writes (when not NULL), to [path]
- * (replaced whole, or left as it was on an error) or to stdout (NULL).
- * 0, or an exit code after a line. */
+/* profile_output.c: [len] bytes, or what [write] writes (when not NULL),
+ * to [path] (replaced whole, or left as it was on an error) or to stdout
+ * (NULL).  0, or an exit code after a line. */
 int profile_output(const char *path, const unsigned char *bytes, size_t len,
                    void (*write)(FILE *f, void *arg), void *arg);
 

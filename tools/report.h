@@ -1,6 +1,7 @@
 /* report.h - the GC report that `ocgc report` and `ocgc run` print
- * (private to tools/): the figures and the text in report_print.c, the
- * JSON in report_json.c.
+ * (private to tools/): the figures in report_figures.c, the text in
+ * report_print.c, the JSON in report_json.c (each form above the figures,
+ * none calling up).
  *
  * A report is built from libocgc's public API only: an aggregator over one
  * source and the snapshots it gives (their counters include the span of
@@ -19,8 +20,9 @@
 
 #define REPORT_SCHEMA_VERSION 4
 
-/* The aggregator a report reads [src] with, from [start], giving its
- * pauses and losses to [tl] (NULL: none).  0 or an error. */
+/* report_figures.c: the aggregator a report reads [src] with, from
+ * [start], giving its pauses and losses to [tl] (NULL: none).  0 or an
+ * error. */
 int rep_agg_new(struct ocgc_source *src, enum ocgc_cursor_start start, struct ocgc_timeline *tl,
                 struct ocgc_agg **out);
 
@@ -56,16 +58,14 @@ struct rep_meta {
                                       NULL / ->have 0: a plain ring file */
 };
 
-/* Print the report of [snap] ([base]: the snapshot at the start of the
- * window, REP_PID only, else NULL) of [src] to [out], as text or JSON.
+/* report_print.c: print the report of [snap] ([base]: the snapshot at
+ * the start of the window, REP_PID only, else NULL) of [src] to [out], as
+ * text or JSON.
  * Returns 0 or a negative errno (writing failed). */
 int rep_print(FILE *out, int json, const struct rep_meta *m, const struct ocgc_source *src,
               const struct ocgc_snapshot *base, const struct ocgc_snapshot *snap);
 
-/* "SIGKILL" for 9, ... ("SIG?" when unknown). */
-const char *rep_signal_name(int sig);
-
-/* ---- between report_print.c and report_json.c ---------------------------------- */
+/* ---- report_figures.c: what every form of the report uses ---------------------- */
 
 /* The percentiles a report gives, with their names in JSON and in text. */
 #define REP_NPCTS 7
@@ -76,7 +76,7 @@ extern const char *const rep_pct_json[REP_NPCTS];
  * answers NULL beyond its own table). */
 #define REP_MAX_PHASE_ID 64
 
-/* The figures of a report, worked out once for both forms. */
+/* The figures of a report, worked out once for every form. */
 struct rep_figures {
   struct ocgc_source_info info;
   int have_info;
@@ -88,17 +88,20 @@ struct rep_figures {
   int wall_known;
 };
 
-/* The figures of a report, as rep_print() works them out. */
+/* The figures of a report, as every form works them out. */
 void rep_figures_get(struct rep_figures *x, const struct rep_meta *m,
                      const struct ocgc_source *src, const struct ocgc_snapshot *base,
                      const struct ocgc_snapshot *snap);
 
 const char *rep_state_name(const struct rep_meta *m, const struct rep_figures *x);
+/* "SIGKILL" for 9, ... ("SIG?" when unknown). */
+const char *rep_signal_name(int sig);
 double rep_share(uint64_t part, uint64_t whole);
 /* Names for causes and phases libocgc has none for: "cause_N", "phase_N". */
 const char *rep_cause_name(unsigned c, char *buf, size_t n);
 const char *rep_phase_name(const struct rep_figures *x, unsigned id, char *buf, size_t n);
 
+/* report_json.c: the JSON form, as rep_print() gives it. */
 void rep_print_json(FILE *out, const struct rep_meta *m, const struct rep_figures *x,
                     const struct ocgc_snapshot *snap);
 

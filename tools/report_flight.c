@@ -166,6 +166,11 @@ static void str_or_null(struct json *j, const char *key, const char *s)
   json_kv_str(j, key, s[0] ? s : NULL);
 }
 
+/* One second of a recording's history: a struct ocgc_flight_second (a
+ * fixed record of the flight block, libconsumer/flight_hist.c), not the
+ * counters (struct ocgc_counters): its members are named by hand, as
+ * docs/report.schema.json's "history" has them, whatever the counters'
+ * table grows. */
 static void second_json(struct json *j, const struct ocgc_flight_second *s)
 {
   unsigned k, c;
