@@ -36,6 +36,7 @@
 #include "opts.h"
 #include "decode.h"
 #include "clock.h"
+#include "attach.h"
 #include "source.h"
 
 #define DEFAULT_BATCH_WORDS (UINT64_C(1) << 14) /* 128 KiB: big enough to amortise */
