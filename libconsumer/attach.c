@@ -1,8 +1,10 @@
 /* attach.c - attaching to a live process by pid: find the ring it writes,
  * open it, and tell whether it still belongs to that very process.
  *
- * Owns ocgc_open_ring(), ocgc_find_ring(), ocgc_source_open_pid() and
- * ocgc_source_check_alive(), and a source's owner (attach.h): which
+ * Owns ocgc_open_ring(), ocgc_find_ring(), ocgc_source_open_pid(),
+ * ocgc_source_check_alive() and ocgc_source_seq_stuck() (a busy seqlock's
+ * producer dead: the readers' callers ask, never the reads themselves), and
+ * a source's owner (attach.h): which
  * mapping of /proc/PID/maps is a ring, and how a ring is reached and
  * judged.  Reading /proc is procfs.c's.
  * It keeps no state but what a source remembers of its owner: every call
@@ -534,6 +536,12 @@ int ocgc_source_check_alive(const struct ocgc_source *src)
     return ident_matches(&info, info.pid);
   }
   return src->pid > 0 ? stock_alive(src) : -ENODATA;
+}
+
+int ocgc_source_seq_stuck(struct ocgc_source *s)
+{
+  if (!s->gone && s->l.has_ext && ocgc_source_check_alive(s) == OCGC_E_STALE) s->gone = 1;
+  return s->gone;
 }
 
 int ocgc_source_gone(const struct ocgc_source *src)

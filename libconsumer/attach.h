@@ -20,6 +20,16 @@ void ocgc_source_set_mapping(struct ocgc_source *src, unsigned long start, unsig
  * another error. */
 int ocgc_source_check_owner(const struct ocgc_source *src, int pid);
 
+/* A seqlock read of an ocgc file gave up (-EAGAIN): the seq stayed odd or
+ * kept changing.  A producer killed between making a seq odd and making it
+ * even again leaves it odd for ever, so once the producer is dead what it
+ * left is final and is read as it is: returns 1 (and sets s->gone, which
+ * the seqlock readers of words.c and cursor.c look at) if it is dead, else
+ * 0.  The readers' caller asks it, after a read: the read itself never
+ * checks liveness.  Call it outside any guard (it reads the extension
+ * block and /proc). */
+int ocgc_source_seq_stuck(struct ocgc_source *s);
+
 /* ocgc_source_open_pid(pid, {.dir = dir}) in one attempt: a ring not
  * there yet, or not whole, is an error at once (OCGC_E_NORING,
  * OCGC_E_CORRUPT), not waited for: what a watch opens for every name it

@@ -5,7 +5,10 @@
  *
  * Lookups are table-driven per source (phase ids by the source's numbering,
  * user slots by name, cached on first sight in the source's one slot map)
- * so that classifying costs a few loads per event on the aggregation path. */
+ * so that classifying costs a few loads per event on the aggregation path.
+ * The tables are made here, on first use (the phase table again when the
+ * source's numbering changed, as the attach's look at the executable may
+ * do): the source never calls the classifier. */
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -15,7 +18,7 @@
 
 /* The kinds' spans by their phase's name, which 5.2 and 5.3 share while
  * the numbers differ: wire.h gives each kind's 5.2 phase id. */
-void ocgc_classify_init(struct ocgc_source *s)
+static void ocgc_classify_init(struct ocgc_source *s)
 {
 #define KIND_PHASE(suffix, num, name, phase) [OCGC_KIND_##suffix] = phase,
   static const unsigned phases[OCGC_KIND_COUNT] = {OCGC_KIND_TABLE(KIND_PHASE)};
@@ -116,6 +119,11 @@ int ocgc_event_kind(const struct ocgc_source *src, const struct ocgc_event *ev, 
   if (src == NULL || ev == NULL || ev->user) return OCGC_KIND_NONE;
   if (ev->type != OCGC_RT_BEGIN && ev->type != OCGC_RT_END) return OCGC_KIND_NONE;
   if (ev->id >= sizeof src->phase_kind) return OCGC_KIND_NONE;
+  if (src->phase_kind_ids != (int)src->ids + 1) {
+    struct ocgc_source *m = (struct ocgc_source *)src; /* the table is a cache */
+    ocgc_classify_init(m);
+    m->phase_kind_ids = (int)src->ids + 1;
+  }
   if (begin != NULL) *begin = ev->type == OCGC_RT_BEGIN;
   return src->phase_kind[ev->id];
 }

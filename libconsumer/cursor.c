@@ -24,7 +24,10 @@
  *   out of bounds; the header words are read as words.c reads them, which
  *   cannot fault;
  * - every poll ends within its budget of events and time (struct
- *   ocgc_cursor_opts), and says when it stopped short (stats.behind). */
+ *   ocgc_cursor_opts), and says when it stopped short (stats.behind);
+ * - a seqlock that stayed held is read as final only once attach.c says
+ *   its producer is dead (ocgc_source_seq_stuck): the poll asks, after a
+ *   read gave up; the reads (words.c) never check liveness. */
 
 #include <errno.h>
 #include <sched.h>
@@ -36,6 +39,7 @@
 #include "opts.h"
 #include "decode.h"
 #include "clock.h"
+#include "attach.h"
 #include "source.h"
 
 #define DEFAULT_BATCH_WORDS (UINT64_C(1) << 14) /* 128 KiB: big enough to amortise */

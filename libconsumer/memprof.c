@@ -29,6 +29,7 @@
 #include "memprof_lease.h"
 #include "ocgc/memprof.h"
 #include "opts.h"
+#include "attach.h"
 #include "source.h"
 
 #define MAX_ROWS 16384u /* twice a producer's: a copy's stacks stay under 20 MiB */

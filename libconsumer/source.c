@@ -1,27 +1,25 @@
-/* source.c - open, validate and describe a ring file.
+/* source.c - open, validate and describe a ring file: its layout, its
+ * producer's identity and settings (ocgc_source_info, _gc_config,
+ * _written), its user-event names and its id numbering.
  *
  * Invariants: the layout is validated once, from one copy of the header;
- * every word is read as words.c reads it (a sealed file from its mapping,
- * any other by copy: no read can fault); strings and totals are copied out
- * (bounded, and under the producer's seqlock) before anyone uses them; an
- * unsealed file's size is checked before each read, so that one that
- * shrank is reported as truncated even where it still reads. */
+ * every byte is read through words.c (a sealed file from its mapping, any
+ * other by copy: no read can fault), the only file that reads one; strings
+ * are copied out (bounded) before anyone uses them; an unsealed file's
+ * size is checked before each read, so that one that shrank is reported as
+ * truncated even where it still reads.  It calls nothing above it: the
+ * classifier fills its tables itself (classify.c), the totals are
+ * totals.c's, and whether the producer lives is attach.c's. */
 
 #include <errno.h>
 #include <fcntl.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/vfs.h>
-#include <linux/magic.h>
 #include <unistd.h>
 
 #include "opts.h"
 #include "exever.h"
-#include "clock.h"
-#include "shm.h"
 #include "source.h"
 
 int ocgc_source_open_path(const char *path, const struct ocgc_open_opts *opts,
@@ -43,8 +41,7 @@ int ocgc_source_open_fd(int fd, const struct ocgc_open_opts *opts, struct ocgc_s
   struct ocgc_source *s;
   struct stat st;
   uint64_t head[OCGC_LAYOUT_PARSE_BYTES / 8];
-  struct statfs sf;
-  int err, seals;
+  int err;
 
   if (opts_read(&o, sizeof o, opts) != 0) {
     close(fd);
@@ -59,23 +56,7 @@ int ocgc_source_open_fd(int fd, const struct ocgc_open_opts *opts, struct ocgc_s
   s->fd = fd;
   s->dev = (uint64_t)st.st_dev;
   s->ino = (uint64_t)st.st_ino;
-  /* Sealed against shrinking (ocgc's memfd rings): what is mapped stays,
-   * and is read in place.  Any other file, even a memfd, may be truncated
-   * by its owner, and is never mapped (words.c); nor is a memfd of huge
-   * pages, whose read of a hole faults when none is free. */
-  seals = fcntl(fd, F_GET_SEALS);
-  s->sealed = seals >= 0 && (seals & F_SEAL_SHRINK) && fstatfs(fd, &sf) == 0 &&
-              sf.f_type == TMPFS_MAGIC;
-  if (s->sealed) {
-    void *map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
-    if (map == MAP_FAILED) { err = -errno; ocgc_source_close(s); return err; }
-    /* Only header words are loaded from it (the events are copied): no
-     * fault-around, which maps 16 pages of the producer's ring around each
-     * word read and counts them in our resident memory (16 MiB at 1,000
-     * rings, for 8 KiB of headers each). */
-    (void)madvise(map, (size_t)st.st_size, MADV_RANDOM);
-    s->map = map;
-  }
+  if ((err = src_words_open(s)) != 0) { ocgc_source_close(s); return err; }
   memset(head, 0, sizeof head);
   err = src_copy(s, 0, head, s->size < sizeof head ? s->size & ~(uint64_t)7 : sizeof head);
   if (err == 0) err = ocgc_layout_parse(head, s->size, &s->l);
@@ -89,7 +70,6 @@ int ocgc_source_open_fd(int fd, const struct ocgc_open_opts *opts, struct ocgc_s
     s->ids = o.ids == OCGC_IDS_53 ? OCGC_IDS_53 : OCGC_IDS_52;
     s->ids_origin = OCGC_IDS_FROM_CALLER;
   }
-  ocgc_classify_init(s);
   *out = s;
   return 0;
 }
@@ -105,38 +85,8 @@ void ocgc_source_close(struct ocgc_source *s)
     free(s->names[i]);
   }
   slotmap_free(&s->user_meaning);
-  if (s->map != NULL) munmap((void *)s->map, (size_t)s->size);
-  if (s->fd >= 0) close(s->fd);
+  src_words_close(s);
   free(s);
-}
-
-int ocgc_source_check_size(const struct ocgc_source *s)
-{
-  struct stat st;
-  if (s->sealed) return 0;
-  if (fstat(s->fd, &st) != 0) return -errno;
-  return (uint64_t)st.st_size < s->size ? OCGC_E_TRUNCATED : 0;
-}
-
-int ocgc_source_pread(const struct ocgc_source *s, uint64_t off, void *buf, uint64_t n)
-{
-  char *p = buf;
-  unsigned tries = 0;
-  if (off > s->size || n > s->size - off) return OCGC_E_TRUNCATED;
-  while (n > 0) {
-    ssize_t got = pread(s->fd, p, (size_t)n, (off_t)off);
-    if (got < 0) {
-      /* EINTR: a signal meant for the host; a few retries, then let the
-       * caller come back (the bound keeps a signal storm from holding us). */
-      if (errno == EINTR && ++tries < 16) continue;
-      return -errno;
-    }
-    if (got == 0) return OCGC_E_TRUNCATED;
-    p += got;
-    off += (uint64_t)got;
-    n -= (uint64_t)got;
-  }
-  return 0;
 }
 
 /* Copy a field of n bytes, NUL-terminated unless cut, out of a private
@@ -190,128 +140,6 @@ int ocgc_source_info(const struct ocgc_source *s, struct ocgc_source_info *out)
   if (s == NULL || out == NULL || out->sz < sizeof out->sz) return -EINVAL;
   if ((err = info_fill(s, &info)) != 0) return err;
   return opts_write(out, &info, sizeof info);
-}
-
-static int read_totals(const struct ocgc_source *s, struct ocgc_totals *out);
-
-/* Whether an honest producer could have published these totals: each
- * collection is counted once in its kind's row of the cause table, in the
- * same update as the runtime's counter (one more while a collection of that
- * kind is between the two), so a row never sums above its counter + 1 (a
- * finished major cycle is a completed one). */
-static int totals_possible(const struct ocgc_totals *t)
-{
-  const uint64_t count[OCGC_KIND_COUNT] = {
-    [OCGC_KIND_MINOR] = t->minor_collections,
-    [OCGC_KIND_MAJOR_SLICE] = t->major_slices,
-    [OCGC_KIND_MAJOR_FINISH] = t->major_collections,
-    [OCGC_KIND_COMPACTION] = t->compactions,
-  };
-  unsigned k, c;
-  for (k = 0; k < OCGC_KIND_COUNT; k++) {
-    uint64_t sum = 0, most = count[k] == UINT64_MAX ? count[k] : count[k] + 1;
-    for (c = 0; c < OCGC_CAUSE_SLOTS; c++) {
-      if (t->by_cause[k][c] > most - sum) return 0; /* sum <= most: no wrap */
-      sum += t->by_cause[k][c];
-    }
-  }
-  return 1;
-}
-
-int ocgc_source_totals(const struct ocgc_source *s, struct ocgc_totals *out)
-{
-  struct ocgc_totals t = OCGC_OPTS_INIT(struct ocgc_totals);
-  int err;
-  if (s == NULL || out == NULL || out->sz < sizeof out->sz) return -EINVAL;
-  if (!s->l.has_ext) return -ENODATA;
-  if ((err = ocgc_source_check_size(s)) != 0) return err;
-  err = read_totals(s, &t);
-  if (err == -EAGAIN && ocgc_source_seq_stuck((struct ocgc_source *)s)) /* gone: not state */
-    err = read_totals(s, &t);
-  if (err == 0 && !totals_possible(&t)) err = OCGC_E_CORRUPT;
-  if (err != 0) return err;
-  t.sz = sizeof t;
-  return opts_write(out, &t, sizeof t);
-}
-
-int ocgc_source_seq_stuck(struct ocgc_source *s)
-{
-  if (!s->gone && s->l.has_ext && ocgc_source_check_alive(s) == OCGC_E_STALE) s->gone = 1;
-  return s->gone;
-}
-
-/* The most a copy of the totals takes: the fixed part and our kinds' rows
- * of the widest table layout.c accepts (256 columns). */
-#define TOTALS_COPY_WORDS (offsetof(struct ocgc_wire_totals, by_cause) / 8 + OCGC_KIND_COUNT * 256)
-
-/* One copy of the totals (not consistent by itself: see read_totals), in
- * one read, so that a copied file's costs one system call. */
-static int copy_totals(const struct ocgc_source *s, struct ocgc_totals *out)
-{
-  /* by_cause in the file's own shape: it may have more cause columns than
-   * ours (layout.c checked that they fit, and that there are at most 256). */
-  const uint64_t fixed = offsetof(struct ocgc_wire_totals, by_cause) / 8;
-  const uint64_t cols = s->l.cause_slots < OCGC_CAUSE_SLOTS ? s->l.cause_slots : OCGC_CAUSE_SLOTS;
-  const uint64_t words = fixed + (OCGC_KIND_COUNT - 1) * s->l.cause_slots + cols;
-  uint64_t w[TOTALS_COPY_WORDS];
-  struct ocgc_wire_totals t;
-  unsigned k;
-  int err;
-  if (s->l.cause_slots > 256) return OCGC_E_CORRUPT;
-  if ((err = src_copy(s, s->l.totals_offset, w, words * 8)) != 0) return err;
-  memcpy(&t, w, fixed * 8);
-#define COPY_WORD(field) out->field = t.field;
-  OCGC_TOTALS_WORDS(COPY_WORD)
-#undef COPY_WORD
-  for (k = 0; k < OCGC_KIND_COUNT; k++) out->kind_time_ns[k] = t.kind_time_ns[k];
-  out->live_words = t.live_words;
-  out->program_memprof = s->l.ext_version < 4 ? OCGC_MEMPROF_UNKNOWN
-                         : t.program_memprof != 0 ? OCGC_MEMPROF_RUNNING : OCGC_MEMPROF_OFF;
-  memset(out->by_cause, 0, sizeof out->by_cause);
-  for (k = 0; k < OCGC_KIND_COUNT; k++)
-    memcpy(out->by_cause[k], w + fixed + k * s->l.cause_slots, cols * 8);
-  return 0;
-}
-
-int src_seqlock_read(const struct ocgc_source *s, uint64_t seq_off,
-                     int (*copy)(const struct ocgc_source *s, void *ctx), void *ctx)
-{
-  unsigned tries;
-  uint64_t deadline = 0;
-  int err;
-  for (tries = 0; tries < 10000; tries++) {
-    uint64_t s1, s2;
-    /* Acquire: pairs with the producer's release store of the even seq
-     * that ends an update. */
-    if ((err = src_seq_acquire(s, seq_off, &s1)) != 0) return err;
-    if ((s1 & 1) && !s->gone) {
-      /* A producer preempted mid-update: let it run, for SRC_SEQ_WAIT_NS
-       * at most (a live liar may keep seq odd for ever; callers keep the
-       * last figures they read). */
-      if (tries == 100) deadline = cm_mono_ns() + SRC_SEQ_WAIT_NS;
-      if (tries > 100) sched_yield();
-      if (tries % 64 == 63 && tries > 100 && cm_mono_ns() > deadline) break;
-      continue;
-    }
-    if ((err = copy(s, ctx)) != 0) return err;
-    /* The copy completes before seq is re-read (pairs with the producer's
-     * release fence after it makes seq odd). */
-    src_fence_acquire(s);
-    if ((err = src_copy(s, seq_off, &s2, 8)) != 0) return err;
-    if (s1 == s2 || s->gone) return 0;
-  }
-  return -EAGAIN;
-}
-
-static int copy_totals_ctx(const struct ocgc_source *s, void *out)
-{
-  return copy_totals(s, out);
-}
-
-static int read_totals(const struct ocgc_source *s, struct ocgc_totals *out)
-{
-  return src_seqlock_read(s, s->l.totals_offset + offsetof(struct ocgc_wire_totals, seq),
-                          copy_totals_ctx, out);
 }
 
 static int read_config(const struct ocgc_source *s, struct ocgc_gc_config *out)
@@ -396,7 +224,6 @@ void ocgc_source_ids_from_exe(struct ocgc_source *s)
   s->ids = ocgc_ids_of_version(v);
   s->ids_origin = OCGC_IDS_FROM_EXE;
   s->exe_err = 0;
-  ocgc_classify_init(s);
 }
 
 int ocgc_source_ids(const struct ocgc_source *s, struct ocgc_ids_info *out)

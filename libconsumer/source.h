@@ -1,4 +1,7 @@
-/* source.h - the opened ring file (private). */
+/* source.h - the opened ring file (private): the struct the reading stack
+ * shares, bottom up: words.c reads its bytes (and nothing else does),
+ * source.c opens and describes it, classify.c fills its tables on first
+ * use, attach.c knows its owner and whether that still lives. */
 #ifndef OCGC_SOURCE_H
 #define OCGC_SOURCE_H
 
@@ -30,9 +33,12 @@ struct ocgc_source {
   uint32_t poll_gen;     /* bumped by each cursor poll (the name cache) */
   int polling;           /* a cursor poll is running: empty slots cached */
   struct slotmap user_meaning; /* by slot: what it means (classify.c) */
-  int8_t phase_kind[64]; /* by phase id: collection kind or -1 */
+  int8_t phase_kind[64]; /* by phase id: collection kind or -1 (classify.c) */
+  int phase_kind_ids;    /* ids + 1 that phase_kind was made for; 0: not yet
+                            (made on first use, by classify.c) */
   int gone;              /* the producer is dead: its seqlocks are final, odd
-                            or not (ocgc_source_seq_stuck) */
+                            or not (set by attach.c's ocgc_source_seq_stuck,
+                            read by the seqlock readers) */
   uint64_t dev, ino;     /* the file's, at open (fstat) */
   int pid;               /* opened by pid (attach.h): that process, else 0 */
   int pid_start_ok;      /* pid_start was read: the process lived after the open */
@@ -42,14 +48,6 @@ struct ocgc_source {
                             process exec'd (ocgc_source_check_alive) */
   unsigned long map_start, map_end;
 };
-
-/* A seqlock read of an ocgc file gave up (-EAGAIN): the seq stayed odd or
- * kept changing.  A producer killed between making a seq odd and making it
- * even again leaves it odd for ever, so once the producer is dead what it
- * left is final and is read as it is: returns 1 (and sets s->gone, which
- * the seqlock readers look at) if it is dead, else 0.  Call it outside any
- * guard (it reads the extension block and /proc). */
-int ocgc_source_seq_stuck(struct ocgc_source *s);
 
 /* File offsets of ring d's header words (head, tail), of its data, and of
  * its extension record (struct ocgc_wire_ext_ring). */
@@ -68,10 +66,18 @@ static inline uint64_t src_ext_ring(const struct ocgc_source *s, uint64_t d)
   return s->l.rings_offset + d * sizeof(struct ocgc_wire_ext_ring);
 }
 
-/* Reading the file's words (words.c): from the mapping of a sealed file,
- * by copy from any other, so that no read can fault.  Offsets and lengths
- * are multiples of 8.  Each returns 0, OCGC_E_TRUNCATED (the range is not
- * in the file any more) or -errno. */
+/* Reading the file's words (words.c, the only file that reads one): from
+ * the mapping of a sealed file, by copy from any other, so that no read can
+ * fault.  Offsets and lengths are multiples of 8.  Each returns 0,
+ * OCGC_E_TRUNCATED (the range is not in the file any more) or -errno. */
+
+/* Map [s]'s file (s->fd, s->size) if it is sealed against shrinking on
+ * tmpfs, and say so in s->sealed; any other file is left to pread.
+ * Returns 0 or -errno. */
+int src_words_open(struct ocgc_source *s);
+
+/* Unmap and close what src_words_open() and the open left. */
+void src_words_close(struct ocgc_source *s);
 
 /* n bytes at off into buf, each word read once, no ordering (words read
  * under a seqlock, or that do not change). */
@@ -101,10 +107,12 @@ int src_seq_acquire(const struct ocgc_source *s, uint64_t off, uint64_t *v);
 #define SRC_SEQ_WAIT_NS 2000000u /* 2 ms */
 
 /* A consistent copy under the seqlock whose seq is at [seq_off]: calls
- * copy(s, ctx) until seq was even and unchanged around it (or the
- * producer is gone: what it left is final), waiting SRC_SEQ_WAIT_NS at most
- * on a seq held odd.  Returns 0, copy's error, or -EAGAIN.  The one
- * seqlock reader: the totals and the allocation profile use it. */
+ * copy(s, ctx) until seq was even and unchanged around it (or s->gone: what
+ * a dead producer left is final), waiting SRC_SEQ_WAIT_NS at most on a seq
+ * held odd.  Returns 0, copy's error, or -EAGAIN; on -EAGAIN the caller
+ * may ask whether the producer is dead (ocgc_source_seq_stuck, attach.h)
+ * and read again.  The one seqlock reader: the totals and the allocation
+ * profile use it. */
 int src_seqlock_read(const struct ocgc_source *s, uint64_t seq_off,
                      int (*copy)(const struct ocgc_source *s, void *ctx), void *ctx);
 
@@ -121,17 +129,15 @@ static inline void src_fence_acquire(const struct ocgc_source *s)
  * owner, attach.h) and use it, or say why not (exe_err). */
 void ocgc_source_ids_from_exe(struct ocgc_source *s);
 
-/* Fill the per-source lookup tables of classify.c. */
-void ocgc_classify_init(struct ocgc_source *s);
-
 /* ocgc_source_open_path() on an open descriptor, which it takes over
  * (closed on error too).  The descriptor must be a regular file. */
 int ocgc_source_open_fd(int fd, const struct ocgc_open_opts *opts, struct ocgc_source **out);
 
-/* Returns 0, or OCGC_E_TRUNCATED if the file is now shorter than mapped. */
+/* Returns 0, or OCGC_E_TRUNCATED if the file is now shorter than mapped
+ * (words.c). */
 int ocgc_source_check_size(const struct ocgc_source *s);
 
-/* Copy file bytes [off, off + n) into buf with pread(), which cannot fault
+/* (words.c) Copy file bytes [off, off + n) into buf with pread(), which cannot fault
  * whatever the owner does to the file.  Returns 0, OCGC_E_TRUNCATED (the
  * file ends before off + n) or -errno. */
 int ocgc_source_pread(const struct ocgc_source *s, uint64_t off, void *buf, uint64_t n);
