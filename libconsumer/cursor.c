@@ -337,8 +337,13 @@ int ocgc_cursor_new(struct ocgc_source *src, const struct ocgc_cursor_opts *opts
   if (c->buf == NULL || c->rs == NULL) { ocgc_cursor_free(c); return -ENOMEM; }
   budget_begin(c);
   err = start_positions(c);
-  if (err == -EAGAIN && !c->out_of_time && ocgc_source_seq_stuck(src)) {
+  if (err == -EAGAIN && ocgc_source_seq_stuck(src)) {
+    /* Its producer is dead: no wait ends its odd seqlock, and whether the
+     * first try ran out of time (a loaded machine) must not decide what
+     * is read.  A gone source's reads do not wait on the seqlock, so a
+     * budget of their own is bounded by the rings' size. */
     c->st.skipped = 0;
+    budget_begin(c);
     err = start_positions(c);
   }
   if (err == -EAGAIN) {

@@ -326,6 +326,31 @@ START_TEST(odd_seq_of_a_dead_producer)
 }
 END_TEST
 
+/* How long the first try took must not decide what a dead producer's ring
+ * gives: with a budget spent before the first try gives up on the odd
+ * seqlock (as on a loaded machine), the cursor still asks whether the
+ * producer is dead and reads what it left exactly.  (The golden record of
+ * the ocgc-ext-seq-odd fixture said lost_exact 0 under load.) */
+START_TEST(dead_producer_exact_out_of_time)
+{
+  struct tf *t = rf_file(1, 1, 64);
+  struct ocgc_source *s;
+  struct ocgc_cursor *c = NULL;
+  struct ocgc_cursor_opts co = OCGC_OPTS_INIT(struct ocgc_cursor_opts);
+
+  pat_write_range(&t->f, 0, 0, 100);
+  t->f.rings[0].er->seq |= 1; /* killed inside a publication */
+  rf_identify_as_self(t);
+  t->f.ext->pid = rf_dead_pid();
+  s = rf_open(t, OCGC_IDS_AUTO);
+  co.start = OCGC_START_OLDEST;
+  co.poll_max_ns = 1; /* out of time at the first look at the clock */
+  ck_assert_int_eq(ocgc_cursor_new(s, &co, &c), 0);
+  ck_assert_int_eq(rf_stats(c).lost_exact, 1);
+  ocgc_cursor_free(c);
+}
+END_TEST
+
 static Suite *cursor_live_suite(void)
 {
   Suite *s = suite_create("cursor_live");
@@ -337,6 +362,7 @@ static Suite *cursor_live_suite(void)
   tc = rf_tcase(s, "seqlock", 60);
   tcase_add_test(tc, ext_seq_stuck_odd);
   tcase_add_test(tc, odd_seq_of_a_dead_producer);
+  tcase_add_test(tc, dead_producer_exact_out_of_time);
   return s;
 }
 
