@@ -26,6 +26,7 @@ struct ocgc_snapshot {
   struct ocgc_cause_row causes[OCGC_KIND_COUNT][OCGC_CAUSE_SLOTS];
   struct agg_bounds bounds;   /* the aggregator's (bounds.n 0: none) */
   struct agg_buckets bpauses, bkinds[OCGC_KIND_COUNT];
+  struct ocgc_slicework slicework; /* the major slices' work (slicework.c) */
 };
 
 /* *dst made if it is NULL: 0 or -ENOMEM. */
@@ -194,6 +195,7 @@ int ocgc_agg_snapshot_update(struct ocgc_agg *a, struct ocgc_snapshot **snap)
     return err;
   }
   snapshot_fill(a, s, (unsigned)info.max_domains);
+  slicework_figures(a->slicework, &s->slicework);
   s->c = c;
   *snap = s;
   return 0;
@@ -214,6 +216,11 @@ void ocgc_snapshot_free(struct ocgc_snapshot *s)
   for (k = 0; k < OCGC_KIND_COUNT; k++) ocgc_hist_free(s->kinds[k]);
   for (k = 0; k < AGG_MAX_PHASES; k++) ocgc_hist_free(s->phases[k]);
   free(s);
+}
+
+const struct ocgc_slicework *snapshot_slicework(const struct ocgc_snapshot *s)
+{
+  return &s->slicework;
 }
 
 void ocgc_snapshot_counters(const struct ocgc_snapshot *s, struct ocgc_counters *out)
