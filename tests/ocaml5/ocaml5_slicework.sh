@@ -14,7 +14,10 @@
 #   work and alloc counters; slices set by an explicit budget and by extra
 #   resources are seen; nothing lost;
 # - ocgc report --json and text of the same file have the same figures
-#   (major_slice_work), and a report of an OCaml 5.2 numbering has none.
+#   (major_slice_work, schema version 5, valid against the schema), and a
+#   report of an OCaml 5.2 numbering has none (schema version 4);
+# - ocgc top PID (in tmux, when tmux can make a terminal here) shows the
+#   line of the slices' work, its longest slice the report's.
 # Skipped (77) without an OCaml 5 compiler.
 . "$OCGC_SRCDIR/tests/lib/lib.sh"
 ocgc_init
@@ -31,7 +34,7 @@ ocaml5_compile "$OCGC_SRCDIR/tests/ocaml5/slicework.ml" "$WORK/slicework" unix
 RUN=$WORK/run
 mkdir "$RUN" || hard_error "cannot make $RUN"
 PROG=
-trap 'test -n "$PROG" && kill -9 "$PROG" 2>/dev/null; ocgc_cleanup' EXIT
+trap 'test -n "$PROG" && kill -9 "$PROG" 2>/dev/null; tmux -S "$WORK/tmux.sock" kill-server >/dev/null 2>&1; ocgc_cleanup' EXIT
 
 (cd "$RUN" && exec env OCAMLRUNPARAM=e=20 OCAML_RUNTIME_EVENTS_START=1 \
    "$WORK/slicework" "$RUN" >"$RUN/sw.out" 2>"$RUN/sw.err") &
@@ -145,6 +148,33 @@ sys.exit(1 if errs else 0)' "$OCGC_SRCDIR/docs/report.schema.json" "$RUN/$f.json
   done
 else
   say "SKIP schema: python3 has no jsonschema module"
+fi
+say "== top"
+TMUX_SOCK=$WORK/tmux.sock
+unset TMUX
+tm() { tmux -S "$TMUX_SOCK" "$@"; }
+if ! command -v tmux >/dev/null 2>&1; then
+  say "SKIP top: tmux is missing"
+elif ! tm new-session -d -s top -x 200 -y 50 "env LC_ALL=C '$OCGC' top $PROG" >"$RUN/tmux.err" 2>&1; then
+  say "SKIP top: tmux cannot make a terminal here (`tr '\n' ' ' <"$RUN/tmux.err"`)"
+else
+  LONGEST=`python3 -c '
+import json, sys
+s = json.load(open(sys.argv[1]))["major_slice_work"]["longest"]
+print("longest %s for %d, set by %s" % ("X", s["work"], s["driver"]))' "$RUN/rep.json" | sed 's/^longest X //'`
+  n=0
+  while :; do
+    tm capture-pane -p -t top >"$RUN/top.screen" 2>/dev/null
+    grep -q "^major slices' work (units): " "$RUN/top.screen" && break
+    n=$((n + 1)); test $n -le 300 || break
+    sleep 0.1
+  done
+  grep "^major slices' work" "$RUN/top.screen"
+  check_true "top: the line of the slices' work" grep -q "^major slices' work (units): longest " "$RUN/top.screen"
+  check_true "top: its longest slice is the report's ($LONGEST)" grep -q -F -- "$LONGEST;" "$RUN/top.screen"
+  check_true "top: how far the GC is ahead or behind" grep -q "; GC \(ahead\|behind\) by [0-9]" "$RUN/top.screen"
+  tm send-keys -t top q
+  tm kill-server >/dev/null 2>&1
 fi
 : >"$RUN/exit"
 wait "$PROG"
