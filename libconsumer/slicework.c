@@ -18,13 +18,14 @@
  *   with the events;
  * - the runtime's totals (work done, asked) are the largest read, so they
  *   never go back however the rings are interleaved; sums saturate.
- * Called by the aggregator's thread only (agg.c), copied by snapshot.c. */
+ * Called by the aggregator's thread only (agg.c), copied by snapshot.c
+ * (which keeps the copy and hands it out: ocgc_snapshot_slicework); it
+ * calls neither back. */
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "opts.h"
 #include "slicework.h"
 
 #define SW_FIRST 17u /* EV_C_MAJOR_HEAP_WORDS in 5.3 and 5.4 */
@@ -226,14 +227,4 @@ void slicework_figures(const struct slicework *sw, struct ocgc_slicework *out)
     memset(out, 0, sizeof *out);
     out->sz = sizeof *out;
   }
-}
-
-int ocgc_snapshot_slicework(const struct ocgc_snapshot *snap, struct ocgc_slicework *out)
-{
-  const struct ocgc_slicework *f;
-  int err;
-  if (snap == NULL || out == NULL) return -EINVAL;
-  f = snapshot_slicework(snap);
-  if ((err = opts_write(out, f, sizeof *f)) != 0) return err;
-  return f->slices > 0 ? 0 : -ENODATA;
 }

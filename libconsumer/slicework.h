@@ -20,9 +20,8 @@ void slicework_collection(struct slicework *sw, const struct ocgc_collection *c)
 /* Events were lost on [ring]: its slice being read is dropped. */
 void slicework_lost(struct slicework *sw, unsigned ring);
 void slicework_free(struct slicework *sw);
-/* The figures of [sw] (NULL: none, slices 0) into *out, whole (sz set). */
+/* The figures of [sw] (NULL: none, slices 0) into *out, whole (sz set):
+ * what a snapshot keeps (snapshot.c: ocgc_snapshot_slicework). */
 void slicework_figures(const struct slicework *sw, struct ocgc_slicework *out);
-/* A snapshot's copy of them (snapshot.c). */
-const struct ocgc_slicework *snapshot_slicework(const struct ocgc_snapshot *snap);
 
 #endif /* OCGC_SLICEWORK_H */

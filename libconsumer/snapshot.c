@@ -218,9 +218,12 @@ void ocgc_snapshot_free(struct ocgc_snapshot *s)
   free(s);
 }
 
-const struct ocgc_slicework *snapshot_slicework(const struct ocgc_snapshot *s)
+int ocgc_snapshot_slicework(const struct ocgc_snapshot *s, struct ocgc_slicework *out)
 {
-  return &s->slicework;
+  int err;
+  if (s == NULL || out == NULL) return -EINVAL;
+  if ((err = opts_write(out, &s->slicework, sizeof s->slicework)) != 0) return err;
+  return s->slicework.slices > 0 ? 0 : -ENODATA;
 }
 
 void ocgc_snapshot_counters(const struct ocgc_snapshot *s, struct ocgc_counters *out)

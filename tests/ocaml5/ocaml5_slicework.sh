@@ -119,6 +119,19 @@ check_true "serve: buckets cumulative" python3 -c '
 import re, sys
 v = [int(l.split()[-1]) for l in open(sys.argv[1]) if l.startswith("ocaml_gc_major_slice_work_units_bucket{pid=\"%s\"," % sys.argv[2])]
 sys.exit(not (len(v) == 8 and v == sorted(v)))' "$WORK/m" "$PROG"
+if command -v promtool >/dev/null 2>&1; then
+  promtool check metrics <"$WORK/m" >"$RUN/promtool.out" 2>&1
+  check_eq "promtool check metrics: status (`head -n 3 "$RUN/promtool.out"`)" 0 $?
+  # the OpenMetrics form of the same
+  check_eq "scrape (OpenMetrics): status" 200 \
+    "`get om /metrics -H 'Accept: application/openmetrics-text; version=1.0.0'`"
+  check_true "scrape (OpenMetrics): the histogram's family" \
+    grep -q '^# TYPE ocaml_gc_major_slice_work_units histogram' "$WORK/om"
+  check_true "scrape (OpenMetrics): a counter's family without _total" \
+    grep -q '^# TYPE ocaml_gc_major_work_done_units counter' "$WORK/om"
+else
+  say "SKIP promtool: not installed"
+fi
 kill "$srv" 2>/dev/null
 ocgc_wait srv
 
