@@ -3,7 +3,7 @@
  * slice, on two-ring stock files written by ringgen as 5.3 writes them,
  * read into exact figures (sums, the histogram of work, the runtime's
  * totals, the newest and the longest slice, what set each slice's work);
- * a slice cut or out of order never counted; nothing from a 5.2 numbering
+ * a slice cut, out of order or across a loss never counted; nothing from a 5.2 numbering
  * or a ring without them; the sz rule of the output. */
 
 #include <check.h>
@@ -235,6 +235,49 @@ START_TEST(absent_and_sz)
 }
 END_TEST
 
+/* Events lost on a ring between the counters of a slice: the slice being
+ * read is dropped, and the counters after the gap (the end of another
+ * slice) are not taken for its end; the next whole slice counts. */
+START_TEST(loss_drops_the_slice_being_read)
+{
+  static const uint64_t v[9] = {1000, 10, 40, 0, 0, 500, 540, 540, 0};
+  struct ocgc_open_opts oo = OCGC_OPTS_INIT(struct ocgc_open_opts);
+  struct ocgc_agg_opts o = OCGC_OPTS_INIT(struct ocgc_agg_opts);
+  struct ocgc_cursor_stats cs = OCGC_OPTS_INIT(struct ocgc_cursor_stats);
+  struct ocgc_slicework w;
+  struct tf t;
+  char name[64];
+  unsigned i;
+  memset(&t, 0, sizeof t);
+  snprintf(name, sizeof name, "%ld-%u.events", (long)getpid(), ++file_no);
+  tu_path(t.path, sizeof t.path, tmp, name);
+  ck_assert_int_eq(rg_create(&t.f, t.path, 0, 1, 64), 0); /* 21 counters a ring */
+  for (i = 0; i < 5; i++) rg_write1(&t.f, 0, COUNTER(CT_HEAP_WORDS + i), 1000 + i, v[i]);
+  oo.ids = OCGC_IDS_53;
+  o.poll_max_ns = TU_NO_POLL_DEADLINE;
+  ck_assert_int_eq(ocgc_source_open_path(t.path, &oo, &t.src), 0);
+  ck_assert_int_eq(ocgc_agg_new(t.src, &o, &t.agg), 0);
+  ck_assert_int_eq(ocgc_agg_poll(t.agg), 5);
+  /* the rest of that slice and more overwritten, then another's end */
+  for (i = 0; i < 30; i++) rg_write1(&t.f, 0, COUNTER(OCGC_CT_MINOR_ALLOCATED), 2000 + i, 8);
+  for (i = 5; i < 9; i++) rg_write1(&t.f, 0, COUNTER(CT_HEAP_WORDS + i), 3000 + i, v[i]);
+  while (ocgc_agg_poll(t.agg) > 0) continue;
+  ocgc_agg_cursor_stats(t.agg, &cs);
+  ck_assert_uint_gt(cs.lost, 0);
+  ck_assert_int_eq(ocgc_agg_snapshot(t.agg, &t.snap), 0);
+  slicework(&t, &w, -ENODATA);
+  ck_assert_uint_eq(w.slices, 0);
+  counters(&t, 0, 4000, v, 0);
+  while (ocgc_agg_poll(t.agg) > 0) continue;
+  ocgc_snapshot_free(t.snap);
+  ck_assert_int_eq(ocgc_agg_snapshot(t.agg, &t.snap), 0);
+  slicework(&t, &w, 0);
+  ck_assert_uint_eq(w.slices, 1);
+  ck_assert_uint_eq(w.last.time_ns, 4008);
+  tf_close(&t);
+}
+END_TEST
+
 static Suite *slicework_suite(void)
 {
   Suite *s = suite_create("slicework");
@@ -243,6 +286,7 @@ static Suite *slicework_suite(void)
   tcase_add_test(tc, slices_of_two_domains);
   tcase_add_test(tc, cut_slices_not_counted);
   tcase_add_test(tc, absent_and_sz);
+  tcase_add_test(tc, loss_drops_the_slice_being_read);
   suite_add_tcase(s, tc);
   return s;
 }
