@@ -5,9 +5,11 @@
  *
  * Invariants: a process whose ring wrote no slice's counters has none of
  * these series (never zeros that would say "no work"); the counters come
- * from what never goes back within a watch of the process (the largest
- * totals read, sums); the histogram's buckets are cumulative and end with
- * +Inf equal to _count. */
+ * from what never goes back while one aggregator reads the process (the
+ * largest totals read, sums: slicework.c), not from the watch's held
+ * counters (watch.c), so a new aggregator of the same pid (an exec) starts
+ * them again, a reset to Prometheus; the histogram's buckets are
+ * cumulative and end with +Inf equal to _count. */
 
 #include <inttypes.h>
 #include <stdio.h>
