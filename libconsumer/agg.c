@@ -22,7 +22,8 @@
  *   domain's span; another domain's only raises its duration to the
  *   longest (hist_grow) and may give it its cause (member_joins); major
  *   cycles come from the stream, forced majors from explicit spans, the
- *   heap from each domain's last heap counters;
+ *   heap from each domain's last heap counters; the major slices' work
+ *   counters (5.3+) go to slicework.c, with the slices' spans;
  * - the events' heap is a gauge: from the heap changes read, and, for a
  *   cursor that starts now on an ocgc ring, from the producer's totals at
  *   the start (the changes before it are not read); 0 only while unknown.
@@ -151,6 +152,7 @@ static void on_collection(const struct ocgc_collection *c, void *ctx)
   uint64_t ns = c->span.end - c->span.begin;
   struct ocgc_cause_row *row;
   if (kind >= OCGC_KIND_COUNT || cause >= OCGC_CAUSE_SLOTS) return;
+  slicework_collection(a->slicework, c);
   if (c->stw_member) { member_joins(a, c, ns); return; }
   if (c->span.ring < a->nrings &&
       !ocgc_kind_outranks(a->building[c->span.ring].kind, a->building[c->span.ring].ns, (int)kind, ns)) {
@@ -262,7 +264,10 @@ static int on_event(const struct ocgc_event *ev, void *ctx)
      * id says which field it adds to, and the table knows no ids */
     if (ev->id == OCGC_CT_MINOR_ALLOCATED) a->ev.c.allocated_bytes += ev->value;
     else if (ev->id == OCGC_CT_MINOR_PROMOTED) a->ev.c.promoted_bytes += ev->value;
-    else if (a->stock) stock_heap(a, ev);
+    else if (a->stock) {
+      stock_heap(a, ev);
+      note_error(a, slicework_counter(&a->slicework, a->src, a->nrings, ev));
+    }
   }
   return 0;
 }
@@ -272,6 +277,7 @@ static void on_lost(unsigned ring, uint64_t lost, int exact, void *ctx)
   struct ocgc_agg *a = ctx;
   if (a->on_lost != NULL) a->on_lost(ring, lost, exact, a->ev.c.last_event_ns, a->cb_ctx);
   ocgc_stream_lost(a->stream, ring);
+  slicework_lost(a->slicework, ring);
   if (ring < a->nrings) { /* the pause being built is dropped */
     a->building[ring].kind = OCGC_KIND_NONE;
     a->building[ring].cause = OCGC_CAUSE_NONE;
@@ -417,6 +423,7 @@ void ocgc_agg_free(struct ocgc_agg *a)
   for (k = 0; k < AGG_MAX_PHASES; k++) ocgc_hist_free(a->phases[k]);
   free(a->building);
   free(a->ev.ring_heap);
+  slicework_free(a->slicework);
   free(a);
 }
 

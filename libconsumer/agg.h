@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "ocgc/consumer.h"
+#include "slicework.h"
 
 #define AGG_MAX_PHASES OCGC_PHASE_MAX /* phase ids of every numbering fit */
 #define AGG_RINGS 128 /* rings whose pauses get a kind (stock heaps: as many) */
@@ -96,6 +97,7 @@ struct ocgc_agg {
   struct agg_listener *listeners;
   int stock;                 /* a stock OCaml 5 file */
   uint64_t forced_ids;       /* stock: phase ids (bits) of Gc.full_major and Gc.compact */
+  struct slicework *slicework; /* stock 5.3+: the major slices' work (slicework.c) */
 };
 
 /* What [a]'s events counted (exact 0), into *c (zeroed first). */

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "exits.h"
+#include "metrics_slicework.h"
 #include "ocgc/expo.h"
 #include "programs.h"
 #include "watched.h"
@@ -225,6 +226,14 @@ static void processes(struct ocgc_expo *e, const struct family *f, const struct 
   ocgc_expo_u64(e, f->name, l, nl, v->g->live.processes);
 }
 
+/* A stock OCaml 5.3+ process's major-slice work (metrics_slicework.c; off:
+ * which series).  Per process only: a program's sums of them are not kept. */
+static void slicework(struct ocgc_expo *e, const struct family *f, const struct view *v,
+                      struct ocgc_expo_label *l, unsigned nl)
+{
+  metrics_slicework(e, f->name, (enum metrics_slicework_series)f->off, v->p->snap, l, nl);
+}
+
 /* ---- the process family, from /proc/PID ---- */
 
 /* Split by mode only, as node_exporter's node_cpu_seconds_total: a series
@@ -386,6 +395,20 @@ static const struct family families[] = {
   {"ocaml_gc_config_allocation_policy", "gauge", "Gc allocation_policy (0 next-fit, 1 first-fit, "
    "2 best-fit), as of the last collection or Gc.set (by program: when its processes agree).",
    config, offsetof(struct ocgc_gc_config, allocation_policy), BOTH},
+  {"ocaml_gc_major_slice_work_units", "histogram", "Work each major slice set out to do, in GC "
+   "work units (about a word marked or swept): max(its target - the runtime's work counter, its "
+   "budget), from the counters stock OCaml 5.3+ writes before each slice.", slicework,
+   MSW_WORK_HIST, PROCESS},
+  {"ocaml_gc_major_work_done_units_total", "counter", "GC work units the major GC did since the "
+   "process began, every domain's (the runtime's work counter; stock OCaml 5.3+).", slicework,
+   MSW_DONE, PROCESS},
+  {"ocaml_gc_major_work_asked_units_total", "counter", "GC work units allocation and custom "
+   "blocks asked of the major GC since the process began (the runtime's alloc counter; asked - "
+   "done is how far the GC is behind; stock OCaml 5.3+).", slicework, MSW_ASKED, PROCESS},
+  {"ocaml_gc_major_slice_drivers_total", "counter", "Major slices by what set their work: "
+   "allocation, dependent (custom blocks' dependent memory), extra (custom blocks' resources, "
+   "Gc speed), budget (an explicit quantity: Gc.major_slice n, a full major), none (stock OCaml "
+   "5.3+).", slicework, MSW_DRIVERS, PROCESS},
   {"ocaml_runtime_info", "info", "The OCaml runtime of the process (by program: each runtime "
    "its living processes have; always 1).", runtime_info, 0, BOTH},
   {"ocgc_serve_program_processes", "gauge", "Living processes of the program watched.", processes,

@@ -28,6 +28,7 @@ struct ocgc_snapshot {
   struct ocgc_cause_row causes[OCGC_KIND_COUNT][OCGC_CAUSE_SLOTS];
   struct agg_bounds bounds;   /* the aggregator's (bounds.n 0: none) */
   struct agg_buckets bpauses, bkinds[OCGC_KIND_COUNT];
+  struct ocgc_slicework slicework; /* the major slices' work (slicework.c) */
 };
 
 /* *dst made if it is NULL: 0 or -ENOMEM. */
@@ -187,6 +188,7 @@ int ocgc_agg_snapshot_update(struct ocgc_agg *a, struct ocgc_snapshot **snap)
     return err;
   }
   snapshot_fill(a, s, (unsigned)info.max_domains);
+  slicework_figures(a->slicework, &s->slicework);
   s->c = c;
   *snap = s;
   return 0;
@@ -207,6 +209,14 @@ void ocgc_snapshot_free(struct ocgc_snapshot *s)
   for (k = 0; k < OCGC_KIND_COUNT; k++) ocgc_hist_free(s->kinds[k]);
   for (k = 0; k < AGG_MAX_PHASES; k++) ocgc_hist_free(s->phases[k]);
   free(s);
+}
+
+int ocgc_snapshot_slicework(const struct ocgc_snapshot *s, struct ocgc_slicework *out)
+{
+  int err;
+  if (s == NULL || out == NULL) return -EINVAL;
+  if ((err = opts_write(out, &s->slicework, sizeof s->slicework)) != 0) return err;
+  return s->slicework.slices > 0 ? 0 : -ENODATA;
 }
 
 void ocgc_snapshot_counters(const struct ocgc_snapshot *s, struct ocgc_counters *out)

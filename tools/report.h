@@ -112,6 +112,16 @@ struct json;
 void rep_profile_text(FILE *out, const struct rep_meta *m);
 void rep_profile_json(struct json *j, const struct rep_meta *m);
 
+/* report_slicework.c: the major slices' work of a stock OCaml 5.3+ ring
+ * (ocgc/slicework.h), a text section or the JSON member "major_slice_work",
+ * both only when the ring has those counters (then the JSON's
+ * schema_version is REPORT_SCHEMA_VERSION_SLICEWORK); get: 1 and *w
+ * filled when it has them, else 0. */
+#define REPORT_SCHEMA_VERSION_SLICEWORK 5
+int rep_slicework_get(const struct ocgc_snapshot *snap, struct ocgc_slicework *w);
+void rep_slicework_text(FILE *out, const struct ocgc_snapshot *snap);
+void rep_slicework_json(struct json *j, const struct ocgc_snapshot *snap);
+
 /* report_cpu.c: the CPU profile of a report's window (--cpu), taken
  * from a gathered window (cpu_window.h) after its end: cpu_window's own
  * figures, the samples of each gc_phase, the top functions by their

@@ -211,10 +211,13 @@ void rep_print_json(FILE *out, const struct rep_meta *m, const struct rep_figure
                     const struct ocgc_snapshot *snap)
 {
   struct json j;
+  struct ocgc_slicework w;
   json_init_file(&j, out, 0);
   json_obj(&j, JSON_LINES);
   json_kv_str(&j, "schema", "ocgc-report");
-  json_kv_u64(&j, "schema_version", REPORT_SCHEMA_VERSION);
+  /* a member v4 does not have raises the version of the reports that have it */
+  json_kv_u64(&j, "schema_version", rep_slicework_get(snap, &w) ? REPORT_SCHEMA_VERSION_SLICEWORK
+                                                                : REPORT_SCHEMA_VERSION);
   json_kv_str(&j, "ocgc_version", ocgc_version());
   json_kv_str(&j, "mode", mode_name(m->mode));
   source(&j, m, x);
@@ -224,6 +227,7 @@ void rep_print_json(FILE *out, const struct rep_meta *m, const struct rep_figure
   hists(&j, x, snap);
   causes(&j, snap);
   events(&j, x);
+  rep_slicework_json(&j, snap);
   rep_flight_json(&j, m);
   rep_profile_json(&j, m);
   if (m->cpu != NULL) rep_cpu_json(&j, m); /* only when asked: v2's reports unchanged */

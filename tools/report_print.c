@@ -200,6 +200,7 @@ int rep_print(FILE *out, int json, const struct rep_meta *m, const struct ocgc_s
     text_counts(out, &x, snap);
     text_durations(out, &x, snap);
     text_causes(out, &x, snap);
+    rep_slicework_text(out, snap);
     text_events(out, &x);
     rep_profile_text(out, m);
   }

@@ -6,7 +6,9 @@
  * sparklines of the last minute (top_spark.c), a pause histogram per
  * collection kind drawn as bars over libocgc's one bucket scheme
  * (ocgc_hist_bounds: 1-2-5, three a decade, as the HTML report and serve
- * have them), counted at the bounds (ocgc_hist_count_le), the cause
+ * have them), counted at the bounds (ocgc_hist_count_le), under them for
+ * a stock OCaml 5.3+ process the line of the major slices' work (why a
+ * slice was long: top_slicework.c), the cause
  * table (worst total time first), the top allocating functions of the
  * last interval (top_alloc.c) when the process samples, the CPU panel
  * (top_cpu.c: the hottest functions by CPU samples over the last few
@@ -54,6 +56,7 @@
 #include "top_alloc.h"
 #include "top_cpu.h"
 #include "top_spark.h"
+#include "top_slicework.h"
 
 #define POLL_MS 100
 #define MAX_ROWS (OCGC_KIND_COUNT * OCGC_CAUSE_COUNT)
@@ -490,8 +493,8 @@ static int draw_cpu(struct top *tp, int row, int max_row)
 static void draw(struct top *tp, const char *message)
 {
   struct ocgc_counters c = OCGC_OPTS_INIT(struct ocgc_counters);
-  char interval[32], line[256];
-  int row;
+  char interval[32], line[256], slicework[256];
+  int row, sw;
   erase();
   if (tp->cur == NULL) { refresh(); return; }
   ocgc_snapshot_counters(tp->cur, &c);
@@ -500,9 +503,12 @@ static void draw(struct top *tp, const char *message)
   row = draw_sparks(tp, row);
   /* The histograms get what they need, the cause table the rest, the last
    * two lines are the loss and the keys. */
-  /* the histograms leave room for the allocating functions, if any */
+  /* the histograms leave room for the allocating functions, if any, and
+   * the line of the major slices' work (stock OCaml 5.3+) */
+  sw = top_slicework_line(tp->cur, slicework, sizeof slicework);
   row = draw_hists(tp, row, tp->cur, LINES - 4 - (tp->alloc.has_profile ? ALLOC_ROWS + 1 : 0) -
-                   (tp->cpu.on || tp->cpu.last.have ? CPU_ROWS + 4 : 2));
+                   (tp->cpu.on || tp->cpu.last.have ? CPU_ROWS + 4 : 2) - sw);
+  if (sw) mvaddnstr(row++, 0, slicework, COLS);
   row = draw_alloc(tp, row, LINES - 4);
   row = draw_cpu(tp, row, LINES - 4);
   row = draw_causes(row, tp->cur, LINES - 2);

@@ -18,6 +18,7 @@
 #include <ocgc/hist.h>
 #include <ocgc/agg.h>
 #include <ocgc/snapshot.h>
+#include <ocgc/slicework.h>
 #include <ocgc/interval.h>
 #include <ocgc/drain.h>
 #include <ocgc/names.h>
