@@ -215,5 +215,10 @@ enum ocgc_ids ocgc_ids_of_version(const char *v)
 {
   unsigned major = 0, minor = 0;
   if (sscanf(v, "%u.%u", &major, &minor) != 2) return OCGC_IDS_52;
-  return major > 5 || (major == 5 && minor >= 3) ? OCGC_IDS_53 : OCGC_IDS_52;
+  if (major < 5 || (major == 5 && minor <= 2)) return OCGC_IDS_52;
+  if (major == 5 && minor == 3) return OCGC_IDS_53;
+  if (major == 5 && minor == 4) return OCGC_IDS_54;
+  /* Every release so far changed the numbering: a newer one's is not
+   * guessed from the last one known. */
+  return OCGC_IDS_AUTO;
 }

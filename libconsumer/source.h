@@ -118,8 +118,10 @@ static inline void src_fence_acquire(const struct ocgc_source *s)
 }
 
 /* Read stock ring [s]'s numbering from the executable of its process (the
- * owner, attach.h) and use it, or say why not (exe_err). */
-void ocgc_source_ids_from_exe(struct ocgc_source *s);
+ * owner, attach.h) and use it, or say why not (exe_err): 0, or
+ * OCGC_E_IDS_UNKNOWN for an OCaml newer than every numbering known, which
+ * the caller refuses (its ids would be a guess). */
+int ocgc_source_ids_from_exe(struct ocgc_source *s);
 
 /* Fill the per-source lookup tables of classify.c. */
 void ocgc_classify_init(struct ocgc_source *s);
