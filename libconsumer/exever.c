@@ -1,7 +1,8 @@
 /* exever.c - which OCaml runs a stock OCaml 5 process, read from its
- * executable: the id numbering of its ring depends on it (OCaml 5.3
- * renumbered the phases while keeping format version 1), and the file
- * does not say.
+ * executable: the id numbering of its ring depends on it (each release so
+ * far changed the ids while keeping format version 1), and the file does
+ * not say.  A release has a numbering only once libocgc has its table
+ * (names.c): a newer one maps to none, never to the last one known.
  *
  * What an OCaml 5.x executable reliably holds (runtime/ and stdlib/ of
  * 5.2, 5.3 and trunk, checked against Debian's 5.3 binaries):
