@@ -482,7 +482,10 @@ static int open_pid(int pid, const struct attach_cfg *c, struct ocgc_source **ou
   /* After the open: a pid reused before it is caught by the check. */
   err = ocgc_proc_ident(pid, &id);
   ocgc_source_set_owner(src, pid, err == 0, id.start_time);
-  ocgc_source_ids_from_exe(src);
+  if ((err = ocgc_source_ids_from_exe(src)) != 0) {
+    ocgc_source_close(src);
+    return err;
+  }
   if (!c->allow_stale) {
     err = ocgc_source_check_owner(src, pid);
     if (err == 0 && c->dir != NULL) err = dir_file_mapped(src, pid);

@@ -14,6 +14,9 @@ const char *ocgc_strerror(int err)
   case OCGC_E_STALE: return "the ring's process has exited or is gone";
   case OCGC_E_TRUNCATED: return "the ring file was truncated while being read";
   case OCGC_E_PERF_DENIED: return "not allowed to sample the process's CPU (perf_event_open refused)";
+  case OCGC_E_IDS_UNKNOWN:
+    return "a stock ring of an OCaml 5 newer than the event ids known (OCaml 5.2, 5.3, 5.4): "
+           "its numbering must be named (--ids)";
   default: break;
   }
   if (err < 0 && err > -4000) return strerror(-err);

@@ -1,7 +1,8 @@
 /* exever.c - which OCaml runs a stock OCaml 5 process, read from its
- * executable: the id numbering of its ring depends on it (OCaml 5.3
- * renumbered the phases while keeping format version 1), and the file
- * does not say.
+ * executable: the id numbering of its ring depends on it (each release so
+ * far changed the ids while keeping format version 1), and the file does
+ * not say.  A release has a numbering only once libocgc has its table
+ * (names.c): a newer one maps to none, never to the last one known.
  *
  * What an OCaml 5.x executable reliably holds (runtime/ and stdlib/ of
  * 5.2, 5.3 and trunk, checked against Debian's 5.3 binaries):
@@ -215,5 +216,10 @@ enum ocgc_ids ocgc_ids_of_version(const char *v)
 {
   unsigned major = 0, minor = 0;
   if (sscanf(v, "%u.%u", &major, &minor) != 2) return OCGC_IDS_52;
-  return major > 5 || (major == 5 && minor >= 3) ? OCGC_IDS_53 : OCGC_IDS_52;
+  if (major < 5 || (major == 5 && minor <= 2)) return OCGC_IDS_52;
+  if (major == 5 && minor == 3) return OCGC_IDS_53;
+  if (major == 5 && minor == 4) return OCGC_IDS_54;
+  /* Every release so far changed the numbering: a newer one's is not
+   * guessed from the last one known. */
+  return OCGC_IDS_AUTO;
 }

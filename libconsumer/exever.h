@@ -32,8 +32,10 @@ int ocgc_exe_version_fd(int fd, char *out, size_t outn);
  * 0, OCGC_E_STALE (it is not), or an error of ocgc_exe_version_fd(). */
 int ocgc_exe_version_pid(int pid, uint64_t start, char *out, size_t outn);
 
-/* The numbering a stock runtime of OCaml [version] writes: 5.3 and later
- * renumbered (OCGC_IDS_53), earlier ones OCGC_IDS_52. */
+/* The numbering a stock runtime of OCaml [version] writes: OCGC_IDS_52 up
+ * to 5.2.x (and for what is no version), OCGC_IDS_53 for 5.3.x,
+ * OCGC_IDS_54 for 5.4.x; OCGC_IDS_AUTO for a newer release, whose numbering
+ * nothing here knows. */
 enum ocgc_ids ocgc_ids_of_version(const char *version);
 
 #endif /* OCGC_EXEVER_H */

@@ -1,11 +1,15 @@
 /* names.c - names of OCaml runtime-event ids, per id numbering.
  *
- * OCaml 5.2 is the numbering ocgc's producer writes.  OCaml 5.3 inserted
- * the memprof phases (and MAJOR_MEMPROF_CLEAN) and added counters 17..25
- * while keeping format version 1, so a stock file's ids depend on which
- * OCaml wrote it.  OCaml 5.4 appended EMPTY_MINOR (the span of
- * caml_empty_minor_heaps_once) and kept the rest of 5.3's numbering.
- * Names are the ids' own, lower-case, without "EV_". */
+ * OCaml 5.2 is the numbering ocgc's producer writes by default.  OCaml 5.3
+ * inserted the memprof phases (and MAJOR_MEMPROF_CLEAN) and added counters
+ * 17..25 while keeping format version 1, so a stock file's ids depend on
+ * which OCaml wrote it.  OCaml 5.4 appended EMPTY_MINOR and
+ * MINOR_EPHE_CLEAN to 5.3's phases; its counters and lifecycles are 5.3's.
+ * Each table names exactly its release's ids (an id past its end has no
+ * name), as that release's caml/runtime_events.h numbers them:
+ * tests/ocaml5/ocaml5_ids.sh compares them, id by id, with the header of
+ * each OCaml 5 root, and the 5.2 table is wire.h's (test_wire).  Names are
+ * the ids' own, lower-case, without "EV_" or "EV_C_". */
 
 #include <stddef.h>
 
@@ -46,9 +50,13 @@ static const char *const phases_53[] = {
   "minor_remembered_set_promote", "minor_local_roots_promote",
   "domain_condition_wait", "domain_resize_heap_reservation", "compact",
   "compact_evacuate", "compact_forward", "compact_release",
-  /* 5.4 onwards: appended, so 5.4 reads as 5.3 */
-  "empty_minor",
 };
+
+/* 5.4: 5.3's phases (the first 48 ids, which must stay equal: the
+ * assertion below) and two appended. */
+static const char *const phases_54_tail[] = {"empty_minor", "minor_ephe_clean"};
+#define PHASES_53 48u
+_Static_assert(sizeof phases_53 / sizeof phases_53[0] == PHASES_53, "5.3 has 48 phases");
 
 static const char *const counters[] = {
   "force_minor_alloc_small", "force_minor_make_vect",
@@ -73,13 +81,15 @@ static const char *const lifecycles[] = {
 
 const char *ocgc_phase_name(enum ocgc_ids ids, unsigned id)
 {
-  if (ids == OCGC_IDS_53) return id < COUNT(phases_53) ? phases_53[id] : NULL;
+  if (ids == OCGC_IDS_54 && id >= PHASES_53)
+    return id - PHASES_53 < COUNT(phases_54_tail) ? phases_54_tail[id - PHASES_53] : NULL;
+  if (ids == OCGC_IDS_53 || ids == OCGC_IDS_54) return id < COUNT(phases_53) ? phases_53[id] : NULL;
   return id < COUNT(phases_52) ? phases_52[id] : NULL;
 }
 
 const char *ocgc_counter_name(enum ocgc_ids ids, unsigned id)
 {
-  unsigned n = ids == OCGC_IDS_53 ? (unsigned)COUNT(counters) : COUNTERS_52;
+  unsigned n = ids == OCGC_IDS_53 || ids == OCGC_IDS_54 ? (unsigned)COUNT(counters) : COUNTERS_52;
   return id < n ? counters[id] : NULL;
 }
 

@@ -67,7 +67,7 @@ int ocgc_source_open_fd(int fd, const struct ocgc_open_opts *opts, struct ocgc_s
   s->ids = s->l.has_ext && s->l.ext_ids == OCGC_EXT_IDS_53 ? OCGC_IDS_53 : OCGC_IDS_52;
   s->ids_origin = s->l.has_ext ? OCGC_IDS_FROM_EXT : OCGC_IDS_ASSUMED;
   if (o.ids != OCGC_IDS_AUTO && !s->l.has_ext) {
-    s->ids = o.ids == OCGC_IDS_53 ? OCGC_IDS_53 : OCGC_IDS_52;
+    s->ids = o.ids == OCGC_IDS_53 || o.ids == OCGC_IDS_54 ? o.ids : OCGC_IDS_52;
     s->ids_origin = OCGC_IDS_FROM_CALLER;
   }
   *out = s;
@@ -212,18 +212,22 @@ const char *ocgc_source_user_name(const struct ocgc_source *s, unsigned id)
   return pg->name[k];
 }
 
-void ocgc_source_ids_from_exe(struct ocgc_source *s)
+int ocgc_source_ids_from_exe(struct ocgc_source *s)
 {
   char v[sizeof s->exe_version];
+  enum ocgc_ids ids;
   int err;
-  if (s->l.has_ext || s->ids_origin != OCGC_IDS_ASSUMED) return;
-  if (!s->pid_start_ok) { s->exe_err = OCGC_E_STALE; return; }
+  if (s->l.has_ext || s->ids_origin != OCGC_IDS_ASSUMED) return 0;
+  if (!s->pid_start_ok) { s->exe_err = OCGC_E_STALE; return 0; }
   err = ocgc_exe_version_pid(s->pid, s->pid_start, v, sizeof v);
-  if (err != 0) { s->exe_err = err; return; }
+  if (err != 0) { s->exe_err = err; return 0; }
   memcpy(s->exe_version, v, sizeof v);
-  s->ids = ocgc_ids_of_version(v);
+  /* A release newer than every table: no numbering is guessed for it. */
+  if ((ids = ocgc_ids_of_version(v)) == OCGC_IDS_AUTO) return s->exe_err = OCGC_E_IDS_UNKNOWN;
+  s->ids = ids;
   s->ids_origin = OCGC_IDS_FROM_EXE;
   s->exe_err = 0;
+  return 0;
 }
 
 int ocgc_source_ids(const struct ocgc_source *s, struct ocgc_ids_info *out)

@@ -126,8 +126,10 @@ static inline void src_fence_acquire(const struct ocgc_source *s)
 }
 
 /* Read stock ring [s]'s numbering from the executable of its process (the
- * owner, attach.h) and use it, or say why not (exe_err). */
-void ocgc_source_ids_from_exe(struct ocgc_source *s);
+ * owner, attach.h) and use it, or say why not (exe_err): 0, or
+ * OCGC_E_IDS_UNKNOWN for an OCaml newer than every numbering known, which
+ * the caller refuses (its ids would be a guess). */
+int ocgc_source_ids_from_exe(struct ocgc_source *s);
 
 /* ocgc_source_open_path() on an open descriptor, which it takes over
  * (closed on error too).  The descriptor must be a regular file. */

@@ -254,11 +254,15 @@ check() {
   deps
   build "$b" --enable-sanitizers
 
-  # The OCaml 5 root before the suite that uses it (tests/ocaml5/
-  # ocaml5*.sh); `make ocaml5-root` says in one line why when it cannot.
+  # The OCaml 5 roots before the suite that uses them (tests/ocaml5/
+  # ocaml5*.sh run on each); `make ocaml5-root` and `make ocaml54-root`
+  # say in one line why when they cannot.
   step "a Debian trixie root with stock OCaml 5.3, for the OCaml 5 tests (make ocaml5-root)" \
     "$logs/ocaml5-root.log" make -C "$b" ocaml5-root || failed_step
   sed -n 's/^\(ocaml5-root: skipped.*\)/    \1/p; s/^\(.*SKIP.*\)/    \1/p' "$logs/ocaml5-root.log"
+  step "a Debian forky root with stock OCaml 5.4, for the OCaml 5 tests (make ocaml54-root)" \
+    "$logs/ocaml54-root.log" make -C "$b" ocaml54-root || failed_step
+  sed -n 's/^\(ocaml5-root: skipped.*\)/    \1/p; s/^\(.*SKIP.*\)/    \1/p' "$logs/ocaml54-root.log"
 
   pass=0; fail=0; skip=0
   status=0

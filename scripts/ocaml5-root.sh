@@ -1,8 +1,12 @@
 #!/bin/sh
-# ocaml5-root.sh DIR - a Debian trixie root holding stock OCaml 5.3 (the
-# ocaml-nox and ocaml-findlib packages, gcc, libc6-dev), able to compile
-# native programs inside `chroot DIR`; the OCaml 5 tests
-# (tests/lib/ocaml5_lib.sh) compile with it.
+# ocaml5-root.sh DIR [RELEASE] - a Debian root holding a stock OCaml 5
+# (its OCaml, ocaml-findlib, gcc, libc6-dev), able to compile native
+# programs inside `chroot DIR`; the OCaml 5 tests (tests/lib/ocaml5_lib.sh)
+# compile with it.  RELEASE 5.3 (the default): trixie's OCaml 5.3
+# (ocaml-nox); 5.4: forky's OCaml 5.4 (forky calls the package ocaml),
+# bootstrapped with debootstrap's sid script where the host's debootstrap
+# has none for forky (as Debian 12's).  A root whose OCaml is not of
+# RELEASE (forky moved on) is refused, with the version found.
 #
 # A cache: a finished root holds DIR/.ocgc-ready (its OCaml version) and a
 # second run returns at once.  The root is built in DIR.tmp and renamed to
@@ -20,15 +24,21 @@ set -u
 # debootstrap does not resolve virtual packages: the last three provide
 # what ocaml's packages depend on by an ABI-hashed virtual name
 # (libstdlib-ocaml-dev-m4xw9 and the like).
-PACKAGES=ocaml-nox,ocaml-findlib,gcc,libc6-dev,ocaml-base,libstdlib-ocaml,libstdlib-ocaml-dev
+PACKAGES=ocaml-findlib,gcc,libc6-dev,ocaml-base,libstdlib-ocaml,libstdlib-ocaml-dev
 MIRROR=${OCGC_DEBIAN_MIRROR:-http://deb.debian.org/debian}
-SUITE=trixie
 
 say() { printf 'ocaml5-root: %s\n' "$*"; }
 # cannot WHY: the one line a caller shows when it skips
 cannot() { say "skipped: cannot make the OCaml 5 root: $*"; exit 77; }
 
-test $# -eq 1 && test -n "$1" || { echo "usage: $0 DIR" >&2; exit 2; }
+usage() { echo "usage: $0 DIR [5.3|5.4]" >&2; exit 2; }
+test $# -ge 1 && test $# -le 2 && test -n "$1" || usage
+RELEASE=${2:-5.3}
+case $RELEASE in
+  5.3) SUITE=trixie; PACKAGES=ocaml-nox,$PACKAGES ;;
+  5.4) SUITE=forky; PACKAGES=ocaml,$PACKAGES ;;
+  *) usage ;;
+esac
 case $1 in
   /*) DIR=$1 ;;
   *) DIR=`pwd`/$1 ;;
@@ -39,6 +49,10 @@ LOG=$DIR.log
 
 is_ready() { test -s "$DIR/.ocgc-ready"; }
 if is_ready; then
+  case `cat "$DIR/.ocgc-ready"` in
+    $RELEASE.*) ;;
+    *) cannot "$DIR holds OCaml `cat "$DIR/.ocgc-ready"`, not $RELEASE: remove it first" ;;
+  esac
   say "ready: $DIR (OCaml `cat "$DIR/.ocgc-ready"`)"
   exit 0
 fi
@@ -91,9 +105,13 @@ reachable() {
 bootstrap() {
   unmount_under "$TMP"
   rm -rf --one-file-system "$TMP" "$DIR.debootstrap.log" || cannot "cannot remove $TMP"
+  # A debootstrap older than the suite has no script for it: the suite is
+  # a testing one, which sid's script makes.
+  set -- "$SUITE" "$TMP" "$MIRROR"
+  _scripts=/usr/share/debootstrap/scripts
+  test -e "$_scripts/$SUITE" || ! test -e "$_scripts/sid" || set -- "$@" "$_scripts/sid"
   say "debootstrap $SUITE into $TMP (log $LOG) ..."
-  if ! debootstrap --variant=minbase --include=$PACKAGES \
-      "$SUITE" "$TMP" "$MIRROR" >>"$LOG" 2>&1; then
+  if ! debootstrap --variant=minbase --include=$PACKAGES "$@" >>"$LOG" 2>&1; then
     cp "$TMP/debootstrap/debootstrap.log" "$DIR.debootstrap.log" 2>/dev/null
     _l=$LOG
     test -f "$DIR.debootstrap.log" && _l="$LOG and $DIR.debootstrap.log"
@@ -131,8 +149,8 @@ reachable || cannot "$MIRROR is unreachable (see $LOG)"
 bootstrap
 VERSION=`chroot "$TMP" /usr/bin/ocamlopt -version 2>>"$LOG"`
 case $VERSION in
-  5.*) ;;
-  *) cannot "the root's ocamlopt -version says '$VERSION', not 5.x (see $LOG)" ;;
+  $RELEASE.*) ;;
+  *) cannot "the root's ocamlopt -version says '$VERSION', not $RELEASE.x (see $LOG)" ;;
 esac
 try_compile || cannot "OCaml $VERSION in the root did not compile and run a static program (see $LOG)"
 # Nothing the tests need: the package cache (most of the download).

@@ -34,7 +34,8 @@ int tool_exit_code(int err)
   switch (err) {
   case 0: return 0;
   case -ENOENT: case -ESRCH: return TOOL_EXIT_NOTFOUND;
-  case OCGC_E_CORRUPT: case OCGC_E_VERSION: case OCGC_E_TRUNCATED: return TOOL_EXIT_CORRUPT;
+  case OCGC_E_CORRUPT: case OCGC_E_VERSION: case OCGC_E_TRUNCATED: case OCGC_E_IDS_UNKNOWN:
+    return TOOL_EXIT_CORRUPT;
   case OCGC_E_NORING: return TOOL_EXIT_NORING;
   case OCGC_E_STALE: return TOOL_EXIT_STALE;
   case -EPERM: case -EACCES: return TOOL_EXIT_DENIED;
@@ -139,12 +140,28 @@ int tool_parse_size(const char *s, uint64_t *n)
   return 0;
 }
 
+/* The numberings --ids names, and how they are printed: one table. */
+static const struct { enum ocgc_ids ids; const char *name; } ids_names[] = {
+  {OCGC_IDS_52, "5.2"}, {OCGC_IDS_53, "5.3"}, {OCGC_IDS_54, "5.4"},
+};
+
+const char *tool_ids_name(enum ocgc_ids ids)
+{
+  size_t k;
+  for (k = 0; k < sizeof ids_names / sizeof ids_names[0]; k++)
+    if (ids_names[k].ids == ids) return ids_names[k].name;
+  return "5.2"; /* OCGC_IDS_AUTO: the library reads with 5.2's */
+}
+
 int tool_parse_ids(const char *s, enum ocgc_ids *out)
 {
-  if (strcmp(s, "5.2") == 0) *out = OCGC_IDS_52;
-  else if (strcmp(s, "5.3") == 0) *out = OCGC_IDS_53;
-  else return tool_usage_error("--ids takes 5.2 or 5.3, not '%s'", s);
-  return 0;
+  size_t k;
+  for (k = 0; k < sizeof ids_names / sizeof ids_names[0]; k++)
+    if (strcmp(s, ids_names[k].name) == 0) {
+      *out = ids_names[k].ids;
+      return 0;
+    }
+  return tool_usage_error("--ids takes 5.2, 5.3 or 5.4, not '%s'", s);
 }
 
 int tool_common_opt(int opt, const char *arg, struct tool_target *t, int *json)
@@ -167,7 +184,7 @@ int tool_ids(const struct ocgc_source *src, struct tool_ids *out)
   int err = ocgc_source_ids(src, &i);
   memset(out, 0, sizeof *out);
   if (err != 0) return err;
-  out->ids = i.ids == OCGC_IDS_53 ? "5.3" : "5.2";
+  out->ids = tool_ids_name(i.ids);
   out->stock = i.origin != OCGC_IDS_FROM_EXT;
   tool_esc(i.ocaml_version, out->ocaml, sizeof out->ocaml);
   switch (i.origin) {

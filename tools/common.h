@@ -80,13 +80,16 @@ int tool_parse_count(const char *s, uint64_t *n);
  * 1024; "MiB", "MB" and "B" read the same): 0 and *n, or -1. */
 int tool_parse_size(const char *s, uint64_t *n);
 
-/* --ids 5.2|5.3 (how a stock ring numbers its events) into *out: 0, or a
- * line on stderr and TOOL_EXIT_USAGE. */
+/* --ids 5.2|5.3|5.4 (how a stock ring numbers its events) into *out: 0,
+ * or a line on stderr and TOOL_EXIT_USAGE. */
 int tool_parse_ids(const char *s, enum ocgc_ids *out);
+
+/* "5.2", "5.3" or "5.4": how --ids and the output name a numbering. */
+const char *tool_ids_name(enum ocgc_ids ids);
 
 /* Which numbering a source is read with, and why, for output. */
 struct tool_ids {
-  const char *ids;  /* "5.2" or "5.3" */
+  const char *ids;  /* tool_ids_name(): "5.2", "5.3" or "5.4" */
   const char *from; /* "file" (an ocgc ring), "executable", "option" (--ids), "assumed" */
   int stock;        /* not an ocgc ring: worth saying */
   char ocaml[65];   /* "executable": the OCaml version read (escaped: 4 x 16 + 1), else "" */
@@ -110,7 +113,7 @@ struct tool_target {
 
 /* ---- the options every reading command takes ---------------------------------- */
 
-/* --dir DIR, --ids 5.2|5.3, --file FILE and --json, spelt and parsed in
+/* --dir DIR, --ids 5.2|5.3|5.4, --file FILE and --json, spelt and parsed in
  * one place, as bpftool's main.c parses its globals: a command puts the
  * entries it takes in its getopt_long table and hands what getopt_long
  * returns to tool_common_opt() before its own cases.  Their getopt values

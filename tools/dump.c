@@ -164,7 +164,7 @@ static void print_source(const struct dump *d)
   printf("file.max_domains %" PRIu64 "\n", info.max_domains);
   printf("file.ring_words %" PRIu64 "\n", info.ring_words);
   printf("file.ocgc %d\n", info.has_ext);
-  printf("file.ids %s\n", info.ids == OCGC_IDS_53 ? "5.3" : "5.2");
+  printf("file.ids %s\n", tool_ids_name(info.ids));
   if (!info.has_ext) {
     struct tool_ids ti;
     if (tool_ids(d->src, &ti) != 0) return;
@@ -491,8 +491,8 @@ static int print_aggregate(struct ocgc_source *src)
 static void dump_usage(FILE *f)
 {
   fprintf(f,
-          "usage: ocgc dump [--events] [--stacks] [--ids 5.2|5.3] [--file] FILE\n"
-          "       ocgc dump [--events] [--stacks] [--ids 5.2|5.3] --pid PID [--dir DIR]\n\n"
+          "usage: ocgc dump [--events] [--stacks] [--ids 5.2|5.3|5.4] [--file] FILE\n"
+          "       ocgc dump [--events] [--stacks] [--ids 5.2|5.3|5.4] --pid PID [--dir DIR]\n\n"
           "Decode the ring file FILE (a <pid>.events file written by the ocgc\n"
           "runtime or by OCaml 5), or the ring of the running process PID, and\n"
           "print a summary: one 'key value' line per fact.  --events prints every\n"
@@ -587,8 +587,7 @@ int cmd_dump(int argc, char **argv)
     struct ocgc_source_info info = OCGC_OPTS_INIT(struct ocgc_source_info);
     /* The numbering the source uses: an ocgc file's own (OCGC_IDS), else
      * --ids. */
-    d->ids = ocgc_source_info(d->src, &info) == 0 && info.ids == OCGC_IDS_53 ? OCGC_IDS_53
-                                                                            : OCGC_IDS_52;
+    d->ids = ocgc_source_info(d->src, &info) == 0 ? info.ids : OCGC_IDS_52;
     if ((err = read_ring(d, &st)) == 0) {
       print_source(d);
       print_counts(d, &st);

@@ -389,7 +389,7 @@ int trace_start(struct trace *t, struct trace_out *out, const struct ocgc_source
   t->src = src;
   t->max_held = max_held;
   if ((err = ocgc_source_info(src, &info)) != 0) return err;
-  t->ids = info.ids == OCGC_IDS_53 ? OCGC_IDS_53 : OCGC_IDS_52;
+  t->ids = info.ids;
   t->pid = info.has_ext ? info.pid : pid;
   t->nrings = info.max_domains > MAX_RINGS ? MAX_RINGS : (unsigned)info.max_domains;
   t->rings = calloc(t->nrings ? t->nrings : 1, sizeof *t->rings);

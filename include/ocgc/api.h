@@ -60,6 +60,9 @@ enum ocgc_error {
   OCGC_E_TRUNCATED = -4005, /**< the file shrank after it was opened */
   OCGC_E_PERF_DENIED = -4006, /**< perf_event_open(2) refused for want of
                                    permission (ocgc/cpu.h) */
+  OCGC_E_IDS_UNKNOWN = -4007, /**< a stock ring of an OCaml 5 release newer than
+                                   the newest numbering known (ocgc/source.h):
+                                   the caller must name one (ocgc_open_opts.ids) */
 };
 
 /** A sentence for a negative error code (OCGC_E_* or -errno).  Never NULL;

@@ -14,14 +14,18 @@ extern "C" {
 
 struct ocgc_source;
 
-/** Which numbering of runtime ids the file uses: OCaml 5.3 inserted phases
- * and counters while keeping format version 1. */
+/** Which numbering of runtime ids the file uses: each OCaml 5 release so
+ * far renumbered or added ids while keeping format version 1 (5.3 inserted
+ * phases and counters, 5.4 appended phases), and the file does not say. */
 enum ocgc_ids {
   OCGC_IDS_AUTO = 0, /**< ocgc files: what their extension block says (OCGC_IDS); stock
                           files opened by pid: by the OCaml version of the process's
-                          executable (5.2.x: 5.2; 5.3 and later: 5.3); else 5.2 */
+                          executable (5.2.x: 5.2, 5.3.x: 5.3, 5.4.x: 5.4; a newer
+                          one is refused, OCGC_E_IDS_UNKNOWN); else 5.2 */
   OCGC_IDS_52 = 1,
   OCGC_IDS_53 = 2,
+  OCGC_IDS_54 = 3,
+  /* the newest: a new release's table is appended here */
 };
 
 struct ocgc_open_opts {
@@ -77,7 +81,7 @@ enum ocgc_ids_origin {
 /** The numbering of a source and where it came from. */
 struct ocgc_ids_info {
   size_t sz;                    /**< sizeof(struct ocgc_ids_info) (OCGC_OPTS_INIT) */
-  enum ocgc_ids ids;            /**< OCGC_IDS_52 or OCGC_IDS_53 */
+  enum ocgc_ids ids;            /**< OCGC_IDS_52, _53 or _54 */
   enum ocgc_ids_origin origin;
   char ocaml_version[16];       /**< OCGC_IDS_FROM_EXE: the version found
                                      ("5.3.0"), else "" */

@@ -161,8 +161,9 @@ enum ocgc_wire_lifecycle {
   OCGC_LC_DOMAIN_TERMINATE = 7
 };
 
-/* OCaml 5.2 phase ids that the ocgc producer writes.  The complete 5.2 and
- * 5.3 tables live in libocgc (ocgc_phase_name()); these are the contract. */
+/* OCaml 5.2 phase ids that the ocgc producer writes.  The complete 5.2, 5.3
+ * and 5.4 tables live in libocgc (ocgc_phase_name()); these are the
+ * contract. */
 enum ocgc_wire_phase {
   OCGC_PH_EXPLICIT_GC_SET = 0,
   OCGC_PH_EXPLICIT_GC_STAT = 1,

@@ -19,6 +19,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static int on_event(const struct ocgc_event *ev, void *ctx)
 {
   (void)ocgc_phase_name(OCGC_IDS_53, ev->id);
+  (void)ocgc_phase_name(OCGC_IDS_54, ev->id);
   (void)ocgc_counter_name(OCGC_IDS_52, ev->id);
   *(uint64_t *)ctx += ev->value + ev->payload_words;
   return 0;

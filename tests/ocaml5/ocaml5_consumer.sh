@@ -1,7 +1,9 @@
 #!/bin/sh
 # ocaml5_consumer.sh - OCaml 5's own Runtime_events library reads a ring of
-# our 4.13 runtime.  rt_consumer (tests/ocaml5/, built
-# with stock OCaml 5.3 by ocaml5_lib.sh) reads the preserved ring of
+# our 4.13 runtime, on each OCaml 5 release ocaml5_lib.sh finds (5.3 and
+# 5.4 when both roots are made: 5.4 appended phases to 5.3's numbering, so
+# its library reads 5.3's ids).  rt_consumer (tests/ocaml5/, built
+# with that stock OCaml by ocaml5_lib.sh) reads the preserved ring of
 # workload written with OCGC_IDS=5.3 and finds: the program's minor
 # collections (MINOR spans) and major collections (ocgc.major_cycle.end
 # user events) equal to its Gc.quick_stat; every phase, counter and user
@@ -17,20 +19,22 @@ ocgc_init
 need_runtime
 . "$OCGC_SRCDIR/tests/lib/ocaml5_lib.sh"
 
-ocaml5_compile "$OCGC_SRCDIR/tests/ocaml5/rt_consumer.ml" "$WORK/rt_consumer" runtime_events
 compile_native workload ocgc_test.ml workload.ml
 
 # ckey TAG KEY [DEFAULT]: a key of what rt_consumer printed for TAG
 ckey() { getkey "$WORK/$1.cons" "$2" "${3:-}"; }
 
-# consume TAG: run workload with OCGC_IDS=TAG, dump its ring, and read it
-# with rt_consumer into $WORK/TAG.cons
-consume() {
+# produce TAG: run workload with OCGC_IDS=TAG and dump its ring
+produce() {
   run_ok "$1" env OCGC_IDS=$1 OCAMLRUNPARAM=e=20 ./workload 2
   ring_of "$1"
   dump_ring "$RING" "$1"
   check_no_loss "$1"
   check_totals_agree "$1"
+}
+
+# consume TAG: read the ring of TAG with rt_consumer into $WORK/TAG.cons
+consume() {
   if ! "$WORK/rt_consumer" "$EVDIR" "`outkey "$1" pid`" >"$WORK/$1.cons" 2>"$WORK/$1.cons.err"; then
     cat "$WORK/$1.cons.err"
     hard_error "rt_consumer failed on the ring of $1"
@@ -79,6 +83,11 @@ check_user_names() {
   check_ge "$1: ocgc.major_cycle.start events seen by name" 1 "`ckey $1 user.ocgc.major_cycle.start.count 0`"
 }
 
+produce 5.3
+produce 5.2
+for o5 in $OCAML5_ALL; do
+ocaml5_use "$o5"
+ocaml5_compile "$OCGC_SRCDIR/tests/ocaml5/rt_consumer.ml" "$WORK/rt_consumer" runtime_events
 say "== OCGC_IDS=5.3: OCaml `ocaml5_version`'s Runtime_events reads it right"
 consume 5.3
 minor=`outkey 5.3 gc.minor_collections`
@@ -98,7 +107,7 @@ check_eq "5.3: minor_allocated/8 (Runtime_events) = minor_words" "`outkey 5.3 gc
 check_eq "5.3: phase, counter and user tables, Runtime_events against ocgc dump" none "`table_diff 5.3`"
 check_user_names 5.3
 
-say "== OCGC_IDS=5.2 (the default): the same consumer reads other phases"
+say "== OCGC_IDS=5.2 (the default): OCaml `ocaml5_version`'s Runtime_events reads other phases"
 consume 5.2
 check_user_names 5.2
 check_eq "5.2: major collections (user events do not depend on the ids)" \
@@ -117,4 +126,6 @@ check_eq "5.2: 5.3's minor spans are 5.2's minor_local_roots" \
   "`dkey 5.2 phase.minor_local_roots.spans`" "`ckey 5.2 phase.minor.spans`"
 check_false "5.2: their mean duration is not the minor collections'" \
   test "`ckey 5.2 phase.minor.mean_ns`" = "`dkey 5.2 phase.minor.mean_ns`"
+done
+say "read by the Runtime_events of OCaml: `for o5 in $OCAML5_ALL; do ocaml5_use "$o5"; ocaml5_version; done | tr '\n' ' '`"
 finish

@@ -1,7 +1,9 @@
 #!/bin/sh
 # ocaml5_live.sh - live stock OCaml 5 programs with two domains, one of
-# them forking, followed by PID.
-# multidomain (tests/ocaml5/, built with stock OCaml 5.3 by ocaml5_lib.sh)
+# them forking, followed by PID, on each OCaml 5 release ocaml5_lib.sh
+# finds (the trixie root's 5.3 and the forky root's 5.4 when both are made;
+# each part says which it ran on).
+# multidomain (tests/ocaml5/, built with that stock OCaml by ocaml5_lib.sh)
 # forks, then parent and child each churn on two domains (a second domain
 # spawned, joined, Gc.full_major, Gc.compact, a domain again) between two
 # Gc.quick_stat, at a handshake: each writes ROLE.pid, waits for ROLE.go,
@@ -11,7 +13,8 @@
 # - ocgc report --json (parent and child) and ocgc stat --json (rows
 #   summed): minor collections, major cycles, compactions and forced majors
 #   equal to Gc.quick_stat's (a collection of both domains counted once),
-#   nothing lost, numbering 5.3 "from the executable" (OCaml 5.3.0);
+#   nothing lost, numbering the release's own (5.4 for 5.4.1) "from the
+#   executable";
 # - ocgc trace: the main domain's minor, compact and major_gc_cycle_domains
 #   slices are as many (it takes part in every collection), and the second
 #   domain's own slices are in it (tid 1: per-domain durations);
@@ -21,7 +24,15 @@
 # - ocgc report PID --duration 3s on programs that keep churning: a window
 #   of about 3 s from the attach (not the clock's origin), GC share < 1;
 #   ocgc dump says the numbering and where it came from (the executable,
-#   --ids, assumed for a bare file).
+#   --ids, assumed for a bare file); ocgc serve --textfile exports the
+#   process's minor collections;
+# - the same program with its OCaml version made one newer than every
+#   table (its bytes "5.4.1" made "5.9.1"): ocgc report refuses it (exit 4)
+#   in one line naming the releases known and --ids, and reads it with
+#   --ids;
+# - minors (one domain, OCAML_RUNTIME_EVENTS_PRESERVE): its preserved ring
+#   read with `ocgc report --file --ids X.Y --json` counts as many minor
+#   collections as its own Gc.quick_stat at exit.
 # Rings of e=20: OCaml 5.3 writes a dozen events per major slice.  Skipped
 # (77) without an OCaml 5 compiler.
 . "$OCGC_SRCDIR/tests/lib/lib.sh"
@@ -29,8 +40,6 @@ ocgc_init
 . "$OCGC_SRCDIR/tests/lib/ocaml5_lib.sh"
 command -v python3 >/dev/null 2>&1 || { say "skipped: python3 is needed to read the JSON"; exit 77; }
 
-ocaml5_compile "$OCGC_SRCDIR/tests/ocaml5/multidomain.ml" "$WORK/multidomain" unix
-RUN=$WORK/run
 PIDS=
 trap 'for p in $PIDS; do kill -9 "$p" 2>/dev/null; done; ocgc_cleanup' EXIT
 
@@ -54,12 +63,13 @@ wait_said() {
   done
 }
 
-# start ROUNDS: multidomain in $RUN, its ring in $RUN too; PARENT and CHILD
+# start ROUNDS [PROGRAM]: multidomain (or PROGRAM) in $RUN, its ring in
+# $RUN too; PARENT and CHILD
 start() {
   rm -rf "$RUN"
   mkdir "$RUN" || hard_error "cannot make $RUN"
   (cd "$RUN" && exec env OCAMLRUNPARAM=e=20 OCAML_RUNTIME_EVENTS_START=1 \
-     "$WORK/multidomain" "$RUN" "$1" >"$RUN/md.out" 2>"$RUN/md.err") &
+     "${2:-$WORK/multidomain}" "$RUN" "$1" >"$RUN/md.out" 2>"$RUN/md.err") &
   PIDS="$PIDS $!"
   wait_file "$RUN/parent.pid" "parent.pid"
   wait_file "$RUN/child.pid" "child.pid"
@@ -82,7 +92,16 @@ qkey() { getkey "$RUN/$1.stat" "$2"; }
 # json FILE EXPR: a figure of a JSON file (python3 expression over j)
 json() { python3 -c "import json,sys; j=json.load(open(sys.argv[1])); print($2)" "$1"; }
 
-say "== two domains, one forking: report, stat, trace, ls against Gc.quick_stat"
+# live_on RELEASE: the parts above on programs built with that OCaml 5
+live_on() {
+  ocaml5_use "$1"
+  V=`ocaml5_version`
+  IDS=`ocaml5_ids`
+  RUN=$WORK/run-$V
+  ocaml5_compile "$OCGC_SRCDIR/tests/ocaml5/multidomain.ml" "$WORK/multidomain" unix
+  ocaml5_compile "$OCGC_SRCDIR/tests/ocaml5/minors.ml" "$WORK/minors" unix
+# (the body is not indented: it holds python programs)
+say "== OCaml $V: two domains, one forking: report, stat, trace, ls against Gc.quick_stat"
 start 120000
 bg rep_parent "$OCGC" report --json "$PARENT" --duration 120s
 bg rep_child "$OCGC" report --json "$CHILD" --duration 120s
@@ -110,7 +129,7 @@ done
 
 for role in parent child; do
   f=$RUN/rep_$role.out
-  check_eq "report $role: numbering" "5.3 executable 5.3.0" \
+  check_eq "report $role: numbering" "$IDS executable $V" \
     "`json "$f" "j['source']['ids'], j['source']['ids_from'], j['source']['ids_ocaml']" | tr -d "(),'"`"
   check_eq "report $role: events lost" 0 "`json "$f" "j['events']['lost']"`"
   check_eq "report $role: minor collections = Gc.quick_stat" "`qkey $role minor_collections`" \
@@ -159,27 +178,47 @@ for l in open(sys.argv[1]):
 ' "$RUN/ls.out" "$p"`"
 done
 
-say "== report --duration 3s: the window starts at the attach"
+say "== OCaml $V: report --duration 3s: the window starts at the attach; serve"
 start 0
 "$OCGC" report --json "$PARENT" --duration 3s >"$RUN/win.out" 2>"$RUN/win.err"
 check_eq "report 3s: exit status" 0 $?
 # the numbering, and where it came from, in ocgc dump
 "$OCGC" dump --pid "$CHILD" >"$RUN/d_pid.out" 2>&1
 "$OCGC" dump "$RUN/$CHILD.events" >"$RUN/d_file.out" 2>&1
-"$OCGC" dump --ids 5.3 "$RUN/$CHILD.events" >"$RUN/d_ids.out" 2>&1
-"$OCGC" report --ids 5.3 --file "$RUN/$CHILD.events" >"$RUN/r_text.out" 2>&1
+"$OCGC" dump --ids $IDS "$RUN/$CHILD.events" >"$RUN/d_ids.out" 2>&1
+"$OCGC" report --ids $IDS --file "$RUN/$CHILD.events" >"$RUN/r_text.out" 2>&1
 check_true "report (text): the numbering in the title" \
-  grep -q 'stock OCaml 5 ring, no producer totals; OCaml 5.3 event ids, from --ids' "$RUN/r_text.out"
+  grep -q "stock OCaml 5 ring, no producer totals; OCaml $IDS event ids, from --ids" "$RUN/r_text.out"
 check_true "report (text): what OCaml 5 cannot tell, said" \
   grep -q '^  minor  *unknown (OCaml 5 does not record it)  *[0-9]' "$RUN/r_text.out"
-"$OCGC" stat --ids 5.4 "$CHILD" >"$RUN/d_bad.out" 2>&1
-check_eq "stat --ids 5.4: a usage error" 2 $?
-check_eq "dump --pid: numbering" "5.3 executable 5.3.0" \
+"$OCGC" stat --ids 5.9 "$CHILD" >"$RUN/d_bad.out" 2>&1
+check_eq "stat --ids 5.9: a usage error" 2 $?
+check_true "stat --ids 5.9: the releases known said" grep -q "5.2, 5.3 or 5.4" "$RUN/d_bad.out"
+check_eq "dump --pid: numbering" "$IDS executable $V" \
   "`getkey "$RUN/d_pid.out" file.ids` `getkey "$RUN/d_pid.out" file.ids_from` `getkey "$RUN/d_pid.out" file.ids_ocaml`"
 check_eq "dump FILE: numbering" "5.2 assumed" \
   "`getkey "$RUN/d_file.out" file.ids` `getkey "$RUN/d_file.out" file.ids_from`"
-check_eq "dump --ids 5.3 FILE: numbering" "5.3 option" \
+check_eq "dump --ids $IDS FILE: numbering" "$IDS option" \
   "`getkey "$RUN/d_ids.out" file.ids` `getkey "$RUN/d_ids.out" file.ids_from`"
+# serve: the series of the same process
+"$OCGC" serve --textfile "$RUN/m.prom" --interval 100ms "$PARENT" >"$RUN/serve.out" 2>"$RUN/serve.err" &
+SERVE=$!
+PIDS="$PIDS $SERVE"
+# minor_series: the minor collections serve exported for PARENT so far
+minor_series() {
+  test -f "$RUN/m.prom" || { echo 0; return; }
+  awk -v p="pid=\"$PARENT\"" '/^ocaml_gc_collections_total[{]/ && index($0, p) && index($0, "kind=\"minor\"") { n += $NF }
+    END { print n + 0 }' "$RUN/m.prom"
+}
+_n=0
+while test "`minor_series`" -eq 0 && test $_n -lt 600; do _n=$((_n + 1)); sleep 0.1; done
+M=`minor_series`
+say "serve: $M minor collections of process $PARENT exported after $((_n / 10)) s"
+kill -TERM $SERVE
+wait $SERVE
+check_eq "serve: exit status after SIGTERM" 0 $?
+check_gt "serve: the process's minor collections exported" 0 "$M"
+check_eq "serve: lines on stderr but the one naming its file" 0 "`grep -c -v '^ocgc serve: writing ' "$RUN/serve.err"`"
 : >"$RUN/child.exit"
 : >"$RUN/parent.exit"
 W=`json "$RUN/win.out" "j['window']['wall_ns']"`
@@ -189,4 +228,54 @@ check_true "report 3s: a window of 2 s to 10 s (not since the clock's origin)" \
 check_true "report 3s: GC share below 1" python3 -c "
 import json, sys; j = json.load(open(sys.argv[1])); sys.exit(not (0 < j['gc_time_share'] < 1))" "$RUN/win.out"
 check_true "report 3s: minor collections seen" test "`json "$RUN/win.out" "j['counts']['collections']['minor']"`" -gt 0
+
+say "== OCaml $V: a release newer than every table: refused, read with --ids"
+# The same program, its version bytes one release past the newest table:
+# what a 5.9 program looks like to ocgc.
+NEWV=`echo "$V" | sed 's/^5\.[0-9]*\./5.9./'`
+python3 -c "
+import sys
+b = open(sys.argv[1], 'rb').read()
+open(sys.argv[2], 'wb').write(b.replace(sys.argv[3].encode(), sys.argv[4].encode()))
+" "$WORK/multidomain" "$WORK/multidomain59" "$V" "$NEWV" || hard_error "cannot make multidomain59"
+chmod +x "$WORK/multidomain59"
+RUN=$WORK/run-$NEWV
+start 0 "$WORK/multidomain59"
+"$OCGC" report --json "$PARENT" --duration 1s >"$RUN/new.out" 2>"$RUN/new.err"
+check_eq "OCaml $NEWV: report refuses it (exit 4)" 4 $?
+cat "$RUN/new.err"
+check_eq "OCaml $NEWV: in one line" 1 "`wc -l <"$RUN/new.err" | tr -d ' '`"
+check_true "OCaml $NEWV: the line names the releases known and --ids" \
+  grep -q "newer than the event ids known (OCaml 5.2, 5.3, 5.4).*--ids" "$RUN/new.err"
+"$OCGC" report --json --ids "$IDS" "$PARENT" --duration 1s >"$RUN/new_ids.out" 2>"$RUN/new_ids.err"
+check_eq "OCaml $NEWV: report --ids $IDS reads it" 0 $?
+check_eq "OCaml $NEWV: numbering from --ids" "$IDS option" \
+  "`json "$RUN/new_ids.out" "j['source']['ids'], j['source']['ids_from']" | tr -d "(),'"`"
+check_true "OCaml $NEWV: minor collections seen with --ids" \
+  test "`json "$RUN/new_ids.out" "j['counts']['collections']['minor']"`" -gt 0
+: >"$RUN/child.exit"
+: >"$RUN/parent.exit"
+
+say "== OCaml $V: a preserved ring read with --file --ids $IDS"
+RUN=$WORK/run-$V-file
+mkdir "$RUN" || hard_error "cannot make $RUN"
+(cd "$RUN" && env OCAMLRUNPARAM=e=20 OCAML_RUNTIME_EVENTS_START=1 OCAML_RUNTIME_EVENTS_PRESERVE=1 \
+   "$WORK/minors" "$RUN" 200000 >"$RUN/minors.out" 2>"$RUN/minors.err")
+check_eq "minors: exit status" 0 $?
+F=`ls "$RUN"/*.events 2>/dev/null | head -n 1`
+check_true "minors: its ring preserved" test -n "$F"
+"$OCGC" report --file "$F" --ids "$IDS" --json >"$RUN/file.out" 2>"$RUN/file.err"
+check_eq "report --file --ids $IDS: exit status" 0 $?
+Q=`getkey "$RUN/minors.out" minor_collections`
+say "minors: Gc.quick_stat minor_collections $Q; report --file: `json "$RUN/file.out" "j['counts']['collections']['minor']"`"
+check_gt "minors: minor collections" 0 "$Q"
+check_eq "report --file --ids $IDS: minor collections = Gc.quick_stat" "$Q" \
+  "`json "$RUN/file.out" "j['counts']['collections']['minor']"`"
+check_eq "report --file --ids $IDS: events lost" 0 "`json "$RUN/file.out" "j['events']['lost']"`"
+check_eq "report --file --ids $IDS: numbering" "$IDS option" \
+  "`json "$RUN/file.out" "j['source']['ids'], j['source']['ids_from']" | tr -d "(),'"`"
+}
+
+for o5 in $OCAML5_ALL; do live_on "$o5"; done
+say "ran on OCaml: `for o5 in $OCAML5_ALL; do ocaml5_use "$o5"; ocaml5_version; done | tr '\n' ' '`"
 finish

@@ -69,7 +69,7 @@ fi
 
 say "== ocaml5_lib.sh with no OCaml 5 anywhere"
 # A PATH whose ocamlopt (if any) is the system's 4.x, and no root.
-(OCGC_OCAML5_ROOT="$WORK/none" OCGC_OCAML5_BIN= PATH=/usr/bin:/bin
+(OCGC_OCAML5_ROOT="$WORK/none" OCGC_OCAML54_ROOT="$WORK/none" OCGC_OCAML5_BIN= PATH=/usr/bin:/bin
  . "$OCGC_SRCDIR/tests/lib/ocaml5_lib.sh"; echo "found $OCAML5_MODE") \
   >"$WORK/lib.out" 2>&1
 echo $? >"$WORK/lib.rc"

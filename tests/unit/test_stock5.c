@@ -76,8 +76,14 @@ START_TEST(version_in_executables)
   ck_assert_int_eq(ocgc_exe_version_scan(buf + 320, 64, v, sizeof v), -ENOENT);
   ck_assert_int_eq(ocgc_ids_of_version("5.2.1"), OCGC_IDS_52);
   ck_assert_int_eq(ocgc_ids_of_version("5.3.0"), OCGC_IDS_53);
-  ck_assert_int_eq(ocgc_ids_of_version("5.10.0"), OCGC_IDS_53);
-  ck_assert_int_eq(ocgc_ids_of_version("6.0.0"), OCGC_IDS_53);
+  ck_assert_int_eq(ocgc_ids_of_version("5.4.1"), OCGC_IDS_54);
+  ck_assert_int_eq(ocgc_ids_of_version("5.4.0+dev1"), OCGC_IDS_54);
+  /* newer than every table: no numbering guessed */
+  ck_assert_int_eq(ocgc_ids_of_version("5.5.0"), OCGC_IDS_AUTO);
+  ck_assert_int_eq(ocgc_ids_of_version("5.10.0"), OCGC_IDS_AUTO);
+  ck_assert_int_eq(ocgc_ids_of_version("6.0.0"), OCGC_IDS_AUTO);
+  /* what a reader refusing such a ring says: the releases known */
+  ck_assert_ptr_nonnull(strstr(ocgc_strerror(OCGC_E_IDS_UNKNOWN), "(OCaml 5.2, 5.3, 5.4)"));
 }
 END_TEST
 

@@ -373,6 +373,19 @@ START_TEST(ids_match_ocaml52)
   ck_assert_ptr_nonnull(ocgc_counter_name(OCGC_IDS_52, 16));
   ck_assert_ptr_null(ocgc_counter_name(OCGC_IDS_52, 17));
   ck_assert_ptr_null(ocgc_lifecycle_name(8));
+  /* 5.3: 48 phases and 26 counters; 5.4: 5.3's and two phases appended
+   * (the ids themselves: ocaml5_ids.sh, against each release's header). */
+  ck_assert_ptr_nonnull(ocgc_phase_name(OCGC_IDS_53, 47));
+  ck_assert_ptr_null(ocgc_phase_name(OCGC_IDS_53, 48));
+  ck_assert_ptr_nonnull(ocgc_counter_name(OCGC_IDS_53, 25));
+  ck_assert_ptr_null(ocgc_counter_name(OCGC_IDS_53, 26));
+  for (i = 0; i < 48; i++)
+    ck_assert_str_eq(ocgc_phase_name(OCGC_IDS_54, i), ocgc_phase_name(OCGC_IDS_53, i));
+  ck_assert_str_eq(ocgc_phase_name(OCGC_IDS_54, 48), "empty_minor");
+  ck_assert_str_eq(ocgc_phase_name(OCGC_IDS_54, 49), "minor_ephe_clean");
+  ck_assert_ptr_null(ocgc_phase_name(OCGC_IDS_54, 50));
+  ck_assert_str_eq(ocgc_counter_name(OCGC_IDS_54, 25), ocgc_counter_name(OCGC_IDS_53, 25));
+  ck_assert_ptr_null(ocgc_counter_name(OCGC_IDS_54, 26));
 }
 END_TEST
 
