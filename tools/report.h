@@ -19,6 +19,9 @@
 #include "ocgc/consumer.h"
 
 #define REPORT_SCHEMA_VERSION 4
+/* A report holding what version 4 cannot (major_slice_work, or source.ids
+ * "5.4") says 5; every other report stays 4, byte for byte. */
+#define REPORT_SCHEMA_VERSION_5 5
 
 /* report_figures.c: the aggregator a report reads [src] with, from
  * [start], giving its pauses and losses to [tl] (NULL: none).  0 or an
@@ -115,9 +118,8 @@ void rep_profile_json(struct json *j, const struct rep_meta *m);
 /* report_slicework.c: the major slices' work of a stock OCaml 5.3+ ring
  * (ocgc/slicework.h), a text section or the JSON member "major_slice_work",
  * both only when the ring has those counters (then the JSON's
- * schema_version is REPORT_SCHEMA_VERSION_SLICEWORK); get: 1 and *w
+ * schema_version is REPORT_SCHEMA_VERSION_5); get: 1 and *w
  * filled when it has them, else 0. */
-#define REPORT_SCHEMA_VERSION_SLICEWORK 5
 int rep_slicework_get(const struct ocgc_snapshot *snap, struct ocgc_slicework *w);
 void rep_slicework_text(FILE *out, const struct ocgc_snapshot *snap);
 void rep_slicework_json(struct json *j, const struct ocgc_snapshot *snap);

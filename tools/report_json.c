@@ -215,9 +215,12 @@ void rep_print_json(FILE *out, const struct rep_meta *m, const struct rep_figure
   json_init_file(&j, out, 0);
   json_obj(&j, JSON_LINES);
   json_kv_str(&j, "schema", "ocgc-report");
-  /* a member v4 does not have raises the version of the reports that have it */
-  json_kv_u64(&j, "schema_version", rep_slicework_get(snap, &w) ? REPORT_SCHEMA_VERSION_SLICEWORK
-                                                                : REPORT_SCHEMA_VERSION);
+  /* What version 4 cannot hold (a member it does not have, a numbering it
+   * does not name) raises the version of the reports that hold it. */
+  json_kv_u64(&j, "schema_version",
+              rep_slicework_get(snap, &w) || strcmp(x->ids.ids, "5.4") == 0
+                  ? REPORT_SCHEMA_VERSION_5
+                  : REPORT_SCHEMA_VERSION);
   json_kv_str(&j, "ocgc_version", ocgc_version());
   json_kv_str(&j, "mode", mode_name(m->mode));
   source(&j, m, x);

@@ -7,7 +7,7 @@
  * OCaml 5.2, a 5.3 ring read with 5.2 ids, no slice yet) has no section and
  * no member, and its JSON keeps schema version REPORT_SCHEMA_VERSION: it
  * is byte for byte what it was; one with them says schema version
- * REPORT_SCHEMA_VERSION_SLICEWORK (docs/report-json.md, "Versioning").
+ * REPORT_SCHEMA_VERSION_5 (docs/report-json.md, "Versioning").
  * Every figure is a number the library counted; nothing here is a target's
  * string. */
 

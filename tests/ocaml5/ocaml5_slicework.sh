@@ -2,13 +2,13 @@
 # ocaml5_slicework.sh - the major slices' work of a live stock OCaml 5.3+
 # program, exported by ocgc serve and shown by ocgc report, equal to what
 # its ring holds.
-# slicework (tests/ocaml5/, built with stock OCaml 5.3 by ocaml5_lib.sh)
+# slicework (tests/ocaml5/, built with each stock OCaml 5.3+ ocaml5_lib.sh finds)
 # allocates, makes Bigarrays, asks for Gc.major_slice n and a full major,
 # then waits (writing nothing) while:
 # - ocgc serve PID is scraped: the four ocaml_gc_major_* families of the
 #   slices' work are there; the histogram's count, the drivers' sum and
 #   the slices equal the number of slices whose nine counters the ring
-#   holds (ocgc dump --events --ids 5.3 of the same file), its sum the
+#   holds (ocgc dump --events --ids 5.X of the same file), its sum the
 #   slices' work max(target - work counter, budget) summed from those
 #   events, the runtime's work done and asked the largest values of its
 #   work and alloc counters; slices set by an explicit budget and by extra
@@ -27,14 +27,19 @@ ocgc_init
 . "$OCGC_SRCDIR/tests/lib/serve_lib.sh"
 command -v python3 >/dev/null 2>&1 || { say "skipped: python3 is needed to read the JSON"; exit 77; }
 
-case `ocaml5_version` in
-  5.0*|5.1*|5.2*) say "skipped: OCaml `ocaml5_version` writes no major-slice work counters (5.3+)"; exit 77 ;;
-esac
-ocaml5_compile "$OCGC_SRCDIR/tests/ocaml5/slicework.ml" "$WORK/slicework" unix
-RUN=$WORK/run
-mkdir "$RUN" || hard_error "cannot make $RUN"
 PROG=
 trap 'test -n "$PROG" && kill -9 "$PROG" 2>/dev/null; tmux -S "$WORK/tmux.sock" kill-server >/dev/null 2>&1; ocgc_cleanup' EXIT
+
+# on_release: every check below, with the OCaml 5 compiler in use (IDS its
+# numbering, 5.3 or 5.4: the nine counters have the same ids in both)
+on_release() {
+case `ocaml5_version` in
+  5.0*|5.1*|5.2*) say "SKIP $IDS: OCaml `ocaml5_version` writes no major-slice work counters (5.3+)"; return ;;
+esac
+ocaml5_compile "$OCGC_SRCDIR/tests/ocaml5/slicework.ml" "$WORK/slicework" unix
+RUN=$WORK/run-$IDS
+mkdir "$RUN" || hard_error "cannot make $RUN"
+PROG=
 
 (cd "$RUN" && exec env OCAMLRUNPARAM=e=20 OCAML_RUNTIME_EVENTS_START=1 \
    "$WORK/slicework" "$RUN" >"$RUN/sw.out" 2>"$RUN/sw.err") &
@@ -51,7 +56,7 @@ check_true "the program's ring" test -s "$RING"
 
 # What the ring holds: its events, and from them each slice's nine
 # counters (read whole, in order, per ring) summed as the runtime means them.
-"$OCGC" dump --events --ids 5.3 "$RING" >"$RUN/dump.out" 2>"$RUN/dump.err"
+"$OCGC" dump --events --ids $IDS "$RING" >"$RUN/dump.out" 2>"$RUN/dump.err"
 check_eq "dump: exit status" 0 $?
 python3 - "$RUN/dump.out" >"$RUN/expect" <<'PY'
 import sys
@@ -136,7 +141,7 @@ kill "$srv" 2>/dev/null
 ocgc_wait srv
 
 say "== report of the same file"
-"$OCGC" report --json --ids 5.3 --file "$RING" >"$RUN/rep.json" 2>"$RUN/rep.err"
+"$OCGC" report --json --ids $IDS --file "$RING" >"$RUN/rep.json" 2>"$RUN/rep.err"
 check_eq "report --json: exit status" 0 $?
 check_eq "report --json: slices, work, done, asked" "$SLICES $WORK_SUM $DONE $ASKED" "`python3 -c '
 import json, sys
@@ -144,7 +149,7 @@ w = json.load(open(sys.argv[1]))["major_slice_work"]
 print(w["slices"], w["work"], w["work_done"], w["work_asked"])' "$RUN/rep.json"`"
 check_eq "report --json: schema version 5 (it has major_slice_work)" 5 \
   "`python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["schema_version"])' "$RUN/rep.json"`"
-"$OCGC" report --ids 5.3 --file "$RING" >"$RUN/rep.txt" 2>&1
+"$OCGC" report --ids $IDS --file "$RING" >"$RUN/rep.txt" 2>&1
 check_true "report (text): the slices' work" grep -q "^Major slices' work ($SLICES slices" "$RUN/rep.txt"
 sed -n "/^Major slices' work/,/^\$/p" "$RUN/rep.txt"
 "$OCGC" report --json --ids 5.2 --file "$RING" >"$RUN/rep52.json" 2>&1
@@ -193,4 +198,12 @@ fi
 wait "$PROG"
 check_eq "slicework: exit status" 0 $?
 PROG=
+}
+
+for o5 in $OCAML5_ALL; do
+  ocaml5_use "$o5"
+  IDS=`ocaml5_version | cut -d. -f1,2`
+  say "== OCaml `ocaml5_version`"
+  on_release
+done
 finish
