@@ -79,10 +79,10 @@
 #include "caml/ocgc.h"
 #include "caml/stack.h"
 #include "ocgc_clock.h"
-#include "ocgc_file.h"
-#include "ocgc_hooks.h"
+#include "ocgc_memprof.h"
 #include "ocgc_mp_lease.h"
 #include "ocgc_place.h"
+#include "ocgc_writer.h"
 
 #define FOLLOW_MAX 1048576u          /* sampled blocks followed at once */
 #define INDEX_SLOTS (2u * OCGC_MP_ROWS) /* private hash index: half full at most */
