@@ -67,8 +67,7 @@
 #include "ocgc_ring.h"
 #include "ocgc_writer.h"
 
-/* OCGC_PHASES's default level until the start reads it. */
-struct caml_ocgc_file_cfg caml_ocgc_file_cfg = {.phases_level = 1};
+struct caml_ocgc_file_cfg caml_ocgc_file_cfg;
 
 /* The one line a failure prints, in one write(2).  A forked child makes its
  * file inside its first collection, with the runtime lock held: there it

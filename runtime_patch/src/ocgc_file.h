@@ -21,7 +21,7 @@ struct caml_ocgc_file_cfg {
   char dir[PATH_MAX];  /* the ring folder: absolute, no trailing slash */
   unsigned ring_log2;  /* the ring's size in words, log 2 (OCAMLRUNPARAM e=) */
   int preserve;        /* OCAML_RUNTIME_EVENTS_PRESERVE: keep the ring at exit */
-  int phases_level;    /* OCGC_PHASES, for the file's flags */
+  int phases_level;    /* OCGC_PHASES (1 by default), for the file's flags */
 };
 extern struct caml_ocgc_file_cfg caml_ocgc_file_cfg;
 

@@ -134,6 +134,7 @@ static void ids_from_env(void)
 static void phases_from_env(void)
 {
   const char *v = caml_secure_getenv("OCGC_PHASES");
+  caml_ocgc_file_cfg.phases_level = 1;
   if (v != NULL && v[0] >= '0' && v[0] <= '2' && v[1] == '\0')
     caml_ocgc_file_cfg.phases_level = v[0] - '0';
   else if (v != NULL && v[0] != '\0')
