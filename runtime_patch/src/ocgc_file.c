@@ -36,9 +36,10 @@
  *   link: each only if it is still the entry we published (what a link
  *   says, a file's device and inode): whoever removed or replaced it
  *   meanwhile keeps what is there.
- * Called from the mutator thread with the runtime lock held, or from the
- * fork and exit handlers, where the C library runs them (ocgc_lifecycle.c
- * says what each may touch). */
+ * Called from the mutator thread with the runtime lock held (the start, a
+ * forked child's first event), or from the fork handlers
+ * (caml_ocgc_fd_is_ring) and the exit handler (caml_ocgc_file_withdraw),
+ * where the C library runs them (ocgc_lifecycle.c). */
 
 #define CAML_INTERNALS
 #define _GNU_SOURCE /* memfd, F_ADD_SEALS, fallocate */

@@ -13,6 +13,9 @@
  *   own ring is made on its first GC event (an allocation sample never
  *   makes it: ocgc_memprof.c keeps it until then), so a fork followed by
  *   exec leaves nothing behind.
+ * - The memfd's number is the program's to take: before a fork, a number
+ *   that no longer holds the ring is said once and forgotten, by one of
+ *   the threads that fork at once (before_fork); the child proves it again.
  * - At exit, from whichever thread calls exit(): the handler first takes
  *   the ring over from the hooks (caml_ocgc_guard_close); only then does it
  *   write RING_STOP, the final totals and state EXITED.  If it cannot be
