@@ -1,6 +1,6 @@
 /* dirs.c - the default ring folders (ocgc_default_dir()).
  *
- * The rule is the producer's, runtime_patch/src/ocgc_file.c default_dir():
+ * The rule is the producer's, runtime_patch/src/ocgc_start.c default_dir():
  * the first of $XDG_RUNTIME_DIR/ocgc (XDG_RUNTIME_DIR an absolute path to a
  * folder owned by the effective uid), /dev/shm/ocgc-EUID (/dev/shm a
  * folder), /tmp/ocgc-EUID.  Change both together.  A reader lists every

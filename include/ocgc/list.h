@@ -12,7 +12,7 @@ extern "C" {
 /* ---- listing: the processes that write rings, the folders rings go to ----- */
 
 /** Folder [i] of the caller's default ring folders, in the order ocgc's
- * producer prefers them (the same rule as runtime_patch/src/ocgc_file.c
+ * producer prefers them (the same rule as runtime_patch/src/ocgc_start.c
  * default_dir(), with the effective uid and secure_getenv()):
  *   $XDG_RUNTIME_DIR/ocgc, if XDG_RUNTIME_DIR is an absolute path to a
  *     folder owned by the effective uid;

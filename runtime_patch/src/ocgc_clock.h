@@ -80,7 +80,7 @@ static inline uint64_t caml_ocgc_monotone(uint64_t t)
  * CLOCK_MONOTONIC with it (its current clocksource is tsc, kvm-clock or
  * Hyper-V's TSC page, when /sys says; a kernel that found the TSC unstable
  * has moved away from it).  Until then every timestamp is a clock reading;
- * ocgc_ring.c. */
+ * ocgc_clock.c. */
 void caml_ocgc_clock_init(int allow_tsc);
 
 /* Write the clock bits of the file's flags word (c->flags, if set): TSC
@@ -88,12 +88,12 @@ void caml_ocgc_clock_init(int allow_tsc);
 void caml_ocgc_clock_flags(const struct caml_ocgc_clock *c);
 
 /* The cold path: read the clock, move the anchor, measure the rate when
- * due; returns the clock reading (ocgc_ring.c). */
+ * due; returns the clock reading (ocgc_clock.c). */
 uint64_t caml_ocgc_reanchor(void);
 
 /* The rate's bookkeeping, given a clock reading [t] and the TSC [tsc] at
  * that moment: the rate over the window since base when one is due, a jump
- * detected, base moved (ocgc_ring.c; on its own for the unit test). */
+ * detected, base moved (ocgc_clock.c; on its own for the unit test). */
 #ifdef CAML_OCGC_HAVE_TSC
 void caml_ocgc_clock_rate(struct caml_ocgc_clock *c, uint64_t t, uint64_t tsc);
 

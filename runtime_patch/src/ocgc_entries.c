@@ -24,7 +24,7 @@
 #include <unistd.h>
 
 #include "ocgc_entries.h"
-#include "ocgc_file.h"
+#include "ocgc/wire.h" /* OCGC_DIR_ENTRY_PREFIX */
 
 unsigned long caml_ocgc_pidns(void)
 {

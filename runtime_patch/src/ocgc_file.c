@@ -1,5 +1,9 @@
-/* ocgc_file.c - the producer's ring file: where it lives, how it is made,
- * and what happens to it at fork and exit.
+/* ocgc_file.c - the producer's ring file: how it is made, published and
+ * withdrawn, in the folder and with the settings ocgc_start.c chose
+ * (caml_ocgc_file_cfg).  When that happens is not its business: the start
+ * (ocgc_start.c) and the fork and exit handlers (ocgc_lifecycle.c) call
+ * in; what the writers see of the file is ocgc_writer.h's state, which it
+ * fills.
  *
  * Invariants:
  * - The ring is a sealed memfd (no truncate(2), by anyone, can take its
@@ -18,32 +22,24 @@
  *   (caml_ocgc_file.mp_rows).
  * - The memfd's descriptor number is the program's to take: it is closed
  *   (in a forked child) only once fstat(2) proves it is still the ring's
- *   inode, and forgotten when it is not (fd_is_ring).
+ *   inode (caml_ocgc_fd_is_ring), and forgotten when it is not.
  * - Every entry appears only complete: it is made under a private
  *   temporary name (O_CREAT|O_EXCL|O_NOFOLLOW, mode 0600) in a folder
  *   opened with O_NOFOLLOW and owned by the effective user, then renamed
  *   into place.
  * - Any failure leaves the program running with the ring off and exactly one
- *   line on stderr; nothing is ever written outside the folder.
- * - A forked child never writes into its parent's mapping: the child
- *   handler unmaps it (and closes the parent's memfd, proved as above), and
- *   the child's own ring is made on its first GC event (an allocation
- *   sample never makes it: ocgc_memprof.c keeps it until then), so a fork
- *   followed by exec leaves nothing behind.
- * - At exit, from whichever thread calls exit(): the handler first takes
- *   the ring over from the hooks (caml_ocgc_guard_close); only then does it
- *   write RING_STOP, the final totals and state EXITED.  If it cannot be
- *   sure it is the only writer, it writes nothing and the file keeps state
- *   RUNNING (readers see a dead pid), and it says so in one line.  Then the
- *   alias (or file) is removed, or with OCAML_RUNTIME_EVENTS_PRESERVE
+ *   line on stderr (caml_ocgc_complain); nothing is ever written outside
+ *   the folder.
+ * - Withdrawn at exit, once the exit handler has written the ring's end:
+ *   the alias (or file) is removed, or with OCAML_RUNTIME_EVENTS_PRESERVE
  *   replaced by a regular file holding the ring, and then the identity
  *   link: each only if it is still the entry we published (what a link
  *   says, a file's device and inode): whoever removed or replaced it
  *   meanwhile keeps what is there.
- * - Dead processes' entries are swept from the folder at process start
- *   (ocgc_stale.c).
- * Called only from the mutator thread with the runtime lock held, except the
- * fork and exit handlers, which run where the C library runs them. */
+ * Called from the mutator thread with the runtime lock held (the start, a
+ * forked child's first event), or from the fork handlers
+ * (caml_ocgc_fd_is_ring) and the exit handler (caml_ocgc_file_withdraw),
+ * where the C library runs them (ocgc_lifecycle.c). */
 
 #define CAML_INTERNALS
 #define _GNU_SOURCE /* memfd, F_ADD_SEALS, fallocate */
@@ -51,7 +47,6 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,36 +57,24 @@
 #include <unistd.h>
 
 #include "caml/config.h"
-#include "caml/ocgc.h"
-#include "caml/osdeps.h"
 #include "caml/version.h"
 #include "ocgc_clock.h"
 #include "ocgc_entries.h"
 #include "ocgc_file.h"
-#include "ocgc_hooks.h"
+#include "ocgc_memprof.h"
 #include "ocgc_names.h"
 #include "ocgc_place.h"
+#include "ocgc_proc.h"
 #include "ocgc_ring.h"
+#include "ocgc_writer.h"
 
-#define DEFAULT_RING_LOG2 16 /* OCaml 5's default: 64 Ki words, 512 KiB */
-#define MIN_RING_LOG2 10
-#define MAX_RING_LOG2 28
-
-int caml_ocgc_enabled = 0;
-struct caml_ocgc_file caml_ocgc_file = {.memfd = -1};
-
-static struct {
-  char dir[PATH_MAX];
-  unsigned ring_log2;
-  int preserve;
-  int handlers_installed;
-} cfg;
+struct caml_ocgc_file_cfg caml_ocgc_file_cfg;
 
 /* The one line a failure prints, in one write(2).  A forked child makes its
  * file inside its first collection, with the runtime lock held: there it
  * writes only if stderr can take the line now, rather than block the
  * program on a full pipe. */
-static void complain(const char *what, const char *dir, int err, int must_not_block)
+void caml_ocgc_complain(const char *what, const char *dir, int err, int must_not_block)
 {
   const char *why = strerror(err);
   char line[PATH_MAX + 256];
@@ -113,73 +96,8 @@ static void complain(const char *what, const char *dir, int err, int must_not_bl
   (void)!write(STDERR_FILENO, line, (size_t)len);
 }
 
-/* OCAMLRUNPARAM=e=N (or CAMLRUNPARAM), as in OCaml 5; the 4.13 parser skips
- * letters it does not know, so both can read the same variable. */
-static unsigned ring_log2_from_env(void)
-{
-  const char *p = caml_secure_getenv("OCAMLRUNPARAM");
-  unsigned v = DEFAULT_RING_LOG2;
-  if (p == NULL) p = caml_secure_getenv("CAMLRUNPARAM");
-  for (; p != NULL && *p != '\0'; p++) {
-    if (p[0] == 'e' && p[1] == '=') {
-      char *end;
-      unsigned long n = strtoul(p + 2, &end, 10);
-      if (end != p + 2 && n >= MIN_RING_LOG2 && n <= MAX_RING_LOG2)
-        v = (unsigned)n;
-      else
-        fprintf(stderr, "ocgc: OCAMLRUNPARAM e=%.*s is outside %d..%d; "
-                "using e=%d\n", (int)strcspn(p + 2, ","), p + 2, MIN_RING_LOG2,
-                MAX_RING_LOG2, DEFAULT_RING_LOG2);
-    }
-    p += strcspn(p, ",");
-    if (*p == '\0') break;
-  }
-  return v;
-}
-
-/* The default folder: private, per user, on tmpfs, so that the writer never
- * waits for a disk.  Readers find it by the same rule, in libocgc's
- * ocgc_default_dir() (libconsumer/dirs.c): change both together. */
-static int default_dir(char *out, size_t n)
-{
-  const char *xdg = caml_secure_getenv("XDG_RUNTIME_DIR");
-  struct stat st;
-  int len;
-  if (xdg != NULL && xdg[0] == '/' && stat(xdg, &st) == 0 &&
-      S_ISDIR(st.st_mode) && st.st_uid == geteuid())
-    len = snprintf(out, n, "%s/ocgc", xdg);
-  else if (stat("/dev/shm", &st) == 0 && S_ISDIR(st.st_mode))
-    len = snprintf(out, n, "/dev/shm/ocgc-%u", (unsigned)geteuid());
-  else
-    len = snprintf(out, n, "/tmp/ocgc-%u", (unsigned)geteuid());
-  if (len < 0 || (size_t)len >= n) return -1;
-  if (mkdir(out, 0700) != 0 && errno != EEXIST) return -1;
-  return 0;
-}
-
-/* Make [dir] absolute (the program may chdir before it exits, and the file
- * is removed by path) and drop trailing slashes (with one, the kernel
- * follows a final symbolic link even under O_NOFOLLOW).  Returns 0 or an
- * errno. */
-static int normalize_dir(const char *dir, char *out, size_t n)
-{
-  size_t len;
-  int w;
-  if (dir[0] == '/') {
-    w = snprintf(out, n, "%s", dir);
-  } else {
-    char cwd[PATH_MAX];
-    if (getcwd(cwd, sizeof cwd) == NULL) return errno;
-    w = snprintf(out, n, "%s/%s", cwd, dir);
-  }
-  if (w < 0 || (size_t)w >= n) return ENAMETOOLONG;
-  len = strlen(out);
-  while (len > 1 && out[len - 1] == '/') out[--len] = '\0';
-  return 0;
-}
-
 /* Open the folder without following a link and check that it is ours. */
-static int open_dir(const char *dir)
+int caml_ocgc_open_dir(const char *dir)
 {
   struct stat st;
   int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -187,32 +105,6 @@ static int open_dir(const char *dir)
   if (fstat(fd, &st) != 0) { int e = errno; close(fd); errno = e; return -1; }
   if (st.st_uid != geteuid()) { close(fd); errno = EPERM; return -1; }
   return fd;
-}
-
-static void read_small_file(const char *path, char *buf, size_t n)
-{
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  ssize_t got = -1;
-  buf[0] = '\0';
-  if (fd < 0) return;
-  got = read(fd, buf, n - 1);
-  close(fd);
-  buf[got > 0 ? got : 0] = '\0';
-}
-
-/* Field 22 of /proc/PID/stat: start time in clock ticks after boot; 0 if
- * the process is gone. */
-uint64_t caml_ocgc_start_time(pid_t pid)
-{
-  char path[64];
-  snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-  return caml_ocgc_proc_stat_field(path, 22);
-}
-
-void caml_ocgc_boot_id(char *out, size_t n)
-{
-  read_small_file("/proc/sys/kernel/random/boot_id", out, n);
-  out[strcspn(out, "\n")] = '\0';
 }
 
 /* The program's name: argv[0], or the script of ocamlrun_ocgc.  glibc
@@ -265,9 +157,6 @@ static void copy_str(char *dst, size_t n, const char *src)
 
 /* Fill the new (zeroed) mapping: header (a copy of [geometry]), extension,
  * names. */
-/* OCGC_PHASES's level, for the file's flags (phases_from_env). */
-static int phases_level = 1;
-
 static void fill_file(char *map, const struct ocgc_wire_header *geometry, uint64_t ext_size)
 {
   struct ocgc_wire_header *h = (struct ocgc_wire_header *)map;
@@ -305,7 +194,8 @@ static void fill_file(char *map, const struct ocgc_wire_header *geometry, uint64
   x->rings_offset = EXT_RING_OFFSET;
   x->totals_offset = TOTALS_OFFSET;
   x->ids = caml_ocgc_ids53 ? OCGC_EXT_IDS_53 : OCGC_EXT_IDS_52;
-  x->flags |= (uint64_t)(OCGC_EXT_PHASES_NONE + phases_level) << OCGC_EXT_PHASES_SHIFT;
+  x->flags |= (uint64_t)(OCGC_EXT_PHASES_NONE + caml_ocgc_file_cfg.phases_level)
+              << OCGC_EXT_PHASES_SHIFT;
   /* the clock bits: as events are timed now, and from then on by the
    * clock (caml_ocgc_clock_flags, through use_file's pointer) */
   x->flags |= (uint64_t)(caml_ocgc_clock.tsc_ok && caml_ocgc_clock.tsc_checked
@@ -521,9 +411,9 @@ static void use_file(char *map, const struct ocgc_wire_header *geometry, uint64_
 
 /* Create, fill and publish the ring in the folder [dfd], for a process of
  * the pid namespace [pidns].  Returns 0 or an errno. */
-static int create_file(int dfd, unsigned long pidns)
+int caml_ocgc_file_create(int dfd, unsigned long pidns)
 {
-  uint64_t ring_words = UINT64_C(1) << cfg.ring_log2;
+  uint64_t ring_words = UINT64_C(1) << caml_ocgc_file_cfg.ring_log2;
   uint64_t ext_size = ocgc_wire_ext_size(1);
   struct ocgc_wire_header geometry;
   uint64_t file_size = ocgc_wire_layout(&geometry, 1, ring_words, ext_size);
@@ -621,7 +511,7 @@ static void remove_ident(int dfd)
  * close_range, dup2 over it) and open a file of its own under the number,
  * which we must never close.  Our mapping holds the memfd's inode, so no
  * other file has its device and inode while we live. */
-static int fd_is_ring(int fd)
+int caml_ocgc_fd_is_ring(int fd)
 {
   struct stat st;
   return fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
@@ -643,7 +533,8 @@ static void preserve_copy(struct caml_ocgc_file *f, int dfd)
   caml_ocgc_entry_name(tmp, sizeof tmp, OCGC_DIR_KIND_TMP, f->pidns, f->pid);
   snprintf(final, sizeof final, "%d" OCGC_DIR_EVENTS_SUFFIX, (int)f->pid);
   if (fstatat(dfd, final, &st, AT_SYMLINK_NOFOLLOW) == 0 && !own_entry(dfd, final)) {
-    complain("not keeping the ring: another file took its name in", cfg.dir, EEXIST, 0);
+    caml_ocgc_complain("not keeping the ring: another file took its name in",
+                       caml_ocgc_file_cfg.dir, EEXIST, 0);
     return;
   }
   (void)unlinkat(dfd, tmp, 0);
@@ -669,203 +560,25 @@ static void preserve_copy(struct caml_ocgc_file *f, int dfd)
   if (err == 0 && renameat(dfd, tmp, dfd, final) != 0) err = errno;
   if (err != 0) {
     (void)unlinkat(dfd, tmp, 0);
-    complain("cannot keep the ring in", cfg.dir, err, 0);
+    caml_ocgc_complain("cannot keep the ring in", caml_ocgc_file_cfg.dir, err, 0);
   }
 }
 
-/* The exit could not take the ring over (a hook on another thread did not
- * finish within the guard's bound, or no barrier was to be had): one line,
- * only if stderr takes it at once, so that an exit is never held by it. */
-static void say_left_running(pid_t pid)
-{
-  char line[160];
-  struct pollfd pfd = {.fd = STDERR_FILENO, .events = POLLOUT};
-  int len = snprintf(line, sizeof line,
-                     "ocgc: process %d: the ring is left as running: a GC hook on another "
-                     "thread did not finish in time\n", (int)pid);
-  if (len <= 0 || (size_t)len >= sizeof line) return;
-  if (poll(&pfd, 1, 0) == 1 && (pfd.revents & POLLOUT)) (void)!write(STDERR_FILENO, line, (size_t)len);
-}
-
-/* Any thread may call exit(): a C thread, or a C main returning while OCaml
- * runs on another.  The ring is written only once it is ours alone. */
-static void at_exit(void)
+void caml_ocgc_file_withdraw(void)
 {
   struct caml_ocgc_file *f = &caml_ocgc_file;
+  const struct caml_ocgc_file_cfg *cfg = &caml_ocgc_file_cfg;
   char final[32];
   int dfd;
-  if (f->map == NULL || f->pid != getpid()) return;
-  if (caml_ocgc_guard_close()) caml_ocgc_stop();
-  else say_left_running(f->pid);
-  __atomic_store_n(&caml_ocgc_enabled, 0, __ATOMIC_RELAXED);
-  if (cfg.preserve && !f->is_memfd) return; /* the file itself stays */
-  dfd = open_dir(cfg.dir);
+  if (cfg->preserve && !f->is_memfd) return; /* the file itself stays */
+  dfd = caml_ocgc_open_dir(cfg->dir);
   if (dfd < 0) {
-    if (cfg.preserve) complain("cannot keep the ring in", cfg.dir, errno, 0);
+    if (cfg->preserve) caml_ocgc_complain("cannot keep the ring in", cfg->dir, errno, 0);
     return;
   }
   snprintf(final, sizeof final, "%d" OCGC_DIR_EVENTS_SUFFIX, (int)f->pid);
-  if (cfg.preserve) preserve_copy(f, dfd);
+  if (cfg->preserve) preserve_copy(f, dfd);
   else if (own_entry(dfd, final)) (void)unlinkat(dfd, final, 0);
   remove_ident(dfd); /* after the alias: an alias never leads to nothing */
   close(dfd);
-}
-
-/* Before a fork, in the forking thread: if the program has taken the
- * memfd's number, say so once and forget the number, so that no child
- * ever looks at it.  (The ring goes on: its name leads to the mapping,
- * not to the descriptor; only readers that reach rings through a
- * descriptor, unprivileged libocgc, lose it.)  The child checks again:
- * another thread may close the number between here and the fork. */
-static void before_fork(void)
-{
-  struct caml_ocgc_file *f = &caml_ocgc_file;
-  char line[200];
-  struct pollfd pfd = {.fd = STDERR_FILENO, .events = POLLOUT};
-  /* Threads may fork at once: the number is forgotten, and said, by one.
-   * Relaxed: the number is all that is shared (pairs with no other store). */
-  int fd = __atomic_load_n(&f->memfd, __ATOMIC_RELAXED), len;
-  if (f->map == NULL || fd < 0 || f->pid != getpid() || fd_is_ring(fd)) return;
-  if (!__atomic_compare_exchange_n(&f->memfd, &fd, -1, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
-    return;
-  len = snprintf(line, sizeof line,
-                 "ocgc: process %d: descriptor %d is no longer the ring's (the program "
-                 "closed or reused it): it is left alone, and the ring is reached by "
-                 "root only\n", (int)f->pid, fd);
-  if (len > 0 && (size_t)len < sizeof line && poll(&pfd, 1, 0) == 1 && (pfd.revents & POLLOUT))
-    (void)!write(STDERR_FILENO, line, (size_t)len);
-}
-
-static void in_child(void)
-{
-  struct caml_ocgc_file *f = &caml_ocgc_file;
-  int ours;
-  if (f->map == NULL && !f->lazy) return; /* the ring was never on */
-  /* Proved while the parent's mapping still holds the inode, and with no
-   * other thread left to change the table. */
-  ours = fd_is_ring(f->memfd);
-  if (f->map != NULL) {
-    /* Only our address space loses the parent's pages. */
-    munmap(f->map, f->map_size);
-    f->map = NULL;
-    f->ext = NULL;
-    f->totals = NULL;
-    f->mp = NULL;
-    caml_ocgc_place_forked();
-  }
-  caml_ocgc_mp_forked();
-  caml_ocgc_clock.flags = NULL;
-  caml_ocgc_ring_detach();
-  if (ours) close(f->memfd); /* the parent's ring: it is not ours to keep open */
-  f->memfd = -1;
-  f->is_memfd = 0;
-  f->aliased = 0;
-  /* Our parent, even if it never made its own file (a double fork). */
-  f->parent_pid = getppid();
-  f->lazy = 1;
-}
-
-int caml_ocgc_file_reopen(uint64_t at)
-{
-  int err, dfd;
-  caml_ocgc_file.lazy = 0;
-  dfd = open_dir(cfg.dir);
-  if (dfd < 0) {
-    err = errno;
-  } else {
-    err = create_file(dfd, caml_ocgc_pidns());
-    close(dfd);
-  }
-  if (err != 0) {
-    complain("cannot create the forked child's ring in", cfg.dir, err, 1);
-    __atomic_store_n(&caml_ocgc_enabled, 0, __ATOMIC_RELAXED);
-    return 0;
-  }
-  caml_ocgc_started((uint64_t)caml_ocgc_file.parent_pid, at);
-  return 1;
-}
-
-/* One line to stderr, as it is (a setting the runtime did not take). */
-static void say_line(const char *line)
-{
-  (void)!write(STDERR_FILENO, line, strlen(line));
-}
-
-/* OCGC_IDS: "5.2" (the default) or "5.3", the numbering of phase ids for
- * readers built on OCaml 5.3 or later; anything else is said once and
- * the default kept (the ring is as useful either way). */
-static void ids_from_env(void)
-{
-  const char *ids = caml_secure_getenv("OCGC_IDS");
-  if (ids == NULL || ids[0] == '\0' || strcmp(ids, "5.2") == 0) return;
-  if (strcmp(ids, "5.3") == 0) {
-    caml_ocgc_ids53 = 1;
-    return;
-  }
-  say_line("ocgc: OCGC_IDS must be 5.2 or 5.3: writing OCaml 5.2's ids\n");
-}
-
-/* OCGC_PHASES: 0, 1 (the default) or 2, which sub-phase spans are written
- * (caml_ocgc_set_phases); anything else is said once and the default kept. */
-static void phases_from_env(void)
-{
-  const char *v = caml_secure_getenv("OCGC_PHASES");
-  if (v != NULL && v[0] >= '0' && v[0] <= '2' && v[1] == '\0') phases_level = v[0] - '0';
-  else if (v != NULL && v[0] != '\0')
-    say_line("ocgc: OCGC_PHASES must be 0, 1 or 2: using 1\n");
-  caml_ocgc_set_phases(phases_level);
-}
-
-/* OCGC_TSC=0: time every event with the clock, never with the TSC. */
-static int tsc_allowed(void)
-{
-  const char *v = caml_secure_getenv("OCGC_TSC");
-  return !(v != NULL && strcmp(v, "0") == 0);
-}
-
-void caml_ocgc_init(void)
-{
-  const char *off = caml_secure_getenv("OCGC_DISABLE");
-  const char *dir = caml_secure_getenv("OCAML_RUNTIME_EVENTS_DIR");
-  int err, dfd;
-
-  if (off != NULL && off[0] != '\0' && strcmp(off, "0") != 0) return;
-  caml_ocgc_clock_init(tsc_allowed());
-  ids_from_env();
-  phases_from_env();
-  cfg.ring_log2 = ring_log2_from_env();
-  cfg.preserve = caml_secure_getenv("OCAML_RUNTIME_EVENTS_PRESERVE") != NULL;
-  if (dir != NULL && dir[0] != '\0') {
-    err = normalize_dir(dir, cfg.dir, sizeof cfg.dir);
-    if (err != 0) {
-      complain("cannot use the ring folder", dir, err, 0);
-      return;
-    }
-  } else if (default_dir(cfg.dir, sizeof cfg.dir) != 0) {
-    complain("cannot make the ring folder", cfg.dir, errno, 0);
-    return;
-  }
-  dfd = open_dir(cfg.dir);
-  if (dfd < 0) {
-    err = errno;
-  } else {
-    unsigned long ns = caml_ocgc_pidns();
-    /* At process start, not in a forked child's first collection. */
-    caml_ocgc_sweep_stale(dfd, getpid(), ns);
-    err = create_file(dfd, ns);
-    close(dfd);
-  }
-  if (err != 0) {
-    complain("cannot create the ring in", cfg.dir, err, 0);
-    return;
-  }
-  if (!cfg.handlers_installed) {
-    cfg.handlers_installed = 1;
-    pthread_atfork(before_fork, NULL, in_child);
-    atexit(at_exit);
-  }
-  __atomic_store_n(&caml_ocgc_enabled, 1, __ATOMIC_RELAXED);
-  caml_ocgc_started(0, caml_ocgc_now());
-  /* sampling only with a file to keep its table in */
-  caml_ocgc_mp_init(caml_secure_getenv("OCGC_MEMPROF"), caml_secure_getenv("OCGC_MEMPROF_RECYCLE"));
 }

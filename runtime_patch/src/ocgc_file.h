@@ -1,6 +1,7 @@
-/* ocgc_file.h - the producer's ring file, as the hooks see it: the mapping
- * and its extension block, and the forked child's lazy reopening; plus the
- * helpers ocgc_stale.c shares (private to runtime/ocgc_*.c). */
+/* ocgc_file.h - the producer's ring file, as the start (ocgc_start.c) and
+ * the fork and exit handlers (ocgc_lifecycle.c) use it: its settings, its
+ * making, publication and withdrawal (private to runtime/ocgc_*.c).  What
+ * the writers see of the file is ocgc_writer.h's. */
 #ifndef CAML_OCGC_FILE_H
 #define CAML_OCGC_FILE_H
 
@@ -10,54 +11,46 @@
 #include <sys/types.h>
 
 #include "ocgc/wire.h"
-#include "ocgc_entries.h"
 #include "ocgc_version.h" /* OCGC_PRODUCER_VERSION, written by the build */
+#include "ocgc_writer.h"
 
-struct caml_ocgc_file {
-  char *map;                       /* the whole file, or NULL */
-  size_t map_size;
-  uint64_t commit_size;            /* bytes committed at creation */
-  int is_memfd;                    /* the ring is a memfd, published by a link */
-  int memfd;                       /* its descriptor, or -1 (a file, or the
-                                      program took the number: forgotten) */
-  struct ocgc_wire_ext *ext;       /* inside map */
-  struct ocgc_wire_totals *totals; /* inside map */
-  struct ocgc_wire_mp *mp;         /* inside map: the allocation profile */
-  pid_t pid;                       /* the process the mapping belongs to */
-  pid_t parent_pid;                /* in a forked child: the parent */
-  int lazy;                        /* forked child: make a file on first use */
-  dev_t file_dev;                  /* the ring's file or memfd: our mapping */
-  ino_t file_ino;                  /* holds it, so no other file has these */
-  unsigned long pidns;             /* whose pids our names hold (ocgc_entries.h) */
-  char ident[CAML_OCGC_ENTRY_MAX];  /* a memfd ring's identity link's name, */
-  char link[CAML_OCGC_ENTRY_MAX];   /* and its text (map_files) */
-  int aliased;                     /* <pid>.events is our alias of it */
-  unsigned mp_rows;                /* profile rows whose pages may be written:
-                                      all of a memfd's (committed when written),
-                                      a regular file's first FALLBACK_MP_ROWS
-                                      (committed at creation) */
+/* What the environment chose, set once at start (ocgc_start.c) before the
+ * first file is made, and read by every later making and withdrawal (a
+ * forked child's file, the exit's). */
+struct caml_ocgc_file_cfg {
+  char dir[PATH_MAX];  /* the ring folder: absolute, no trailing slash */
+  unsigned ring_log2;  /* the ring's size in words, log 2 (OCAMLRUNPARAM e=) */
+  int preserve;        /* OCAML_RUNTIME_EVENTS_PRESERVE: keep the ring at exit */
+  int phases_level;    /* OCGC_PHASES (1 by default), for the file's flags */
 };
+extern struct caml_ocgc_file_cfg caml_ocgc_file_cfg;
 
-/* The profile rows a regular file (no memfd) commits at creation: its
- * writes must never meet a hole (a full tmpfs would turn one into SIGBUS),
- * and committing 8,192 rows (9 MiB) would be paid by every process. */
-#define CAML_OCGC_FALLBACK_MP_ROWS 2048u
+/* The one line a failure prints: "ocgc: [what] [dir]: why; GC events are
+ * off for this process", in one write(2); with [must_not_block], only if
+ * stderr takes it at once ([err] 0: an invalid setting). */
+void caml_ocgc_complain(const char *what, const char *dir, int err, int must_not_block);
 
-extern struct caml_ocgc_file caml_ocgc_file;
+/* Open the ring folder [dir] without following a link, and check that it
+ * is the effective user's: the descriptor, or -1 with errno. */
+int caml_ocgc_open_dir(const char *dir);
 
-/* In a forked child, make the child's own file, whose first events are
- * timed [at] (when the event that needs the file happened); returns 0 and
- * turns the hooks off if that fails. */
-int caml_ocgc_file_reopen(uint64_t at);
+/* Create, fill and publish the ring in the folder [dfd], for a process of
+ * the pid namespace [pidns], and point caml_ocgc_file, the ring writer and
+ * the allocation profile at it.  Returns 0 or an errno (then nothing is
+ * left in the folder, nor mapped). */
+int caml_ocgc_file_create(int dfd, unsigned long pidns);
 
-/* Field 22 of /proc/PID/stat (0 if gone), and the boot id without its
- * newline: with the pid, they name one process. */
-uint64_t caml_ocgc_start_time(pid_t pid);
-void caml_ocgc_boot_id(char *out, size_t n);
+/* Whether descriptor [fd] is still our ring's memfd.  The program owns its
+ * descriptor table: it may close ours (a daemon closing 3..1023,
+ * close_range, dup2 over it) and open a file of its own under the number,
+ * which we must never close.  Our mapping holds the memfd's inode, so no
+ * other file has its device and inode while we live. */
+int caml_ocgc_fd_is_ring(int fd);
 
-/* ocgc_stale.c: remove from the ring folder [dfd] what dead processes of
- * this user left behind (never a live process's ring; never our own pid's
- * name, which the caller replaces); [pidns] is ours (caml_ocgc_pidns). */
-void caml_ocgc_sweep_stale(int dfd, pid_t self, unsigned long pidns);
+/* At exit, once the ring's end is written (or it is left running):
+ * remove the alias (or file) and the identity link, each only if it is
+ * still ours, or with OCAML_RUNTIME_EVENTS_PRESERVE leave a regular file
+ * holding the ring in the alias's place. */
+void caml_ocgc_file_withdraw(void);
 
 #endif /* CAML_OCGC_FILE_H */

@@ -37,10 +37,11 @@
 #include "caml/minor_gc.h"
 #include "caml/ocgc.h"
 #include "ocgc_clock.h"
-#include "ocgc_file.h"
 #include "ocgc_hooks.h"
+#include "ocgc_memprof.h"
 #include "ocgc_names.h"
 #include "ocgc_ring.h"
+#include "ocgc_writer.h"
 
 /* ---- state ---------------------------------------------------------------- */
 
@@ -95,38 +96,18 @@ static struct {
                                  leaves out has changed: publish all */
 } totals;
 
-/* Enter a hook that writes, and take its timestamp: nonzero when there is
- * a ring to write into and the exit handler has not taken it over.  The
- * timestamp is taken first: in a forked child the first event makes the
- * child's own file, which takes 100-200 us inside whatever the event marks
- * (a collection, usually: the mutator waits), so the file's first events
- * and the hook's own are timed when the hook was entered: the work lies
- * inside the span it lengthens, never unaccounted in a pause.  (A
- * timestamp is never 0: CLOCK_MONOTONIC counts from boot.)  A nonzero
- * return must be paired with leave(). */
-static __attribute__((noinline, cold)) int enter_child(uint64_t at)
-{
-  return caml_ocgc_file_reopen(at);
-}
-
+/* Enter a hook that writes, and take its timestamp (ocgc_writer.h says
+ * how): nonzero when there is a ring to write into; a nonzero return must
+ * be paired with leave(). */
 static inline uint64_t enter(void)
 {
-  uint64_t now;
-  if (!caml_ocgc_hook_enter()) return 0;
-  now = caml_ocgc_now();
-  if (__builtin_expect(caml_ocgc_ring.data != NULL, 1)) return now;
-  if (caml_ocgc_file.lazy && enter_child(now)) return now;
-  caml_ocgc_hook_leave();
-  return 0;
+  return caml_ocgc_writer_begin();
 }
 
 static inline void leave(void)
 {
   caml_ocgc_hook_leave();
 }
-
-int caml_ocgc_writer_enter(void) { return enter() != 0; }
-void caml_ocgc_writer_leave(void) { leave(); }
 
 /* ---- batches and held phase events -------------------------------------------- */
 

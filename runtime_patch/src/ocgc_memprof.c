@@ -55,9 +55,10 @@
  *   the file is made, so that a child that allocates a little and execs
  *   (the exec'd image never removes what the child made) leaves no entry
  *   in the folder, at any rate.
- * - Everything runs with the runtime lock held, inside the hooks' writer
- *   guard (caml_ocgc_writer_enter) whenever the mapping is written: no
- *   lock of its own, so none crosses a release of the runtime lock. */
+ * - Everything runs with the runtime lock held, inside the writers' guard
+ *   (ocgc_writer.h's caml_ocgc_writer_enter) whenever the mapping is
+ *   written: no lock of its own, so none crosses a release of the runtime
+ *   lock. */
 
 #define CAML_INTERNALS
 #include <math.h>
@@ -79,10 +80,10 @@
 #include "caml/ocgc.h"
 #include "caml/stack.h"
 #include "ocgc_clock.h"
-#include "ocgc_file.h"
-#include "ocgc_hooks.h"
+#include "ocgc_memprof.h"
 #include "ocgc_mp_lease.h"
 #include "ocgc_place.h"
+#include "ocgc_writer.h"
 
 #define FOLLOW_MAX 1048576u          /* sampled blocks followed at once */
 #define INDEX_SLOTS (2u * OCGC_MP_ROWS) /* private hash index: half full at most */

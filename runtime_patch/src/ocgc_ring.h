@@ -104,7 +104,7 @@ int caml_ocgc_guard_close(void);
 
 /* Field [field] (numbered as in proc(5), 3 or more) of a /proc/PID/stat
  * file [path], as a number; 0 if it cannot be read.  Here, not in
- * ocgc_file.c, because the guard needs it and benchmarks/writecost.c links
+ * ocgc_proc.c, because the guard needs it and benchmarks/writecost.c links
  * this file alone. */
 uint64_t caml_ocgc_proc_stat_field(const char *path, int field);
 

@@ -47,7 +47,10 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "ocgc_file.h"
+#include "ocgc/wire.h"
+#include "ocgc_entries.h"
+#include "ocgc_proc.h"
+#include "ocgc_stale.h"
 
 #define SWEEP_MAX 4096
 

@@ -6,7 +6,8 @@
 # circle through a third, are found.  Then every file of libconsumer/ is
 # named in architecture.md's map, so a new file cannot be left off it.
 # The reading stack has rules of its own (words.c reads every byte and uses
-# no other file; source.c calls nothing above it).
+# no other file; source.c calls nothing above it), and so do the producer's
+# writers (they call nothing that makes the file or runs start, fork, exit).
 . "$OCGC_SRCDIR/tests/lib/lib.sh"
 ocgc_init
 
@@ -61,6 +62,18 @@ check_eq "files of libocgc words.c uses" "" \
   "`grep '^lib/words\.c -> lib/' "$WORK/edges" | tr '\n' ' '`"
 check_eq "files above it that source.c uses" "" \
   "`grep -E '^lib/source\.c -> lib/(attach|classify|totals|cursor|stream)\.c$' "$WORK/edges" | tr '\n' ' '`"
+# The producer's writers (ocgc_writer.c, ocgc_hooks.c, ocgc_memprof.c) use
+# none of the files that make the ring file and run the start, fork and
+# exit: a forked child's file is asked for through a pointer
+# (caml_ocgc_file.reopen), never by a call up.
+if test "${OCGC_RUNTIME:-yes}" != no; then
+  for w in writer hooks memprof; do
+    check_eq "ocgc_$w.c's uses of the files above the writers" "" \
+      "`awk -v w="runtime/ocgc_$w.c" \
+        '$1 == w && $3 ~ /\/ocgc_(file|stale|lifecycle|start)\.c$/ { printf "%s ", $3 }' \
+        "$WORK/edges"`"
+  done
+fi
 
 # Every file of the library is on the map.
 missing=

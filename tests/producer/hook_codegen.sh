@@ -2,7 +2,7 @@
 # hook_codegen.sh - the machine code of the producer's hooks:
 # - a hook's timestamp is one TSC read, inline (ocgc_clock.h): every hook
 #   that writes has exactly one rdtsc, and none calls clock_gettime itself
-#   (only the cold caml_ocgc_reanchor in ocgc_ring.c does);
+#   (only the cold caml_ocgc_reanchor in ocgc_clock.c does);
 # - no hook carries a stack-protector canary check, which Debian's
 #   -fstack-protector-strong adds to any function with an address-taken
 #   local (the clock read's struct timespec was one).

@@ -31,7 +31,7 @@
 
 /* ---- what the producer reads about itself -------------------------------------------- */
 
-/* ocgc_file.c own_start_time(): field 22 of /proc/PID/stat, counted from
+/* ocgc_proc.c caml_ocgc_start_time(): field 22 of /proc/PID/stat, counted from
  * the last ')'. */
 uint64_t proc_start_time(pid_t pid)
 {
@@ -51,7 +51,7 @@ uint64_t proc_start_time(pid_t pid)
   return strtoull(p, NULL, 10);
 }
 
-/* ocgc_file.c fill_file(): the boot id without its newline. */
+/* ocgc_proc.c caml_ocgc_boot_id(): the boot id without its newline. */
 void self_boot_id(char *out, size_t n)
 {
   ssize_t got;

@@ -1030,7 +1030,7 @@ static unsigned default_dirs(char out[4][4096])
   return i;
 }
 
-/* The producer's rule (runtime_patch/src/ocgc_file.c default_dir()). */
+/* The producer's rule (runtime_patch/src/ocgc_start.c default_dir()). */
 START_TEST(default_dir_rule)
 {
   char got[4][4096], want[4][4096], xdg[4096], small[8], other[4096];

@@ -1,5 +1,5 @@
 /* test_producer_clock.c - how the runtime's clock measures the TSC's rate
- * (caml_ocgc_clock_rate, runtime_patch/src/ocgc_ring.c), on synthetic
+ * (caml_ocgc_clock_rate, runtime_patch/src/ocgc_clock.c), on synthetic
  * clock and TSC readings:
  * - a steady TSC gives its rate after the first 20 ms, and the rate is
  *   refreshed over windows of a second, following a slewed clock;
