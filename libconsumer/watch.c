@@ -16,7 +16,9 @@
  * stale, and not read again before its backoff ends, so no target holds
  * the others' figures back for long; the set's counters only grow, even
  * from a producer that lies; the memo of refused processes, the memo of
- * processes tried lately (a name of theirs costs no open for a second),
+ * processes tried lately (a name of theirs costs no open for a second; a
+ * process of an OCaml newer than every numbering known is told once while
+ * it stays there, nothing more kept of it, and counted by each listing),
  * the names read per poll and the set are bounded; a process that goes
  * is read a last time first (by_program, on_gone), refreshed before or
  * not; the set is used by one thread at a time; a process the
@@ -49,6 +51,7 @@
 #include "ocgc/drain.h"
 #include "ocgc/list.h"
 #include "ocgc/watch.h"
+#include "exever.h"
 #include "exitinfo.h"
 #include "exits.h"
 #include "memcg.h"
@@ -74,6 +77,7 @@
 #define SLOW_READS 3                   /* in a row, before it is left alone */
 #define BACKOFF_MIN_NS 100000000u      /* 100 ms */
 #define BACKOFF_MAX_NS 60000000000u    /* 60 s */
+#define UNKNOWN_SAID_PER_S 4           /* on_unknown_release calls a second, at most */
 
 struct proc {
   struct ocgc_watched pub;    /* first: what ocgc_watch_next hands out */
@@ -116,15 +120,21 @@ struct pin { int pid; uint64_t start_ticks; };
  * its open failed while it lived (its ring in its exit, not yet findable),
  * not counted yet: missed once it is gone unwatched, nothing if a listing
  * watches it; TRIED_LET_GO: watched and let go, so a late name of it is no
- * new process whatever its age (a loaded machine reads names late). */
-enum { TRIED_FAILED = 0, TRIED_OPEN = 1, TRIED_LET_GO = 2 };
+ * new process whatever its age (a loaded machine reads names late).
+ * TRIED_UNKNOWN: a TRIED_FAILED whose ring is of an OCaml release newer
+ * than every numbering known, told (on_unknown_release): not told again
+ * while it stays in the memo. */
+enum { TRIED_FAILED = 0, TRIED_OPEN = 1, TRIED_LET_GO = 2, TRIED_UNKNOWN = 3 };
 struct tried { int pid, state; uint64_t start_ticks, at_ns; };
 
 struct ocgc_watch {
   struct ocgc_watch_opts o;
   struct proc *procs;
   struct ocgc_watch_stats st;
-  uint64_t listing_refused, listing_unreadable; /* by the listing under way */
+  uint64_t listing_refused, listing_unreadable, listing_unknown; /* by the listing
+                                                                    under way */
+  uint64_t unknown_said_ns;   /* cm_mono_ns() when the second of the calls below began */
+  unsigned unknown_said;      /* on_unknown_release calls in that second */
   struct ident *refused_ids;  /* processes refused or not selected lately */
   size_t nrefused, refused_cap;
   uint64_t refused_since_ns;  /* cm_mono_ns() when refused_ids was emptied */
@@ -374,6 +384,41 @@ static int tried_lately(const struct ocgc_watch *w, int pid, uint64_t start_tick
   return 0;
 }
 
+/* [pid] (started at [start_ticks]) did not open at [now]: its ring is of
+ * an OCaml newer than every numbering known.  Remembered as tried (a name
+ * of it costs no open for a while); told once, the first time, with the
+ * version its executable says (read again: the source that read it is
+ * closed), at most UNKNOWN_SAID_PER_S a second (a flood of such processes
+ * pushing each other out of the memo fills no log; those past it are told
+ * at a later meeting). */
+static void unknown_met(struct ocgc_watch *w, int pid, uint64_t start_ticks, uint64_t now)
+{
+  char version[16];
+  size_t i;
+  for (i = 0; i < TRIED_MEMO; i++) {
+    struct tried *t = &w->tried[i];
+    if (t->state == TRIED_UNKNOWN && t->pid == pid && t->start_ticks == start_ticks) {
+      t->at_ns = now; /* told already; its place in the ring kept */
+      return;
+    }
+  }
+  if (now - w->unknown_said_ns >= 1000000000u) {
+    w->unknown_said_ns = now;
+    w->unknown_said = 0;
+  }
+  /* Past the second's calls: tried, not told (told when met again). */
+  if (w->o.on_unknown_release == NULL || w->unknown_said >= UNKNOWN_SAID_PER_S) {
+    tried_add(w, pid, start_ticks, TRIED_FAILED, now);
+    return;
+  }
+  tried_add(w, pid, start_ticks, TRIED_UNKNOWN, now);
+  w->unknown_said++;
+  if (start_ticks == 0 || ocgc_exe_version_pid(pid, start_ticks, version, sizeof version) != 0)
+    version[0] = '\0';
+  version[sizeof version - 1] = '\0';
+  w->o.on_unknown_release(pid, version, w->o.ctx);
+}
+
 static void notify_between(struct ocgc_watch *w);
 
 /* ocgc_list_opts's skip: a process watched already, refused or not
@@ -551,6 +596,7 @@ static int admit(struct ocgc_watch *w, int pid, uint64_t start_ticks, const char
                  struct ocgc_source *src)
 {
   unsigned uid;
+  int err;
   if (w->o.select != NULL && !w->o.select(program, w->o.ctx)) {
     ocgc_source_close(src);
     remember(w, pid, start_ticks, 1);
@@ -558,9 +604,13 @@ static int admit(struct ocgc_watch *w, int pid, uint64_t start_ticks, const char
   }
   /* One attempt: a ring not whole yet is the next listing's, and no
    * process makes a turn wait. */
-  if (src == NULL && attach_open_pid_once(pid, w->o.dir, &src) != 0) {
+  if (src == NULL && (err = attach_open_pid_once(pid, w->o.dir, &src)) != 0) {
     w->st.errors++;
     w->listing_refused++;
+    if (err == OCGC_E_IDS_UNKNOWN) {
+      w->listing_unknown++;
+      unknown_met(w, pid, start_ticks, cm_mono_ns());
+    }
     return -1;
   }
   uid = ocgc_proc_uid(pid);
@@ -637,6 +687,11 @@ static void notified_one(struct ocgc_watch *w, int pid, uint64_t now)
      * read is not ours to count. */
     int gone = err == -ESRCH || gone_since(pid, id.start_time);
     if (gone) w->st.missed++;
+    /* Counted by the next listing (unknown_release), told now. */
+    if (err == OCGC_E_IDS_UNKNOWN && !gone) {
+      unknown_met(w, pid, id.start_time, now);
+      return;
+    }
     tried_add(w, pid, id.start_time,
               !gone && (err == OCGC_E_STALE || err == OCGC_E_NORING) ? TRIED_OPEN : TRIED_FAILED,
               now);
@@ -832,6 +887,7 @@ static void list_due(struct ocgc_watch *w, uint64_t now)
   lo.denied = denied_one;
   w->listing_refused = 0;
   w->listing_unreadable = 0;
+  w->listing_unknown = 0;
   if (w->slot_freed || now - w->refused_since_ns >= REFUSED_FORGET_NS) {
     w->nrefused = 0;
     w->refused_since_ns = now;
@@ -841,6 +897,7 @@ static void list_due(struct ocgc_watch *w, uint64_t now)
   else {
     w->st.unreadable = w->listing_unreadable;
     w->st.refused = w->listing_refused;
+    w->st.unknown_release = w->listing_unknown;
   }
   w->listed_ns = now;
 }

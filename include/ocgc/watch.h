@@ -181,6 +181,16 @@ struct ocgc_watch_opts {
    * -EAGAIN in the program's cooldown, else why).  May be NULL. */
   void (*on_recorded)(const struct ocgc_watched *w, int reason, const char *name, int err,
                       void *ctx);
+  /** all: process [pid] was not watched because its ring is a stock OCaml
+   * 5 ring of a release newer than every event numbering known
+   * (OCGC_E_IDS_UNKNOWN; counted in unknown_release): [ocaml_version] is
+   * what its executable says ("" if it could not be read again).  Called
+   * the first time the set meets that process, not at each try: the memo
+   * of processes tried lately keeps that it was told (no more memory per
+   * process); one pushed out of it by 1,024 newer tries may be told again.
+   * At most 4 such calls a second in all (one past them is told when met
+   * again).  May be NULL. */
+  void (*on_unknown_release)(int pid, const char *ocaml_version, void *ctx);
 };
 
 /** What the set did, since it was made unless said otherwise. */
@@ -202,6 +212,12 @@ struct ocgc_watch_stats {
    * too: each pid once a second at most.) */
   uint64_t missed;
   uint64_t notified;          /**< all: processes watched from a folder's notification */
+  /** all: processes the last listing found and could not watch because
+   * their ring is a stock OCaml 5 ring of a release newer than every event
+   * numbering known (OCGC_E_IDS_UNKNOWN): counted in refused too.  A
+   * reader told their numbering (ocgc_attach_opts.ids: the commands'
+   * --ids) reads them. */
+  uint64_t unknown_release;
 };
 
 /** Make an empty set with [opts] (NULL: defaults; -EINVAL for an unknown

@@ -15,6 +15,7 @@
 
 #include <check.h>
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -194,6 +195,23 @@ START_TEST(watch_opts_and_figures)
   ck_assert_int_eq(ocgc_watch_new(NULL, &w), 0);
   ck_assert_ptr_null(ocgc_watch_next(w, NULL));
   ck_assert_int_eq(ocgc_watch_stats(w, NULL), -EINVAL);
+  {
+    /* A caller built before unknown_release (and on_unknown_release):
+     * its options taken, its stats filled up to its sz and not past. */
+    struct ocgc_watch_stats old;
+    struct ocgc_watch_opts oo = OCGC_OPTS_INIT(struct ocgc_watch_opts);
+    struct ocgc_watch *w2 = NULL;
+    memset(&old, 0xab, sizeof old);
+    old.sz = offsetof(struct ocgc_watch_stats, unknown_release);
+    ck_assert_int_eq(ocgc_watch_stats(w, &old), 0);
+    ck_assert_uint_eq(old.processes, 0);
+    ck_assert_uint_eq(old.notified, 0);
+    ck_assert_uint_eq(old.unknown_release, 0xababababababababull);
+    oo.sz = offsetof(struct ocgc_watch_opts, on_unknown_release);
+    oo.all = 1;
+    ck_assert_int_eq(ocgc_watch_new(&oo, &w2), 0);
+    ocgc_watch_free(w2);
+  }
   ocgc_watch_free(w);
 
   ck_assert_int_eq(ocgc_process_figures(getpid(), &f), 0);
