@@ -44,6 +44,13 @@ static void own(struct ocgc_expo *e, const struct serve_set *s)
             "--max-processes or --max-per-user, or their ring would not open.",
             st.refused);
   if (s->all)
+    own_u64(e, "ocgc_serve_unknown_release_processes", "gauge",
+            "Processes with a stock OCaml 5 ring that the last look for rings did not watch "
+            "because their OCaml release is newer than every event numbering known (counted "
+            "in ocgc_serve_refused_processes too): ocgc report, stat, trace, dump and top "
+            "read them when told the numbering (--ids).",
+            st.unknown_release);
+  if (s->all)
     own_u64(e, "ocgc_serve_rings_notified_total", "counter",
             "Processes watched from the moment their ring appeared in a watched folder "
             "(inotify), not by the listing of every second.",

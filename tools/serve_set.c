@@ -1,7 +1,8 @@
 /* serve_set.c - the processes `ocgc serve` watches (serve.h): libocgc's
  * watch (ocgc/watch.h: which processes, each ring's schedule, liveness,
  * slow rings, bounds, --by program's sums) made from the command line's
- * options, and its failures said once on stderr.  Used by one thread at a time: the
+ * options, and its failures said once on stderr (a ring that fails, a
+ * process of an OCaml release too new to read).  Used by one thread at a time: the
  * main thread before the poll thread starts, then the poll thread. */
 
 #include <errno.h>
@@ -35,6 +36,25 @@ static void said_error(const struct ocgc_watched *p, int err, void *ctx)
            tool_esc(p->program, prog, sizeof prog), ocgc_strerror(err));
 }
 
+/* A process of an OCaml newer than every numbering known, met for the
+ * first time (libocgc tells each once, a few a second at most): serve
+ * cannot read it (it has no --ids: one numbering for every process would
+ * misread the others), the one-shot commands can. */
+static void said_unknown_release(int pid, const char *version, void *ctx)
+{
+  char v[TOOL_ESC_SIZE(16)];
+  (void)ctx;
+  if (version[0] != '\0')
+    tool_say("process %d (OCaml %s): %s; not watched (counted in "
+             "ocgc_serve_unknown_release_processes; said once): ocgc report, stat, trace, "
+             "dump and top read it with --ids", pid, tool_esc(version, v, sizeof v),
+             ocgc_strerror(OCGC_E_IDS_UNKNOWN));
+  else
+    tool_say("process %d: %s; not watched (counted in ocgc_serve_unknown_release_processes; "
+             "said once): ocgc report, stat, trace, dump and top read it with --ids", pid,
+             ocgc_strerror(OCGC_E_IDS_UNKNOWN));
+}
+
 int serve_set_start(struct serve_set *s)
 {
   struct ocgc_watch_opts o = OCGC_OPTS_INIT(struct ocgc_watch_opts);
@@ -53,6 +73,7 @@ int serve_set_start(struct serve_set *s)
   o.nbounds = OCGC_EXPO_NBUCKETS;
   o.yield = s->yield != NULL ? yield_asked : NULL;
   o.on_error = said_error;
+  o.on_unknown_release = said_unknown_release;
   o.by_program = s->by_program;
   o.ctx = s;
   if (s->flight != NULL) {

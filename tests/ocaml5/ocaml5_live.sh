@@ -253,6 +253,37 @@ check_eq "OCaml $NEWV: numbering from --ids" "$IDS option" \
   "`json "$RUN/new_ids.out" "j['source']['ids'], j['source']['ids_from']" | tr -d "(),'"`"
 check_true "OCaml $NEWV: minor collections seen with --ids" \
   test "`json "$RUN/new_ids.out" "j['counts']['collections']['minor']"`" -gt 0
+# serve --all cannot read them either, and says so: a gauge, and one line
+# per process on stderr, not one per listing (each second) that meets it.
+"$OCGC" serve --textfile "$RUN/m59.prom" --interval 100ms --all --dir "$RUN" \
+  >"$RUN/serve59.out" 2>"$RUN/serve59.err" &
+SERVE=$!
+PIDS="$PIDS $SERVE"
+# own NAME: the exporter's own figure NAME in the last textfile ("" if none)
+own() { test -f "$RUN/m59.prom" && awk -v n="$1" '$1 == n { print $2 }' "$RUN/m59.prom"; }
+_n=0
+while test "`own ocgc_serve_unknown_release_processes`" != 2 && test $_n -lt 300; do
+  _n=$((_n + 1)); sleep 0.1
+done
+say "serve --all: ocgc_serve_unknown_release_processes `own ocgc_serve_unknown_release_processes` after $((_n / 10)) s"
+# three listings more: a line per try would show
+sleep 3
+check_eq "OCaml $NEWV: serve --all: the parent and its child counted unknown" 2 \
+  "`own ocgc_serve_unknown_release_processes`"
+check_true "OCaml $NEWV: serve --all: counted refused too" \
+  test "`own ocgc_serve_refused_processes`" -ge 2
+check_true "OCaml $NEWV: serve --all: HELP names --ids" \
+  grep -q '^# HELP ocgc_serve_unknown_release_processes .*--ids' "$RUN/m59.prom"
+kill -TERM $SERVE
+wait $SERVE
+check_eq "OCaml $NEWV: serve --all: exit status after SIGTERM" 0 $?
+cat "$RUN/serve59.err"
+for _p in $PARENT $CHILD; do
+  check_eq "OCaml $NEWV: serve --all: process $_p said once, with its version" 1 \
+    "`grep -c "^ocgc serve: process $_p (OCaml $NEWV): .*newer than the event ids known (OCaml 5.2, 5.3, 5.4).*--ids" "$RUN/serve59.err"`"
+done
+check_eq "OCaml $NEWV: serve --all: no other line about them" 2 \
+  "`grep -c 'ocgc_serve_unknown_release_processes' "$RUN/serve59.err"`"
 : >"$RUN/child.exit"
 : >"$RUN/parent.exit"
 
