@@ -375,6 +375,20 @@ int memcg_oom_grew(const struct memcg_at *at)
   return at->have_host_base && at->have_host_now && at->host_now > at->host_base;
 }
 
+void memcg_base_keep(struct memcg_at *at, const struct memcg_at *was)
+{
+  at->have_base = was->have_base;
+  at->oom_base = was->oom_base;
+  at->have_host_base = was->have_host_base;
+  at->host_base = was->host_base;
+}
+
+int memcg_base_moved(const struct memcg_at *at, const struct memcg_at *was)
+{
+  return at->have_base != was->have_base || at->oom_base != was->oom_base ||
+         at->have_host_base != was->have_host_base || at->host_base != was->host_base;
+}
+
 void memcg_at_free(struct memcg_at *at)
 {
   free(at->rel);

@@ -69,6 +69,11 @@ void memcg_update(struct memcg_mounts *ms, struct memcg_at *at, struct ocgc_memc
 /* Whether an OOM-kill count grew between its last read alive and its
  * death's: its cgroup's when both were read, else the host's. */
 int memcg_oom_grew(const struct memcg_at *at);
+/* The base of [at] (the counts read while it lived) put back as [was]
+ * had it: a read found not to be a living process's after all. */
+void memcg_base_keep(struct memcg_at *at, const struct memcg_at *was);
+/* Whether the read into [at] changed its base from [was]'s. */
+int memcg_base_moved(const struct memcg_at *at, const struct memcg_at *was);
 void memcg_at_free(struct memcg_at *at);
 
 /* Parse [text], a /proc/PID/cgroup: the path of the memory controller's

@@ -1,6 +1,7 @@
 /* procfs.c - reading /proc for attach.c and list.c: a process's identity
  * (/proc/PID/stat), its name (/proc/PID/comm), its memory map
- * (/proc/PID/maps, whose lines mapsline.c parses) and the boot id.
+ * (/proc/PID/maps, whose lines mapsline.c parses), whether it is alive
+ * with no SIGKILL queued (/proc/PID/status) and the boot id.
  *
  * Invariants:
  * - It keeps no state: every call reads /proc afresh, so any number of
@@ -18,6 +19,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -127,6 +129,43 @@ int ocgc_proc_ns_pid(int pid, uint64_t *out)
   }
   *out = v;
   return 0;
+}
+
+/* The value of the line "\nKEY:\t..." of a status text, parsed in [base]:
+ * 0, or -1 if the line is missing or not a number. */
+static int status_field(const char *text, const char *key, int base, unsigned long long *v)
+{
+  const char *p = strstr(text, key);
+  char *end;
+  if (p == NULL) return -1;
+  p += strlen(key);
+  while (*p == ' ' || *p == '\t') p++;
+  *v = strtoull(p, &end, base);
+  return end == p ? -1 : 0;
+}
+
+int ocgc_proc_status_unkilled(const char *text)
+{
+  const unsigned long long kill = 1ULL << (SIGKILL - 1);
+  unsigned long long own, shared;
+  const char *st = strstr(text, "\nState:");
+  if (st == NULL) return 0;
+  st += strlen("\nState:");
+  while (*st == ' ' || *st == '\t') st++;
+  if (*st == 'Z' || *st == 'X' || *st == 'x') return 0;
+  if (status_field(text, "\nSigPnd:", 16, &own) != 0 ||
+      status_field(text, "\nShdPnd:", 16, &shared) != 0)
+    return 0;
+  return ((own | shared) & kill) == 0;
+}
+
+int ocgc_proc_unkilled(int pid)
+{
+  char path[64], buf[4096];
+  ssize_t len;
+  snprintf(path, sizeof path, "/proc/%d/status", pid);
+  if ((len = ocgc_proc_read_small(path, buf, sizeof buf)) < 0) return len == -ENOENT ? -ESRCH : (int)len;
+  return ocgc_proc_status_unkilled(buf);
 }
 
 unsigned ocgc_proc_uid(int pid)

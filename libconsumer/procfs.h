@@ -33,6 +33,13 @@ int ocgc_proc_ident(int pid, struct ocgc_proc_ident *out);
  * (-ESRCH: no such process). */
 int ocgc_proc_ns_pid(int pid, uint64_t *out);
 
+/* Whether the process whose /proc/PID/status is [text] lives with no
+ * SIGKILL queued for it (SigPnd, ShdPnd): 1, else 0 (a zombie or dead one,
+ * one whose end has begun, or a text without those lines). */
+int ocgc_proc_status_unkilled(const char *text);
+/* The same of [pid] now: 1, 0, or -errno (-ESRCH: no such process). */
+int ocgc_proc_unkilled(int pid);
+
 /* The owner of /proc/PID (the process's real uid), or 0 if it cannot be
  * read. */
 unsigned ocgc_proc_uid(int pid);

@@ -449,6 +449,7 @@ static int proc_read(struct proc *p)
 }
 
 static void proc_figures(struct ocgc_watch *w, struct proc *p);
+static void memcg_alive(struct ocgc_watch *w, struct proc *p, uint64_t now);
 
 /* Take [p] out of the list at [pp], and free it; by_program or with
  * on_gone, read once more first (an exit's last collections are in the
@@ -961,7 +962,7 @@ uint64_t ocgc_watch_poll(struct ocgc_watch *w, uint64_t now)
         proc_timed(p, t0, cm_mono_ns());
         /* the memory trigger asks its cgroup once a second, not at scrapes */
         if (w->o.flight_memcg_pct != 0 && wflight_sample_due(p->fl, now))
-          memcg_update(&w->mounts, &p->cg, &p->pub.memcg, 1, now);
+          memcg_alive(w, p, now);
         wflight_turn(p->fl, &w->o, &p->pub, p->src, now);
       }
     }
@@ -1045,6 +1046,22 @@ static void read_memprof(struct proc *p)
 
 /* Snapshot [p] and read what its ring says besides (a snapshot that fails
  * leaves the last one, or none before its first). */
+/* Its cgroup read while it lives: the figures, and the OOM-kill counts as
+ * the base its death's read compares with (memcg_oom_grew), unless after
+ * the read it is dead or has a SIGKILL queued.  The OOM killer queues its
+ * SIGKILL before it counts the kill, so counts read before a look that
+ * finds none cannot hold this process's own kill; counts read after it
+ * would hide the kill from its death's read (on a loaded machine a scrape
+ * fell between an OOM kill and the death seen, and the end was told as a
+ * plain SIGKILL).  Only a read that moved the base costs the look. */
+static void memcg_alive(struct ocgc_watch *w, struct proc *p, uint64_t now)
+{
+  struct memcg_at was = p->cg;
+  memcg_update(&w->mounts, &p->cg, &p->pub.memcg, 1, now);
+  if (memcg_base_moved(&p->cg, &was) && ocgc_proc_unkilled(p->pub.pid) != 1)
+    memcg_base_keep(&p->cg, &was);
+}
+
 static void proc_figures(struct ocgc_watch *w, struct proc *p)
 {
   struct ocgc_totals t = OCGC_OPTS_INIT(struct ocgc_totals);
@@ -1059,7 +1076,7 @@ static void proc_figures(struct ocgc_watch *w, struct proc *p)
   read_written(p);
   read_memprof(p);
   /* Alive: its OOM-kill count read now is what a death compares with. */
-  if (p->ex.ending_ns == 0) memcg_update(&w->mounts, &p->cg, &p->pub.memcg, 1, cm_mono_ns());
+  if (p->ex.ending_ns == 0) memcg_alive(w, p, cm_mono_ns());
 }
 
 /* Drain, snapshot and read one process: 0, or -1 if it is gone. */

@@ -3,7 +3,8 @@
  * parsed, the verdict on real children (a zombie, one reaped, one alive,
  * a pid not proved), and the memory cgroup found and read on fake trees
  * of /proc and of the mounts (v1, v2, a mount of a subtree, a link in the
- * path, a cgroup without an OOM count), its OOM kills compared. */
+ * path, a cgroup without an OOM count), its OOM kills compared; the look
+ * that lets a read be a living process's base (no SIGKILL queued). */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -162,6 +163,43 @@ START_TEST(zombie_says_its_status)
   exitinfo_close(&x);
   ck_assert_int_eq(x.pidfd, -1);
   waitpid(pid, NULL, 0);
+}
+END_TEST
+
+/* An OOM kill's base is taken only of a process seen alive with no SIGKILL
+ * queued after its cgroup was read (watch.c, memcg_alive): the OOM killer
+ * queues its SIGKILL before it counts the kill.  The look: /proc/PID/status
+ * parsed (State, SigPnd, ShdPnd), on texts and on real processes. */
+START_TEST(unkilled_look)
+{
+  int wfd;
+  pid_t pid;
+  const char *alive = "Name:\tx\nState:\tS (sleeping)\nSigQ:\t0/1\n"
+                      "SigPnd:\t0000000000000000\nShdPnd:\t0000000000000000\n";
+  const char *own = "Name:\tx\nState:\tR (running)\n"
+                    "SigPnd:\t0000000000000100\nShdPnd:\t0000000000000000\n";
+  const char *shared = "Name:\tx\nState:\tD (disk sleep)\n"
+                       "SigPnd:\t0000000000000000\nShdPnd:\t0000000000000100\n";
+  const char *other = "Name:\tx\nState:\tS (sleeping)\n"
+                      "SigPnd:\t0000000000004000\nShdPnd:\t0000000000000002\n";
+  const char *zombie = "Name:\tx\nState:\tZ (zombie)\n"
+                       "SigPnd:\t0000000000000000\nShdPnd:\t0000000000000000\n";
+  ck_assert_int_eq(ocgc_proc_status_unkilled(alive), 1);
+  ck_assert_int_eq(ocgc_proc_status_unkilled(own), 0);    /* SIGKILL, bit 8 */
+  ck_assert_int_eq(ocgc_proc_status_unkilled(shared), 0);
+  ck_assert_int_eq(ocgc_proc_status_unkilled(other), 1);  /* SIGTERM, SIGINT pending */
+  ck_assert_int_eq(ocgc_proc_status_unkilled(zombie), 0);
+  ck_assert_int_eq(ocgc_proc_status_unkilled("Name:\tx\nState:\tS\n"), 0);
+  ck_assert_int_eq(ocgc_proc_status_unkilled(""), 0);
+  ck_assert_int_eq(ocgc_proc_unkilled(getpid()), 1);
+  pid = child(0, &wfd);
+  ck_assert_int_eq(ocgc_proc_unkilled(pid), 1);
+  ck_assert_int_eq(write(wfd, "x", 1), 1);
+  close(wfd);
+  until_zombie(pid);
+  ck_assert_int_eq(ocgc_proc_unkilled(pid), 0);
+  waitpid(pid, NULL, 0);
+  ck_assert_int_eq(ocgc_proc_unkilled(pid), -ESRCH);
 }
 END_TEST
 
@@ -475,6 +513,7 @@ static Suite *exit_suite(void)
   tcase_add_test(tc, decode_statuses);
   tcase_add_test(tc, parse_stat_lines);
   tcase_add_test(tc, zombie_says_its_status);
+  tcase_add_test(tc, unkilled_look);
   tcase_add_test(tc, reaped_says_or_ends_unknown);
   tcase_add_test(tc, pid_not_proved);
   suite_add_tcase(s, tc);
