@@ -43,6 +43,17 @@ watched() {
     sleep 0.1
   done
 }
+# watched_by_both PID: until both serves list PID (the ends by pid below
+# count only what the by-pid serve watched; a program that dies soon after
+# the other serve lists it may not be watched by this one yet on a loaded
+# machine)
+watched_by_both() {
+  _u=$url
+  watched "$1"
+  url=$url_pid
+  watched "$1"
+  url=$_u
+}
 # exits FILE HOW: the count of our program's ends of HOW in $WORK/FILE ("" if no series)
 exits() {
   grep -F 'ocaml_process_exits_total{' "$WORK/$1" | grep -F "program=\"$XP\"" |
@@ -75,7 +86,7 @@ start_bg a "./$XP" loop "$WORK/a.go"; pid_a=$BGPID
 for t in k e a; do
   eval "p=\$pid_$t"
   wait_key $t before.heap_chunks "$p"
-  watched "$p"
+  watched_by_both "$p"
 done
 watch_one wk "$pid_k"
 watch_one we "$pid_e"
@@ -115,7 +126,7 @@ check_eq "on_gone of the one that exits: its runtime's exit mark" 1 "`ew we exit
 # ---- an exec is no end: the old image's ring goes, the process lives ----
 start_bg x "./$XP" exec "$WORK/x.go"; pid_x=$BGPID
 wait_key x before.heap_chunks "$pid_x"
-watched "$pid_x"
+watched_by_both "$pid_x"
 watch_one wx "$pid_x"
 : >"$WORK/x.go"
 ew_wait wx
@@ -193,7 +204,7 @@ else
   pid_g=$BGPID
   wait_key g before.heap_chunks "$pid_g"
   check_true "the program is in the cgroup" grep -qx "$pid_g" "$CG/cgroup.procs"
-  watched "$pid_g"
+  watched_by_both "$pid_g"
   watch_one wg "$pid_g"
   check_eq "its cgroup read while it lives" 1 "`ew wg watch.memcg.known`"
   check_eq "its cgroup's limit" 100663296 "`ew wg watch.memcg.limit`"
